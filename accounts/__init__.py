@@ -1,0 +1,1 @@
+"""Users, authentication and sessions."""

@@ -1,0 +1,86 @@
+"""The user: a UUID, an e-mail as the login, a role, a plan and a credit balance."""
+
+import uuid
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
+from django.contrib.auth.models import PermissionsMixin
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+
+class Role(models.TextChoices):
+    USER = "user", "User"
+    ADMIN = "admin", "Admin"
+
+
+class UserManager(BaseUserManager["User"]):
+    use_in_migrations = True
+
+    def get_by_natural_key(self, username: str | None) -> "User":
+        # E-mails are unique case-insensitively, so the login matches them that way too.
+        return self.get(email__iexact=username)
+
+    def create_user(self, email: str, password: str | None = None, **fields: Any) -> "User":
+        if not email:
+            raise ValueError("An e-mail address is required.")
+        fields.setdefault("credits_remaining", settings.FREE_PLAN_CREDITS)
+        fields.setdefault("monthly_quota", settings.FREE_PLAN_CREDITS)
+        user = self.model(email=self.normalize_email(email), **fields)
+        if password:
+            user.set_password(password)
+        else:
+            user.set_unusable_password()
+        user.save(using=self._db)
+        return user
+
+    def create_superuser(self, email: str, password: str | None = None, **fields: Any) -> "User":
+        fields["role"] = Role.ADMIN
+        fields["is_superuser"] = True
+        return self.create_user(email, password, **fields)
+
+
+class User(AbstractBaseUser, PermissionsMixin):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # unique=True is what Django auth requires; the Lower() constraint makes it case-blind.
+    email = models.EmailField(max_length=254, unique=True)
+    full_name = models.CharField(max_length=200, blank=True, default="")
+    avatar_url = models.URLField(max_length=1000, blank=True, default="")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.USER)
+    plan = models.CharField(max_length=32, default="free")
+    credits_remaining = models.IntegerField(default=0)
+    monthly_quota = models.IntegerField(default=0)
+    email_verified = models.BooleanField(default=False)
+    is_active = models.BooleanField(default=True)
+    # Tokens issued before this instant are refused (logout everywhere, account takeover fix).
+    tokens_valid_after = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    objects: ClassVar[UserManager] = UserManager()
+
+    USERNAME_FIELD = "email"
+    EMAIL_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(Lower("email"), name="accounts_user_email_ci_unique"),
+            models.CheckConstraint(
+                condition=models.Q(credits_remaining__gte=0),
+                name="accounts_user_credits_non_negative",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(monthly_quota__gte=0),
+                name="accounts_user_quota_non_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.email
+
+    @property
+    def is_staff(self) -> bool:
+        """Admins are staff: the role is the one source of truth for admin access."""
+        return self.role == Role.ADMIN

@@ -1,0 +1,1 @@
+"""Credit-metered AI tools on a pluggable provider."""

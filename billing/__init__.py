@@ -1,0 +1,1 @@
+"""Credits ledger, plans and the inbound payment webhook."""

@@ -1,0 +1,7 @@
+"""Freelancer Growth Platform API: Django project package."""
+
+__version__ = "0.1.0"
+
+from config.celery_app import app as celery_app  # noqa: E402
+
+__all__ = ["__version__", "celery_app"]

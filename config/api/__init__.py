@@ -1,0 +1,1 @@
+"""Project-wide API plumbing: envelope, errors, pagination, ordering, rate limit, schema."""

@@ -1,0 +1,123 @@
+"""One error contract: ApplicationError for services, one handler that shapes every error."""
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+from config.api.envelope import error_body
+
+logger = logging.getLogger(__name__)
+
+
+class ApplicationError(Exception):
+    """A failure a client can act on. Services raise subclasses; the handler shapes them."""
+
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    code: str = "bad_request"
+    message: str = "The request could not be processed."
+
+    def __init__(self, message: str | None = None, *, details: Any = None) -> None:
+        self.message = message or self.message
+        self.details = details if details is not None else {}
+        super().__init__(self.message)
+
+
+class NotFoundError(ApplicationError):
+    status_code = status.HTTP_404_NOT_FOUND
+    code = "not_found"
+    message = "Not found."
+
+
+class ConflictError(ApplicationError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+    message = "The request conflicts with the current state of the resource."
+
+
+class PermissionDeniedError(ApplicationError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "permission_denied"
+    message = "You do not have permission to perform this action."
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "payload_too_large"
+    default_detail = "The request body is larger than the server accepts."
+
+
+MISSING_AUTH_MESSAGE = "Missing Authorization Header"
+INVALID_TOKEN_MESSAGE = "Unauthorized: Session expired or invalid"
+VALIDATION_MESSAGE = "Validation Failed"
+SERVER_ERROR_MESSAGE = "Internal server error."
+
+# DRF exception class -> (code, fixed message or None to keep the exception's own text).
+# Order matters: subclasses before their bases.
+_API_EXCEPTION_CODES: list[tuple[type[exceptions.APIException], str, str | None]] = [
+    (exceptions.ValidationError, "validation_error", VALIDATION_MESSAGE),
+    (exceptions.ParseError, "parse_error", None),
+    (exceptions.NotAuthenticated, "not_authenticated", MISSING_AUTH_MESSAGE),
+    (exceptions.AuthenticationFailed, "invalid_token", INVALID_TOKEN_MESSAGE),
+    (exceptions.PermissionDenied, "permission_denied", None),
+    (exceptions.NotFound, "not_found", "Not found."),
+    (exceptions.MethodNotAllowed, "method_not_allowed", None),
+    (exceptions.NotAcceptable, "not_acceptable", None),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type", None),
+    (exceptions.Throttled, "rate_limited", "Too many requests. Try again later."),
+    (PayloadTooLarge, "payload_too_large", None),
+]
+
+
+def _api_exception_response(exc: exceptions.APIException) -> Response:
+    code, message = "error", None
+    for exc_class, exc_code, exc_message in _API_EXCEPTION_CODES:
+        if isinstance(exc, exc_class):
+            code, message = exc_code, exc_message
+            break
+    details: Any = {}
+    if isinstance(exc, exceptions.ValidationError):
+        details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+    if message is None:
+        message = str(exc.detail) if not isinstance(exc.detail, (dict, list)) else str(exc)
+    headers: dict[str, str] = {}
+    if auth_header := getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = auth_header
+    if wait := getattr(exc, "wait", None):
+        headers["Retry-After"] = str(int(wait))
+    return Response(
+        error_body(code=code, message=message, details=details),
+        status=exc.status_code,
+        headers=headers,
+    )
+
+
+def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    """DRF's EXCEPTION_HANDLER: every error, known or not, leaves in the envelope."""
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge()
+
+    set_rollback()
+    if isinstance(exc, ApplicationError):
+        return Response(
+            error_body(code=exc.code, message=exc.message, details=exc.details),
+            status=exc.status_code,
+        )
+    if isinstance(exc, exceptions.APIException):
+        return _api_exception_response(exc)
+
+    view = context.get("view")
+    logger.exception("Unhandled error in %s", type(view).__name__ if view else "API view")
+    return Response(
+        error_body(code="server_error", message=SERVER_ERROR_MESSAGE),
+        status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+    )

@@ -1,0 +1,125 @@
+"""The API edge: rate limit, body size and media type checks, and never an HTML error page."""
+
+import logging
+from collections.abc import Callable
+from http import HTTPStatus
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from redis.exceptions import RedisError
+
+from config.api import ratelimit
+from config.api.envelope import error_response
+
+logger = logging.getLogger(__name__)
+
+API_PREFIX = "/api/"
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+# Error codes for statuses that reach the edge as Django HTML pages.
+STATUS_CODES = {
+    400: "bad_request",
+    401: "not_authenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    500: "server_error",
+    503: "unavailable",
+}
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type == "application/json" or (
+        content_type.startswith("application/") and content_type.endswith("+json")
+    )
+
+
+def _declared_length(request: HttpRequest) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+class ApiEdgeMiddleware:
+    """Runs before sessions, auth and views, so a rejected request costs one cache hit.
+
+    Every request is counted, whatever its outcome (failed logins and unknown paths too).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        window = self._count(request)
+        if window is not None and window.exceeded:
+            response: HttpResponse = error_response(
+                status=429,
+                code="rate_limited",
+                message="Too many requests. Try again later.",
+                details={"limit": window.limit, "retryAfter": window.reset},
+            )
+            response["Retry-After"] = str(window.reset)
+        elif request.path.startswith(API_PREFIX):
+            response = self._reject_body(request) or self.get_response(request)
+            response = self._json_errors(request, response)
+        else:
+            response = self.get_response(request)
+
+        if window is not None:
+            period = settings.RATE_LIMIT_PERIOD_SECONDS
+            response["RateLimit-Policy"] = f'"default";q={window.limit};w={period}'
+            response["RateLimit"] = f'"default";r={window.remaining};t={window.reset}'
+        return response
+
+    def _count(self, request: HttpRequest) -> ratelimit.Window | None:
+        try:
+            return ratelimit.hit(
+                f"ip:{ratelimit.client_ip(request)}",
+                limit=settings.RATE_LIMIT_PER_MINUTE,
+                period=settings.RATE_LIMIT_PERIOD_SECONDS,
+            )
+        except RedisError:
+            # Fail open: an outage of the counter store must not take the API down with it.
+            logger.warning("Rate limit store unavailable; request not counted", exc_info=True)
+            return None
+
+    def _reject_body(self, request: HttpRequest) -> HttpResponse | None:
+        if request.method not in BODY_METHODS:
+            return None
+        length = _declared_length(request)
+        if length > settings.API_MAX_BODY_BYTES:
+            return error_response(
+                status=413,
+                code="payload_too_large",
+                message="The request body is larger than the server accepts.",
+                details={"maxBytes": settings.API_MAX_BODY_BYTES},
+            )
+        has_body = length > 0 or "HTTP_TRANSFER_ENCODING" in request.META
+        if has_body and not _is_json(request.content_type or ""):
+            return error_response(
+                status=415,
+                code="unsupported_media_type",
+                message=(
+                    f'Unsupported media type "{request.content_type or ""}". '
+                    "Send Content-Type: application/json."
+                ),
+            )
+        return None
+
+    def _json_errors(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        """Django's own pages (404, 500 with DEBUG on, CSRF 403) become envelopes."""
+        if response.status_code < 400 or "json" in response.get("Content-Type", ""):
+            return response
+        status = response.status_code
+        replacement = error_response(
+            status=status,
+            code=STATUS_CODES.get(status, "error"),
+            message=HTTPStatus(status).phrase if status in HTTPStatus else "Error",
+        )
+        for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+            if header in response:
+                replacement[header] = response[header]
+        return replacement

@@ -1,0 +1,88 @@
+"""Atomic fixed-window request counters in the shared cache, keyed by client address."""
+
+import ipaddress
+import logging
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+from config.redis import get_redis
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The state of one counter after a hit."""
+
+    limit: int
+    count: int
+    reset: int  # whole seconds until the window ends
+
+    @property
+    def remaining(self) -> int:
+        return max(self.limit - self.count, 0)
+
+    @property
+    def exceeded(self) -> bool:
+        return self.count > self.limit
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The socket's address, or the one `TRUSTED_PROXY_COUNT` proxies vouch for.
+
+    Each trusted proxy appends the address it saw to `X-Forwarded-For`, so the client is the
+    n-th entry from the right; entries further left are whatever the client chose to send.
+    """
+    remote = request.META.get("REMOTE_ADDR", "")
+    trusted = settings.TRUSTED_PROXY_COUNT
+    if trusted > 0:
+        hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        hops = [h for h in hops if h]
+        if len(hops) >= trusted:
+            remote = hops[-trusted]
+    try:
+        address = ipaddress.ip_address(remote)
+    except ValueError:
+        return remote or "unknown"
+    if address.version == 6:
+        # One IPv6 subscriber usually holds a whole /64: count the prefix, not the address.
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def hit(key: str, *, limit: int, period: int) -> Window:
+    """Count one request against `key`; the window starts at the key's first request."""
+    full_key = f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
+    if settings.REDIS_URL:
+        return _hit_redis(full_key, limit=limit, period=period)
+    return _hit_cache(full_key, limit=limit, period=period)
+
+
+def _hit_redis(key: str, *, limit: int, period: int) -> Window:
+    # One round trip, atomic (MULTI/EXEC): create the window if absent, count, read its TTL.
+    pipe = get_redis().pipeline(transaction=True)
+    pipe.set(key, 0, ex=period, nx=True)
+    pipe.incr(key)
+    pipe.pttl(key)
+    _, count, ttl_ms = pipe.execute()
+    return Window(limit=limit, count=int(count), reset=max(1, -(-int(ttl_ms) // 1000)))
+
+
+def _hit_cache(key: str, *, limit: int, period: int) -> Window:
+    # Django's cache add() and incr() are each atomic; locmem serves one process.
+    now = time.time()
+    started_key = f"{key}:start"
+    cache.add(started_key, now, period)
+    cache.add(key, 0, period)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the window expired between add() and incr()
+        cache.add(started_key, now, period)
+        cache.add(key, 1, period)
+        count = 1
+    started = cache.get(started_key, now)
+    return Window(limit=limit, count=count, reset=max(1, int(started + period - now + 0.999)))

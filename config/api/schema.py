@@ -1,0 +1,172 @@
+"""OpenAPI: the envelope around every body, the errors each operation can return."""
+
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework.permissions import AllowAny
+
+from config.api.renderers import EnvelopeJSONRenderer
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+ERROR_DESCRIPTIONS = {
+    400: "Validation failed (`validation_error`) or malformed JSON (`parse_error`).",
+    401: "Missing (`not_authenticated`) or invalid (`invalid_token`) credentials.",
+    402: "Not enough credits (`insufficient_credits`, details `required`, `available`).",
+    403: "Not allowed (`permission_denied`).",
+    404: "No such resource, or not yours (`not_found`).",
+    409: "Conflicts with the current state (`conflict`).",
+    413: "Body larger than the server accepts (`payload_too_large`).",
+    415: "Body is not `application/json` (`unsupported_media_type`).",
+    429: "Rate limit exceeded (`rate_limited`); see `Retry-After`.",
+    500: "Unexpected server error (`server_error`); no internals are disclosed.",
+    502: "An upstream provider failed (`ai_provider_error` and similar).",
+    503: "A dependency is unavailable (`unavailable`).",
+}
+ERROR_ENVELOPE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["success", "message", "error"],
+    "properties": {
+        "success": {"type": "boolean", "enum": [False]},
+        "message": {"type": "string", "example": "Validation Failed"},
+        "error": {
+            "type": "object",
+            "required": ["code", "details"],
+            "properties": {
+                "code": {"type": "string", "example": "validation_error"},
+                "details": {
+                    "type": "object",
+                    "additionalProperties": {},
+                    "example": {"email": ["Enter a valid email address."]},
+                },
+            },
+        },
+    },
+}
+RATE_LIMIT_HEADERS: dict[str, Any] = {
+    "RateLimit-Policy": {
+        "description": 'The quota and window, e.g. `"default";q=100;w=60`.',
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": 'Requests left and seconds to reset, e.g. `"default";r=99;t=60`.',
+        "schema": {"type": "string"},
+    },
+}
+
+
+def envelope_schema(data: dict[str, Any] | None) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "success": {"type": "boolean", "enum": [True]},
+        "message": {"type": "string"},
+    }
+    required = ["success"]
+    if data is not None:
+        properties["data"] = data
+        required.append("data")
+    return {"type": "object", "required": required, "properties": properties}
+
+
+class EnvelopeAutoSchema(AutoSchema):
+    """Views may list extra error statuses in `schema_error_statuses`, e.g. `(402, 409)`."""
+
+    def get_serializer_name(self, serializer: Any, direction: Any) -> str:
+        """Nested `InputSerializer`/`OutputSerializer` classes are named after their view."""
+        qualname = type(serializer).__qualname__
+        if "." not in qualname:
+            return str(super().get_serializer_name(serializer, direction))
+        *owners, own = qualname.split(".")
+        prefix = "".join(owner.removesuffix("View") for owner in owners)
+        return prefix + own.removesuffix("Serializer")
+
+    def _renders_envelope(self) -> bool:
+        return any(
+            issubclass(renderer, EnvelopeJSONRenderer)
+            for renderer in getattr(self.view, "renderer_classes", [])
+        )
+
+    def _get_response_for_code(
+        self,
+        serializer: Any,
+        status_code: str,
+        media_types: Any = None,
+        direction: Any = "response",
+    ) -> dict[str, Any]:
+        response: dict[str, Any] = super()._get_response_for_code(
+            serializer, status_code, media_types, direction
+        )
+        if not status_code.startswith("2") or not self._renders_envelope():
+            return response
+        inner = serializer.response if isinstance(serializer, OpenApiResponse) else serializer
+        if self._is_list_view(inner) and self._get_paginator():
+            return response  # the pagination schema is the envelope already
+        contents = response.get("content")
+        if not contents:
+            response["content"] = {"application/json": {"schema": envelope_schema(None)}}
+        else:
+            for media in contents.values():
+                media["schema"] = envelope_schema(media.get("schema"))
+        return response
+
+    def _get_response_headers_for_code(
+        self, status_code: str, direction: Any = "response"
+    ) -> dict[str, Any]:
+        headers: dict[str, Any] = super()._get_response_headers_for_code(status_code, direction)
+        headers.update(RATE_LIMIT_HEADERS)
+        if status_code == "429":
+            headers["Retry-After"] = {
+                "description": "Seconds until the window resets.",
+                "schema": {"type": "integer"},
+            }
+        return headers
+
+    def _error_statuses(self) -> set[int]:
+        statuses = {429, 500}
+        if self.method in BODY_METHODS:
+            statuses |= {400, 413, 415}
+        if self._is_list_view() and self._get_paginator():
+            statuses.add(400)
+        if "{" in self.path:
+            statuses.add(404)
+        permissions = getattr(self.view, "permission_classes", [])
+        if any(not issubclass(permission, AllowAny) for permission in permissions):
+            statuses.add(401)
+        statuses |= set(getattr(self.view, "schema_error_statuses", ()))
+        return statuses
+
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
+        component = ResolvedComponent(
+            name="ErrorEnvelope",
+            type=ResolvedComponent.SCHEMA,
+            schema=ERROR_ENVELOPE_SCHEMA,
+            object="ErrorEnvelope",
+        )
+        self.registry.register_on_missing(component)
+        for status in sorted(self._error_statuses()):
+            responses.setdefault(
+                str(status),
+                {
+                    "description": ERROR_DESCRIPTIONS[status],
+                    "headers": self._get_response_headers_for_code(str(status), direction),
+                    "content": {"application/json": {"schema": component.ref}},
+                },
+            )
+        return responses
+
+
+def drop_versioned_duplicates(endpoints: list[Any], **kwargs: Any) -> list[Any]:
+    """`/api/v1/x` is served by the same view as `/api/x`: document it once.
+
+    A versioned path with a view of its own (`/api/v1/health`) stays in the schema.
+    """
+    views = {(path, method): getattr(callback, "cls", callback) for path, _, method, callback in endpoints}
+    kept = []
+    for path, regex, method, callback in endpoints:
+        if path.startswith("/api/v1/"):
+            twin = views.get(("/api/" + path[len("/api/v1/") :], method))
+            if twin is getattr(callback, "cls", callback):
+                continue
+        kept.append((path, regex, method, callback))
+    return kept

@@ -1,0 +1,43 @@
+"""Celery application: Redis when REDIS_URL is set, a file-system broker otherwise."""
+
+import os
+
+from celery import Celery
+from celery.schedules import crontab
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+
+app = Celery("config")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    timezone="UTC",
+    enable_utc=True,
+    # A task that hangs is killed; the soft limit lets it record a failure first.
+    task_soft_time_limit=240,
+    task_time_limit=300,
+    # Acknowledge on receipt by default: only tasks written to be idempotent opt into acks_late.
+    task_acks_late=False,
+    worker_prefetch_multiplier=1,
+    result_expires=3600,
+    broker_connection_retry_on_startup=True,
+    beat_schedule={
+        "accounts-flush-expired-tokens": {
+            "task": "accounts.tasks.flush_expired_tokens_task",
+            "schedule": crontab(minute=17, hour=3),
+        },
+    },
+)
+app.autodiscover_tasks()
+
+
+@app.on_after_finalize.connect
+def _make_local_folders(sender: Celery, **kwargs: object) -> None:
+    """The file-system broker and result backend need their folders before the first task."""
+    from django.conf import settings
+
+    if not settings.REDIS_URL:
+        for name in ("queue", "processed", "results"):
+            (settings.CELERY_DATA_DIR / name).mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,263 @@
+"""Settings shared by every environment, read from the environment (twelve-factor)."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import environ
+
+from config import __version__
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+# A .env file beside manage.py is read when present; real environment variables win.
+env.read_env(BASE_DIR / ".env", overwrite=False)
+
+# --- Core -------------------------------------------------------------------------------------
+ENVIRONMENT = env.str("DJANGO_ENV", default="development")
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+SECRET_KEY = env.str("SECRET_KEY", default="")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+APP_URL = env.str("APP_URL", default="http://localhost:3000").rstrip("/")
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "corsheaders",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "accounts",
+    "social",
+    "notifications",
+    "billing",
+    "aitools",
+    "health",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # CORS answers preflights before anything else counts or rejects them.
+    "corsheaders.middleware.CorsMiddleware",
+    # The API edge: rate limit, body size and media type, JSON instead of HTML errors.
+    "config.api.middleware.ApiEdgeMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------------------
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+}
+DATABASES["default"]["ATOMIC_REQUESTS"] = False
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Many writers on one file: WAL lets readers run beside a writer, IMMEDIATE takes the write
+    # lock when a transaction starts (no deadlocked lock upgrade), and the busy timeout waits
+    # for the lock instead of failing with "database is locked".
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": (
+            "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;PRAGMA busy_timeout=20000;"
+        ),
+    }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
+
+# --- Cache and Redis --------------------------------------------------------------------------
+REDIS_URL = env.str("REDIS_URL", default="")
+# Short socket timeouts: a Redis that hangs must not hang requests (health answers within 1 s).
+REDIS_SOCKET_CONNECT_TIMEOUT = 0.3
+REDIS_SOCKET_TIMEOUT = 0.5
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="fgp"),
+            "OPTIONS": {
+                "socket_connect_timeout": REDIS_SOCKET_CONNECT_TIMEOUT,
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+            },
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "fgp-default",
+        }
+    }
+
+# --- Passwords --------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 6}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+# --- Static files -----------------------------------------------------------------------------
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# --- HTTP edge --------------------------------------------------------------------------------
+# Largest request body the API reads (413 past it); also Django's own limit for form bodies.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
+RATE_LIMIT_PER_MINUTE = env.int("RATE_LIMIT_PER_MINUTE", default=100)
+RATE_LIMIT_PERIOD_SECONDS = 60
+RATE_LIMIT_KEY_PREFIX = env.str("RATE_LIMIT_KEY_PREFIX", default="fgp:rl")
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[APP_URL])
+CORS_EXPOSE_HEADERS = ["RateLimit", "RateLimit-Policy", "Retry-After"]
+
+# --- REST framework ---------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.EnvelopeJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.BoundedJSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_PAGINATION_CLASS": "config.api.pagination.EnvelopePagination",
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "config.api.ordering.SortOrderFilter",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "config.api.schema.EnvelopeAutoSchema",
+    "EXCEPTION_HANDLER": "config.api.exceptions.envelope_exception_handler",
+    # The rate limit is enforced once, at the edge (config.api.middleware), for every request.
+    "DEFAULT_THROTTLE_CLASSES": [],
+    "UNAUTHENTICATED_USER": None,
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    "DATETIME_FORMAT": "iso-8601",
+}
+# Lists without page/limit return everything up to this many rows, then the first page of it.
+API_LIST_CEILING = env.int("API_LIST_CEILING", default=1000)
+
+SIMPLE_JWT = {
+    "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_ACCESS_MINUTES", default=60)),
+    "REFRESH_TOKEN_LIFETIME": timedelta(days=env.int("JWT_REFRESH_DAYS", default=14)),
+    "ROTATE_REFRESH_TOKENS": True,
+    "BLACKLIST_AFTER_ROTATION": True,
+    "ALGORITHM": "HS256",
+    "AUTH_HEADER_TYPES": ("Bearer",),
+    "USER_ID_FIELD": "id",
+    "USER_ID_CLAIM": "user_id",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Freelancer Growth Platform API",
+    "DESCRIPTION": (
+        "REST API for freelancers: accounts, credit-metered AI tools, a social media hub and "
+        "notifications. Every operation is served under `/api/` and, identically, under "
+        "`/api/v1/`. Responses use the envelope `{success, message?, data?, error?, meta?}`; "
+        "`GET /api/health` alone answers a bare object."
+    ),
+    "VERSION": __version__,
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "PREPROCESSING_HOOKS": ["config.api.schema.drop_versioned_duplicates"],
+    "ENUM_NAME_OVERRIDES": {
+        "ConnectionStateEnum": ["connected", "disconnected"],
+    },
+}
+
+# --- Celery -----------------------------------------------------------------------------------
+CELERY_DATA_DIR = BASE_DIR / "var" / "celery"
+CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_RESULT_BACKEND = REDIS_URL or f"file://{CELERY_DATA_DIR / 'results'}"
+# The file-system broker: one folder shared by web, worker and beat, no server needed.
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {}
+    if REDIS_URL
+    else {
+        "data_folder_in": str(CELERY_DATA_DIR / "queue"),
+        "data_folder_out": str(CELERY_DATA_DIR / "queue"),
+        "processed_folder": str(CELERY_DATA_DIR / "processed"),
+        "store_processed": False,
+    }
+)
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+
+# --- Product settings -------------------------------------------------------------------------
+CRON_SECRET = env.str("CRON_SECRET", default="")
+PAYMENT_WEBHOOK_SECRET = env.str("PAYMENT_WEBHOOK_SECRET", default="")
+MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=False)
+FREE_PLAN_CREDITS = env.int("FREE_PLAN_CREDITS", default=20)
+AI_PROVIDER = env.str("AI_PROVIDER", default="offline")
+AI_BASE_URL = env.str("AI_BASE_URL", default="")
+AI_API_KEY = env.str("AI_API_KEY", default="")
+AI_MODEL = env.str("AI_MODEL", default="")
+FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
+
+# --- E-mail -----------------------------------------------------------------------------------
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Freelancer Growth <no-reply@localhost>")
+
+# --- Logging ----------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        # Our handler logs 500s with their traceback; Django's own copy would log them twice.
+        "django.request": {"level": "ERROR", "handlers": ["console"], "propagate": False},
+    },
+}

@@ -1,0 +1,9 @@
+"""Development settings: the embedded defaults (SQLite, no Redis) that `make run` uses."""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import env
+
+ENVIRONMENT = env.str("DJANGO_ENV", default="development")
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me-0123456789abcdef")
+MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=True)

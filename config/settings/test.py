@@ -1,0 +1,18 @@
+"""Test settings: fast hashing, in-process Celery, mail kept in memory."""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import env
+
+ENVIRONMENT = "test"
+DEBUG = False
+SECRET_KEY = "test-only-key-0123456789abcdef0123456789abcdef"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Tests that count requests set their own limit; the rest must never trip it.
+RATE_LIMIT_PER_MINUTE = env.int("TEST_RATE_LIMIT_PER_MINUTE", default=100_000)

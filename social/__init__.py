@@ -1,0 +1,1 @@
+"""Social hub: connected accounts, posts, scheduling and publishing."""
