@@ -2,6 +2,6 @@
 
 __version__ = "0.1.0"
 
-from config.celery_app import app as celery_app  # noqa: E402
+from config.celery_app import app as celery_app
 
 __all__ = ["__version__", "celery_app"]

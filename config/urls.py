@@ -1,14 +1,13 @@
 """Root URLs: every app's API under both /api/ and /api/v1/, plus admin, schema and docs."""
 
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config.api.views import api_not_found
+from config.api.routing import api_fallback, versioned
 from health.views import HealthV1View
 
-# One list of app routes, mounted under both prefixes: the same views answer both.
-api_patterns = [
+api_patterns: list[URLPattern | URLResolver] = [
     path("", include("health.urls")),
 ]
 
@@ -18,9 +17,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     # The one shape difference between the prefixes (see the specification's Versioning).
     path("api/v1/health", HealthV1View.as_view(), name="health-v1"),
-    path("api/v1/", include(api_patterns)),
-    path("api/", include(api_patterns)),
-    re_path(r"^api(?:/.*)?$", api_not_found),
+    *versioned(api_patterns),
+    api_fallback(),
 ]
 
 admin.site.site_header = "Freelancer Growth Platform"

@@ -25,6 +25,8 @@ def provider_readiness() -> Readiness:
     if name == "openai":
         missing = [var for var in ("AI_BASE_URL", "AI_MODEL") if not getattr(settings, var)]
         if missing:
-            return Readiness(ready=False, reason=f"AI provider not configured: {', '.join(missing)}")
+            return Readiness(
+                ready=False, reason=f"AI provider not configured: {', '.join(missing)}"
+            )
         return Readiness(ready=True)
     return Readiness(ready=False, reason=f"Unknown AI_PROVIDER {name!r}")

@@ -5,6 +5,8 @@ from typing import Any
 
 from django.http import JsonResponse
 
+SERVER_ERROR_MESSAGE = "Internal server error."
+
 
 @dataclass(frozen=True, slots=True)
 class Envelope:
@@ -33,8 +35,6 @@ def error_body(*, code: str, message: str, details: Any = None) -> dict[str, Any
     }
 
 
-def error_response(
-    *, status: int, code: str, message: str, details: Any = None
-) -> JsonResponse:
+def error_response(*, status: int, code: str, message: str, details: Any = None) -> JsonResponse:
     """An error envelope outside DRF (middleware, URL fallbacks, Django's error handlers)."""
     return JsonResponse(error_body(code=code, message=message, details=details), status=status)

@@ -10,7 +10,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.api.envelope import error_body
+from config.api.envelope import SERVER_ERROR_MESSAGE, error_body
 
 logger = logging.getLogger(__name__)
 
@@ -53,9 +53,8 @@ class PayloadTooLarge(exceptions.APIException):
 
 
 MISSING_AUTH_MESSAGE = "Missing Authorization Header"
-INVALID_TOKEN_MESSAGE = "Unauthorized: Session expired or invalid"
+INVALID_TOKEN_MESSAGE = "Unauthorized: Session expired or invalid"  # noqa: S105 (a message)
 VALIDATION_MESSAGE = "Validation Failed"
-SERVER_ERROR_MESSAGE = "Internal server error."
 
 # DRF exception class -> (code, fixed message or None to keep the exception's own text).
 # Order matters: subclasses before their bases.

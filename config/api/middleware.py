@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from redis.exceptions import RedisError
 
 from config.api import ratelimit
-from config.api.envelope import error_response
+from config.api.envelope import SERVER_ERROR_MESSAGE, error_response
 
 logger = logging.getLogger(__name__)
 
@@ -114,10 +114,14 @@ class ApiEdgeMiddleware:
         if response.status_code < 400 or "json" in response.get("Content-Type", ""):
             return response
         status = response.status_code
+        try:
+            message = HTTPStatus(status).phrase + "."
+        except ValueError:
+            message = "Error."
+        if status == 500:
+            message = SERVER_ERROR_MESSAGE
         replacement = error_response(
-            status=status,
-            code=STATUS_CODES.get(status, "error"),
-            message=HTTPStatus(status).phrase if status in HTTPStatus else "Error",
+            status=status, code=STATUS_CODES.get(status, "error"), message=message
         )
         for header in ("Allow", "Retry-After", "WWW-Authenticate"):
             if header in response:

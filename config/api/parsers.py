@@ -1,6 +1,7 @@
 """JSON parsing with a hard size bound, also for chunked bodies without Content-Length."""
 
 import json
+from collections.abc import Mapping
 from typing import IO, Any
 
 from django.conf import settings
@@ -19,7 +20,7 @@ class BoundedJSONParser(JSONParser):
         self,
         stream: IO[Any],
         media_type: str | None = None,
-        parser_context: dict[str, Any] | None = None,
+        parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         limit = settings.API_MAX_BODY_BYTES
         raw = stream.read(limit + 1)

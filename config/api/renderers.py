@@ -1,5 +1,6 @@
 """The envelope renderer: wraps every successful DRF response body in the envelope."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.renderers import JSONRenderer
@@ -12,7 +13,7 @@ class EnvelopeJSONRenderer(JSONRenderer):
         self,
         data: Any,
         accepted_media_type: str | None = None,
-        renderer_context: dict[str, Any] | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
     ) -> bytes:
         response = (renderer_context or {}).get("response")
         if response is not None and (

@@ -161,7 +161,10 @@ def drop_versioned_duplicates(endpoints: list[Any], **kwargs: Any) -> list[Any]:
 
     A versioned path with a view of its own (`/api/v1/health`) stays in the schema.
     """
-    views = {(path, method): getattr(callback, "cls", callback) for path, _, method, callback in endpoints}
+    views = {
+        (path, method): getattr(callback, "cls", callback)
+        for path, _, method, callback in endpoints
+    }
     kept = []
     for path, regex, method, callback in endpoints:
         if path.startswith("/api/v1/"):

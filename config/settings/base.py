@@ -3,9 +3,13 @@
 from datetime import timedelta
 from pathlib import Path
 
+import django_stubs_ext
 import environ
 
 from config import __version__
+
+# Lets admin and other framework generics be subscripted at runtime (ModelAdmin[User]).
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -131,7 +135,10 @@ else:
 
 # --- Passwords --------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 6}},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 6},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 

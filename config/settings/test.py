@@ -5,7 +5,7 @@ from config.settings.base import env
 
 ENVIRONMENT = "test"
 DEBUG = False
-SECRET_KEY = "test-only-key-0123456789abcdef0123456789abcdef"
+SECRET_KEY = "test-only-key-0123456789abcdef0123456789abcdef"  # noqa: S105 (tests only)
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CELERY_TASK_ALWAYS_EAGER = True
@@ -16,3 +16,5 @@ STORAGES = {
 }
 # Tests that count requests set their own limit; the rest must never trip it.
 RATE_LIMIT_PER_MINUTE = env.int("TEST_RATE_LIMIT_PER_MINUTE", default=100_000)
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

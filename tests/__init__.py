@@ -1,0 +1,1 @@
+"""Test suite: API behaviour first, units where the logic is subtle."""

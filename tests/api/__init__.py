@@ -1,0 +1,1 @@
+"""Tests of the project-wide API conventions."""

@@ -1,0 +1,154 @@
+"""Every error class leaves in the envelope with its status and code, on both prefixes."""
+
+import json
+import logging
+
+import pytest
+from django.test import Client
+
+pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
+
+PREFIXES = ["/api", "/api/v1"]
+
+
+def error(response) -> tuple[int, str, str]:
+    body = response.json()
+    assert body["success"] is False
+    assert set(body) == {"success", "message", "error"}
+    assert set(body["error"]) == {"code", "details"}
+    return response.status_code, body["error"]["code"], body["message"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_validation_error_lists_fields(api, prefix):
+    response = api.post(f"{prefix}/_probe/echo", {"name": "toolong", "count": "x"}, format="json")
+    assert error(response) == (400, "validation_error", "Validation Failed")
+    assert response.json()["error"]["details"] == {
+        "name": ["Ensure this field has no more than 5 characters."],
+        "count": ["A valid integer is required."],
+    }
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_success_envelope_carries_message_and_data(api, prefix):
+    response = api.post(f"{prefix}/_probe/echo", {"name": "ok", "count": 2}, format="json")
+    assert response.status_code == 200
+    assert response.json() == {"success": True, "message": "Echoed", "data": {"name": "ok", "count": 2}}
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_malformed_json_is_400(api, prefix):
+    response = api.generic(
+        "POST", f"{prefix}/_probe/echo", '{"name": ', content_type="application/json"
+    )
+    status, code, message = error(response)
+    assert (status, code) == (400, "parse_error")
+    assert message.startswith("Malformed JSON")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_nan_is_not_json(api, prefix):
+    response = api.generic(
+        "POST", f"{prefix}/_probe/echo", '{"name": "a", "count": NaN}', content_type="application/json"
+    )
+    assert error(response)[:2] == (400, "parse_error")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("method", ["POST", "PUT"])
+def test_wrong_content_type_is_415(api, prefix, method):
+    response = api.generic(method, f"{prefix}/_probe/echo", "name=a", content_type="text/plain")
+    assert error(response)[:2] == (415, "unsupported_media_type")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_form_body_is_415(api, prefix):
+    response = api.post(f"{prefix}/_probe/echo", {"name": "a", "count": 1}, format="multipart")
+    assert error(response)[:2] == (415, "unsupported_media_type")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_body_over_the_limit_is_413(api, prefix, settings):
+    settings.API_MAX_BODY_BYTES = 100
+    body = json.dumps({"name": "a", "count": 1, "pad": "x" * 200})
+    response = api.generic("POST", f"{prefix}/_probe/echo", body, content_type="application/json")
+    status, code, _ = error(response)
+    assert (status, code) == (413, "payload_too_large")
+    assert response.json()["error"]["details"] == {"maxBytes": 100}
+
+
+def test_parser_bounds_bodies_without_content_length(settings):
+    """A chunked body declares no length: the parser itself stops reading past the limit."""
+    import io
+
+    from config.api.exceptions import PayloadTooLarge
+    from config.api.parsers import BoundedJSONParser
+
+    settings.API_MAX_BODY_BYTES = 10
+    with pytest.raises(PayloadTooLarge):
+        BoundedJSONParser().parse(io.BytesIO(b'{"pad": "xxxxxxxxxxxxxxxx"}'))
+    assert BoundedJSONParser().parse(io.BytesIO(b'{"a": 1}')) == {"a": 1}
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_wrong_method_is_405(api, prefix):
+    response = api.delete(f"{prefix}/_probe/echo")
+    assert error(response) == (405, "method_not_allowed", 'Method "DELETE" not allowed.')
+    assert response["Allow"] == "POST, OPTIONS"
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("debug", [False, True])
+def test_unknown_path_is_json_404(api, prefix, debug, settings):
+    settings.DEBUG = debug
+    response = api.get(f"{prefix}/no/such/route")
+    assert error(response) == (404, "not_found", f"No API route matches GET {prefix}/no/such/route.")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_http404_and_permission_denied(api, prefix):
+    assert error(api.get(f"{prefix}/_probe/raise/missing")) == (404, "not_found", "Not found.")
+    assert error(api.get(f"{prefix}/_probe/raise/forbidden"))[:2] == (403, "permission_denied")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_application_error_keeps_its_code_and_details(api, prefix):
+    response = api.get(f"{prefix}/_probe/raise/conflict")
+    assert error(response) == (409, "conflict", "Already connected.")
+    assert response.json()["error"]["details"] == {"accountId": "abc"}
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_throttled_is_429_with_retry_after(api, prefix):
+    response = api.get(f"{prefix}/_probe/raise/throttled")
+    assert error(response)[:2] == (429, "rate_limited")
+    assert response["Retry-After"] == "7"
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("debug", [False, True])
+def test_unhandled_error_is_500_without_internals(api, prefix, debug, settings, caplog):
+    settings.DEBUG = debug
+    with caplog.at_level(logging.ERROR):
+        response = api.get(f"{prefix}/_probe/raise/boom")
+    assert response.json() == {
+        "success": False,
+        "message": "Internal server error.",
+        "error": {"code": "server_error", "details": {}},
+    }
+    assert response.status_code == 500
+    logged = [r for r in caplog.records if r.exc_info]
+    assert logged, "the 500 must be logged with its traceback"
+    assert "secret internals" in str(logged[0].exc_info[1])
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("debug", [False, True])
+def test_plain_django_failure_is_json_not_html(prefix, debug, settings):
+    settings.DEBUG = debug
+    client = Client(raise_request_exception=False)
+    response = client.get(f"{prefix}/_probe/django-boom")
+    assert response.status_code == 500
+    assert response["Content-Type"] == "application/json"
+    assert error(response)[:2] == (500, "server_error")
+    assert b"Traceback" not in response.content
