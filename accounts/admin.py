@@ -1,6 +1,7 @@
 """Admin for users: operators inspect accounts, roles, plans and credits."""
 
 from django.contrib import admin
+from django.db import models
 
 from accounts.models import User
 
@@ -22,3 +23,4 @@ class UserAdmin(admin.ModelAdmin[User]):
     ordering = ("-created_at",)
     readonly_fields = ("id", "created_at", "last_login", "credits_remaining", "password")
     exclude = ("groups", "user_permissions")
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}

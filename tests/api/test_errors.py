@@ -33,7 +33,11 @@ def test_validation_error_lists_fields(api, prefix):
 def test_success_envelope_carries_message_and_data(api, prefix):
     response = api.post(f"{prefix}/_probe/echo", {"name": "ok", "count": 2}, format="json")
     assert response.status_code == 200
-    assert response.json() == {"success": True, "message": "Echoed", "data": {"name": "ok", "count": 2}}
+    assert response.json() == {
+        "success": True,
+        "message": "Echoed",
+        "data": {"name": "ok", "count": 2},
+    }
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
@@ -49,7 +53,10 @@ def test_malformed_json_is_400(api, prefix):
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_nan_is_not_json(api, prefix):
     response = api.generic(
-        "POST", f"{prefix}/_probe/echo", '{"name": "a", "count": NaN}', content_type="application/json"
+        "POST",
+        f"{prefix}/_probe/echo",
+        '{"name": "a", "count": NaN}',
+        content_type="application/json",
     )
     assert error(response)[:2] == (400, "parse_error")
 
@@ -102,7 +109,11 @@ def test_wrong_method_is_405(api, prefix):
 def test_unknown_path_is_json_404(api, prefix, debug, settings):
     settings.DEBUG = debug
     response = api.get(f"{prefix}/no/such/route")
-    assert error(response) == (404, "not_found", f"No API route matches GET {prefix}/no/such/route.")
+    assert error(response) == (
+        404,
+        "not_found",
+        f"No API route matches GET {prefix}/no/such/route.",
+    )
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)

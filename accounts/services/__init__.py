@@ -1,0 +1,1 @@
+"""Writes on users and their sessions."""

@@ -1,0 +1,36 @@
+"""CORS: the front-end origin may call with a Bearer token; other origins get no allow header."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_allowed_origin_gets_the_header(api, settings):
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
+    response = api.get("/api/v1/health", HTTP_ORIGIN="https://app.example.com")
+    assert response["Access-Control-Allow-Origin"] == "https://app.example.com"
+    assert "RateLimit" in response["Access-Control-Expose-Headers"]
+
+
+def test_other_origins_get_no_allow_header(api, settings):
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
+    response = api.get("/api/v1/health", HTTP_ORIGIN="https://evil.example.net")
+    assert "Access-Control-Allow-Origin" not in response
+
+
+def test_preflight_allows_the_authorization_header(api, settings):
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
+    response = api.options(
+        "/api/v1/health",
+        HTTP_ORIGIN="https://app.example.com",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, content-type",
+    )
+    assert response.status_code == 200
+    assert "authorization" in response["Access-Control-Allow-Headers"]
+
+
+def test_default_origin_is_app_url():
+    from config.settings import base
+
+    assert base.CORS_ALLOWED_ORIGINS == [base.APP_URL]

@@ -1,0 +1,108 @@
+"""100 requests a minute per client address, counted atomically and shared by processes."""
+
+import uuid
+
+import pytest
+import requests
+from django.test import RequestFactory
+
+from accounts.models import User
+from config.api.ratelimit import client_ip
+from tests.servers import gunicorn, server_env
+
+pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
+
+
+@pytest.fixture
+def limit_100(settings):
+    settings.RATE_LIMIT_PER_MINUTE = 100
+
+
+def test_the_101st_request_in_a_minute_is_429(api, limit_100):
+    for n in range(100):
+        response = api.get("/api/_probe/raise/ok")
+        assert response.status_code == 200, n
+        assert response["RateLimit"].startswith(f'"default";r={99 - n};t=')
+    response = api.get("/api/v1/health")
+    assert response.status_code == 429
+    assert response.json() == {
+        "success": False,
+        "message": "Too many requests. Try again later.",
+        "error": {
+            "code": "rate_limited",
+            "details": {"limit": 100, "retryAfter": int(response["Retry-After"])},
+        },
+    }
+    assert 1 <= int(response["Retry-After"]) <= 60
+    assert response["RateLimit-Policy"] == '"default";q=100;w=60'
+    assert response["RateLimit"].startswith('"default";r=0;')
+
+
+def test_a_limited_request_changes_nothing(api, settings):
+    settings.RATE_LIMIT_PER_MINUTE = 1
+    api.get("/api/health")
+    response = api.post("/api/_probe/write", {"email": "late@example.com"}, format="json")
+    assert response.status_code == 429
+    assert not User.objects.filter(email="late@example.com").exists()
+
+
+def test_every_response_carries_the_headers(api, limit_100):
+    for path in ("/api/health", "/api/nope", "/api/v1/_probe/raise/missing"):
+        response = api.get(path)
+        assert response["RateLimit-Policy"] == '"default";q=100;w=60'
+        assert response["RateLimit"].startswith('"default";r=')
+
+
+def test_clients_have_separate_budgets(api, settings):
+    settings.RATE_LIMIT_PER_MINUTE = 2
+    for _ in range(2):
+        assert api.get("/api/v1/health", REMOTE_ADDR="10.0.0.1").status_code == 200
+    assert api.get("/api/v1/health", REMOTE_ADDR="10.0.0.1").status_code == 429
+    assert api.get("/api/v1/health", REMOTE_ADDR="10.0.0.2").status_code == 200
+
+
+def test_forwarded_for_is_ignored_without_trusted_proxies(api, settings):
+    settings.RATE_LIMIT_PER_MINUTE = 1
+    assert api.get("/api/v1/health", HTTP_X_FORWARDED_FOR="1.1.1.1").status_code == 200
+    # A new spoofed address does not buy a new budget.
+    assert api.get("/api/v1/health", HTTP_X_FORWARDED_FOR="2.2.2.2").status_code == 429
+
+
+@pytest.mark.parametrize(
+    ("trusted", "remote", "forwarded", "expected"),
+    [
+        (0, "192.0.2.1", "203.0.113.9", "192.0.2.1"),
+        (1, "192.0.2.1", "203.0.113.9", "203.0.113.9"),
+        # The client prepended a fake entry; one trusted proxy appended the real one.
+        (1, "192.0.2.1", "6.6.6.6, 203.0.113.9", "203.0.113.9"),
+        (2, "192.0.2.1", "6.6.6.6, 203.0.113.9, 198.51.100.7", "203.0.113.9"),
+        # Fewer entries than trusted proxies: nothing to trust, use the socket.
+        (2, "192.0.2.1", "203.0.113.9", "192.0.2.1"),
+        (1, "192.0.2.1", "not-an-ip", "not-an-ip"),
+        (0, "2001:db8:1:2:3:4:5:6", "", "2001:db8:1:2::/64"),
+    ],
+)
+def test_client_ip(settings, trusted, remote, forwarded, expected):
+    settings.TRUSTED_PROXY_COUNT = trusted
+    request = RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
+    assert client_ip(request) == expected
+
+
+@pytest.mark.redis
+@pytest.mark.server
+def test_two_processes_share_one_budget_on_redis(redis_url, tmp_path):
+    env = server_env(
+        REDIS_URL=redis_url,
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        RATE_LIMIT_PER_MINUTE="100",
+        RATE_LIMIT_KEY_PREFIX=f"test-rl-{uuid.uuid4().hex}",
+    )
+    with gunicorn(env) as first, gunicorn(env) as second:
+        statuses = []
+        # The readiness polls of both servers already spent 2 of the budget.
+        for n in range(120):
+            base = first if n % 2 else second
+            statuses.append(requests.get(f"{base}/api/v1/health", timeout=5).status_code)
+    assert statuses.count(200) == 98
+    assert statuses.count(429) == 22
+    assert statuses.index(429) == 98

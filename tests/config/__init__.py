@@ -1,0 +1,1 @@
+"""Tests of settings, Celery wiring, admin and the embedded database."""

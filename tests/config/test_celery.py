@@ -1,0 +1,27 @@
+"""Celery: JSON only, time limits, and a beat schedule whose every task exists."""
+
+from config.celery_app import app
+
+
+def test_json_only_and_time_limits():
+    assert app.conf.task_serializer == "json"
+    assert app.conf.accept_content == ["json"]
+    assert app.conf.task_time_limit == 300
+    assert app.conf.task_soft_time_limit == 240
+    assert app.conf.task_acks_late is False
+
+
+def test_every_scheduled_task_is_registered():
+    app.loader.import_default_modules()
+    for entry in app.conf.beat_schedule.values():
+        assert entry["task"] in app.tasks, entry["task"]
+
+
+def test_without_redis_the_broker_needs_no_server(settings):
+    from config.settings import base
+
+    if not base.REDIS_URL:
+        assert base.CELERY_BROKER_URL == "filesystem://"
+        assert str(base.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]).endswith("queue")
+    else:
+        assert base.CELERY_BROKER_URL == base.REDIS_URL

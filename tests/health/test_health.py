@@ -1,0 +1,134 @@
+"""GET /api/health checks real dependencies and answers 503 within 1 s when one fails."""
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+import config
+from tests.servers import free_port, gunicorn, server_env
+
+pytestmark = pytest.mark.django_db
+
+
+def test_healthy_service_answers_the_bare_object(api):
+    response = api.get("/api/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"status", "timestamp", "version", "uptime", "services"}
+    assert body["status"] == "ok"
+    assert body["version"] == config.__version__
+    assert body["services"] == {
+        "database": "connected",
+        "cache": "connected",
+        "aiProviderProxy": "ready",
+    }
+    assert body["timestamp"].endswith("Z")
+    assert isinstance(body["uptime"], float)
+    assert body["uptime"] >= 0
+    assert response["Cache-Control"] == "no-store"
+
+
+def test_v1_health_is_the_envelope(api):
+    response = api.get("/api/v1/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["success"] is True
+    assert set(body["data"]) == {"status", "timestamp", "environment"}
+    assert body["data"]["status"] == "ok"
+    assert body["data"]["environment"] == "test"
+
+
+def test_unconfigured_ai_provider_degrades(api, settings):
+    settings.AI_PROVIDER = "openai"
+    settings.AI_BASE_URL = ""
+    settings.AI_MODEL = ""
+    response = api.get("/api/health")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["services"]["aiProviderProxy"] == "unavailable"
+    assert body["error"] == "AI provider not configured: AI_BASE_URL, AI_MODEL"
+
+
+def test_unreachable_cache_degrades(api, settings):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
+            "OPTIONS": {"socket_connect_timeout": 0.3, "socket_timeout": 0.3},
+        }
+    }
+    response = api.get("/api/health")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["services"]["cache"] == "disconnected"
+    assert body["services"]["database"] == "connected"
+    assert body["error"] == "cache: unavailable (ConnectionError)"
+
+
+def test_health_is_rate_limited(api, settings):
+    settings.RATE_LIMIT_PER_MINUTE = 1
+    assert api.get("/api/health").status_code == 200
+    response = api.get("/api/health")
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "rate_limited"
+
+
+@pytest.fixture
+def black_hole() -> Iterator[int]:
+    """A TCP port that accepts connections and never says a word (a hung database)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    listener.close()
+
+
+@pytest.mark.server
+def test_stopped_database_is_503_disconnected():
+    env = server_env(DATABASE_URL=f"postgres://postgres@127.0.0.1:{free_port()}/nothing")
+    with gunicorn(env) as base:
+        started = time.monotonic()
+        response = requests.get(f"{base}/api/health", timeout=5)
+        elapsed = time.monotonic() - started
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["services"]["database"] == "disconnected"
+    assert body["services"]["cache"] == "connected"
+    assert body["error"] == "database: unavailable (OperationalError)"
+    assert elapsed < 1.0
+
+
+@pytest.mark.server
+def test_hung_database_still_answers_within_one_second(black_hole):
+    env = server_env(DATABASE_URL=f"postgres://postgres@127.0.0.1:{black_hole}/nothing")
+    with gunicorn(env, threads=4) as base:
+        for _ in range(3):  # later probes share the hung attempt instead of piling up
+            started = time.monotonic()
+            response = requests.get(f"{base}/api/health", timeout=5)
+            elapsed = time.monotonic() - started
+            assert response.status_code == 503
+            assert response.json()["error"] == "database: no answer within 0.8 s"
+            assert elapsed < 1.0
