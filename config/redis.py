@@ -6,10 +6,14 @@ import redis
 from django.conf import settings
 
 
-@cache
 def get_redis() -> "redis.Redis":
+    return _client(settings.REDIS_URL)
+
+
+@cache
+def _client(url: str) -> "redis.Redis":
     return redis.Redis.from_url(
-        settings.REDIS_URL,
+        url,
         socket_connect_timeout=settings.REDIS_SOCKET_CONNECT_TIMEOUT,
         socket_timeout=settings.REDIS_SOCKET_TIMEOUT,
         health_check_interval=30,

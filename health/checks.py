@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.db import connections
 
 import config
+from config.redis import get_redis
 from aitools.providers import provider_readiness
 from health.apps import PROCESS_STARTED
 
@@ -41,13 +42,19 @@ class HealthReport:
 
 def _select_one() -> None:
     connection = connections["default"]
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
-    except Exception:
-        connection.close()  # reconnect on the next probe instead of reusing a broken socket
-        raise
+    # The probe thread never passes through Django's per-request connection cleanup, so a
+    # connection broken since the last probe (a database restart) is retried once, fresh.
+    attempts = 2 if connection.connection is not None else 1
+    for attempt in range(attempts):
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+                cursor.fetchone()
+            return
+        except Exception:
+            connection.close()
+            if attempt == attempts - 1:
+                raise
 
 
 def _start_database_check() -> "Future[None]":
@@ -83,10 +90,19 @@ def close_database_probe() -> None:
 
 
 def check_cache() -> str | None:
+    """A set/get round trip of a fresh value; on Redis, one pipelined round trip."""
     token = uuid.uuid4().hex
     try:
-        cache.set(_CACHE_KEY, token, 30)
-        if cache.get(_CACHE_KEY) != token:
+        if settings.REDIS_URL:
+            pipe = get_redis().pipeline(transaction=False)
+            pipe.set(_CACHE_KEY, token, ex=30)
+            pipe.get(_CACHE_KEY)
+            read = pipe.execute()[1]
+            read = read.decode() if isinstance(read, bytes) else read
+        else:
+            cache.set(_CACHE_KEY, token, 30)
+            read = cache.get(_CACHE_KEY)
+        if read != token:
             return "cache: value read back differs from the value written"
     except Exception as exc:
         logger.warning("Health check: cache unavailable", exc_info=True)

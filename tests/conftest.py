@@ -42,3 +42,15 @@ def redis_url() -> str:
             raise  # configured but down: a failure, not a skip
         pytest.skip(f"no Redis at {url}: {exc}")
     return url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from django.conf import settings
+
+    on_postgres = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    if on_postgres:
+        return
+    skip = pytest.mark.skip(reason="needs PostgreSQL (DATABASE_URL); CI runs it")
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(skip)

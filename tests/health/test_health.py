@@ -55,10 +55,12 @@ def test_unconfigured_ai_provider_degrades(api, settings):
 
 
 def test_unreachable_cache_degrades(api, settings):
+    dead_redis = f"redis://127.0.0.1:{free_port()}/0"
+    settings.REDIS_URL = dead_redis
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
+            "LOCATION": dead_redis,
             "OPTIONS": {"socket_connect_timeout": 0.3, "socket_timeout": 0.3},
         }
     }
@@ -132,3 +134,18 @@ def test_hung_database_still_answers_within_one_second(black_hole):
             assert response.status_code == 503
             assert response.json()["error"] == "database: no answer within 0.8 s"
             assert elapsed < 1.0
+
+
+@pytest.mark.postgres
+def test_probe_reconnects_after_its_connection_is_killed(api):
+    """A database restart breaks the probe's kept connection; the next probe still passes."""
+    from django.db import connection
+
+    assert api.get("/api/health").status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    response = api.get("/api/health")
+    assert response.status_code == 200, response.json()
