@@ -10,8 +10,17 @@ set -m  # each child gets its own process group, so stopping one stops its child
 pids=()
 stop() {
   trap - INT TERM EXIT
-  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  # Each leader shuts its own children down (Celery its pool); runserver's autoreloader
+  # child shares its group, so the group is signalled. Whatever is left after 10 s is killed.
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  kill -TERM -- "-${pids[2]:-0}" 2>/dev/null || true
+  for _ in $(seq 1 20); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.5
+  done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
 }
 trap stop INT TERM EXIT
 
