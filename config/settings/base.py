@@ -97,7 +97,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Many writers on one file: WAL lets readers run beside a writer, IMMEDIATE takes the write
     # lock when a transaction starts (no deadlocked lock upgrade), and the busy timeout waits
     # for the lock instead of failing with "database is locked".
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
