@@ -37,6 +37,7 @@ COPY . .
 RUN SECRET_KEY=build-only-collectstatic-not-a-real-key-0000 \
     REDIS_URL=redis://localhost:6379/0 \
     ALLOWED_HOSTS=localhost \
+    FIELD_ENCRYPTION_KEY=build-only \
     python manage.py collectstatic --noinput
 
 USER app

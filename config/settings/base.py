@@ -1,5 +1,7 @@
 """Settings shared by every environment, read from the environment (twelve-factor)."""
 
+import base64
+import hashlib
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,6 +18,13 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 # A .env file beside manage.py is read when present; real environment variables win.
 env.read_env(BASE_DIR / ".env", overwrite=False)
+
+
+def derive_key(secret: str, *, purpose: str) -> str:
+    """A urlsafe-base64 32-byte key derived from `secret`, separate per purpose."""
+    digest = hashlib.sha256(f"{purpose}:{secret}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()
+
 
 # --- Core -------------------------------------------------------------------------------------
 ENVIRONMENT = env.str("DJANGO_ENV", default="development")

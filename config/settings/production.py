@@ -15,6 +15,8 @@ if not REDIS_URL:
     # Several gunicorn workers must share one rate-limit count and one cache.
     raise ImproperlyConfigured("REDIS_URL is required in production.")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+# Its own secret: rotating SECRET_KEY must not make stored provider tokens unreadable.
+FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY")
 MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=False)
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

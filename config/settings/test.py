@@ -1,11 +1,12 @@
 """Test settings: fast hashing, in-process Celery, mail kept in memory."""
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import env
+from config.settings.base import derive_key, env
 
 ENVIRONMENT = "test"
 DEBUG = False
 SECRET_KEY = "test-only-key-0123456789abcdef0123456789abcdef"  # noqa: S105 (tests only)
+FIELD_ENCRYPTION_KEY = derive_key(SECRET_KEY, purpose="field-encryption")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CELERY_TASK_ALWAYS_EAGER = True

@@ -45,8 +45,15 @@ def test_production_is_locked_down():
             "SECRET_KEY": "p" * 50,
             "REDIS_URL": "redis://127.0.0.1:6379/0",
             "ALLOWED_HOSTS": "api.example.com",
+            "FIELD_ENCRYPTION_KEY": "k" * 44,
             "DJANGO_DEBUG": "true",  # ignored: production never runs with DEBUG
         }
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "True", "True", "31536000", "False"]
+
+
+def test_production_refuses_to_start_without_an_encryption_key():
+    result = run({"SECRET_KEY": "p" * 50, "REDIS_URL": "redis://x:6379/0", "ALLOWED_HOSTS": "a"})
+    assert result.returncode != 0
+    assert "Set the FIELD_ENCRYPTION_KEY environment variable" in result.stderr
