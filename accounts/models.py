@@ -20,8 +20,9 @@ class UserManager(BaseUserManager["User"]):
     use_in_migrations = True
 
     def get_by_natural_key(self, username: str | None) -> "User":
-        # E-mails are unique case-insensitively, so the login matches them that way too.
-        return self.get(email__iexact=username)
+        # E-mails are unique case-insensitively, so the login matches them that way too
+        # (through Lower(), which the unique index covers; iexact would not use it).
+        return self.alias(email_lower=Lower("email")).get(email_lower=(username or "").lower())
 
     def create_user(self, email: str, password: str | None = None, **fields: Any) -> "User":
         if not email:
@@ -54,8 +55,8 @@ class User(AbstractBaseUser, PermissionsMixin):
     monthly_quota = models.IntegerField(default=0)
     email_verified = models.BooleanField(default=False)
     is_active = models.BooleanField(default=True)
-    # Tokens issued before this instant are refused (logout everywhere, account takeover fix).
-    tokens_valid_after = models.DateTimeField(null=True, blank=True)
+    # Every session token carries the version it was issued under; bumping it revokes them all.
+    token_version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     objects: ClassVar[UserManager] = UserManager()
@@ -84,3 +85,20 @@ class User(AbstractBaseUser, PermissionsMixin):
     def is_staff(self) -> bool:
         """Admins are staff: the role is the one source of truth for admin access."""
         return self.role == Role.ADMIN
+
+
+class MagicLinkToken(models.Model):
+    """A single-use sign-in link. Only the SHA-256 of the token is stored."""
+
+    id = models.BigAutoField(primary_key=True)
+    email = models.EmailField(max_length=254, db_index=True)  # lower-cased
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(db_index=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"Magic link for {self.email} ({'used' if self.used_at else 'unused'})"

@@ -1,10 +1,37 @@
-"""Periodic account tasks (scheduled in config.celery_app)."""
+"""Account tasks: magic-link e-mail, and periodic housekeeping (scheduled in config.celery_app)."""
 
 from celery import shared_task
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
 
+from accounts.services.magic_links import magic_links_purge
 from accounts.services.tokens import tokens_flush_expired
+
+
+@shared_task(
+    autoretry_for=(OSError,),  # SMTP connection trouble; the link stays valid for 15 minutes
+    retry_backoff=5,
+    max_retries=3,
+)
+def send_magic_link_email_task(*, email: str, url: str) -> None:
+    context = {"url": url, "minutes": int(settings.MAGIC_LINK_LIFETIME.total_seconds() // 60)}
+    message = EmailMultiAlternatives(
+        subject="Your sign-in link",
+        body=render_to_string("accounts/email/magic_link.txt", context),
+        to=[email],
+    )
+    message.attach_alternative(
+        render_to_string("accounts/email/magic_link.html", context), "text/html"
+    )
+    message.send()
 
 
 @shared_task(acks_late=True)  # idempotent: deleting what is already gone deletes nothing
 def flush_expired_tokens_task() -> int:
     return tokens_flush_expired()
+
+
+@shared_task(acks_late=True)  # idempotent, as above
+def purge_magic_links_task() -> int:
+    return magic_links_purge()

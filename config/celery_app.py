@@ -28,6 +28,10 @@ app.conf.update(
             "task": "accounts.tasks.flush_expired_tokens_task",
             "schedule": crontab(minute=17, hour=3),
         },
+        "accounts-purge-magic-links": {
+            "task": "accounts.tasks.purge_magic_links_task",
+            "schedule": crontab(minute=41),
+        },
     },
 )
 app.autodiscover_tasks()

@@ -9,6 +9,7 @@ from health.views import HealthV1View
 
 api_patterns: list[URLPattern | URLResolver] = [
     path("", include("health.urls")),
+    path("", include("accounts.urls")),
 ]
 
 urlpatterns = [

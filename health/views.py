@@ -4,6 +4,7 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,6 +26,7 @@ class HealthView(APIView):
     """Readiness: 200 when every dependency answers, 503 `degraded` naming the cause if not."""
 
     authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]  # the specification's bare object, no envelope
 
     class OutputSerializer(serializers.Serializer[Any]):
@@ -62,6 +64,7 @@ class HealthV1View(APIView):
     """Liveness: the process answers; dependencies are the readiness probe's business."""
 
     authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
 
     class OutputSerializer(serializers.Serializer[Any]):
         status = serializers.ChoiceField(choices=["ok"])

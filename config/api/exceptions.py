@@ -8,7 +8,6 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import set_rollback
 
 from config.api.envelope import SERVER_ERROR_MESSAGE, error_body
 
@@ -22,9 +21,16 @@ class ApplicationError(Exception):
     code: str = "bad_request"
     message: str = "The request could not be processed."
 
-    def __init__(self, message: str | None = None, *, details: Any = None) -> None:
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        details: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.message = message or self.message
         self.details = details if details is not None else {}
+        self.headers = headers or {}
         super().__init__(self.message)
 
 
@@ -44,6 +50,19 @@ class PermissionDeniedError(ApplicationError):
     status_code = status.HTTP_403_FORBIDDEN
     code = "permission_denied"
     message = "You do not have permission to perform this action."
+
+
+class RateLimitedError(ApplicationError):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    code = "rate_limited"
+    message = "Too many requests. Try again later."
+
+    def __init__(self, message: str | None = None, *, retry_after: int) -> None:
+        super().__init__(
+            message,
+            details={"retryAfter": retry_after},
+            headers={"Retry-After": str(retry_after)},
+        )
 
 
 class PayloadTooLarge(exceptions.APIException):
@@ -105,11 +124,16 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
     elif isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
 
+    # Imported here: rest_framework.views imports the authentication classes, which import
+    # this module for their errors.
+    from rest_framework.views import set_rollback
+
     set_rollback()
     if isinstance(exc, ApplicationError):
         return Response(
             error_body(code=exc.code, message=exc.message, details=exc.details),
             status=exc.status_code,
+            headers=exc.headers,
         )
     if isinstance(exc, exceptions.APIException):
         return _api_exception_response(exc)

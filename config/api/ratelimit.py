@@ -86,3 +86,26 @@ def _hit_cache(key: str, *, limit: int, period: int) -> Window:
         count = 1
     started = cache.get(started_key, now)
     return Window(limit=limit, count=count, reset=max(1, int(started + period - now + 0.999)))
+
+
+def peek(key: str, *, limit: int, period: int) -> Window:
+    """The counter's state without counting (for limits on failures, checked before work)."""
+    full_key = f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
+    if settings.REDIS_URL:
+        pipe = get_redis().pipeline(transaction=False)
+        pipe.get(full_key)
+        pipe.pttl(full_key)
+        count, ttl_ms = pipe.execute()
+        return Window(limit=limit, count=int(count or 0), reset=max(1, -(-int(ttl_ms) // 1000)))
+    now = time.time()
+    count = cache.get(full_key, 0)
+    started = cache.get(f"{full_key}:start", now)
+    return Window(limit=limit, count=count, reset=max(1, int(started + period - now + 0.999)))
+
+
+def reset(key: str) -> None:
+    full_key = f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
+    if settings.REDIS_URL:
+        get_redis().delete(full_key)
+    else:
+        cache.delete_many([full_key, f"{full_key}:start"])

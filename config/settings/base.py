@@ -174,8 +174,8 @@ CORS_EXPOSE_HEADERS = ["RateLimit", "RateLimit-Policy", "Retry-After"]
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.EnvelopeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.api.parsers.BoundedJSONParser"],
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "config.api.pagination.EnvelopePagination",
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
@@ -199,6 +199,7 @@ SIMPLE_JWT = {
     "BLACKLIST_AFTER_ROTATION": True,
     "ALGORITHM": "HS256",
     "AUTH_HEADER_TYPES": ("Bearer",),
+    "UPDATE_LAST_LOGIN": False,  # login records last_login itself, in its own service
     "USER_ID_FIELD": "id",
     "USER_ID_CLAIM": "user_id",
 }
@@ -245,6 +246,20 @@ CRON_SECRET = env.str("CRON_SECRET", default="")
 PAYMENT_WEBHOOK_SECRET = env.str("PAYMENT_WEBHOOK_SECRET", default="")
 MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=False)
 FREE_PLAN_CREDITS = env.int("FREE_PLAN_CREDITS", default=20)
+# Plan tiers: display name and monthly credit quota. The free quota is also a new user's balance.
+PLANS = {
+    "free": {"name": "Free", "monthly_quota": FREE_PLAN_CREDITS},
+    "pro": {"name": "Pro", "monthly_quota": env.int("PRO_PLAN_CREDITS", default=200)},
+    "agency": {"name": "Agency", "monthly_quota": env.int("AGENCY_PLAN_CREDITS", default=1000)},
+}
+MAGIC_LINK_LIFETIME = timedelta(minutes=15)
+MAGIC_LINK_REQUESTS_PER_WINDOW = 5  # per e-mail address
+MAGIC_LINK_REQUEST_WINDOW_SECONDS = 15 * 60
+# Wrong passwords: per (address, e-mail) and, looser, per e-mail from anywhere. A window ends
+# on its own, so the owner is never locked out for longer than one window.
+LOGIN_FAILURES_PER_CLIENT = 10
+LOGIN_FAILURES_PER_EMAIL = 50
+LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60
 AI_PROVIDER = env.str("AI_PROVIDER", default="offline")
 AI_BASE_URL = env.str("AI_BASE_URL", default="")
 AI_API_KEY = env.str("AI_API_KEY", default="")

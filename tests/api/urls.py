@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, URLResolver, path
 from rest_framework import generics, serializers
 from rest_framework.exceptions import Throttled
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,6 +27,7 @@ class UserItemSerializer(serializers.ModelSerializer[User]):
 
 
 class ItemListView(generics.ListAPIView[User]):
+    permission_classes = [AllowAny]
     serializer_class = UserItemSerializer
     sort_fields = {"created_at": "created_at", "email": "email"}
 
@@ -39,6 +41,8 @@ class SmallItemListView(ItemListView):
 
 
 class EchoView(APIView):
+    permission_classes = [AllowAny]
+
     class InputSerializer(serializers.Serializer[Any]):
         name = serializers.CharField(max_length=5)
         count = serializers.IntegerField()
@@ -52,6 +56,8 @@ class EchoView(APIView):
 class WriteView(APIView):
     """Read, then write, in one transaction: the pattern that deadlocks deferred SQLite."""
 
+    permission_classes = [AllowAny]
+
     def post(self, request: Request) -> Response:
         with transaction.atomic():
             count = User.objects.count()
@@ -60,6 +66,8 @@ class WriteView(APIView):
 
 
 class RaisingView(APIView):
+    permission_classes = [AllowAny]
+
     def get(self, request: Request, kind: str) -> Response:
         if kind == "boom":
             raise RuntimeError("secret internals: SELECT * FROM accounts_user")

@@ -1,0 +1,251 @@
+"""Auth endpoints: login, magic links, refresh, logout, and the current user's profile."""
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import optional_user, request_user
+from accounts.models import User
+from accounts.services.login import LoginResult, login
+from accounts.services.magic_links import magic_link_request, magic_link_verify
+from accounts.services.sessions import session_logout, session_refresh
+from config.api.envelope import Envelope
+from config.api.ratelimit import client_ip
+
+MAGIC_LINK_SENT = "If this address can receive e-mail, a sign-in link is on its way."
+EXAMPLE_USER = {
+    "id": "5d7f0e0a-3f3c-4f59-9a57-2b8e1f6c9a10",
+    "email": "ada@example.com",
+    "full_name": "Ada Lovelace",
+    "avatar_url": "",
+    "role": "user",
+    "credits_remaining": 20,
+    "monthly_quota": 20,
+}
+EXAMPLE_TOKENS = {"token": "eyJhbGciOiJIUzI1NiIs...", "refreshToken": "eyJhbGciOiJIUzI1NiIs..."}
+
+
+class ProfileSerializer(serializers.ModelSerializer[User]):
+    class Meta:
+        model = User
+        fields: tuple[str, ...] = (
+            "id",
+            "email",
+            "full_name",
+            "avatar_url",
+            "role",
+            "credits_remaining",
+            "monthly_quota",
+        )
+
+
+class SessionSerializer(serializers.Serializer[Any]):
+    token = serializers.CharField(help_text="Access token (JWT), sent as `Bearer` on requests.")
+    refreshToken = serializers.CharField(
+        help_text="Refresh token: trade it at POST /api/auth/refresh for a new pair."
+    )
+
+
+class SignedInSerializer(SessionSerializer):
+    user = ProfileSerializer()
+
+
+def signed_in_body(result: LoginResult) -> dict[str, Any]:
+    return {
+        "token": result.session.token,
+        "refreshToken": result.session.refresh_token,
+        "user": ProfileSerializer(result.user).data,
+    }
+
+
+class LoginView(APIView):
+    """Sign in with e-mail (and password); creates the account on first login.
+
+    An optional Bearer token syncs the profile of its own user instead.
+    """
+
+    permission_classes = [AllowAny]
+    schema_error_statuses = (401, 409)
+
+    class InputSerializer(serializers.Serializer[Any]):
+        email = serializers.EmailField(max_length=254)
+        fullName = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        password = serializers.CharField(
+            min_length=6, max_length=128, required=False, trim_whitespace=False
+        )
+
+    @extend_schema(
+        operation_id="auth_login",
+        tags=["auth"],
+        request=InputSerializer,
+        responses=SignedInSerializer,
+        examples=[
+            OpenApiExample(
+                "New account",
+                request_only=True,
+                value={
+                    "email": "ada@example.com",
+                    "fullName": "Ada Lovelace",
+                    "password": "s3cret!",
+                },
+            ),
+            OpenApiExample(
+                "Signed in",
+                response_only=True,
+                value={
+                    "success": True,
+                    "message": "Login successful",
+                    "data": {**EXAMPLE_TOKENS, "user": EXAMPLE_USER},
+                },
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = login(
+            email=data["email"],
+            password=data.get("password"),
+            full_name=data.get("fullName"),
+            bearer_user=optional_user(request),
+            client_ip=client_ip(request),
+        )
+        message = "Account created" if result.created else "Login successful"
+        return Response(Envelope(data=signed_in_body(result), message=message))
+
+
+class MagicLinkView(APIView):
+    """E-mail a single-use sign-in link (15 minutes). Same answer for every address."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[Any] = []
+
+    class InputSerializer(serializers.Serializer[Any]):
+        email = serializers.EmailField(max_length=254)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        magicUrl = serializers.URLField(
+            required=False,
+            help_text="Only when the server runs with MAGIC_LINK_EXPOSE_URL (development).",
+        )
+
+    @extend_schema(
+        operation_id="auth_magic_link",
+        tags=["auth"],
+        request=InputSerializer,
+        responses=OutputSerializer,
+        examples=[
+            OpenApiExample(
+                "Development (URL exposed)",
+                response_only=True,
+                value={
+                    "success": True,
+                    "message": MAGIC_LINK_SENT,
+                    "data": {"magicUrl": "http://localhost:3000/auth/magic-verify?token=..."},
+                },
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        url = magic_link_request(email=serializer.validated_data["email"])
+        data = {"magicUrl": url} if settings.MAGIC_LINK_EXPOSE_URL else {}
+        return Response(Envelope(data=data, message=MAGIC_LINK_SENT))
+
+
+class MagicLinkVerifyView(APIView):
+    """Trade a magic-link token for a session, like login. Creates the account if needed."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[Any] = []
+    schema_error_statuses = (401,)
+
+    class InputSerializer(serializers.Serializer[Any]):
+        token = serializers.CharField(max_length=200)
+
+    @extend_schema(
+        operation_id="auth_magic_link_verify",
+        tags=["auth"],
+        request=InputSerializer,
+        responses=SignedInSerializer,
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = magic_link_verify(token=serializer.validated_data["token"])
+        return Response(Envelope(data=signed_in_body(result), message="Login successful"))
+
+
+class RefreshView(APIView):
+    """Trade a refresh token for a new pair; the old refresh token stops working."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[Any] = []
+    schema_error_statuses = (401,)
+
+    class InputSerializer(serializers.Serializer[Any]):
+        refreshToken = serializers.CharField(max_length=2000)
+
+    @extend_schema(
+        operation_id="auth_refresh",
+        tags=["auth"],
+        request=InputSerializer,
+        responses=SessionSerializer,
+        examples=[
+            OpenApiExample(
+                "Rotated", response_only=True, value={"success": True, "data": EXAMPLE_TOKENS}
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        session = session_refresh(refresh_token=serializer.validated_data["refreshToken"])
+        return Response({"token": session.token, "refreshToken": session.refresh_token})
+
+
+class LogoutView(APIView):
+    """End the session of this refresh token; `everywhere` ends every session of the user."""
+
+    class InputSerializer(serializers.Serializer[Any]):
+        refreshToken = serializers.CharField(max_length=2000)
+        everywhere = serializers.BooleanField(default=False)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        success = serializers.BooleanField()
+
+    @extend_schema(
+        operation_id="auth_logout",
+        tags=["auth"],
+        request=InputSerializer,
+        responses=OutputSerializer,
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        session_logout(
+            user=request_user(request),
+            refresh_token=serializer.validated_data["refreshToken"],
+            everywhere=serializer.validated_data["everywhere"],
+        )
+        return Response(Envelope(data={"success": True}, message="Logged out"))
+
+
+class MeView(APIView):
+    """The signed-in user's profile and credit balance."""
+
+    class OutputSerializer(ProfileSerializer):
+        class Meta(ProfileSerializer.Meta):
+            fields = (*ProfileSerializer.Meta.fields, "created_at")
+
+    @extend_schema(operation_id="auth_me", tags=["auth"], responses=OutputSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(self.OutputSerializer(request_user(request)).data)

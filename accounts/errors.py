@@ -1,0 +1,21 @@
+"""Errors of the accounts domain, in the one error contract."""
+
+from rest_framework import status
+
+from config.api.exceptions import INVALID_TOKEN_MESSAGE, ApplicationError, ConflictError
+
+
+class InvalidSession(ApplicationError):
+    status_code = status.HTTP_401_UNAUTHORIZED
+    code = "invalid_token"
+    message = INVALID_TOKEN_MESSAGE
+
+
+class InvalidCredentials(ApplicationError):
+    status_code = status.HTTP_401_UNAUTHORIZED
+    code = "invalid_credentials"
+    message = "Invalid e-mail or password."
+
+
+class EmailBelongsToAnotherUser(ConflictError):
+    message = "This e-mail address belongs to another account."

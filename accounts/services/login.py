@@ -1,0 +1,103 @@
+"""POST /api/auth/login: create on first login, password check, profile sync by Bearer token."""
+
+import hashlib
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.errors import EmailBelongsToAnotherUser, InvalidCredentials
+from accounts.models import User
+from accounts.services.sessions import Session, session_issue
+from accounts.services.users import user_get_or_create, user_update_profile
+from config.api import ratelimit
+from config.api.exceptions import RateLimitedError
+
+MAGIC_LINK_ONLY = (
+    "This account signs in with a magic link: request one at POST /api/auth/magic-link."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LoginResult:
+    user: User
+    session: Session
+    created: bool
+
+
+def _failure_keys(email: str, client_ip: str) -> tuple[str, str]:
+    digest = hashlib.sha256(email.lower().encode()).hexdigest()[:32]
+    return f"login-fail:{client_ip}:{digest}", f"login-fail:*:{digest}"
+
+
+def _check_not_blocked(email: str, client_ip: str) -> None:
+    period = settings.LOGIN_FAILURE_WINDOW_SECONDS
+    client_key, email_key = _failure_keys(email, client_ip)
+    for key, limit in (
+        (client_key, settings.LOGIN_FAILURES_PER_CLIENT),
+        (email_key, settings.LOGIN_FAILURES_PER_EMAIL),
+    ):
+        window = ratelimit.peek(key, limit=limit, period=period)
+        if window.count >= limit:
+            raise RateLimitedError(
+                "Too many failed sign-in attempts. Try again later.", retry_after=window.reset
+            )
+
+
+def _record_failure(email: str, client_ip: str) -> None:
+    period = settings.LOGIN_FAILURE_WINDOW_SECONDS
+    client_key, email_key = _failure_keys(email, client_ip)
+    ratelimit.hit(client_key, limit=settings.LOGIN_FAILURES_PER_CLIENT, period=period)
+    ratelimit.hit(email_key, limit=settings.LOGIN_FAILURES_PER_EMAIL, period=period)
+
+
+def login(
+    *,
+    email: str,
+    password: str | None,
+    full_name: str | None,
+    bearer_user: User | None,
+    client_ip: str,
+) -> LoginResult:
+    """The contract's login rules.
+
+    - With a valid Bearer token: sync the profile of the token's own user; the body's e-mail
+      must be that user's (409 otherwise). A password is set only if the account has none.
+    - Without: a new e-mail creates the user (with the password when given); an existing
+      user must give their password; an account without one signs in by magic link only.
+    """
+    if bearer_user is not None:
+        if bearer_user.email.lower() != email.lower():
+            raise EmailBelongsToAnotherUser()
+        with transaction.atomic():
+            user_update_profile(user=bearer_user, full_name=full_name)
+            if password and not bearer_user.has_usable_password():
+                bearer_user.set_password(password)
+                bearer_user.save(update_fields=["password"])
+            return signed_in(bearer_user, created=False)
+
+    _check_not_blocked(email, client_ip)
+    with transaction.atomic():
+        user, created = user_get_or_create(
+            email=email, password=password, full_name=full_name or ""
+        )
+        if not created:
+            if not user.is_active:
+                raise InvalidCredentials()
+            if not user.has_usable_password():
+                raise InvalidCredentials(MAGIC_LINK_ONLY)
+            if not password or not user.check_password(password):
+                # Recorded outside the rolled-back transaction: counters live in the cache.
+                _record_failure(email, client_ip)
+                raise InvalidCredentials()
+            user_update_profile(user=user, full_name=full_name)
+        ratelimit.reset(_failure_keys(email, client_ip)[0])
+        return signed_in(user, created=created)
+
+
+def signed_in(user: User, *, created: bool) -> LoginResult:
+    """Record the sign-in and issue a session (login and magic-link verification end here)."""
+    user.last_login = timezone.now()
+    user.save(update_fields=["last_login"])
+    return LoginResult(user=user, session=session_issue(user=user), created=created)

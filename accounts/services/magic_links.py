@@ -1,0 +1,96 @@
+"""Passwordless sign-in: single-use links, stored only as hashes, 15 minutes."""
+
+import hashlib
+import secrets
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.errors import InvalidCredentials
+from accounts.models import MagicLinkToken
+from accounts.services.login import LoginResult, signed_in
+from accounts.services.sessions import sessions_revoke_all
+from accounts.services.users import user_get_or_create
+from config.api import ratelimit
+from config.api.exceptions import RateLimitedError
+
+TOKEN_BYTES = 32
+INVALID_LINK = "This sign-in link is invalid, expired or already used."
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def magic_link_url(token: str) -> str:
+    # Built from APP_URL only: the Host header is the client's to choose.
+    return f"{settings.APP_URL}/auth/magic-verify?{urlencode({'token': token})}"
+
+
+def magic_link_request(*, email: str) -> str:
+    """Create a link for `email` and queue the e-mail; returns the URL.
+
+    Known and unknown addresses take the same path (verification creates the account), so
+    neither the answer nor its timing tells them apart.
+    """
+    from accounts.tasks import send_magic_link_email_task
+
+    email = email.lower()
+    window = ratelimit.hit(
+        f"magic-link:{_hash(email)[:32]}",
+        limit=settings.MAGIC_LINK_REQUESTS_PER_WINDOW,
+        period=settings.MAGIC_LINK_REQUEST_WINDOW_SECONDS,
+    )
+    if window.exceeded:
+        raise RateLimitedError(
+            "Too many sign-in links requested for this address. Try again later.",
+            retry_after=window.reset,
+        )
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    now = timezone.now()
+    MagicLinkToken.objects.create(
+        email=email,
+        token_hash=_hash(token),
+        created_at=now,
+        expires_at=now + settings.MAGIC_LINK_LIFETIME,
+    )
+    url = magic_link_url(token)
+    transaction.on_commit(lambda: send_magic_link_email_task.delay(email=email, url=url))
+    return url
+
+
+@transaction.atomic
+def magic_link_verify(*, token: str) -> LoginResult:
+    """Spend the link (one conditional UPDATE: of two concurrent calls, one wins).
+
+    The first verification of an address proves its owner holds it: whatever was issued for
+    the account before (sessions, a password set by whoever registered it first) is revoked.
+    """
+    now = timezone.now()
+    token_hash = _hash(token)
+    spent = MagicLinkToken.objects.filter(
+        token_hash=token_hash, used_at__isnull=True, expires_at__gt=now
+    ).update(used_at=now)
+    if spent != 1:
+        raise InvalidCredentials(INVALID_LINK)
+    email = MagicLinkToken.objects.values_list("email", flat=True).get(token_hash=token_hash)
+    user, created = user_get_or_create(email=email)
+    if not user.is_active:
+        raise InvalidCredentials(INVALID_LINK)
+    if not user.email_verified:
+        if not created:
+            sessions_revoke_all(user=user)
+            user.set_unusable_password()
+        user.email_verified = True
+        user.save(update_fields=["email_verified", "password"])
+    return signed_in(user, created=created)
+
+
+def magic_links_purge(*, older_than_days: int = 1) -> int:
+    """Delete links that expired more than `older_than_days` ago."""
+    cutoff = timezone.now() - timedelta(days=older_than_days)
+    deleted, _ = MagicLinkToken.objects.filter(expires_at__lt=cutoff).delete()
+    return deleted

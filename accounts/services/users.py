@@ -1,0 +1,74 @@
+"""Writes on users: creation, profile, role and plan."""
+
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from accounts.models import Role, User
+from accounts.selectors import user_get_by_email
+from config.api.exceptions import ApplicationError
+
+
+class UnknownPlan(ApplicationError):
+    code = "validation_error"
+    message = "Validation Failed"
+
+
+def user_create(*, email: str, password: str | None = None, full_name: str = "") -> User:
+    """A new user on the free plan, with the free quota as balance and monthly quota."""
+    return User.objects.create_user(email=email, password=password, full_name=full_name)
+
+
+def user_get_or_create(
+    *, email: str, password: str | None = None, full_name: str = ""
+) -> tuple[User, bool]:
+    """Safe when two requests create the same e-mail at once: the loser reads the winner's row."""
+    user = user_get_by_email(email=email)
+    if user is not None:
+        return user, False
+    try:
+        with transaction.atomic():
+            return user_create(email=email, password=password, full_name=full_name), True
+    except IntegrityError:
+        user = user_get_by_email(email=email)
+        if user is None:
+            raise
+        return user, False
+
+
+def user_update_profile(
+    *, user: User, full_name: str | None = None, avatar_url: str | None = None
+) -> User:
+    fields: dict[str, Any] = {}
+    if full_name is not None and full_name != user.full_name:
+        fields["full_name"] = full_name
+    if avatar_url is not None and avatar_url != user.avatar_url:
+        fields["avatar_url"] = avatar_url
+    for name, value in fields.items():
+        setattr(user, name, value)
+    if fields:
+        user.save(update_fields=list(fields))
+    return user
+
+
+def user_set_role(*, user: User, role: str) -> User:
+    """Admins are staff (the Django admin's door); the role is the only switch for it."""
+    if role not in Role.values:
+        raise ApplicationError(
+            "Validation Failed", details={"role": [f"Choose one of: {', '.join(Role.values)}."]}
+        )
+    if user.role != role:
+        user.role = role
+        user.save(update_fields=["role"])
+    return user
+
+
+def user_set_plan(*, user: User, plan: str) -> User:
+    """The tier and its monthly quota; the balance is the billing ledger's business."""
+    if plan not in settings.PLANS:
+        raise UnknownPlan(details={"plan": [f"Choose one of: {', '.join(settings.PLANS)}."]})
+    user.plan = plan
+    user.monthly_quota = settings.PLANS[plan]["monthly_quota"]
+    user.save(update_fields=["plan", "monthly_quota"])
+    return user
