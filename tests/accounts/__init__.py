@@ -1,0 +1,1 @@
+"""Tests of accounts and authentication."""

@@ -1,0 +1,220 @@
+"""POST /api/auth/login: validation, first login, passwords, profile sync, abuse limits."""
+
+import pytest
+
+from accounts.models import User
+
+pytestmark = pytest.mark.django_db
+
+PROFILE_FIELDS = {
+    "id",
+    "email",
+    "full_name",
+    "avatar_url",
+    "role",
+    "credits_remaining",
+    "monthly_quota",
+}
+
+
+@pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
+def test_first_login_creates_the_user(api, prefix, settings):
+    response = api.post(
+        f"{prefix}/auth/login",
+        {"email": "new@example.com", "fullName": "New Person", "password": "secret1"},
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["success"] is True
+    assert body["message"] == "Account created"
+    assert set(body["data"]) == {"token", "refreshToken", "user"}
+    user = User.objects.get(email="new@example.com")
+    assert body["data"]["user"] == {
+        "id": str(user.id),
+        "email": "new@example.com",
+        "full_name": "New Person",
+        "avatar_url": "",
+        "role": "user",
+        "credits_remaining": settings.FREE_PLAN_CREDITS,
+        "monthly_quota": settings.FREE_PLAN_CREDITS,
+    }
+    assert user.plan == "free"
+    assert user.check_password("secret1")
+
+
+@pytest.mark.parametrize(
+    ("body", "details"),
+    [
+        ({}, {"email": ["This field is required."]}),
+        ({"email": "not-an-email"}, {"email": ["Enter a valid email address."]}),
+        (
+            {"email": "a@example.com", "password": "12345"},
+            {"password": ["Ensure this field has at least 6 characters."]},
+        ),
+        (
+            {"email": "a@example.com", "fullName": 42 * "x" * 10},
+            {"fullName": ["Ensure this field has no more than 200 characters."]},
+        ),
+    ],
+)
+def test_invalid_bodies_are_400_and_create_nothing(api, body, details):
+    response = api.post("/api/auth/login", body)
+    assert response.status_code == 400
+    assert response.json() == {
+        "success": False,
+        "message": "Validation Failed",
+        "error": {"code": "validation_error", "details": details},
+    }
+    assert not User.objects.exists()
+
+
+def test_existing_user_with_right_password(api, user):
+    response = api.post(
+        "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
+    )
+    assert response.status_code == 200
+    assert response.json()["message"] == "Login successful"
+    assert response.json()["data"]["user"]["id"] == str(user.id)
+
+
+def test_wrong_password_is_401_and_changes_nothing(api, user):
+    before = User.objects.values().get(pk=user.pk)
+    response = api.post(
+        "/api/auth/login",
+        {"email": "ada@example.com", "password": "wrong-horse", "fullName": "Mallory"},
+    )
+    assert response.status_code == 401
+    assert response.json() == {
+        "success": False,
+        "message": "Invalid e-mail or password.",
+        "error": {"code": "invalid_credentials", "details": {}},
+    }
+    assert User.objects.values().get(pk=user.pk) == before
+    assert User.objects.count() == 1
+
+
+def test_missing_password_for_an_account_with_one_is_401(api, user):
+    response = api.post("/api/auth/login", {"email": "ada@example.com"})
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "invalid_credentials"
+
+
+def test_no_email_only_login_into_a_passwordless_account(api, passwordless_user):
+    for body in (
+        {"email": "grace@example.com"},
+        {"email": "grace@example.com", "password": "guess123"},
+    ):
+        response = api.post("/api/auth/login", body)
+        assert response.status_code == 401
+        assert "magic link" in response.json()["message"]
+    assert not User.objects.get(pk=passwordless_user.pk).has_usable_password()
+
+
+def test_email_is_matched_case_insensitively(api, user):
+    response = api.post(
+        "/api/auth/login", {"email": "ADA@Example.COM", "password": "correct-horse"}
+    )
+    assert response.status_code == 200
+    assert response.json()["data"]["user"]["id"] == str(user.id)
+    assert User.objects.count() == 1
+
+
+def test_email_uniqueness_is_a_database_constraint(user):
+    from django.db import IntegrityError, transaction
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        User.objects.create(email="ADA@EXAMPLE.COM")
+
+
+def test_bearer_token_syncs_its_own_profile(authed, user):
+    response = authed.post("/api/auth/login", {"email": "Ada@example.com", "fullName": "Ada L."})
+    assert response.status_code == 200
+    user.refresh_from_db()
+    assert user.full_name == "Ada L."
+    assert user.check_password("correct-horse")  # unchanged: the token proved identity
+
+
+def test_bearer_token_with_another_users_email_is_409(authed, user, passwordless_user):
+    response = authed.post("/api/auth/login", {"email": "grace@example.com", "fullName": "Hijack"})
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "conflict"
+    passwordless_user.refresh_from_db()
+    user.refresh_from_db()
+    assert (passwordless_user.full_name, user.full_name) == ("", "Ada")
+
+
+def test_invalid_bearer_token_on_login_is_401(api, user):
+    api.credentials(HTTP_AUTHORIZATION="Bearer not.a.token")
+    response = api.post(
+        "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
+    )
+    assert response.status_code == 401
+    assert response.json()["message"] == "Unauthorized: Session expired or invalid"
+
+
+def test_repeated_wrong_passwords_are_slowed_down(api, user, settings):
+    settings.LOGIN_FAILURES_PER_CLIENT = 3
+    for _ in range(3):
+        assert (
+            api.post(
+                "/api/auth/login", {"email": "ada@example.com", "password": "nope-nope"}
+            ).status_code
+            == 401
+        )
+    # Blocked now, even with the right password, from this address...
+    response = api.post(
+        "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
+    )
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "rate_limited"
+    assert 1 <= int(response["Retry-After"]) <= settings.LOGIN_FAILURE_WINDOW_SECONDS
+    # ...but the owner still gets in from another address.
+    response = api.post(
+        "/api/auth/login",
+        {"email": "ada@example.com", "password": "correct-horse"},
+        REMOTE_ADDR="203.0.113.50",
+    )
+    assert response.status_code == 200
+
+
+def test_failures_from_everywhere_are_capped_per_email(api, user, settings):
+    settings.LOGIN_FAILURES_PER_EMAIL = 4
+    for n in range(4):
+        api.post(
+            "/api/auth/login",
+            {"email": "ada@example.com", "password": "x" * 8},
+            REMOTE_ADDR=f"198.51.100.{n}",
+        )
+    response = api.post(
+        "/api/auth/login",
+        {"email": "ada@example.com", "password": "correct-horse"},
+        REMOTE_ADDR="192.0.2.9",
+    )
+    assert response.status_code == 429
+
+
+def test_a_success_clears_the_failure_count(api, user, settings):
+    settings.LOGIN_FAILURES_PER_CLIENT = 3
+    for _ in range(2):
+        api.post("/api/auth/login", {"email": "ada@example.com", "password": "nope-nope"})
+    assert (
+        api.post(
+            "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
+        ).status_code
+        == 200
+    )
+    for _ in range(2):
+        api.post("/api/auth/login", {"email": "ada@example.com", "password": "nope-nope"})
+    assert (
+        api.post(
+            "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
+        ).status_code
+        == 200
+    )
+
+
+def test_wrong_content_type_is_415(api):
+    response = api.generic(
+        "POST", "/api/auth/login", "email=a@example.com", content_type="text/plain"
+    )
+    assert response.status_code == 415

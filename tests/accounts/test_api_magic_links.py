@@ -1,0 +1,221 @@
+"""Magic links: same answer for every address, hashed single-use tokens, takeover revocation."""
+
+import hashlib
+import threading
+import time
+from datetime import timedelta
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from django.core import mail
+from django.db import connection
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import MagicLinkToken, User
+from accounts.services.sessions import session_issue
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def request_link(api, django_capture_on_commit_callbacks):
+    def send(email: str, **extra):
+        # The e-mail is queued on commit, and a test's transaction never commits: the
+        # request runs its on-commit callbacks as a committed request would.
+        with django_capture_on_commit_callbacks(execute=True):
+            return api.post("/api/auth/magic-link", {"email": email}, **extra)
+
+    return send
+
+
+def token_of(url: str) -> str:
+    return parse_qs(urlparse(url).query)["token"][0]
+
+
+def test_link_is_built_from_app_url_and_mailed(api, settings, request_link):
+    settings.APP_URL = "https://app.example.com"
+    settings.MAGIC_LINK_EXPOSE_URL = True
+    settings.ALLOWED_HOSTS = ["*"]  # a Host the server accepts, and still not used in the link
+    response = request_link("New@Example.com", HTTP_HOST="evil.example.net")
+    assert response.status_code == 200
+    url = response.json()["data"]["magicUrl"]
+    assert url.startswith("https://app.example.com/auth/magic-verify?token=")
+    assert len(token_of(url)) >= 43  # 32 random bytes, base64url
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.to == ["new@example.com"]
+    assert url in message.body
+    assert url in message.alternatives[0].content
+    assert message.alternatives[0].mimetype == "text/html"
+
+
+def test_only_the_hash_is_stored(api, settings, request_link):
+    settings.MAGIC_LINK_EXPOSE_URL = True
+    token = token_of(request_link("a@example.com").json()["data"]["magicUrl"])
+    stored = MagicLinkToken.objects.get()
+    assert stored.token_hash == hashlib.sha256(token.encode()).hexdigest()
+    assert token not in str(MagicLinkToken.objects.values().get())
+    assert stored.expires_at - stored.created_at == timedelta(minutes=15)
+
+
+def test_same_answer_for_known_and_unknown_addresses(api, user, settings, request_link):
+    settings.MAGIC_LINK_EXPOSE_URL = False
+    known = request_link("ada@example.com")
+    unknown = request_link("nobody@example.com")
+    assert known.status_code == unknown.status_code == 200
+    assert (
+        known.json()
+        == unknown.json()
+        == {
+            "success": True,
+            "message": "If this address can receive e-mail, a sign-in link is on its way.",
+            "data": {},
+        }
+    )
+    assert len(mail.outbox) == 2
+
+
+def test_known_and_unknown_take_the_same_time(api, user, settings, request_link):
+    settings.MAGIC_LINK_REQUESTS_PER_WINDOW = 1000
+
+    def median(email: str) -> float:
+        samples = []
+        for _ in range(15):
+            started = time.perf_counter()
+            request_link(email)
+            samples.append(time.perf_counter() - started)
+        return sorted(samples)[len(samples) // 2]
+
+    known, unknown = median("ada@example.com"), median("nobody@example.com")
+    assert max(known, unknown) / min(known, unknown) < 2
+
+
+def test_invalid_email_is_400(api, request_link):
+    response = request_link("nope")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {"email": ["Enter a valid email address."]}
+    assert not MagicLinkToken.objects.exists()
+
+
+def test_at_most_five_requests_per_address_per_window(api, request_link):
+    for _ in range(5):
+        assert request_link("a@example.com").status_code == 200
+    response = request_link("A@example.com")
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "rate_limited"
+    assert "Retry-After" in response
+    assert MagicLinkToken.objects.count() == 5
+    assert request_link("b@example.com").status_code == 200
+
+
+@pytest.fixture
+def link(api, settings, request_link):
+    settings.MAGIC_LINK_EXPOSE_URL = True
+
+    def make(email: str) -> str:
+        return token_of(request_link(email).json()["data"]["magicUrl"])
+
+    return make
+
+
+def test_verify_creates_the_user_and_signs_in(api, link):
+    response = api.post("/api/auth/magic-link/verify", {"token": link("New@Example.com")})
+    assert response.status_code == 200
+    data = response.json()["data"]
+    user = User.objects.get()
+    assert user.email == "new@example.com"
+    assert user.email_verified
+    assert not user.has_usable_password()
+    assert data["user"]["id"] == str(user.id)
+    me = APIClient()
+    me.credentials(HTTP_AUTHORIZATION=f"Bearer {data['token']}")
+    assert me.get("/api/auth/me").json()["data"]["email"] == "new@example.com"
+
+
+def test_a_link_works_once(api, link):
+    token = link("a@example.com")
+    assert api.post("/api/auth/magic-link/verify", {"token": token}).status_code == 200
+    again = api.post("/api/auth/magic-link/verify", {"token": token})
+    assert again.status_code == 401
+    assert again.json() == {
+        "success": False,
+        "message": "This sign-in link is invalid, expired or already used.",
+        "error": {"code": "invalid_credentials", "details": {}},
+    }
+
+
+def test_an_expired_link_is_refused(api, link):
+    token = link("a@example.com")
+    MagicLinkToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert api.post("/api/auth/magic-link/verify", {"token": token}).status_code == 401
+    assert not User.objects.exists()
+
+
+def test_an_unknown_token_is_refused(api):
+    assert api.post("/api/auth/magic-link/verify", {"token": "x" * 43}).status_code == 401
+    assert api.post("/api/auth/magic-link/verify", {}).status_code == 400
+
+
+def test_first_verification_revokes_a_pre_registered_takeover(api, link):
+    # A stranger registers the victim's address first, with a password, and keeps a session.
+    stranger = api.post("/api/auth/login", {"email": "victim@example.com", "password": "stranger1"})
+    stolen = stranger.json()["data"]
+    # The real owner proves the address by magic link.
+    owner = api.post("/api/auth/magic-link/verify", {"token": link("victim@example.com")})
+    assert owner.status_code == 200
+    # Everything the stranger held is dead: session, refresh token and password.
+    thief = APIClient()
+    thief.credentials(HTTP_AUTHORIZATION=f"Bearer {stolen['token']}")
+    assert thief.get("/api/auth/me").status_code == 401
+    assert (
+        api.post("/api/auth/refresh", {"refreshToken": stolen["refreshToken"]}).status_code == 401
+    )
+    relogin = api.post("/api/auth/login", {"email": "victim@example.com", "password": "stranger1"})
+    assert relogin.status_code == 401
+    # The owner's own session works.
+    mine = APIClient()
+    mine.credentials(HTTP_AUTHORIZATION=f"Bearer {owner.json()['data']['token']}")
+    assert mine.get("/api/auth/me").status_code == 200
+
+
+def test_later_verifications_keep_other_sessions(api, link):
+    api.post("/api/auth/magic-link/verify", {"token": link("a@example.com")})
+    user = User.objects.get()
+    laptop = session_issue(user=user)
+    assert (
+        api.post("/api/auth/magic-link/verify", {"token": link("a@example.com")}).status_code == 200
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {laptop.token}")
+    assert client.get("/api/auth/me").status_code == 200
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_verifications_give_one_session(link):
+    token = link("race@example.com")
+    barrier = threading.Barrier(2)
+    statuses: list[int] = []
+
+    def verify() -> None:
+        client = APIClient()
+        barrier.wait()
+        statuses.append(client.post("/api/auth/magic-link/verify", {"token": token}).status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=verify) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200, 401]
+    assert User.objects.filter(email="race@example.com").count() == 1
+
+
+def test_verification_spends_the_link_in_one_conditional_update(api, link):
+    """Sequential stand-in for the race above: a spent link cannot be spent again."""
+    token = link("a@example.com")
+    MagicLinkToken.objects.update(used_at=timezone.now())
+    assert api.post("/api/auth/magic-link/verify", {"token": token}).status_code == 401
+    assert not User.objects.exists()

@@ -1,0 +1,184 @@
+"""Sessions: /me, the two 401 messages, refresh rotation, logout and revocation."""
+
+import base64
+import json
+from datetime import timedelta
+
+import jwt
+import pytest
+from django.conf import settings
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from accounts.services.sessions import session_issue
+
+pytestmark = pytest.mark.django_db
+
+
+def bearer(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client
+
+
+@pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
+def test_me_returns_the_profile_with_created_at(authed, user, prefix):
+    response = authed.get(f"{prefix}/auth/me")
+    assert response.status_code == 200
+    assert response.json() == {
+        "success": True,
+        "data": {
+            "id": str(user.id),
+            "email": "ada@example.com",
+            "full_name": "Ada",
+            "avatar_url": "",
+            "role": "user",
+            "credits_remaining": 20,
+            "monthly_quota": 20,
+            "created_at": user.created_at.isoformat().replace("+00:00", "Z"),
+        },
+    }
+
+
+def test_missing_header(api):
+    response = api.get("/api/auth/me")
+    assert response.status_code == 401
+    assert response.json() == {
+        "success": False,
+        "message": "Missing Authorization Header",
+        "error": {"code": "not_authenticated", "details": {}},
+    }
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+
+
+def _forge(payload: dict, header: dict) -> str:
+    def part(data: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    return f"{part(header)}.{part(payload)}."
+
+
+@pytest.mark.parametrize(
+    "make_token",
+    [
+        pytest.param(lambda s, u: "garbage", id="garbage"),
+        pytest.param(lambda s, u: s.token[:-4] + "AAAA", id="tampered-signature"),
+        pytest.param(lambda s, u: s.refresh_token, id="refresh-token-as-access"),
+        pytest.param(
+            lambda s, u: _forge(
+                {**jwt.decode(s.token, options={"verify_signature": False})},
+                {"alg": "none", "typ": "JWT"},
+            ),
+            id="alg-none",
+        ),
+        pytest.param(
+            lambda s, u: jwt.encode(
+                {**jwt.decode(s.token, options={"verify_signature": False}), "user_id": "x"},
+                "another-key-entirely-0123456789abcdef",
+                algorithm="HS256",
+            ),
+            id="wrong-key",
+        ),
+        pytest.param(
+            lambda s, u: jwt.encode(
+                {
+                    **jwt.decode(s.token, options={"verify_signature": False}),
+                    "exp": int((timezone.now() - timedelta(minutes=1)).timestamp()),
+                },
+                settings.SECRET_KEY,
+                algorithm="HS256",
+            ),
+            id="expired",
+        ),
+    ],
+)
+def test_bad_tokens_are_401_invalid(session, user, make_token):
+    response = bearer(make_token(session, user)).get("/api/auth/me")
+    assert response.status_code == 401
+    assert response.json() == {
+        "success": False,
+        "message": "Unauthorized: Session expired or invalid",
+        "error": {"code": "invalid_token", "details": {}},
+    }
+
+
+@pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer a b", "Token abc"])
+def test_malformed_headers_are_invalid_not_missing(api, header):
+    api.credentials(HTTP_AUTHORIZATION=header)
+    response = api.get("/api/auth/me")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "invalid_token"
+
+
+def test_inactive_user_token_is_401(session, user):
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    assert bearer(session.token).get("/api/auth/me").status_code == 401
+
+
+def test_access_token_lives_60_minutes_and_refresh_14_days(session):
+    access = jwt.decode(session.token, options={"verify_signature": False})
+    refresh = jwt.decode(session.refresh_token, options={"verify_signature": False})
+    assert access["exp"] - access["iat"] == 60 * 60
+    assert refresh["exp"] - refresh["iat"] == 14 * 24 * 60 * 60
+
+
+def test_refresh_rotates_and_the_old_token_is_spent(api, session):
+    response = api.post("/api/auth/refresh", {"refreshToken": session.refresh_token})
+    assert response.status_code == 200
+    data = response.json()["data"]
+    assert set(data) == {"token", "refreshToken"}
+    assert data["refreshToken"] != session.refresh_token
+    assert bearer(data["token"]).get("/api/auth/me").status_code == 200
+    reused = api.post("/api/auth/refresh", {"refreshToken": session.refresh_token})
+    assert reused.status_code == 401
+    assert reused.json()["error"]["code"] == "invalid_token"
+    # The rotated token still works once.
+    assert api.post("/api/auth/refresh", {"refreshToken": data["refreshToken"]}).status_code == 200
+
+
+@pytest.mark.parametrize("raw", ["", "nonsense"])
+def test_refresh_with_garbage(api, raw):
+    response = api.post("/api/auth/refresh", {"refreshToken": raw})
+    assert response.status_code in (400, 401)
+    if raw:
+        assert response.json()["error"]["code"] == "invalid_token"
+
+
+def test_refresh_refuses_an_access_token(api, session):
+    assert api.post("/api/auth/refresh", {"refreshToken": session.token}).status_code == 401
+
+
+def test_logout_kills_the_refresh_token(authed, api, session):
+    response = authed.post("/api/auth/logout", {"refreshToken": session.refresh_token})
+    assert response.status_code == 200
+    assert response.json() == {"success": True, "message": "Logged out", "data": {"success": True}}
+    assert api.post("/api/auth/refresh", {"refreshToken": session.refresh_token}).status_code == 401
+    # Logging out twice is fine.
+    assert (
+        authed.post("/api/auth/logout", {"refreshToken": session.refresh_token}).status_code == 200
+    )
+
+
+def test_logout_needs_the_bearer_token(api, session):
+    response = api.post("/api/auth/logout", {"refreshToken": session.refresh_token})
+    assert response.status_code == 401
+    assert response.json()["message"] == "Missing Authorization Header"
+    assert api.post("/api/auth/refresh", {"refreshToken": session.refresh_token}).status_code == 200
+
+
+def test_logout_with_someone_elses_refresh_token_is_refused(authed, api, passwordless_user):
+    other = session_issue(user=passwordless_user)
+    assert authed.post("/api/auth/logout", {"refreshToken": other.refresh_token}).status_code == 401
+    assert api.post("/api/auth/refresh", {"refreshToken": other.refresh_token}).status_code == 200
+
+
+def test_logout_everywhere_revokes_every_session(authed, api, user, session):
+    second = session_issue(user=user)
+    response = authed.post(
+        "/api/auth/logout", {"refreshToken": session.refresh_token, "everywhere": True}
+    )
+    assert response.status_code == 200
+    assert bearer(second.token).get("/api/auth/me").status_code == 401
+    assert api.post("/api/auth/refresh", {"refreshToken": second.refresh_token}).status_code == 401
+    assert authed.get("/api/auth/me").status_code == 401
