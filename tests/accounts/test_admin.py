@@ -1,0 +1,87 @@
+"""Admin: operators list, search and filter users, and change role and plan through services."""
+
+import pytest
+
+from accounts.models import MagicLinkToken, Role, User
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def operator(client):
+    admin = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
+    client.force_login(admin)
+    return client
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/admin/accounts/user/",
+        "/admin/accounts/user/?q=ada",
+        "/admin/accounts/user/?role__exact=admin&plan__exact=free",
+        "/admin/accounts/user/add/",
+        "/admin/accounts/magiclinktoken/",
+        "/admin/token_blacklist/outstandingtoken/",
+    ],
+)
+def test_admin_pages_render(operator, path):
+    User.objects.create_user(email="ada@example.com", full_name="Ada")
+    assert operator.get(path).status_code == 200
+
+
+def test_user_list_shows_the_columns(operator):
+    User.objects.create_user(email="ada@example.com", full_name="Ada Lovelace")
+    html = operator.get("/admin/accounts/user/").content.decode()
+    for heading in ("Email", "Full name", "Role", "Plan", "Credits remaining", "Monthly quota"):
+        assert heading in html
+    assert "ada@example.com" in html
+
+
+def test_change_role_and_plan_through_the_form(operator, settings):
+    user = User.objects.create_user(email="ada@example.com")
+    page = operator.get(f"/admin/accounts/user/{user.pk}/change/")
+    assert page.status_code == 200
+    response = operator.post(
+        f"/admin/accounts/user/{user.pk}/change/",
+        {
+            "full_name": "Ada L.",
+            "avatar_url": "",
+            "role": "admin",
+            "plan": "pro",
+            "is_active": "on",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    user.refresh_from_db()
+    assert (user.full_name, user.role, user.plan) == ("Ada L.", Role.ADMIN, "pro")
+    assert user.is_staff
+    assert user.monthly_quota == settings.PLANS["pro"]["monthly_quota"]
+    assert user.credits_remaining == settings.FREE_PLAN_CREDITS  # balances move only by ledger
+
+
+def test_an_unknown_plan_is_refused_by_the_form(operator):
+    user = User.objects.create_user(email="ada@example.com")
+    response = operator.post(
+        f"/admin/accounts/user/{user.pk}/change/",
+        {"full_name": "", "avatar_url": "", "role": "user", "plan": "platinum", "is_active": "on"},
+    )
+    assert response.status_code == 200  # the form again, with its error
+    user.refresh_from_db()
+    assert user.plan == "free"
+
+
+def test_add_user_through_the_service(operator, settings):
+    response = operator.post(
+        "/admin/accounts/user/add/",
+        {"email": "new@example.com", "full_name": "New", "password": "secret1"},
+    )
+    assert response.status_code == 302
+    user = User.objects.get(email="new@example.com")
+    assert user.check_password("secret1")
+    assert user.credits_remaining == settings.FREE_PLAN_CREDITS
+
+
+def test_magic_links_are_read_only(operator):
+    assert operator.get("/admin/accounts/magiclinktoken/add/").status_code == 403
+    assert MagicLinkToken.objects.count() == 0
