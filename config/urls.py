@@ -10,6 +10,8 @@ from health.views import HealthV1View
 api_patterns: list[URLPattern | URLResolver] = [
     path("", include("health.urls")),
     path("", include("accounts.urls")),
+    path("", include("notifications.urls")),
+    path("", include("billing.urls")),
 ]
 
 urlpatterns = [

@@ -1,0 +1,84 @@
+"""In-app notifications: one row per message to one user; the category follows from the type."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Category(models.TextChoices):
+    SYSTEM = "System", "System"
+    BILLING = "Billing", "Billing"
+    AI_GENERATION = "AI Generation", "AI Generation"
+    SOCIAL_HUB = "Social Hub", "Social Hub"
+
+
+class NotificationType(models.TextChoices):
+    SYSTEM_ALERT = "system_alert", "System alert"
+    PAYMENT_SUCCESS = "payment_success", "Payment succeeded"
+    PLAN_UPGRADE = "plan_upgrade", "Plan upgraded"
+    PAYMENT_FAILED = "payment_failed", "Payment failed"
+    AI_COMPLETE = "ai_complete", "AI generation complete"
+    AI_FAILED = "ai_failed", "AI generation failed"
+    POST_PUBLISHED = "post_published", "Post published"
+    POST_FAILED = "post_failed", "Post failed"
+
+
+CATEGORY_OF_TYPE: dict[str, str] = {
+    NotificationType.SYSTEM_ALERT: Category.SYSTEM,
+    NotificationType.PAYMENT_SUCCESS: Category.BILLING,
+    NotificationType.PLAN_UPGRADE: Category.BILLING,
+    NotificationType.PAYMENT_FAILED: Category.BILLING,
+    NotificationType.AI_COMPLETE: Category.AI_GENERATION,
+    NotificationType.AI_FAILED: Category.AI_GENERATION,
+    NotificationType.POST_PUBLISHED: Category.SOCIAL_HUB,
+    NotificationType.POST_FAILED: Category.SOCIAL_HUB,
+}
+
+
+def _category_matches_type() -> Q:
+    condition = Q()
+    for category in Category.values:
+        types = [t for t, c in CATEGORY_OF_TYPE.items() if c == category]
+        condition |= Q(category=category, type__in=types)
+    return condition
+
+
+class Notification(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        db_index=False,  # the composite indexes below lead with user
+    )
+    title = models.CharField(max_length=200)
+    message = models.TextField(max_length=2000)
+    category = models.CharField(max_length=20, choices=Category.choices)
+    type = models.CharField(max_length=32, choices=NotificationType.choices)
+    read = models.BooleanField(default=False)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [
+            # The list, newest first, for one user: an index range scan whatever the table size.
+            models.Index(fields=["user", "-created_at", "-id"], name="notif_user_created_idx"),
+            # Unread only: serves the unread count, read=false lists and read-all.
+            models.Index(
+                fields=["user", "-created_at", "-id"],
+                condition=Q(read=False),
+                name="notif_user_unread_idx",
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=_category_matches_type(), name="notif_category_matches_type"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} for {self.user_id}: {self.title}"
