@@ -27,8 +27,9 @@ class UserManager(BaseUserManager["User"]):
     def create_user(self, email: str, password: str | None = None, **fields: Any) -> "User":
         if not email:
             raise ValueError("An e-mail address is required.")
-        fields.setdefault("credits_remaining", settings.FREE_PLAN_CREDITS)
-        fields.setdefault("monthly_quota", settings.FREE_PLAN_CREDITS)
+        # The balance starts at 0: credits arrive only through the billing ledger
+        # (accounts.services.users.user_create grants the free plan's).
+        fields.setdefault("monthly_quota", settings.PLANS["free"]["monthly_quota"])
         user = self.model(email=self.normalize_email(email), **fields)
         if password:
             user.set_password(password)

@@ -82,3 +82,31 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type} for {self.user_id}: {self.title}"
+
+
+class OutboxEvent(models.Model):
+    """A domain event recorded in the transaction that caused it, for outgoing webhooks and
+    the live feed to deliver later (transactional outbox: no event without its change, no
+    change without its event)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    event = models.CharField(max_length=64)  # e.g. "credits.depleted", "post.published"
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="outbox_events"
+    )
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("created_at",)
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(dispatched_at__isnull=True),
+                name="outbox_pending_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} for {self.user_id} at {self.created_at:%Y-%m-%d %H:%M:%S}"

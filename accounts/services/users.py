@@ -15,9 +15,20 @@ class UnknownPlan(ApplicationError):
     message = "Validation Failed"
 
 
+@transaction.atomic
 def user_create(*, email: str, password: str | None = None, full_name: str = "") -> User:
-    """A new user on the free plan, with the free quota as balance and monthly quota."""
-    return User.objects.create_user(email=email, password=password, full_name=full_name)
+    """A new user on the free plan, its quota granted as the first ledger entry."""
+    from billing.models import Reason
+    from billing.services.credits import credits_grant
+
+    user = User.objects.create_user(email=email, password=password, full_name=full_name)
+    amount = settings.PLANS["free"]["monthly_quota"]
+    if amount > 0:
+        credits_grant(
+            user=user, amount=amount, reason=Reason.SIGNUP, idempotency_key=f"signup:{user.pk}"
+        )
+        user.refresh_from_db(fields=["credits_remaining"])
+    return user
 
 
 def user_get_or_create(

@@ -5,18 +5,17 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services.sessions import session_issue
+from accounts.services.users import user_create
 
 
 @pytest.fixture
 def user(db) -> User:
-    return User.objects.create_user(
-        email="ada@example.com", password="correct-horse", full_name="Ada"
-    )
+    return user_create(email="ada@example.com", password="correct-horse", full_name="Ada")
 
 
 @pytest.fixture
 def passwordless_user(db) -> User:
-    return User.objects.create_user(email="grace@example.com")
+    return user_create(email="grace@example.com")
 
 
 @pytest.fixture

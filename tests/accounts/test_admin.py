@@ -3,6 +3,7 @@
 import pytest
 
 from accounts.models import MagicLinkToken, Role, User
+from accounts.services.users import user_create
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,7 @@ def test_user_list_shows_the_columns(operator):
 
 
 def test_change_role_and_plan_through_the_form(operator, settings):
-    user = User.objects.create_user(email="ada@example.com")
+    user = user_create(email="ada@example.com")
     page = operator.get(f"/admin/accounts/user/{user.pk}/change/")
     assert page.status_code == 200
     response = operator.post(

@@ -1,0 +1,1 @@
+"""Writes on balances (the ledger) and on payment events."""
