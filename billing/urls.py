@@ -1,5 +1,14 @@
 """Billing routes (mounted under /api/ and /api/v1/ by config.urls)."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from billing import api
+
+urlpatterns = [
+    path(
+        "credits/transactions",
+        api.CreditTransactionListView.as_view(),
+        name="credit-transactions",
+    ),
+    path("webhooks/payment", api.PaymentWebhookView.as_view(), name="payment-webhook"),
+]

@@ -28,6 +28,11 @@ app.conf.update(
             "task": "accounts.tasks.flush_expired_tokens_task",
             "schedule": crontab(minute=17, hour=3),
         },
+        # Daily, not monthly: a day the workers were down is caught up the next day.
+        "billing-replenish-free-plans": {
+            "task": "billing.tasks.replenish_free_plans_task",
+            "schedule": crontab(minute=5, hour=0),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

@@ -232,3 +232,22 @@ def quota_replenish(*, user: User, period: str) -> MonthlyReplenishment | None:
 
 def period_of(day: date) -> str:
     return f"{day.year:04d}-{day.month:02d}"
+
+
+def free_plans_replenish(*, today: date) -> int:
+    """Replenish every free-plan user not yet replenished this month; returns how many ran.
+
+    Each user is one short transaction, so a long run holds no lock for long and a crash
+    resumes where it stopped (users done this month are skipped).
+    """
+    period = period_of(today)
+    pending = (
+        User.objects.filter(plan="free", is_active=True)
+        .exclude(monthlyreplenishment__period=period)
+        .order_by("pk")
+    )
+    done = 0
+    for user in pending.iterator(chunk_size=500):
+        if quota_replenish(user=user, period=period) is not None:
+            done += 1
+    return done

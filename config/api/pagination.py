@@ -82,7 +82,7 @@ class EnvelopePagination(BasePagination):
             "type": "object",
             "required": ["success", "data"],
             "properties": {
-                "success": {"type": "boolean", "enum": [True]},
+                "success": {"type": "boolean", "description": "Always true on success."},
                 "data": schema,
                 "meta": {
                     "type": "object",

@@ -28,7 +28,7 @@ ERROR_ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["success", "message", "error"],
     "properties": {
-        "success": {"type": "boolean", "enum": [False]},
+        "success": {"type": "boolean", "description": "Always false on errors."},
         "message": {"type": "string", "example": "Validation Failed"},
         "error": {
             "type": "object",
@@ -58,7 +58,7 @@ RATE_LIMIT_HEADERS: dict[str, Any] = {
 
 def envelope_schema(data: dict[str, Any] | None) -> dict[str, Any]:
     properties: dict[str, Any] = {
-        "success": {"type": "boolean", "enum": [True]},
+        "success": {"type": "boolean", "description": "Always true on success."},
         "message": {"type": "string"},
     }
     required = ["success"]
