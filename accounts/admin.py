@@ -6,7 +6,9 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
 from accounts.models import MagicLinkToken, User
 from accounts.services.users import (
@@ -42,6 +44,19 @@ class UserCreationForm(forms.ModelForm[User]):
     class Meta:
         model = User
         fields = ("email", "full_name")
+
+
+class GrantCreditsForm(forms.Form):
+    credits = forms.IntegerField(
+        help_text="Credits to add to each user; a negative number removes (never below 0)."
+    )
+    reason = forms.CharField(max_length=150, help_text="Kept on each ledger row.")
+
+    def clean_credits(self) -> int:
+        value = int(self.cleaned_data["credits"])
+        if value == 0:
+            raise forms.ValidationError("Must not be 0.")
+        return value
 
 
 @admin.register(User)
@@ -83,6 +98,38 @@ class UserAdmin(admin.ModelAdmin[User]):
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> Any:
         return self.readonly_fields if obj is not None else ()
+
+    actions = ["grant_credits"]
+
+    @admin.action(description="Grant credits to the selected users")
+    def grant_credits(self, request: HttpRequest, queryset: QuerySet[User]) -> Any:
+        """Asks for an amount and a reason, then writes one ledger row per user."""
+        from billing.services.credits import credits_adjust, credits_grant
+
+        form = GrantCreditsForm(request.POST if "apply" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            amount, reason = form.cleaned_data["credits"], form.cleaned_data["reason"]
+            reference = f"operator {request.user}: {reason}"[:200]
+            for user in queryset:
+                if amount > 0:
+                    credits_grant(user=user, amount=amount, reference=reference)
+                else:
+                    credits_adjust(user=user, delta=amount, reference=reference)
+            self.message_user(request, f"{amount:+d} credits for {queryset.count()} users.")
+            return None
+        return TemplateResponse(
+            request,
+            "admin/accounts/user/action_form.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Grant credits",
+                "intro": "Grant credits to these users:",
+                "queryset": queryset,
+                "form": form,
+                "action": "grant_credits",
+                "submit": "Grant",
+            },
+        )
 
     @transaction.atomic
     def save_model(self, request: HttpRequest, obj: User, form: Any, change: bool) -> None:

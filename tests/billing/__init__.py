@@ -1,0 +1,1 @@
+"""Tests of the credit ledger, plans and the payment webhook."""

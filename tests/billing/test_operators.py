@@ -1,0 +1,112 @@
+"""Operators: grant_credits command, ledger and payment-event admin, the grant action."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from accounts.models import User
+from billing.models import CreditTransaction, PaymentEvent
+from tests.billing.conftest import order_paid
+
+pytestmark = pytest.mark.django_db
+
+
+def grant(*args: str) -> str:
+    out = StringIO()
+    call_command("grant_credits", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_grant_credits_command(ada):
+    assert "+10 credits, balance 30" in grant(
+        "--email", "ADA@example.com", "--credits", "10", "--reason", "support"
+    )
+    entry = CreditTransaction.objects.filter(user=ada).first()
+    assert entry is not None
+    assert (entry.delta, entry.reason, entry.reference) == (10, "grant", "operator: support")
+
+
+def test_negative_adjustment_never_goes_below_zero(ada):
+    assert "-20 credits, balance 0" in grant(
+        "--email", "ada@example.com", "--credits", "-99", "--reason", "fraud"
+    )
+    assert "nothing changed" in grant(
+        "--email", "ada@example.com", "--credits", "-1", "--reason", "x"
+    )
+    ada.refresh_from_db()
+    assert ada.credits_remaining == 0
+
+
+def test_unknown_email_and_zero_are_errors(ada):
+    with pytest.raises(CommandError, match="No user"):
+        grant("--email", "nobody@example.com", "--credits", "5", "--reason", "x")
+    with pytest.raises(CommandError, match="must not be 0"):
+        grant("--email", "ada@example.com", "--credits", "0", "--reason", "x")
+
+
+@pytest.fixture
+def operator(client):
+    client.force_login(User.objects.create_superuser(email="ops@example.com", password="pw-123456"))
+    return client
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/admin/billing/credittransaction/",
+        "/admin/billing/credittransaction/?reason__exact=signup&q=ada",
+        "/admin/billing/paymentevent/",
+        "/admin/billing/paymentevent/?status__exact=unmatched&event_type=order.paid",
+    ],
+)
+def test_billing_admin_pages(operator, ada, path):
+    assert operator.get(path).status_code == 200
+
+
+def test_ledger_admin_is_read_only(operator, ada):
+    entry = CreditTransaction.objects.get(user=ada)
+    assert operator.get("/admin/billing/credittransaction/add/").status_code == 403
+    response = operator.post(
+        f"/admin/billing/credittransaction/{entry.pk}/delete/", {"post": "yes"}
+    )
+    assert response.status_code == 403
+    assert CreditTransaction.objects.filter(pk=entry.pk).exists()
+
+
+def test_payment_event_page_shows_the_raw_payload_and_reapplies(operator, webhook):
+    webhook(order_paid(notes={"email": "late@example.com", "plan": "pro"}), event_id="evt_x")
+    event = PaymentEvent.objects.get()
+    page = operator.get(f"/admin/billing/paymentevent/{event.pk}/change/")
+    assert page.status_code == 200
+    assert "late@example.com" in page.content.decode()
+    from accounts.services.users import user_create
+
+    late = user_create(email="late@example.com")
+    response = operator.post(
+        "/admin/billing/paymentevent/", {"action": "reapply", "_selected_action": [event.pk]}
+    )
+    assert response.status_code == 302
+    late.refresh_from_db()
+    assert late.plan == "pro"
+
+
+def test_grant_credits_admin_action(operator, ada):
+    ask = operator.post(
+        "/admin/accounts/user/", {"action": "grant_credits", "_selected_action": [ada.pk]}
+    )
+    assert ask.status_code == 200
+    assert "ada@example.com" in ask.content.decode()
+    done = operator.post(
+        "/admin/accounts/user/",
+        {
+            "action": "grant_credits",
+            "_selected_action": [ada.pk],
+            "apply": "1",
+            "credits": "7",
+            "reason": "goodwill",
+        },
+    )
+    assert done.status_code == 302
+    ada.refresh_from_db()
+    assert ada.credits_remaining == 27
