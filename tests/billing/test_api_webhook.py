@@ -7,7 +7,7 @@ import threading
 
 import pytest
 from django.db import connection
-from razorpay.utility import Utility
+from razorpay.utility import Utility  # type: ignore[import-untyped]
 from rest_framework.test import APIClient
 
 from accounts.models import User
