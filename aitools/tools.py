@@ -1,6 +1,7 @@
 """The ten tools: identifier, credit cost, input and output contracts."""
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from aitools import contracts
@@ -51,3 +52,42 @@ def validate_output(tool: str, output: Any) -> dict[str, Any]:
     serializer = TOOLS[tool].output(data=output)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.data)
+
+
+def jsonable(value: Any) -> Any:
+    """Validated data as plain JSON (money as numbers), for storage and for providers."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {key: jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(item) for item in value]
+    return value
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def title_of(tool: str, data: dict[str, Any]) -> str:
+    """The history entry's title, from what the user asked for."""
+    match tool:
+        case "proposal_generate":
+            return _clip(data.get("jobTitle") or data["jobDescription"])
+        case "gig_generate" | "pricing_optimize":
+            return _clip(data["service"])
+        case "keywords_find":
+            return _clip(data["topic"])
+        case "gig_health" | "seo_audit":
+            return _clip(data["title"])
+        case "portfolio_generate":
+            return _clip(", ".join(data["skills"]))
+        case "messages_reply":
+            return _clip(data["message"])
+        case "reviews_analyze":
+            count = len(data["reviews"])
+            return f"{count} review{'s' if count != 1 else ''}"
+        case "social_ai_generate":
+            return _clip(f"{data['action']}: {data.get('prompt') or data.get('content') or ''}")
+    return TOOLS[tool].label

@@ -33,6 +33,10 @@ app.conf.update(
             "task": "billing.tasks.replenish_free_plans_task",
             "schedule": crontab(minute=5, hour=0),
         },
+        "aitools-fail-stale-generations": {
+            "task": "aitools.tasks.fail_stale_generations_task",
+            "schedule": crontab(minute="*/5"),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

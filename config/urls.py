@@ -12,6 +12,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("accounts.urls")),
     path("", include("notifications.urls")),
     path("", include("billing.urls")),
+    path("", include("aitools.urls")),
 ]
 
 urlpatterns = [

@@ -264,6 +264,11 @@ AI_PROVIDER = env.str("AI_PROVIDER", default="offline")
 AI_BASE_URL = env.str("AI_BASE_URL", default="")
 AI_API_KEY = env.str("AI_API_KEY", default="")
 AI_MODEL = env.str("AI_MODEL", default="")
+AI_TIMEOUT_SECONDS = env.float("AI_TIMEOUT_SECONDS", default=60.0)
+# Generations a user may have queued (Prefer: respond-async) at once.
+AI_MAX_PENDING_JOBS = env.int("AI_MAX_PENDING_JOBS", default=3)
+# A call still pending after this long died with its process: refunded and marked failed.
+AI_STALE_AFTER_SECONDS = 15 * 60
 FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
 
 # --- E-mail -----------------------------------------------------------------------------------

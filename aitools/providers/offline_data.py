@@ -1,0 +1,378 @@
+"""Word lists, phrasings and rate tables the offline provider composes its answers from."""
+
+from decimal import Decimal
+from typing import Final
+
+# Words that carry no topic of their own: they never become key terms, tags or hashtags.
+STOPWORDS: Final = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each etc few for from further get gets getting give had
+    hadn't has hasn't have haven't having he her here hers herself him himself his how i i'd
+    i'll i'm i've if in into is isn't it it's its itself just let's like looking make me more
+    most much must my myself need needed needs new no nor not now of off on once one only or
+    other our ours ourselves out over own please really same she should shouldn't so some such
+    than that that's the their theirs them themselves then there there's these they they're
+    this those through to too under until up us use using very via want wanted wants was
+    wasn't we we'll we're we've well were weren't what what's when where which while who
+    whom why will with won't would wouldn't yes yet you you'd you'll you're you've your yours
+    yourself yourselves able ask based currently every going great help hi hello hey kind
+    know lot many may might per right someone something still sure take thanks thank things
+    thing way work working would year years job project looking ideally around within
+    """.split()
+)
+
+# Tone names a user may type, folded onto the three styles we write in.
+TONE_ALIASES: Final[dict[str, str]] = {
+    "formal": "formal",
+    "professional": "formal",
+    "polite": "formal",
+    "business": "formal",
+    "friendly": "friendly",
+    "casual": "friendly",
+    "warm": "friendly",
+    "enthusiastic": "friendly",
+    "conversational": "friendly",
+    "confident": "confident",
+    "bold": "confident",
+    "persuasive": "confident",
+    "assertive": "confident",
+    "direct": "confident",
+}
+DEFAULT_TONE: Final = "formal"
+
+PROPOSAL_TONES: Final[dict[str, dict[str, str]]] = {
+    "formal": {
+        "greeting": "Dear {name},",
+        "greeting_anonymous": "Hello,",
+        "opening": (
+            "Thank you for the opportunity to apply for your {topic} project. I have read "
+            "your requirements carefully and would welcome the chance to help you deliver it."
+        ),
+        "closing": (
+            "Could you tell me which part of {focus} matters most to you right now? "
+            "I would be glad to discuss the details at your convenience."
+        ),
+        "signoff": "Kind regards,",
+    },
+    "friendly": {
+        "greeting": "Hi {name},",
+        "greeting_anonymous": "Hello,",
+        "opening": (
+            "Thanks for posting this! Your {topic} project caught my eye right away, and it "
+            "is exactly the kind of work I enjoy doing."
+        ),
+        "closing": (
+            "Which part of {focus} would you like to tackle first? Happy to jump on a quick "
+            "chat whenever suits you."
+        ),
+        "signoff": "Cheers,",
+    },
+    "confident": {
+        "greeting": "Hi {name},",
+        "greeting_anonymous": "Hello,",
+        "opening": (
+            "Your {topic} project is a strong match for my experience, and I can start "
+            "delivering visible results in the first days."
+        ),
+        "closing": (
+            "Tell me which part of {focus} is most urgent and I will put it first. "
+            "I am ready to start as soon as you are."
+        ),
+        "signoff": "Looking forward to working together,",
+    },
+}
+
+MESSAGE_TONES: Final[dict[str, dict[str, str]]] = {
+    "formal": {
+        "greeting": "Hello{name},",
+        "opening": "Thank you for your message about {topic}.",
+        "thanks": "Thank you for your kind words.",
+        "fallback": "I have read it carefully and will come back to you with clear next steps.",
+        "closing": "Kind regards",
+    },
+    "friendly": {
+        "greeting": "Hi{name}!",
+        "opening": "Thanks so much for reaching out about {topic}.",
+        "thanks": "Thanks a lot, that really means a lot to me!",
+        "fallback": "Got it, and I'll get back to you shortly with the next steps.",
+        "closing": "Talk soon!",
+    },
+    "confident": {
+        "greeting": "Hi{name},",
+        "opening": "Thanks for the message about {topic}.",
+        "thanks": "Thank you, glad it is working well for you.",
+        "fallback": "I am on it and will send you the next steps shortly.",
+        "closing": "Looking forward to moving ahead",
+    },
+}
+
+# Words that show what an incoming client message is about.
+URGENCY_WORDS: Final = frozenset(
+    "urgent urgently asap immediately emergency rush quickly today tonight deadline hurry".split()
+)
+THANKS_WORDS: Final = frozenset("thanks thank thx appreciate appreciated grateful".split())
+PRICE_WORDS: Final = frozenset(
+    "price prices pricing budget cost costs quote rate rates fee fees pay paid charge".split()
+)
+SCHEDULE_WORDS: Final = frozenset(
+    """call meeting meet schedule available availability tomorrow monday tuesday wednesday
+    thursday friday saturday sunday zoom week weekend start""".split()
+)
+WEEKDAYS: Final = (
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "tomorrow",
+)
+
+# A question's opening words and the first-person answer they invite.
+YES_NO_OPENERS: Final[dict[str, str]] = {
+    "can you": "Yes, I can",
+    "could you": "Yes, I can",
+    "are you able to": "Yes, I am able to",
+    "are you": "Yes, I am",
+    "do you": "Yes, I",
+    "have you": "Yes, I have",
+    "would you": "I would be glad to",
+    "will you": "Yes, I will",
+}
+PRONOUN_SWAPS: Final[dict[str, str]] = {
+    "my": "your",
+    "me": "you",
+    "our": "your",
+    "us": "you",
+    "your": "my",
+    "yours": "mine",
+    "i": "you",
+    "we": "you",
+}
+
+# --- Reviews -------------------------------------------------------------------------------------
+
+POSITIVE_WORDS: Final = frozenset(
+    """excellent great amazing awesome good fantastic outstanding perfect wonderful superb
+    professional responsive fast quick helpful friendly recommend recommended love loved
+    happy pleased satisfied brilliant clear smooth reliable talented creative prompt polite
+    patient thorough efficient impressed exceeded best nice quality affordable worth easy
+    detailed punctual timely""".split()
+)
+NEGATIVE_WORDS: Final = frozenset(
+    """bad poor terrible awful horrible slow late delay delayed delays rude unprofessional
+    unresponsive disappointing disappointed worst never ignored ignoring sloppy buggy broken
+    expensive overpriced waste wasted useless mediocre confusing messy unhappy frustrating
+    frustrated missed incomplete careless scam refund angry wrong errors mistakes""".split()
+)
+NEGATIONS: Final = frozenset(
+    "not no never didn't wasn't isn't don't doesn't hardly barely couldn't won't".split()
+)
+
+# Aspect of the work -> word prefixes that name it in a review.
+REVIEW_ASPECTS: Final[dict[str, tuple[str, ...]]] = {
+    "communication": (
+        "communicat",
+        "respons",
+        "unresponsive",
+        "repl",
+        "update",
+        "listen",
+        "contact",
+        "ignor",
+    ),
+    "quality of work": ("quality", "result", "work", "output", "design", "code", "bug", "error"),
+    "speed and delivery": (
+        "fast",
+        "quick",
+        "deliver",
+        "deadline",
+        "time",
+        "late",
+        "slow",
+        "delay",
+        "prompt",
+        "punctual",
+    ),
+    "professionalism": ("professional", "unprofessional", "rude", "polite", "reliab", "attitude"),
+    "value for money": ("price", "value", "worth", "afford", "expensive", "overpriced", "cheap"),
+    "attention to detail": ("detail", "thorough", "careless", "sloppy", "accura", "mistake"),
+    "revisions and flexibility": ("revision", "change", "flexib", "adjust", "feedback"),
+}
+
+# --- Gigs, keywords, pricing ---------------------------------------------------------------------
+
+# Category words -> (Basic, Standard, Premium) price in USD and delivery days per package.
+GIG_PRICE_TABLE: Final[tuple[tuple[tuple[str, ...], tuple[int, int, int], tuple[int, int, int]], ...]] = (
+    (("app", "mobile", "software", "saas", "backend", "api"), (150, 400, 900), (5, 10, 21)),
+    (("web", "website", "wordpress", "shopify", "developer", "programming", "code"), (90, 250, 600), (4, 7, 14)),
+    (("video", "animation", "editing", "motion"), (50, 130, 300), (3, 5, 10)),
+    (("marketing", "seo", "ads", "social", "campaign"), (60, 150, 350), (3, 7, 14)),
+    (("logo", "design", "graphic", "illustration", "branding", "ui", "ux"), (40, 100, 220), (2, 4, 7)),
+    (("writing", "article", "blog", "copywriting", "content", "resume"), (25, 60, 130), (2, 4, 7)),
+    (("translation", "transcription", "proofreading", "editing"), (20, 50, 110), (1, 3, 5)),
+    (("data", "excel", "analysis", "analytics", "research"), (40, 110, 250), (2, 5, 10)),
+)
+GIG_DEFAULT_PRICES: Final = (30, 75, 160)
+GIG_DEFAULT_DAYS: Final = (3, 5, 10)
+
+KEYWORD_PATTERNS: Final[tuple[tuple[str, int], ...]] = (
+    # (pattern, distance from the bare topic: each step lowers the relevance)
+    ("{topic}", 0),
+    ("{topic} services", 1),
+    ("professional {topic}", 1),
+    ("{topic} expert", 1),
+    ("best {topic}", 1),
+    ("hire {topic} freelancer", 2),
+    ("affordable {topic}", 2),
+    ("{topic} for beginners", 2),
+    ("{topic} pricing", 2),
+    ("{topic} for small business", 3),
+    ("how to find a {topic} expert", 4),
+)
+PLATFORM_KEYWORD_PATTERNS: Final[tuple[tuple[str, int], ...]] = (
+    ("{platform} {topic}", 1),
+    ("{topic} gig on {platform}", 2),
+    ("top rated {topic} {platform}", 3),
+)
+
+# Typical USD hourly rates by experience; the market bands most freelance platforms show.
+HOURLY_RATES: Final[dict[str, Decimal]] = {
+    "beginner": Decimal("25"),
+    "intermediate": Decimal("50"),
+    "expert": Decimal("95"),
+}
+DEFAULT_LEVEL: Final = "intermediate"
+
+# Service words -> hours a typical order of that kind takes.
+SERVICE_HOURS: Final[tuple[tuple[tuple[str, ...], int], ...]] = (
+    (("app", "mobile", "saas", "platform", "software", "backend"), 60),
+    (("website", "wordpress", "shopify", "ecommerce", "dashboard", "web"), 30),
+    (("landing", "audit", "seo", "campaign", "strategy", "video", "animation"), 10),
+    (("article", "blog", "copywriting", "resume", "translation", "presentation"), 6),
+    (("logo", "icon", "banner", "thumbnail", "proofreading", "voiceover", "edit"), 4),
+)
+DEFAULT_SERVICE_HOURS: Final = 8
+
+# Delivery days (up to and including) -> price factor and the reason given to the user.
+DELIVERY_FACTORS: Final[tuple[tuple[int, Decimal, str], ...]] = (
+    (2, Decimal("1.25"), "a rush delivery adds 25%"),
+    (4, Decimal("1.10"), "a tight delivery adds 10%"),
+    (13, Decimal("1.00"), "a standard delivery keeps the base price"),
+    (365, Decimal("0.95"), "a relaxed deadline allows a 5% discount"),
+)
+
+# Rough units per USD, so the table's USD rates land in a sensible range in other currencies.
+CURRENCY_PER_USD: Final[dict[str, Decimal]] = {
+    "USD": Decimal("1"),
+    "EUR": Decimal("0.92"),
+    "GBP": Decimal("0.79"),
+    "CAD": Decimal("1.36"),
+    "AUD": Decimal("1.52"),
+    "INR": Decimal("83"),
+    "JPY": Decimal("150"),
+    "BRL": Decimal("5"),
+    "PKR": Decimal("280"),
+    "NGN": Decimal("1500"),
+}
+
+# --- Listing audits ------------------------------------------------------------------------------
+
+# Hard limits a marketplace enforces; anything else falls back to the general guidance.
+PLATFORM_LISTING_LIMITS: Final[dict[str, dict[str, int]]] = {
+    "fiverr": {"title_max": 80, "tags_max": 5, "description_max": 1200},
+    "etsy": {"title_max": 140, "tags_max": 13},
+    "devto": {"title_max": 128, "tags_max": 4},
+}
+TITLE_IDEAL: Final = (40, 70)
+SEO_PENALTY: Final[dict[str, int]] = {"high": 20, "medium": 12, "low": 5}
+
+# --- Social posts --------------------------------------------------------------------------------
+
+# Characters a post may hold, and how many hashtags read naturally there.
+SOCIAL_LIMITS: Final[dict[str, int]] = {
+    "bluesky": 300,
+    "twitter": 280,
+    "x": 280,
+    "mastodon": 500,
+    "threads": 500,
+    "instagram": 2200,
+    "linkedin": 3000,
+    "facebook": 5000,
+    "devto": 10000,
+}
+DEFAULT_SOCIAL_LIMIT: Final = 1000
+SOCIAL_HASHTAGS: Final[dict[str, int]] = {
+    "bluesky": 2,
+    "twitter": 2,
+    "x": 2,
+    "mastodon": 3,
+    "linkedin": 3,
+    "instagram": 5,
+}
+DEFAULT_HASHTAGS: Final = 3
+BODY_SENTENCES: Final[dict[str, int]] = {"short": 1, "medium": 2, "long": 4}
+
+SOCIAL_OPENERS: Final[dict[str, tuple[str, ...]]] = {
+    "formal": (
+        "A few thoughts on {topic}.",
+        "Here is what I have learned about {topic}.",
+        "Let's talk about {topic}.",
+    ),
+    "friendly": (
+        "Quick one about {topic}!",
+        "Can we talk about {topic} for a second?",
+        "Been thinking a lot about {topic} lately.",
+    ),
+    "confident": (
+        "{Topic} is where most people leave value on the table.",
+        "Here is the truth about {topic}.",
+        "If you get one thing right this month, make it {topic}.",
+    ),
+}
+SOCIAL_POINTS: Final = (
+    "Getting {term} right early saves hours of rework later.",
+    "Clients notice when {term} is handled with care.",
+    "Small, consistent improvements in {term} add up fast.",
+    "The best results with {term} come from a clear plan, not more hours.",
+    "Ask better questions about {term} before you start, and the rest gets easier.",
+    "Treat {term} as part of the product, not an afterthought.",
+)
+SOCIAL_CTAS: Final[dict[str, str]] = {
+    "linkedin": "Share your experience in the comments and follow for more.",
+    "bluesky": "Reply with your take.",
+    "twitter": "Reply with your take.",
+    "x": "Reply with your take.",
+    "mastodon": "Boost if this helps, and tell me what you think.",
+    "instagram": "Save this post and tell me your thoughts below.",
+    "devto": "Let me know in the comments how you handle this.",
+}
+DEFAULT_CTA: Final = "Message me if you want help with this."
+
+# Wordy phrases and their tighter form, applied when rewriting a post.
+TIGHTER_PHRASES: Final[tuple[tuple[str, str], ...]] = (
+    (r"\bin order to\b", "to"),
+    (r"\ba lot of\b", "many"),
+    (r"\bat this point in time\b", "now"),
+    (r"\bdue to the fact that\b", "because"),
+    (r"\bin the event that\b", "if"),
+    (r"\bfor the purpose of\b", "for"),
+    (r"\bis able to\b", "can"),
+    (r"\b(really|very|just|basically|actually|literally|totally)\s+", ""),
+)
+CONTRACTIONS: Final[dict[str, str]] = {
+    "i'm": "I am",
+    "can't": "cannot",
+    "won't": "will not",
+    "don't": "do not",
+    "doesn't": "does not",
+    "isn't": "is not",
+    "it's": "it is",
+    "we're": "we are",
+    "you're": "you are",
+    "i've": "I have",
+    "let's": "let us",
+}

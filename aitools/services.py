@@ -1,0 +1,226 @@
+"""Running an AI tool: charge, generate, record; a failure refunds and tells the user.
+
+Order in every call: the view validates (400, nothing charged) -> `generation_start` takes
+the credits and records a pending entry (402, nothing generated) -> the provider is called
+outside any transaction (no lock held across the network) -> the result is recorded, or the
+credits are refunded, in a second short transaction.
+"""
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from aitools.errors import AIProviderFailed, TooManyPendingJobs
+from aitools.models import Generation, GenerationStatus, Gig, Proposal
+from aitools.providers import get_provider
+from aitools.providers.base import Generated, ProviderError
+from aitools.tools import TOOLS, jsonable, title_of
+from billing.services.credits import credits_refund, credits_spend
+from notifications.events import event_record
+from notifications.models import NotificationType
+from notifications.services import notify
+
+logger = logging.getLogger(__name__)
+
+
+def generation_start(
+    *, user: User, tool: str, data: dict[str, Any], is_async: bool = False
+) -> Generation:
+    """Take the tool's cost and record a pending history entry, in one transaction."""
+    spec = TOOLS[tool]
+    with transaction.atomic():
+        # The spend's UPDATE locks the user's row, so the pending count below is exact even
+        # when one user queues several jobs at once.
+        spend = credits_spend(user=user, cost=spec.cost, reference=f"ai:{tool}")
+        if is_async:
+            pending = Generation.objects.filter(
+                user=user, status=GenerationStatus.PENDING, is_async=True
+            ).count()
+            if pending >= settings.AI_MAX_PENDING_JOBS:
+                raise TooManyPendingJobs(details={"pending": pending})
+        generation = Generation.objects.create(
+            user=user,
+            tool=tool,
+            title=title_of(tool, data),
+            status=GenerationStatus.PENDING,
+            credits_charged=spec.cost,
+            input=jsonable(data),
+            provider=settings.AI_PROVIDER,
+            spend=spend,
+            is_async=is_async,
+        )
+        spend.reference = f"ai:{tool}:{generation.pk}"
+        spend.save(update_fields=["reference"])
+    return generation
+
+
+def generation_execute(*, generation: Generation) -> Generation:
+    """Call the provider for a pending entry and record the outcome. Never raises for a
+    provider failure: the entry is failed and refunded instead."""
+    spec = TOOLS[generation.tool]
+    data = spec.input(data=generation.input)
+    data.is_valid(raise_exception=True)  # restores types (money as Decimal) from storage
+    started = timezone.now()
+    try:
+        result = get_provider().generate(generation.tool, dict(data.validated_data))
+    except ProviderError as exc:
+        return generation_fail(generation=generation, reason=str(exc))
+    except Exception:
+        logger.exception("AI provider crashed on generation %s", generation.pk)
+        return generation_fail(generation=generation, reason="The AI provider failed unexpectedly.")
+    return generation_complete(
+        generation=generation, result=result, seconds=(timezone.now() - started).total_seconds()
+    )
+
+
+def _record_product(generation: Generation, output: dict[str, Any]) -> None:
+    if generation.tool == "gig_generate":
+        Gig.objects.create(
+            user_id=generation.user_id,
+            generation=generation,
+            title=output["title"],
+            description=output["description"],
+            tags=output["tags"],
+            packages=output["packages"],
+            faq=output["faq"],
+        )
+    elif generation.tool == "proposal_generate":
+        Proposal.objects.create(
+            user_id=generation.user_id,
+            generation=generation,
+            title=output["title"],
+            content=output["content"],
+        )
+
+
+@transaction.atomic
+def generation_complete(*, generation: Generation, result: Generated, seconds: float) -> Generation:
+    locked = Generation.objects.select_for_update().get(pk=generation.pk)
+    if locked.status != GenerationStatus.PENDING:
+        return locked  # already failed by the stale-job sweeper; its refund stands
+    output = jsonable(result.output)
+    locked.status = GenerationStatus.SUCCEEDED
+    locked.output = output
+    locked.tokens_used = result.tokens_used
+    locked.completed_at = timezone.now()
+    locked.save(update_fields=["status", "output", "tokens_used", "completed_at"])
+    _record_product(locked, output)
+    if locked.is_async:
+        notify(
+            user=locked.user,
+            type=NotificationType.AI_COMPLETE,
+            title=f"{TOOLS[locked.tool].label} ready",
+            message=f"Your {TOOLS[locked.tool].label.lower()} is ready: {locked.title}",
+            metadata={"generationId": str(locked.pk), "tool": locked.tool},
+        )
+    event_record(
+        event="generation.completed",
+        user=locked.user_id,
+        data={
+            "generationId": str(locked.pk),
+            "tool": locked.tool,
+            "output": output,
+            "tokensUsed": result.tokens_used,
+            "durationSeconds": round(seconds, 3),
+        },
+    )
+    return locked
+
+
+@transaction.atomic
+def generation_fail(*, generation: Generation, reason: str) -> Generation:
+    """Refund the entry's credits (once) and tell the user."""
+    locked = Generation.objects.select_for_update().get(pk=generation.pk)
+    if locked.status != GenerationStatus.PENDING:
+        return locked
+    if locked.spend is not None:
+        credits_refund(spend=locked.spend)
+    locked.status = GenerationStatus.FAILED
+    locked.error = reason[:500]
+    locked.completed_at = timezone.now()
+    locked.save(update_fields=["status", "error", "completed_at"])
+    notify(
+        user=locked.user,
+        type=NotificationType.AI_FAILED,
+        title=f"{TOOLS[locked.tool].label} failed",
+        message=f"{reason} Your {locked.credits_charged} credit(s) were refunded.",
+        metadata={"generationId": str(locked.pk), "tool": locked.tool},
+    )
+    event_record(
+        event="generation.failed",
+        user=locked.user_id,
+        data={
+            "generationId": str(locked.pk),
+            "tool": locked.tool,
+            "error": reason,
+            "input": locked.input,
+        },
+    )
+    return locked
+
+
+def generation_run(*, user: User, tool: str, data: dict[str, Any]) -> Generation:
+    """Synchronous call: the succeeded entry, or AIProviderFailed (502) after the refund."""
+    generation = generation_execute(generation=generation_start(user=user, tool=tool, data=data))
+    if generation.status != GenerationStatus.SUCCEEDED:
+        raise AIProviderFailed(
+            f"{generation.error} Your credits were refunded.",
+            details={"historyId": str(generation.pk), "refunded": generation.credits_charged},
+        )
+    return generation
+
+
+def generation_enqueue(*, user: User, tool: str, data: dict[str, Any]) -> Generation:
+    """Asynchronous call (`Prefer: respond-async`): charged now, generated by a worker."""
+    from aitools.tasks import run_generation_task
+
+    generation = generation_start(user=user, tool=tool, data=data, is_async=True)
+    transaction.on_commit(lambda: run_generation_task.delay(str(generation.pk)))
+    return generation
+
+
+def generations_fail_stale() -> int:
+    """Entries still pending long after any worker would have finished died with their
+    process: refund them, so no credit is spent for nothing."""
+    cutoff = timezone.now() - timedelta(seconds=settings.AI_STALE_AFTER_SECONDS)
+    stale = Generation.objects.filter(status=GenerationStatus.PENDING, created_at__lt=cutoff)
+    failed = 0
+    for generation in stale.iterator(chunk_size=100):
+        outcome = generation_fail(
+            generation=generation, reason="The generation did not finish in time."
+        )
+        failed += outcome.error == "The generation did not finish in time."
+    return failed
+
+
+def gig_update(*, gig: Gig, fields: dict[str, Any]) -> Gig:
+    """Edit the user-editable fields: title, description, status."""
+    editable = {k: v for k, v in fields.items() if k in ("title", "description", "status")}
+    for name, value in editable.items():
+        setattr(gig, name, value)
+    if editable:
+        gig.save(update_fields=[*editable, "updated_at"])
+    return gig
+
+
+def proposal_update(*, proposal: Proposal, fields: dict[str, Any]) -> Proposal:
+    """Edit the user-editable fields: title, content, status."""
+    editable = {k: v for k, v in fields.items() if k in ("title", "content", "status")}
+    for name, value in editable.items():
+        setattr(proposal, name, value)
+    if editable:
+        proposal.save(update_fields=[*editable, "updated_at"])
+    return proposal
+
+
+def gig_delete(*, gig: Gig) -> None:
+    gig.delete()
+
+
+def proposal_delete(*, proposal: Proposal) -> None:
+    proposal.delete()
