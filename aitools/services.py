@@ -13,13 +13,14 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from rest_framework import serializers
 
 from accounts.models import User
 from aitools.errors import AIProviderFailed, TooManyPendingJobs
 from aitools.models import Generation, GenerationStatus, Gig, Proposal
 from aitools.providers import get_provider
 from aitools.providers.base import Generated, ProviderError
-from aitools.tools import TOOLS, jsonable, title_of
+from aitools.tools import TOOLS, jsonable, title_of, validate_output
 from billing.services.credits import credits_refund, credits_spend
 from notifications.events import event_record
 from notifications.models import NotificationType
@@ -68,6 +69,15 @@ def generation_execute(*, generation: Generation) -> Generation:
     started = timezone.now()
     try:
         result = get_provider().generate(generation.tool, dict(data.validated_data))
+        # Whichever provider wrote it, only the documented shape reaches a client.
+        result = Generated(
+            output=validate_output(generation.tool, result.output), tokens_used=result.tokens_used
+        )
+    except serializers.ValidationError:
+        logger.warning("AI provider answer off contract for generation %s", generation.pk)
+        return generation_fail(
+            generation=generation, reason="The AI provider returned an invalid answer."
+        )
     except ProviderError as exc:
         return generation_fail(generation=generation, reason=str(exc))
     except Exception:

@@ -76,7 +76,7 @@ def gunicorn(env: dict[str, str], *, workers: int = 1, threads: int = 1) -> Iter
             try:
                 requests.get(f"{base}/api/v1/_probe/raise/ready", timeout=1)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)

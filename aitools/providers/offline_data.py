@@ -1,11 +1,15 @@
 """Word lists, phrasings and rate tables the offline provider composes its answers from."""
 
 from decimal import Decimal
-from typing import Final
+from typing import Final, NamedTuple
+
+
+def wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
 
 # Words that carry no topic of their own: they never become key terms, tags or hashtags.
-STOPWORDS: Final = frozenset(
-    """
+STOPWORDS: Final = wordset("""
     a about above after again against all also am an and any are aren't as at be because been
     before being below between both but by can can't cannot could couldn't did didn't do does
     doesn't doing don't down during each etc few for from further get gets getting give had
@@ -19,8 +23,22 @@ STOPWORDS: Final = frozenset(
     whom why will with won't would wouldn't yes yet you you'd you'll you're you've your yours
     yourself yourselves able ask based currently every going great help hi hello hey kind
     know lot many may might per right someone something still sure take thanks thank things
-    thing way work working would year years job project looking ideally around within
-    """.split()
+    thing way work working would year years job project looking ideally around within others
+    everyone anyone everybody learned learn matter matters think thought
+    """)
+
+# Content words that still name no deliverable (roles, praise, verbs of doing, days): they split
+# key phrases, so "experienced React developer to build a dashboard" yields "React", "dashboard".
+GENERIC_WORDS: Final = wordset(
+    """small large big experienced senior junior strong solid skilled talented reliable quick
+    fast good best top excellent amazing awesome developer developers designer designers
+    freelancer freelancers expert experts specialist specialists startup company team customer
+    customers client clients person people plus build create develop show export implement
+    deliver provide improve add handle find hire done start finish announce share sharing
+    excited happy proud write post first second two three four five six seven eight nine ten
+    today tomorrow week weeks month months day days monday tuesday wednesday thursday friday
+    saturday sunday budget price urgent asap bit deadline call meeting quickly soon opening
+    open launch launching thrilled glad slots spots"""
 )
 
 # Tone names a user may type, folded onto the three styles we write in.
@@ -42,6 +60,27 @@ TONE_ALIASES: Final[dict[str, str]] = {
 }
 DEFAULT_TONE: Final = "formal"
 
+# A client's own words retold to them: "we need" becomes "you need".
+SECOND_PERSON: Final[dict[str, str]] = {
+    "i'm": "you're",
+    "i am": "you are",
+    "i was": "you were",
+    "we're": "you're",
+    "we are": "you are",
+    "we were": "you were",
+    "we": "you",
+    "i": "you",
+    "our": "your",
+    "ours": "yours",
+    "my": "your",
+}
+
+# Words that mark a sentence of a brief as a requirement rather than background.
+NEED_WORDS: Final = wordset(
+    """need needs needed must should require requires required looking want wants build create
+    develop design deliver plus experience responsible expect"""
+)
+
 PROPOSAL_TONES: Final[dict[str, dict[str, str]]] = {
     "formal": {
         "greeting": "Dear {name},",
@@ -51,7 +90,7 @@ PROPOSAL_TONES: Final[dict[str, dict[str, str]]] = {
             "your requirements carefully and would welcome the chance to help you deliver it."
         ),
         "closing": (
-            "Could you tell me which part of {focus} matters most to you right now? "
+            "Could you tell me which part of the {focus} matters most to you right now? "
             "I would be glad to discuss the details at your convenience."
         ),
         "signoff": "Kind regards,",
@@ -64,7 +103,7 @@ PROPOSAL_TONES: Final[dict[str, dict[str, str]]] = {
             "is exactly the kind of work I enjoy doing."
         ),
         "closing": (
-            "Which part of {focus} would you like to tackle first? Happy to jump on a quick "
+            "Which part of the {focus} would you like to tackle first? Happy to jump on a quick "
             "chat whenever suits you."
         ),
         "signoff": "Cheers,",
@@ -77,7 +116,7 @@ PROPOSAL_TONES: Final[dict[str, dict[str, str]]] = {
             "delivering visible results in the first days."
         ),
         "closing": (
-            "Tell me which part of {focus} is most urgent and I will put it first. "
+            "Tell me which part of the {focus} is most urgent and I will put it first. "
             "I am ready to start as soon as you are."
         ),
         "signoff": "Looking forward to working together,",
@@ -87,39 +126,37 @@ PROPOSAL_TONES: Final[dict[str, dict[str, str]]] = {
 MESSAGE_TONES: Final[dict[str, dict[str, str]]] = {
     "formal": {
         "greeting": "Hello{name},",
-        "opening": "Thank you for your message about {topic}.",
-        "thanks": "Thank you for your kind words.",
+        "opening": "Thank you for your message about the {topic}.",
+        "thanks": "Thank you for getting back to me about the {topic}.",
         "fallback": "I have read it carefully and will come back to you with clear next steps.",
-        "closing": "Kind regards",
+        "closing": "I look forward to your reply.",
     },
     "friendly": {
         "greeting": "Hi{name}!",
-        "opening": "Thanks so much for reaching out about {topic}.",
-        "thanks": "Thanks a lot, that really means a lot to me!",
+        "opening": "Thanks so much for reaching out about the {topic}.",
+        "thanks": "You're welcome, and thanks for getting back to me about the {topic}!",
         "fallback": "Got it, and I'll get back to you shortly with the next steps.",
         "closing": "Talk soon!",
     },
     "confident": {
         "greeting": "Hi{name},",
-        "opening": "Thanks for the message about {topic}.",
-        "thanks": "Thank you, glad it is working well for you.",
+        "opening": "Thanks for the message about the {topic}.",
+        "thanks": "Glad to hear from you about the {topic}.",
         "fallback": "I am on it and will send you the next steps shortly.",
-        "closing": "Looking forward to moving ahead",
+        "closing": "Looking forward to moving ahead.",
     },
 }
 
 # Words that show what an incoming client message is about.
-URGENCY_WORDS: Final = frozenset(
-    "urgent urgently asap immediately emergency rush quickly today tonight deadline hurry".split()
+URGENCY_WORDS: Final = wordset(
+    "urgent urgently asap immediately emergency rush quickly today tonight deadline hurry"
 )
-THANKS_WORDS: Final = frozenset("thanks thank thx appreciate appreciated grateful".split())
-PRICE_WORDS: Final = frozenset(
-    "price prices pricing budget cost costs quote rate rates fee fees pay paid charge".split()
+THANKS_WORDS: Final = wordset("thanks thank thx appreciate appreciated grateful")
+PRICE_WORDS: Final = wordset(
+    "price prices pricing budget cost costs quote rate rates fee fees pay paid charge"
 )
-SCHEDULE_WORDS: Final = frozenset(
-    """call meeting meet schedule available availability tomorrow monday tuesday wednesday
-    thursday friday saturday sunday zoom week weekend start""".split()
-)
+# A day alone is usually a deadline; it is a meeting request only next to one of these.
+SCHEDULE_WORDS: Final = wordset("call meeting meet schedule available availability zoom chat")
 WEEKDAYS: Final = (
     "monday",
     "tuesday",
@@ -155,21 +192,21 @@ PRONOUN_SWAPS: Final[dict[str, str]] = {
 
 # --- Reviews -------------------------------------------------------------------------------------
 
-POSITIVE_WORDS: Final = frozenset(
+POSITIVE_WORDS: Final = wordset(
     """excellent great amazing awesome good fantastic outstanding perfect wonderful superb
     professional responsive fast quick helpful friendly recommend recommended love loved
     happy pleased satisfied brilliant clear smooth reliable talented creative prompt polite
     patient thorough efficient impressed exceeded best nice quality affordable worth easy
-    detailed punctual timely""".split()
+    detailed punctual timely"""
 )
-NEGATIVE_WORDS: Final = frozenset(
+NEGATIVE_WORDS: Final = wordset(
     """bad poor terrible awful horrible slow late delay delayed delays rude unprofessional
     unresponsive disappointing disappointed worst never ignored ignoring sloppy buggy broken
     expensive overpriced waste wasted useless mediocre confusing messy unhappy frustrating
-    frustrated missed incomplete careless scam refund angry wrong errors mistakes""".split()
+    frustrated missed incomplete careless scam refund angry wrong errors mistakes"""
 )
-NEGATIONS: Final = frozenset(
-    "not no never didn't wasn't isn't don't doesn't hardly barely couldn't won't".split()
+NEGATIONS: Final = wordset(
+    "not no never didn't wasn't isn't don't doesn't hardly barely couldn't won't"
 )
 
 # Aspect of the work -> word prefixes that name it in a review.
@@ -184,8 +221,8 @@ REVIEW_ASPECTS: Final[dict[str, tuple[str, ...]]] = {
         "contact",
         "ignor",
     ),
-    "quality of work": ("quality", "result", "work", "output", "design", "code", "bug", "error"),
-    "speed and delivery": (
+    "quality of work": ("quality", "result", "output", "design", "code", "bug", "error"),
+    "delivery time": (
         "fast",
         "quick",
         "deliver",
@@ -203,21 +240,43 @@ REVIEW_ASPECTS: Final[dict[str, tuple[str, ...]]] = {
     "revisions and flexibility": ("revision", "change", "flexib", "adjust", "feedback"),
 }
 
+# A service that starts with one of these already reads as "I will <service>".
+SERVICE_VERBS: Final = wordset(
+    """design create write build develop edit make do provide translate manage set setup fix
+    optimize record produce draw illustrate proofread code craft transcribe teach coach audit
+    analyze analyse convert redesign program help render animate model research test review
+    install migrate automate integrate compose mix master shoot photograph plan clean"""
+)
+
 # --- Gigs, keywords, pricing ---------------------------------------------------------------------
 
-# Category words -> (Basic, Standard, Premium) price in USD and delivery days per package.
-GIG_PRICE_TABLE: Final[tuple[tuple[tuple[str, ...], tuple[int, int, int], tuple[int, int, int]], ...]] = (
-    (("app", "mobile", "software", "saas", "backend", "api"), (150, 400, 900), (5, 10, 21)),
-    (("web", "website", "wordpress", "shopify", "developer", "programming", "code"), (90, 250, 600), (4, 7, 14)),
-    (("video", "animation", "editing", "motion"), (50, 130, 300), (3, 5, 10)),
-    (("marketing", "seo", "ads", "social", "campaign"), (60, 150, 350), (3, 7, 14)),
-    (("logo", "design", "graphic", "illustration", "branding", "ui", "ux"), (40, 100, 220), (2, 4, 7)),
-    (("writing", "article", "blog", "copywriting", "content", "resume"), (25, 60, 130), (2, 4, 7)),
-    (("translation", "transcription", "proofreading", "editing"), (20, 50, 110), (1, 3, 5)),
-    (("data", "excel", "analysis", "analytics", "research"), (40, 110, 250), (2, 5, 10)),
+
+class GigRate(NamedTuple):
+    words: tuple[str, ...]  # any of these in the category, service or keywords selects the row
+    prices: tuple[int, int, int]  # Basic, Standard, Premium in USD
+    days: tuple[int, int, int]
+
+
+# The first matching row wins, so specific kinds of work come before broad ones.
+GIG_RATES: Final = (
+    GigRate(("app", "mobile", "software", "saas", "backend", "api"), (150, 400, 900), (5, 10, 21)),
+    GigRate(
+        ("web", "website", "wordpress", "shopify", "developer", "code"), (90, 250, 600), (4, 7, 14)
+    ),
+    GigRate(("video", "animation", "motion", "youtube"), (50, 130, 300), (3, 5, 10)),
+    GigRate(("marketing", "seo", "ads", "social", "campaign"), (60, 150, 350), (3, 7, 14)),
+    GigRate(
+        ("logo", "design", "graphic", "illustration", "branding", "ui", "ux"),
+        (40, 100, 220),
+        (2, 4, 7),
+    ),
+    GigRate(
+        ("writing", "article", "blog", "copywriting", "content", "resume"), (25, 60, 130), (2, 4, 7)
+    ),
+    GigRate(("translation", "transcription", "proofreading", "editing"), (20, 50, 110), (1, 3, 5)),
+    GigRate(("data", "excel", "analysis", "analytics", "research"), (40, 110, 250), (2, 5, 10)),
 )
-GIG_DEFAULT_PRICES: Final = (30, 75, 160)
-GIG_DEFAULT_DAYS: Final = (3, 5, 10)
+GIG_DEFAULT_RATE: Final = GigRate((), (30, 75, 160), (3, 5, 10))
 
 KEYWORD_PATTERNS: Final[tuple[tuple[str, int], ...]] = (
     # (pattern, distance from the bare topic: each step lowers the relevance)
@@ -363,6 +422,8 @@ TIGHTER_PHRASES: Final[tuple[tuple[str, str], ...]] = (
     (r"\bis able to\b", "can"),
     (r"\b(really|very|just|basically|actually|literally|totally)\s+", ""),
 )
+# Softeners a confident rewrite drops.
+HEDGES: Final = r"\b(?:I think|I guess|I feel like|maybe|perhaps|kind of|sort of|a bit)\s+"
 CONTRACTIONS: Final[dict[str, str]] = {
     "i'm": "I am",
     "can't": "cannot",

@@ -19,7 +19,9 @@ ANSWERS: dict[str, dict[str, Any]] = {
         "packages": [{"name": "Basic", "price": 50, "deliveryDays": 3, "features": ["1 endpoint"]}],
         "faq": [{"question": "Do you write tests?", "answer": "Always."}],
     },
-    "keywords_find": {"keywords": [{"keyword": "django api", "relevance": 0.9, "competition": "high"}]},
+    "keywords_find": {
+        "keywords": [{"keyword": "django api", "relevance": 0.9, "competition": "high"}]
+    },
     "pricing_optimize": {
         "recommendedPrice": 120,
         "minPrice": 90,
@@ -86,16 +88,16 @@ def _handler(state: StandIn) -> type[BaseHTTPRequestHandler]:
             invalid = state.mode == "invalid" or (
                 state.mode == "invalid_once" and len(state.requests) == 1
             )
-            content = "Sure! Here you go: {not json" if invalid else json.dumps(ANSWERS[_tool_of(body)])
+            content = (
+                "Sure! Here you go: {not json" if invalid else json.dumps(ANSWERS[_tool_of(body)])
+            )
             return self._send(
                 200,
                 {
                     "id": f"chatcmpl-{len(state.requests)}",
                     "object": "chat.completion",
                     "model": body.get("model"),
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": content}}
-                    ],
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
                     "usage": {"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60},
                 },
             )

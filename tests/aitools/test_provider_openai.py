@@ -76,4 +76,6 @@ def test_an_unreachable_server_is_a_provider_error():
 
 def test_readiness_needs_url_and_model():
     assert not OpenAIProvider(base_url="", api_key="", model="", timeout=1).readiness().ready
-    assert OpenAIProvider(base_url="http://x/v1", api_key="", model="m", timeout=1).readiness().ready
+    assert (
+        OpenAIProvider(base_url="http://x/v1", api_key="", model="m", timeout=1).readiness().ready
+    )

@@ -1,0 +1,205 @@
+"""Async generation, history, and the stored gigs and proposals."""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+from django.db import connection
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from accounts.services.sessions import session_issue
+from accounts.services.users import user_create
+from aitools.models import Generation
+from billing.services.credits import credits_adjust
+from notifications.models import Notification
+from tests.aitools.conftest import BODIES
+from tests.aitools.standin import standin_server
+from tests.servers import gunicorn, migrate, server_env
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """Run a request's on-commit work (the queued task) as a committed request would."""
+
+    def run(call):
+        with django_capture_on_commit_callbacks(execute=True):
+            return call()
+
+    return run
+
+
+def test_prefer_respond_async_answers_202_then_delivers(authed, ada, committed):
+    path, body = BODIES["gig_generate"]
+    response = committed(lambda: authed.post(path, body, HTTP_PREFER="respond-async"))
+    assert response.status_code == 202
+    data = response.json()["data"]
+    assert set(data) == {"id", "tool", "title", "status", "creditsCharged", "created_at"}
+    assert (data["tool"], data["status"], data["creditsCharged"]) == ("gig_generate", "pending", 2)
+    assert response["Location"] == f"/api/v1/history/{data['id']}" or response["Location"].endswith(
+        f"/history/{data['id']}"
+    )
+    assert response["Preference-Applied"] == "respond-async"
+    # The task ran (eagerly in tests): the result is on the history entry.
+    detail = authed.get(f"/api/history/{data['id']}").json()["data"]
+    assert detail["status"] == "succeeded"
+    assert detail["result"]["title"]
+    assert detail["tokensUsed"] > 0
+    note = Notification.objects.get(user=ada)
+    assert (note.type, note.category) == ("ai_complete", "AI Generation")
+    assert note.metadata == {"generationId": data["id"], "tool": "gig_generate"}
+
+
+def test_async_failure_refunds_and_notifies(authed, ada, committed, settings):
+    with standin_server() as standin:
+        standin.mode = "error"
+        settings.AI_PROVIDER, settings.AI_BASE_URL, settings.AI_MODEL = "openai", standin.url, "m"
+        path, body = BODIES["seo_audit"]
+        response = committed(lambda: authed.post(path, body, HTTP_PREFER="respond-async"))
+    assert response.status_code == 202
+    entry = Generation.objects.get()
+    assert entry.status == "failed"
+    assert User.objects.get(pk=ada.pk).credits_remaining == 20
+    assert Notification.objects.get(user=ada).type == "ai_failed"
+
+
+def test_pending_async_jobs_are_bounded(authed, ada, settings):
+    settings.AI_MAX_PENDING_JOBS = 2
+    path, body = BODIES["seo_audit"]
+    # Without on-commit execution the jobs stay pending, as if the worker were busy.
+    for _ in range(2):
+        assert authed.post(path, body, HTTP_PREFER="respond-async").status_code == 202
+    response = authed.post(path, body, HTTP_PREFER="respond-async")
+    assert response.status_code == 429
+    assert User.objects.get(pk=ada.pk).credits_remaining == 18  # the refused job cost nothing
+
+
+def test_stale_pending_generations_are_refunded(authed, ada):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from aitools.tasks import fail_stale_generations_task
+
+    path, body = BODIES["seo_audit"]
+    authed.post(path, body, HTTP_PREFER="respond-async")
+    Generation.objects.update(created_at=timezone.now() - timedelta(hours=1))
+    assert fail_stale_generations_task.delay().get() == 1
+    assert fail_stale_generations_task.delay().get() == 0
+    assert Generation.objects.get().status == "failed"
+    assert User.objects.get(pk=ada.pk).credits_remaining == 20
+
+
+def test_history_lists_every_call_with_the_tool_filter(authed):
+    for tool in ("seo_audit", "keywords_find", "seo_audit"):
+        authed.post(*BODIES[tool])
+    rows = authed.get("/api/history").json()["data"]
+    assert [r["tool"] for r in rows] == ["seo_audit", "keywords_find", "seo_audit"]
+    assert set(rows[0]) == {"id", "tool", "title", "status", "creditsCharged", "created_at"}
+    filtered = authed.get("/api/history?tool=keywords_find&page=1").json()
+    assert [r["tool"] for r in filtered["data"]] == ["keywords_find"]
+    assert filtered["meta"]["limit"] == 20
+    bad = authed.get("/api/history?tool=nope")
+    assert bad.status_code == 400
+    assert "tool" in bad.json()["error"]["details"]
+
+
+def test_gigs_and_proposals_are_listed_read_edited_deleted(authed):
+    gig = authed.post(*BODIES["gig_generate"]).json()["data"]
+    proposal = authed.post(*BODIES["proposal_generate"]).json()["data"]
+    listing = authed.get("/api/gigs?page=1").json()
+    assert listing["meta"]["limit"] == 10
+    assert [g["id"] for g in listing["data"]] == [gig["id"]]
+    assert authed.get("/api/proposals?status=draft").json()["data"][0]["id"] == proposal["id"]
+    assert authed.get("/api/proposals?status=won").json()["data"] == []
+    assert authed.get("/api/gigs?status=bogus").status_code == 400
+
+    edited = authed.patch(f"/api/gigs/{gig['id']}", {"title": "New title", "status": "active"})
+    assert edited.status_code == 200
+    assert (edited.json()["data"]["title"], edited.json()["data"]["status"]) == (
+        "New title",
+        "active",
+    )
+    assert authed.patch(f"/api/gigs/{gig['id']}", {"status": "sold"}).status_code == 400
+    edited = authed.patch(
+        f"/api/proposals/{proposal['id']}", {"content": "Rewritten", "status": "sent"}
+    )
+    assert edited.json()["data"]["content"] == "Rewritten"
+    assert authed.get(f"/api/proposals/{proposal['id']}").json()["data"]["status"] == "sent"
+
+    deleted = authed.delete(f"/api/gigs/{gig['id']}")
+    assert deleted.json()["data"] == {"success": True}
+    assert authed.get(f"/api/gigs/{gig['id']}").status_code == 404
+
+
+def test_records_are_private(authed, ada):
+    gig = authed.post(*BODIES["gig_generate"]).json()["data"]
+    history = authed.get("/api/history").json()["data"][0]
+    mallory = user_create(email="mallory@example.com")
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=mallory).token}")
+    assert other.get("/api/gigs").json()["data"] == []
+    assert other.get("/api/history").json()["data"] == []
+    for method, path in (
+        ("get", f"/api/gigs/{gig['id']}"),
+        ("patch", f"/api/gigs/{gig['id']}"),
+        ("delete", f"/api/gigs/{gig['id']}"),
+        ("get", f"/api/history/{history['id']}"),
+    ):
+        response = getattr(other, method)(path, {"title": "x"} if method == "patch" else None)
+        assert response.status_code == 404, (method, path)
+    assert authed.get(f"/api/gigs/{gig['id']}").json()["data"]["title"] == gig["title"]
+    assert authed.get("/api/gigs/not-a-uuid").status_code == 404
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_concurrent_calls_with_one_credit_on_postgres():
+    user = user_create(email="race@example.com")
+    credits_adjust(user=user, delta=-19)
+    token = session_issue(user=user).token
+    barrier = threading.Barrier(10)
+    statuses: list[int] = []
+
+    def call() -> None:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        barrier.wait()
+        statuses.append(client.post(*BODIES["seo_audit"]).status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=call) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200] + [402] * 9
+    assert User.objects.get(pk=user.pk).credits_remaining == 0
+
+
+@pytest.mark.server
+def test_ten_concurrent_calls_with_one_credit_on_embedded_sqlite(tmp_path):
+    env = server_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", FREE_PLAN_CREDITS="1")
+    migrate(env)
+    with gunicorn(env, workers=2, threads=5) as base:
+        login = requests.post(
+            f"{base}/api/auth/login", json={"email": "solo@example.com"}, timeout=10
+        )
+        token = login.json()["data"]["token"]
+        path, body = BODIES["seo_audit"]
+
+        def call(_: int) -> int:
+            return requests.post(
+                f"{base}{path}", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=30
+            ).status_code
+
+        with ThreadPoolExecutor(max_workers=10) as pool:
+            statuses = list(pool.map(call, range(10)))
+        me = requests.get(
+            f"{base}/api/auth/me", headers={"Authorization": f"Bearer {token}"}, timeout=10
+        )
+    assert sorted(statuses) == [200] + [402] * 9
+    assert me.json()["data"]["credits_remaining"] == 0
