@@ -221,6 +221,10 @@ SPECTACULAR_SETTINGS = {
     "PREPROCESSING_HOOKS": ["config.api.schema.drop_versioned_duplicates"],
     "ENUM_NAME_OVERRIDES": {
         "ConnectionStateEnum": ["connected", "disconnected"],
+        "GigStatusEnum": "aitools.models.GigStatus",
+        "ProposalStatusEnum": "aitools.models.ProposalStatus",
+        "GenerationStatusEnum": "aitools.models.GenerationStatus",
+        "LevelEnum": ["low", "medium", "high"],
     },
 }
 
