@@ -72,17 +72,20 @@ def wants_async(request: Request) -> bool:
 
 # --- The generators ----------------------------------------------------------------------------
 
-_META = inline_serializer(
-    "GenerationMeta",
-    fields={"tokensUsed": serializers.IntegerField(), "provider": serializers.CharField()},
-)
-
 
 class GenerateView(APIView):
     """Base of the ten generator views; `tool` names the one a subclass runs."""
 
     tool: Tool
     schema_error_statuses = (401, 402, 502)
+    schema_envelope_meta = {
+        "type": "object",
+        "required": ["tokensUsed", "provider"],
+        "properties": {
+            "tokensUsed": {"type": "integer", "example": 120},
+            "provider": {"type": "string", "example": "offline"},
+        },
+    }
 
     def post(self, request: Request) -> Response:
         user = request_user(request)
@@ -134,17 +137,7 @@ def generate_view(tool_name: str) -> type[GenerateView]:
             "history entry; the result lands on it and an `ai_complete` notification follows."
         ),
         request=tool.input,
-        responses={
-            200: inline_serializer(
-                f"{tool.name}_answer",
-                fields={
-                    "success": serializers.BooleanField(),
-                    "data": _output_schema(tool)(),
-                    "meta": _META,
-                },
-            ),
-            202: HistorySerializer,
-        },
+        responses={200: _output_schema(tool), 202: HistorySerializer},
         parameters=[
             OpenApiParameter(
                 "Prefer", str, OpenApiParameter.HEADER, description="`respond-async` to queue."

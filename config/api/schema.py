@@ -56,7 +56,9 @@ RATE_LIMIT_HEADERS: dict[str, Any] = {
 }
 
 
-def envelope_schema(data: dict[str, Any] | None) -> dict[str, Any]:
+def envelope_schema(
+    data: dict[str, Any] | None, meta: dict[str, Any] | None = None
+) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "success": {"type": "boolean", "description": "Always true on success."},
         "message": {"type": "string"},
@@ -65,11 +67,15 @@ def envelope_schema(data: dict[str, Any] | None) -> dict[str, Any]:
     if data is not None:
         properties["data"] = data
         required.append("data")
+    if meta is not None:
+        properties["meta"] = meta
+        required.append("meta")
     return {"type": "object", "required": required, "properties": properties}
 
 
 class EnvelopeAutoSchema(AutoSchema):
-    """Views may list extra error statuses in `schema_error_statuses`, e.g. `(402, 409)`."""
+    """Views may list extra error statuses in `schema_error_statuses`, e.g. `(402, 409)`, and
+    describe the `meta` of their 200 answer in `schema_envelope_meta` (an OpenAPI schema)."""
 
     def get_serializer_name(self, serializer: Any, direction: Any) -> str:
         """Nested `InputSerializer`/`OutputSerializer` classes are named after their view."""
@@ -101,12 +107,13 @@ class EnvelopeAutoSchema(AutoSchema):
         inner = serializer.response if isinstance(serializer, OpenApiResponse) else serializer
         if self._is_list_view(inner) and self._get_paginator():
             return response  # the pagination schema is the envelope already
+        meta = getattr(self.view, "schema_envelope_meta", None) if status_code == "200" else None
         contents = response.get("content")
         if not contents:
-            response["content"] = {"application/json": {"schema": envelope_schema(None)}}
+            response["content"] = {"application/json": {"schema": envelope_schema(None, meta)}}
         else:
             for media in contents.values():
-                media["schema"] = envelope_schema(media.get("schema"))
+                media["schema"] = envelope_schema(media.get("schema"), meta)
         return response
 
     def _get_response_headers_for_code(
