@@ -17,6 +17,7 @@ from accounts.services.users import (
     user_set_role,
     user_update_profile,
 )
+from notifications.admin import send_system_alert_action
 
 
 class UserChangeForm(forms.ModelForm[User]):
@@ -99,7 +100,7 @@ class UserAdmin(admin.ModelAdmin[User]):
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> Any:
         return self.readonly_fields if obj is not None else ()
 
-    actions = ["grant_credits"]
+    actions = ["grant_credits", send_system_alert_action]
 
     @admin.action(description="Grant credits to the selected users")
     def grant_credits(self, request: HttpRequest, queryset: QuerySet[User]) -> Any:

@@ -1,5 +1,29 @@
 """Notification routes (mounted under /api/ and /api/v1/ by config.urls)."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from notifications import api
+
+urlpatterns = [
+    path("notifications", api.NotificationListView.as_view(), name="notifications-list"),
+    path(
+        "notifications/unread",
+        api.NotificationUnreadCountView.as_view(),
+        name="notifications-unread",
+    ),
+    path(
+        "notifications/read-all",
+        api.NotificationReadAllView.as_view(),
+        name="notifications-read-all",
+    ),
+    path(
+        "notifications/<uuid:pk>",
+        api.NotificationDeleteView.as_view(),
+        name="notifications-detail",
+    ),
+    path(
+        "notifications/<uuid:pk>/read",
+        api.NotificationReadView.as_view(),
+        name="notifications-read",
+    ),
+]

@@ -1,0 +1,7 @@
+"""Errors of the notifications domain, in the one error contract."""
+
+from config.api.exceptions import NotFoundError
+
+
+class NotificationNotFound(NotFoundError):
+    message = "Notification not found."

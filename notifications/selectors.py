@@ -1,0 +1,72 @@
+"""Reads on notifications, always scoped to one user so the per-user indexes serve them."""
+
+from typing import Any, overload
+from uuid import UUID
+
+from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models.query import ModelIterable
+
+from accounts.models import User
+from notifications.errors import NotificationNotFound
+from notifications.models import Notification
+
+
+class NotificationPageQuerySet(QuerySet[Notification, Notification]):
+    """The same rows as a plain queryset; a slice of it (a page) is read by a deferred join.
+
+    `LIMIT 20 OFFSET n` over whole rows makes PostgreSQL fetch and discard every skipped row
+    from the table, or give up on the index and sort all of the user's rows (page 4000 of a
+    user with 100,000: about 150 ms in the database). A slice here becomes
+    `WHERE id IN (SELECT id ... ORDER BY ... LIMIT 20 OFFSET n)`: the ids come from an
+    index-only scan of (user, -created_at, -id), which holds every column the subquery needs,
+    and only the 20 rows of the page are read from the table. Still one query.
+    """
+
+    @overload
+    def __getitem__(self, k: int) -> Notification: ...
+    @overload
+    def __getitem__(self, k: slice) -> "NotificationPageQuerySet": ...
+    def __getitem__(self, k: int | slice) -> Any:
+        if (
+            isinstance(k, slice)
+            and k.step is None
+            and (k.start or 0) >= 0
+            and (k.stop is None or k.stop >= 0)
+            and self._result_cache is None
+            and self._iterable_class is ModelIterable  # not for values(), the subquery itself
+            and not self.query.is_sliced
+        ):
+            return self.filter(pk__in=self.values("pk")[k])
+        return super().__getitem__(k)
+
+
+def notification_list(*, user: User, read: bool | None = None) -> QuerySet[Notification]:
+    """The user's notifications, newest first; `read` narrows to read or unread ones.
+
+    Newest first is the order of `notif_user_created_idx` (user, -created_at, -id); the unread
+    ones are exactly the rows of the partial index `notif_user_unread_idx`.
+    """
+    notifications = NotificationPageQuerySet(model=Notification).filter(user=user)
+    if read is False:
+        notifications = notifications.filter(read=False)
+    elif read is True:
+        # "Not unread" rather than `read = true`: the flag is only in the table, so counting
+        # the read ones would visit every row of the user (180 ms at 100,000), while this anti
+        # join is answered from the two indexes alone (about 18 ms). NOT EXISTS, not NOT IN:
+        # a hash anti join spills to disk, a hashed NOT IN turns quadratic past work_mem.
+        unread = Notification.objects.filter(pk=OuterRef("pk"), user=user, read=False)
+        notifications = notifications.filter(~Exists(unread))
+    return notifications.order_by("-created_at", "-id")
+
+
+def notification_unread_count(*, user: User) -> int:
+    """One COUNT, answered from the partial unread index alone (an index-only scan)."""
+    return Notification.objects.filter(user=user, read=False).count()
+
+
+def notification_get(*, user: User, notification_id: UUID) -> Notification:
+    """The user's notification; another user's id is answered like a missing one."""
+    notification = Notification.objects.filter(pk=notification_id, user=user).first()
+    if notification is None:
+        raise NotificationNotFound()
+    return notification

@@ -1,0 +1,1 @@
+"""Tests of the notification center: API, services, admin, command, query budgets."""

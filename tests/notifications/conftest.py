@@ -1,0 +1,87 @@
+"""Notification fixtures: two users with Bearer clients, and notifications made by notify()."""
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from accounts.services.sessions import session_issue
+from notifications.models import Notification, NotificationType
+from notifications.services import notify
+
+BASE_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+Seed = Callable[..., list[Notification]]
+
+
+def bearer_client(user: User) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
+    return client
+
+
+def as_json(notification: Notification) -> dict[str, Any]:
+    """The API's representation of a notification, written out by hand."""
+    return {
+        "id": str(notification.id),
+        "user_id": str(notification.user_id),
+        "title": notification.title,
+        "message": notification.message,
+        "category": notification.category,
+        "type": notification.type,
+        "read": notification.read,
+        "metadata": notification.metadata,
+        "created_at": notification.created_at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+@pytest.fixture
+def ada(db) -> User:
+    return User.objects.create_user(email="ada@example.com", full_name="Ada")
+
+
+@pytest.fixture
+def bob(db) -> User:
+    return User.objects.create_user(email="bob@example.com", full_name="Bob")
+
+
+@pytest.fixture
+def ada_client(ada) -> APIClient:
+    return bearer_client(ada)
+
+
+@pytest.fixture
+def bob_client(bob) -> APIClient:
+    return bearer_client(bob)
+
+
+@pytest.fixture
+def seed() -> Seed:
+    """`seed(user, count, read=..., type=..., start=...)`: made oldest first, a minute apart.
+
+    Created through notify(), then dated, so that the order of the list is known exactly.
+    """
+
+    def make(
+        user: User,
+        count: int,
+        *,
+        read: bool = False,
+        type: str = NotificationType.SYSTEM_ALERT,
+        start: int = 0,
+    ) -> list[Notification]:
+        made = []
+        for i in range(start, start + count):
+            notification = notify(user=user, type=type, title=f"Title {i}", message=f"Message {i}")
+            notification.created_at = BASE_TIME + timedelta(minutes=i)
+            notification.read = read
+            Notification.objects.filter(pk=notification.pk).update(
+                created_at=notification.created_at, read=read
+            )
+            made.append(notification)
+        return made
+
+    return make

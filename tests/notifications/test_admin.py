@@ -1,0 +1,191 @@
+"""Admin: the notification changelist with its filters and search, and the system-alert action."""
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import Permission
+
+from accounts.models import User
+from notifications.admin import send_system_alert_action
+from notifications.models import Notification
+
+pytestmark = pytest.mark.django_db
+
+USERS_URL = "/admin/accounts/user/"
+
+
+@pytest.fixture
+def operator(client):
+    admin_user = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
+    client.force_login(admin_user)
+    return client
+
+
+@pytest.fixture
+def user_admin_with_action():
+    """The User admin (accounts/), which carries the action."""
+    user_admin = admin.site._registry[User]
+    assert send_system_alert_action in (user_admin.actions or ())
+    return user_admin
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "?category__exact=Billing",
+        "?type__exact=payment_failed",
+        "?read__exact=0",
+        "?read__exact=1",
+        "?q=ada%40example",
+        "?q=Title+1",
+        "?category__exact=System&read__exact=0&q=ada",
+        "?o=6",  # sorted by created_at
+        "?o=2",  # sorted by user e-mail
+    ],
+)
+def test_changelist_renders_with_each_filter_and_search(operator, ada, seed, query):
+    seed(ada, 3)
+    response = operator.get(f"/admin/notifications/notification/{query}")
+    assert response.status_code == 200
+
+
+def test_changelist_shows_the_columns_and_filters(operator, ada, seed):
+    seed(ada, 1, type="payment_failed")
+    html = operator.get("/admin/notifications/notification/").content.decode()
+    for text in ("Title 0", "ada@example.com", "payment_failed", "Billing"):
+        assert text in html
+    for heading in ("By category", "By type", "By read"):
+        assert heading in html
+
+
+def test_search_finds_by_user_email_and_title(operator, ada, bob, seed):
+    seed(ada, 1)
+    seed(bob, 1, start=1)
+    by_email = operator.get("/admin/notifications/notification/?q=bob%40example.com")
+    assert by_email.context["cl"].result_count == 1
+    by_title = operator.get("/admin/notifications/notification/?q=Title+0")
+    assert [n.user_id for n in by_title.context["cl"].result_list] == [ada.id]
+
+
+def test_change_page_is_read_only_and_add_is_forbidden(operator, ada, seed):
+    [notification] = seed(ada, 1)
+    page = operator.get(f"/admin/notifications/notification/{notification.pk}/change/")
+    assert page.status_code == 200
+    assert "Title 0" in page.content.decode()
+    response = operator.post(
+        f"/admin/notifications/notification/{notification.pk}/change/", {"title": "Edited"}
+    )
+    assert response.status_code == 403
+    notification.refresh_from_db()
+    assert notification.title == "Title 0"
+    assert operator.get("/admin/notifications/notification/add/").status_code == 403
+
+
+def test_operators_may_delete(operator, ada, seed):
+    [notification] = seed(ada, 1)
+    response = operator.post(
+        f"/admin/notifications/notification/{notification.pk}/delete/", {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert not Notification.objects.exists()
+
+
+def test_action_shows_a_form_first_and_sends_nothing(operator, user_admin_with_action, ada, bob):
+    response = operator.post(
+        USERS_URL,
+        {"action": "send_system_alert_action", "_selected_action": [str(ada.pk), str(bob.pk)]},
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Send a system alert" in html
+    assert "goes to 2 users" in html
+    assert html.count('name="_selected_action"') == 2
+    assert not Notification.objects.exists()
+
+
+def test_action_sends_a_system_alert_to_the_selected_users(
+    operator, user_admin_with_action, ada, bob
+):
+    response = operator.post(
+        USERS_URL,
+        {
+            "action": "send_system_alert_action",
+            "index": "0",
+            "_selected_action": [str(ada.pk)],
+            "apply": "Send",
+            "title": "Maintenance",
+            "message": "Tonight at 22:00 UTC.",
+        },
+    )
+    assert response.status_code == 302
+    [alert] = Notification.objects.all()
+    assert (alert.user_id, alert.type, alert.category) == (ada.pk, "system_alert", "System")
+    assert (alert.title, alert.message) == ("Maintenance", "Tonight at 22:00 UTC.")
+    page = operator.get(response["Location"])
+    assert "System alert sent to 1 user(s)." in page.content.decode()
+
+
+def test_action_across_all_pages_sends_to_the_whole_filtered_set(
+    operator, user_admin_with_action, ada, bob
+):
+    # The operator exists too: "all" is every user the changelist holds.
+    form = operator.post(
+        USERS_URL,
+        {"action": "send_system_alert_action", "select_across": "1", "_selected_action": [ada.pk]},
+    )
+    html = form.content.decode()
+    assert "goes to 3 users" in html
+    assert 'name="select_across" value="1"' in html
+    response = operator.post(
+        USERS_URL,
+        {
+            "action": "send_system_alert_action",
+            "index": "0",
+            "select_across": "1",
+            "_selected_action": [str(ada.pk)],
+            "apply": "Send",
+            "title": "T",
+            "message": "M",
+        },
+    )
+    assert response.status_code == 302
+    assert Notification.objects.count() == User.objects.count() == 3
+
+
+def test_action_with_an_empty_title_shows_the_form_again(operator, user_admin_with_action, ada):
+    response = operator.post(
+        USERS_URL,
+        {
+            "action": "send_system_alert_action",
+            "index": "0",
+            "_selected_action": [str(ada.pk)],
+            "apply": "Send",
+            "title": "",
+            "message": "M",
+        },
+    )
+    assert response.status_code == 200
+    assert "This field is required." in response.content.decode()
+    assert not Notification.objects.exists()
+
+
+def test_action_needs_the_permission_to_add_notifications(client, user_admin_with_action, ada):
+    staff = User.objects.create_user(email="staff@example.com", role="admin")
+    staff.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_user", "change_user"])
+    )
+    client.force_login(staff)
+    response = client.post(
+        USERS_URL,
+        {
+            "action": "send_system_alert_action",
+            "index": "0",
+            "_selected_action": [str(ada.pk)],
+            "apply": "Send",
+            "title": "T",
+            "message": "M",
+        },
+    )
+    assert response.status_code == 302
+    assert not Notification.objects.exists()
+    assert "You may not send notifications." in client.get(response["Location"]).content.decode()

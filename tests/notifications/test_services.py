@@ -1,0 +1,113 @@
+"""notify(), notify_bulk() and system_alert_send(): categories, the CHECK constraint, batching."""
+
+import math
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from accounts.models import User
+from notifications.models import Category, Notification, NotificationType
+from notifications.services import notify, notify_bulk, system_alert_send
+from tests.notifications.conftest import as_json
+
+pytestmark = pytest.mark.django_db
+
+CATEGORIES = {
+    "system_alert": "System",
+    "payment_success": "Billing",
+    "plan_upgrade": "Billing",
+    "payment_failed": "Billing",
+    "ai_complete": "AI Generation",
+    "ai_failed": "AI Generation",
+    "post_published": "Social Hub",
+    "post_failed": "Social Hub",
+}
+
+
+def inserts_for(rows: int, batch_size: int) -> int:
+    """INSERT statements for `rows` in batches of `batch_size`, as the backend splits them."""
+    fields = Notification._meta.concrete_fields
+    per_insert = min(batch_size, connection.ops.bulk_batch_size(fields, [None] * batch_size))
+    full, rest = divmod(rows, batch_size)
+    return full * math.ceil(batch_size / per_insert) + math.ceil(rest / per_insert)
+
+
+def test_the_table_covers_every_type():
+    assert set(CATEGORIES) == set(NotificationType.values)
+
+
+@pytest.mark.parametrize(("kind", "category"), sorted(CATEGORIES.items()))
+def test_every_type_lands_in_its_category(ada, ada_client, kind, category):
+    notification = notify(user=ada, type=kind, title="T", message="M", metadata={"k": 1})
+    notification.refresh_from_db()
+    assert (notification.type, notification.category) == (kind, category)
+    assert ada_client.get("/api/notifications").json()["data"] == [as_json(notification)]
+    assert ada_client.get("/api/notifications").json()["data"][0]["category"] == category
+
+
+@pytest.mark.parametrize(("kind", "category"), sorted(CATEGORIES.items()))
+def test_notify_bulk_sets_the_category_too(ada, bob, kind, category):
+    assert notify_bulk(user_ids=[ada.id, bob.id], type=kind, title="T", message="M") == 2
+    assert set(Notification.objects.values_list("type", "category")) == {(kind, category)}
+
+
+def test_an_unknown_type_is_refused_before_any_write(ada):
+    with pytest.raises(ValueError, match="is not a valid NotificationType"):
+        notify(user=ada, type="newsletter", title="T", message="M")
+    assert Notification.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "wrong"),
+    [
+        ("system_alert", Category.BILLING),
+        ("payment_failed", Category.SYSTEM),
+        ("ai_complete", Category.SOCIAL_HUB),
+        ("post_failed", Category.AI_GENERATION),
+    ],
+)
+def test_the_database_refuses_a_category_that_does_not_match_the_type(ada, kind, wrong):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Notification.objects.create(user=ada, type=kind, category=wrong, title="T", message="M")
+    assert Notification.objects.count() == 0
+
+
+def test_notify_truncates_to_the_column_sizes(ada):
+    notification = notify(user=ada, type="system_alert", title="t" * 300, message="m" * 3000)
+    notification.refresh_from_db()
+    assert (len(notification.title), len(notification.message)) == (200, 2000)
+    assert notification.metadata == {}
+    assert notification.read is False
+
+
+def test_notify_bulk_is_one_insert_per_batch(db, django_assert_num_queries):
+    users = User.objects.bulk_create(
+        [User(email=f"u{i}@example.com") for i in range(250)], batch_size=500
+    )
+    with django_assert_num_queries(inserts_for(250, 100)):
+        sent = notify_bulk(
+            user_ids=(u.id for u in users),
+            type="plan_upgrade",
+            title="T",
+            message="M",
+            batch_size=100,
+        )
+    assert sent == 250
+    assert Notification.objects.filter(category="Billing").count() == 250
+
+
+def test_system_alert_to_everyone_skips_inactive_users(ada, bob):
+    User.objects.filter(pk=bob.pk).update(is_active=False)
+    assert system_alert_send(title="Maintenance", message="Tonight at 22:00 UTC") == 1
+    [alert] = Notification.objects.all()
+    assert (alert.user_id, alert.type, alert.category) == (ada.id, "system_alert", "System")
+    assert (alert.title, alert.message, alert.read) == (
+        "Maintenance",
+        "Tonight at 22:00 UTC",
+        False,
+    )
+
+
+def test_system_alert_to_chosen_users(ada, bob):
+    assert system_alert_send(title="T", message="M", user_ids=[bob.id]) == 1
+    assert list(Notification.objects.values_list("user_id", flat=True)) == [bob.id]
