@@ -52,6 +52,8 @@ superuser: $(VENV)/.runtime
 
 bench: $(VENV)/.dev
 	$(PY) bench/health.py
+	@if [ -n "$$DATABASE_URL" ]; then $(PY) bench/notifications.py; \
+	else echo "bench/notifications.py needs DATABASE_URL (PostgreSQL); skipped"; fi
 
 clean:
 	rm -rf $(VENV) var staticfiles .mypy_cache .ruff_cache .pytest_cache

@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 
 from accounts.models import User
 from notifications.models import Notification
-from notifications.services import BATCH_SIZE, system_alert_send
+from notifications.services import BATCH_SIZE, notifications_delete, system_alert_send
 
 SYSTEM_ALERT_PERMISSION = "notifications.add_notification"
 
@@ -96,3 +96,9 @@ class NotificationAdmin(admin.ModelAdmin[Notification]):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def delete_model(self, request: HttpRequest, obj: Notification) -> None:
+        notifications_delete(notification_ids=[obj.pk])
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Notification]) -> None:
+        notifications_delete(notification_ids=queryset.values_list("pk", flat=True))

@@ -14,7 +14,11 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from config.api.envelope import Envelope
 from notifications.models import Notification
-from notifications.selectors import notification_list, notification_unread_count
+from notifications.selectors import (
+    notification_list,
+    notification_total,
+    notification_unread_count,
+)
 from notifications.services import (
     notification_delete,
     notification_mark_read,
@@ -89,12 +93,18 @@ class NotificationListView(generics.ListAPIView[Notification]):
     class FilterSerializer(serializers.Serializer[Any]):
         read = QueryBooleanField(required=False)
 
-    def get_queryset(self) -> QuerySet[Notification]:
+    def _read_filter(self) -> bool | None:
         filters = self.FilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return notification_list(
-            user=request_user(self.request), read=filters.validated_data.get("read")
-        )
+        read: bool | None = filters.validated_data.get("read")
+        return read
+
+    def get_queryset(self) -> QuerySet[Notification]:
+        return notification_list(user=request_user(self.request), read=self._read_filter())
+
+    def count_total(self, queryset: QuerySet[Notification]) -> int:
+        """The pagination's total, from the user's counter instead of a COUNT."""
+        return notification_total(user=request_user(self.request), read=self._read_filter())
 
     @extend_schema(
         operation_id="notifications_list",

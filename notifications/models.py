@@ -73,11 +73,6 @@ class Notification(models.Model):
                 condition=Q(read=False),
                 name="notif_user_unread_idx",
             ),
-            # The list's total (COUNT(*) for one user). Same rows as the first index, but with
-            # one key column that B-tree deduplication folds into posting lists: about 7 bytes
-            # a row instead of 95, so the count reads 90 pages instead of 1,270 at 100,000 rows
-            # (p50 4.9 ms instead of 8.2 ms on the bench machine).
-            models.Index(fields=["user"], name="notif_user_count_idx"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -115,3 +110,28 @@ class OutboxEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} for {self.user_id} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+class NotificationCounter(models.Model):
+    """A user's notification totals, kept by the services in the same transaction as each
+    insert, delete and read change: the list's `meta.total` and the unread count are one
+    primary-key read whatever the number of notifications."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="notification_counter",
+    )
+    total = models.PositiveIntegerField(default=0)
+    unread = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(unread__lte=models.F("total")), name="notif_counter_unread_le_total"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.unread} unread of {self.total}"

@@ -8,7 +8,7 @@ from django.db.models.query import ModelIterable
 
 from accounts.models import User
 from notifications.errors import NotificationNotFound
-from notifications.models import Notification
+from notifications.models import Notification, NotificationCounter
 
 
 class NotificationPageQuerySet(QuerySet[Notification, Notification]):
@@ -59,9 +59,22 @@ def notification_list(*, user: User, read: bool | None = None) -> QuerySet[Notif
     return notifications.order_by("-created_at", "-id")
 
 
+def notification_counts(*, user: User) -> tuple[int, int]:
+    """(total, unread) from the user's counter: one primary-key read, never a COUNT."""
+    counts = NotificationCounter.objects.filter(user=user).values_list("total", "unread").first()
+    return counts if counts is not None else (0, 0)
+
+
+def notification_total(*, user: User, read: bool | None = None) -> int:
+    """How many `notification_list(user=user, read=read)` holds, without counting rows."""
+    total, unread = notification_counts(user=user)
+    if read is None:
+        return total
+    return total - unread if read else unread
+
+
 def notification_unread_count(*, user: User) -> int:
-    """One COUNT, answered from the partial unread index alone (an index-only scan)."""
-    return Notification.objects.filter(user=user, read=False).count()
+    return notification_counts(user=user)[1]
 
 
 def notification_get(*, user: User, notification_id: UUID) -> Notification:

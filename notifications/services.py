@@ -1,15 +1,50 @@
-"""Writes on notifications; notify() and notify_bulk() are the one way every app creates them."""
+"""Writes on notifications; notify() and notify_bulk() are the one way every app creates them.
 
+Every write also moves the user's NotificationCounter in the same transaction, so totals are
+read, never counted.
+"""
+
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
 
+from django.db import transaction
+from django.db.models import Count, F, Q
+
 from accounts.models import User
 from notifications.errors import NotificationNotFound
-from notifications.models import CATEGORY_OF_TYPE, Notification, NotificationType
+from notifications.models import (
+    CATEGORY_OF_TYPE,
+    Notification,
+    NotificationCounter,
+    NotificationType,
+)
 from notifications.selectors import notification_get
 
 BATCH_SIZE = 1000  # one INSERT round trip per batch
+
+
+def _counters_add(added: Counter[Any]) -> None:
+    """Count new unread notifications: `added` maps user id -> how many. A few statements
+    per batch: create missing counter rows, then one UPDATE per distinct amount."""
+    NotificationCounter.objects.bulk_create(
+        [NotificationCounter(user_id=user_id) for user_id in added], ignore_conflicts=True
+    )
+    by_amount: defaultdict[int, list[Any]] = defaultdict(list)
+    for user_id, amount in added.items():
+        by_amount[amount].append(user_id)
+    for amount, user_ids in by_amount.items():
+        NotificationCounter.objects.filter(user_id__in=user_ids).update(
+            total=F("total") + amount, unread=F("unread") + amount
+        )
+
+
+def _counter_move(user_id: Any, *, total: int = 0, unread: int = 0) -> None:
+    if total or unread:
+        NotificationCounter.objects.filter(user_id=user_id).update(
+            total=F("total") + total, unread=F("unread") + unread
+        )
 
 
 def notify(
@@ -22,14 +57,17 @@ def notify(
 ) -> Notification:
     """Create one notification; the category follows from the type."""
     kind = NotificationType(type)
-    return Notification.objects.create(
-        user=user,
-        type=kind,
-        category=CATEGORY_OF_TYPE[kind],
-        title=title[:200],
-        message=message[:2000],
-        metadata=metadata or {},
-    )
+    with transaction.atomic(savepoint=False):  # no savepoint: nothing in here is recovered from
+        notification = Notification.objects.create(
+            user=user,
+            type=kind,
+            category=CATEGORY_OF_TYPE[kind],
+            title=title[:200],
+            message=message[:2000],
+            metadata=metadata or {},
+        )
+        _counters_add(Counter({user.pk: 1}))
+    return notification
 
 
 def notify_bulk(
@@ -41,10 +79,17 @@ def notify_bulk(
     metadata: dict[str, Any] | None = None,
     batch_size: int = BATCH_SIZE,
 ) -> int:
-    """The same notification to many users, one INSERT per batch. Returns how many."""
+    """The same notification to many users, one INSERT per batch (each batch its own
+    transaction, with its counters). Returns how many."""
     kind = NotificationType(type)
     created = 0
     batch: list[Notification] = []
+
+    def flush() -> None:
+        with transaction.atomic(savepoint=False):
+            Notification.objects.bulk_create(batch)
+            _counters_add(Counter(str(n.user_id) for n in batch))
+
     for user_id in user_ids:
         batch.append(
             Notification(
@@ -57,11 +102,11 @@ def notify_bulk(
             )
         )
         if len(batch) >= batch_size:
-            Notification.objects.bulk_create(batch)
+            flush()
             created += len(batch)
             batch = []
     if batch:
-        Notification.objects.bulk_create(batch)
+        flush()
         created += len(batch)
     return created
 
@@ -70,23 +115,51 @@ def notification_mark_read(*, user: User, notification_id: UUID) -> Notification
     """Mark one of the user's notifications read; marking a read one again changes nothing."""
     notification = notification_get(user=user, notification_id=notification_id)
     if not notification.read:
-        # Conditional, so a concurrent read-all or a second click is not written twice.
-        Notification.objects.filter(pk=notification.pk, read=False).update(read=True)
+        with transaction.atomic(savepoint=False):
+            # Conditional, so a concurrent read-all or a second click is not counted twice.
+            changed = Notification.objects.filter(pk=notification.pk, read=False).update(read=True)
+            _counter_move(user.pk, unread=-changed)
         notification.read = True
     return notification
 
 
+@transaction.atomic(savepoint=False)
 def notifications_mark_all_read(*, user: User) -> int:
     """One UPDATE over the user's unread rows (the partial unread index finds them)."""
-    return Notification.objects.filter(user=user, read=False).update(read=True)
+    changed = Notification.objects.filter(user=user, read=False).update(read=True)
+    _counter_move(user.pk, unread=-changed)
+    return changed
 
 
 def notification_delete(*, user: User, notification_id: UUID) -> None:
-    """Delete one of the user's notifications; another user's id is a 404 and deletes nothing."""
-    # Nothing references a notification, so this is a single DELETE ... WHERE id AND user_id.
-    deleted, _ = Notification.objects.filter(pk=notification_id, user=user).delete()
+    """Delete one of the user's notifications; another user's id is a 404 and deletes nothing.
+
+    Two conditional DELETEs (unread, then read) say which counter to move without a SELECT
+    that a concurrent mark-read could make stale.
+    """
+    mine = Notification.objects.filter(pk=notification_id, user=user)
+    with transaction.atomic(savepoint=False):
+        if deleted := mine.filter(read=False).delete()[0]:
+            _counter_move(user.pk, total=-1, unread=-1)
+        elif deleted := mine.filter(read=True).delete()[0]:
+            _counter_move(user.pk, total=-1)
     if not deleted:
         raise NotificationNotFound()
+
+
+@transaction.atomic(savepoint=False)
+def notifications_delete(*, notification_ids: Iterable[UUID]) -> int:
+    """Operators' bulk delete (the admin), keeping every owner's counter right."""
+    rows = Notification.objects.filter(pk__in=list(notification_ids))
+    per_user: defaultdict[Any, list[int]] = defaultdict(lambda: [0, 0])
+    # Locked first, so a concurrent mark-read cannot change what is counted below.
+    for user_id, read in rows.select_for_update().values_list("user_id", "read"):
+        per_user[user_id][0] += 1
+        per_user[user_id][1] += not read
+    deleted, _ = rows.delete()
+    for user_id, (total, unread) in per_user.items():
+        _counter_move(user_id, total=-total, unread=-unread)
+    return deleted
 
 
 def system_alert_send(
@@ -115,3 +188,26 @@ def system_alert_send(
         message=message,
         batch_size=batch_size,
     )
+
+
+@transaction.atomic
+def notification_counters_rebuild(*, user_ids: Iterable[UUID | str] | None = None) -> int:
+    """Recount counters from the rows (all users, or the given ones): for data loaded behind
+    the services' back, such as a bulk import or the benchmark's fill. Returns how many."""
+    rows = Notification.objects.order_by()
+    counters = NotificationCounter.objects.all()
+    if user_ids is not None:
+        ids = list(user_ids)
+        rows, counters = rows.filter(user_id__in=ids), counters.filter(user_id__in=ids)
+    counts = rows.values("user_id").annotate(
+        total=Count("id"), unread=Count("id", filter=Q(read=False))
+    )
+    counters.delete()
+    rebuilt = NotificationCounter.objects.bulk_create(
+        [
+            NotificationCounter(user_id=c["user_id"], total=c["total"], unread=c["unread"])
+            for c in counts
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    return len(rebuilt)

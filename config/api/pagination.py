@@ -28,7 +28,8 @@ def _int_param(request: Request, name: str) -> int | None:
 
 
 class EnvelopePagination(BasePagination):
-    """Views tune it with `page_size` and `max_page_size` attributes.
+    """Views tune it with `page_size` and `max_page_size` attributes, and may give the total
+    without a COUNT through `count_total(queryset)` (a maintained counter).
 
     With `page` or `limit` in the query the list is paginated and `meta` is
     `{total, page, limit, totalPages, hasMore}`; out-of-range values are clamped. Without
@@ -50,18 +51,23 @@ class EnvelopePagination(BasePagination):
                 self.meta: dict[str, Any] | None = None
                 return rows
             # Too many to return whole: the first page of ceiling size, with meta.
-            total = queryset.count()
+            total = self._total(queryset, view)
             self.meta = self._meta(total=total, page=1, limit=ceiling)
             return rows[:ceiling]
 
         limit = min(max(limit if limit is not None else default_size, 1), max_size)
-        total = queryset.count()
+        total = self._total(queryset, view)
         total_pages = math.ceil(total / limit)
         page = min(max(page if page is not None else 1, 1), max(total_pages, 1))
         offset = (page - 1) * limit
         rows = list(queryset[offset : offset + limit]) if total else []
         self.meta = self._meta(total=total, page=page, limit=limit)
         return rows
+
+    @staticmethod
+    def _total(queryset: QuerySet[Any], view: APIView | None) -> int:
+        count_total = getattr(view, "count_total", None)
+        return int(count_total(queryset)) if count_total is not None else queryset.count()
 
     @staticmethod
     def _meta(*, total: int, page: int, limit: int) -> dict[str, Any]:

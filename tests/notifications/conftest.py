@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from accounts.services.sessions import session_issue
 from notifications.models import Notification, NotificationType
-from notifications.services import notify
+from notifications.services import notification_mark_read, notify
 
 BASE_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -77,10 +77,12 @@ def seed() -> Seed:
         for i in range(start, start + count):
             notification = notify(user=user, type=type, title=f"Title {i}", message=f"Message {i}")
             notification.created_at = BASE_TIME + timedelta(minutes=i)
-            notification.read = read
             Notification.objects.filter(pk=notification.pk).update(
-                created_at=notification.created_at, read=read
+                created_at=notification.created_at
             )
+            if read:
+                notification_mark_read(user=user, notification_id=notification.pk)
+                notification.read = True
             made.append(notification)
         return made
 

@@ -40,10 +40,12 @@ def test_unread_count_is_one_query_besides_the_token_user(
     ada_client, ada, seed, django_assert_num_queries
 ):
     seed(ada, 5)
-    with django_assert_num_queries(2) as captured:  # the token's user, the COUNT
+    with django_assert_num_queries(2) as captured:  # the token's user, the user's counter
         response = ada_client.get("/api/notifications/unread")
     assert response.json()["data"] == {"unreadCount": 5}
-    assert "COUNT(" in captured.captured_queries[-1]["sql"].upper()
+    last = captured.captured_queries[-1]["sql"].upper()
+    assert "NOTIFICATIONS_NOTIFICATIONCOUNTER" in last
+    assert "COUNT(" not in last  # read from the counter, never counted
 
 
 # --- POST /api/notifications/read-all ----------------------------------------------------------
@@ -75,9 +77,13 @@ def test_read_all_leaves_other_users_untouched(ada_client, ada, bob, seed):
 
 def test_read_all_is_one_update(ada_client, ada, seed, django_assert_num_queries):
     seed(ada, 10)
-    with django_assert_num_queries(2) as captured:  # the token's user, the UPDATE
+    # The token's user, the one UPDATE of the notifications, the counter's UPDATE.
+    with django_assert_num_queries(3) as captured:
         ada_client.post("/api/notifications/read-all")
-    assert captured.captured_queries[-1]["sql"].upper().startswith("UPDATE")
+    updates = [q["sql"] for q in captured.captured_queries if q["sql"].upper().startswith("UPDATE")]
+    assert len(updates) == 2
+    assert '"notifications_notification"' in updates[0]
+    assert '"notifications_notificationcounter"' in updates[1]
 
 
 def test_read_all_with_a_json_body_is_fine_and_without_token_401(api, ada_client):
@@ -134,9 +140,11 @@ def test_delete_own(ada_client, ada, seed, prefix):
 
 def test_delete_is_one_statement(ada_client, ada, seed, django_assert_num_queries):
     [doomed] = seed(ada, 1)
-    with django_assert_num_queries(2) as captured:  # the token's user, the DELETE
+    # The token's user, the DELETE (of an unread one: found by the first), the counter.
+    with django_assert_num_queries(3) as captured:
         assert ada_client.delete(f"/api/notifications/{doomed.id}").status_code == 200
-    assert captured.captured_queries[-1]["sql"].upper().startswith("DELETE")
+    assert captured.captured_queries[1]["sql"].upper().startswith("DELETE")
+    assert captured.captured_queries[2]["sql"].upper().startswith("UPDATE")
 
 
 def test_deleting_another_users_notification_is_404_and_it_stays(ada_client, bob_client, bob, seed):

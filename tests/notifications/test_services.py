@@ -1,12 +1,13 @@
 """notify(), notify_bulk() and system_alert_send(): categories, the CHECK constraint, batching."""
 
 import math
+from typing import Any
 
 import pytest
 from django.db import IntegrityError, connection, transaction
 
 from accounts.models import User
-from notifications.models import Category, Notification, NotificationType
+from notifications.models import Category, Notification, NotificationCounter, NotificationType
 from notifications.services import notify, notify_bulk, system_alert_send
 from tests.notifications.conftest import as_json
 
@@ -24,12 +25,21 @@ CATEGORIES = {
 }
 
 
-def inserts_for(rows: int, batch_size: int) -> int:
-    """INSERT statements for `rows` in batches of `batch_size`, as the backend splits them."""
-    fields = Notification._meta.concrete_fields
-    per_insert = min(batch_size, connection.ops.bulk_batch_size(fields, [None] * batch_size))
+def _inserts(model: Any, rows: int) -> int:
+    fields = model._meta.concrete_fields
+    per_insert = min(rows, connection.ops.bulk_batch_size(fields, [None] * rows))
+    return math.ceil(rows / per_insert)
+
+
+def statements_for(rows: int, batch_size: int) -> int:
+    """Statements notify_bulk needs for `rows` distinct users in batches of `batch_size`, as
+    the backend splits INSERTs: per batch, the notifications' INSERT, the counters' INSERT
+    (missing rows only) and one counter UPDATE."""
     full, rest = divmod(rows, batch_size)
-    return full * math.ceil(batch_size / per_insert) + math.ceil(rest / per_insert)
+    sizes = [batch_size] * full + ([rest] if rest else [])
+    return sum(
+        _inserts(Notification, size) + _inserts(NotificationCounter, size) + 1 for size in sizes
+    )
 
 
 def test_the_table_covers_every_type():
@@ -84,7 +94,7 @@ def test_notify_bulk_is_one_insert_per_batch(db, django_assert_num_queries):
     users = User.objects.bulk_create(
         [User(email=f"u{i}@example.com") for i in range(250)], batch_size=500
     )
-    with django_assert_num_queries(inserts_for(250, 100)):
+    with django_assert_num_queries(statements_for(250, 100)):
         sent = notify_bulk(
             user_ids=(u.id for u in users),
             type="plan_upgrade",
@@ -111,3 +121,56 @@ def test_system_alert_to_everyone_skips_inactive_users(ada, bob):
 def test_system_alert_to_chosen_users(ada, bob):
     assert system_alert_send(title="T", message="M", user_ids=[bob.id]) == 1
     assert list(Notification.objects.values_list("user_id", flat=True)) == [bob.id]
+
+
+def test_counters_follow_every_write(ada, bob):
+    """After any mix of writes, the counters equal what counting the rows gives."""
+    import random
+
+    from notifications.selectors import notification_counts
+    from notifications.services import (
+        notification_delete,
+        notification_mark_read,
+        notifications_delete,
+        notifications_mark_all_read,
+    )
+
+    rng = random.Random(7)
+    for _ in range(200):
+        user = rng.choice([ada, bob])
+        mine = list(Notification.objects.filter(user=user).values_list("pk", flat=True))
+        action = rng.choice(["notify", "bulk", "read", "read_all", "delete", "admin_delete"])
+        if action == "notify":
+            notify(user=user, type="ai_complete", title="T", message="M")
+        elif action == "bulk":
+            notify_bulk(
+                user_ids=[ada.pk, bob.pk, ada.pk], type="system_alert", title="T", message="M"
+            )
+        elif action == "read" and mine:
+            notification_mark_read(user=user, notification_id=rng.choice(mine))
+        elif action == "read_all" and rng.random() < 0.2:
+            notifications_mark_all_read(user=user)
+        elif action == "delete" and mine:
+            notification_delete(user=user, notification_id=rng.choice(mine))
+        elif action == "admin_delete" and mine:
+            notifications_delete(notification_ids=rng.sample(mine, min(3, len(mine))))
+        for someone in (ada, bob):
+            rows = Notification.objects.filter(user=someone)
+            assert notification_counts(user=someone) == (
+                rows.count(),
+                rows.filter(read=False).count(),
+            )
+
+
+def test_counters_rebuild_recounts_rows_written_behind_the_services(ada, bob):
+    from notifications.selectors import notification_counts
+    from notifications.services import notification_counters_rebuild
+
+    notify(user=ada, type="ai_complete", title="T", message="M")
+    Notification.objects.create(
+        user=bob, type="ai_complete", category="AI Generation", title="T", message="M"
+    )
+    Notification.objects.filter(user=ada).update(read=True)
+    assert notification_counters_rebuild() == 2
+    assert notification_counts(user=ada) == (1, 0)
+    assert notification_counts(user=bob) == (1, 1)
