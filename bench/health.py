@@ -90,8 +90,9 @@ class Client:
     count as a failed request.
     """
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, headers: dict[str, str] | None = None) -> None:
         self.port = port
+        self.headers = headers or {}
         self.connection: http.client.HTTPConnection | None = None
         self.opened = 0
 
@@ -100,7 +101,7 @@ class Client:
             reused = self.connection is not None
             connection = self.connection or self._open()
             try:
-                connection.request("GET", url)
+                connection.request("GET", url, headers=self.headers)
                 response = connection.getresponse()
                 body = response.read()  # all of it, or the connection cannot carry the next one
             except STALE_CONNECTION_ERRORS:
@@ -240,7 +241,9 @@ def wait_until_ready(server: "subprocess.Popen[bytes]", port: int) -> None:
     raise BenchError(f"{READY_URL} did not answer within {STARTUP_TIMEOUT_SECONDS:.0f} s")
 
 
-def run(port: int, url: str, total: int, concurrency: int) -> RunResult:
+def run(
+    port: int, url: str, total: int, concurrency: int, headers: dict[str, str] | None = None
+) -> RunResult:
     """`total` GETs of `url` from `concurrency` threads, each on its own connection."""
     shares = [
         total // concurrency + (1 if i < total % concurrency else 0) for i in range(concurrency)
@@ -253,7 +256,7 @@ def run(port: int, url: str, total: int, concurrency: int) -> RunResult:
     errors: list[BaseException] = []
 
     def worker(index: int) -> None:
-        client = Client(port)
+        client = Client(port, headers)
         mine, counts = latencies[index], statuses[index]
         try:
             start_together.wait()

@@ -13,11 +13,9 @@ used when set. Exits non-zero on errors, never on a missed latency target.
 """
 
 import argparse
-import collections
 import os
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -34,11 +32,10 @@ if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
     sys.path[0] = str(REPO_ROOT)
 
 from bench.health import (  # noqa: E402 (needs the path fixed above)
-    STALE_CONNECTION_ERRORS,
     BenchError,
-    Client,
     RunResult,
     free_port,
+    run,
     start_server,
     stop_server,
     wait_until_ready,
@@ -312,82 +309,6 @@ def read_all_once(token: str) -> ReadAll:
     )
 
 
-class BearerClient(Client):
-    """bench.health's keep-alive client, sending the target user's token."""
-
-    def __init__(self, port: int, token: str) -> None:
-        super().__init__(port)
-        self.headers = {"Authorization": f"Bearer {token}"}
-
-    def get(self, url: str) -> tuple[int, bytes]:
-        while True:
-            reused = self.connection is not None
-            connection = self.connection or self._open()
-            try:
-                connection.request("GET", url, headers=self.headers)
-                response = connection.getresponse()
-                body = response.read()
-            except STALE_CONNECTION_ERRORS:
-                self.close()
-                if not reused:
-                    raise
-                continue
-            if response.will_close:
-                self.close()
-            return response.status, body
-
-
-def run(port: int, token: str, url: str, total: int, concurrency: int) -> RunResult:
-    """`total` GETs of `url` from `concurrency` threads, each on its own connection."""
-    shares = [
-        total // concurrency + (1 if i < total % concurrency else 0) for i in range(concurrency)
-    ]
-    barrier = threading.Barrier(concurrency)
-    latencies: list[list[float]] = [[] for _ in range(concurrency)]
-    statuses: list[collections.Counter[int]] = [collections.Counter() for _ in range(concurrency)]
-    spans: list[tuple[float, float]] = [(0.0, 0.0)] * concurrency
-    opened = [0] * concurrency
-    errors: list[BaseException] = []
-
-    def worker(index: int) -> None:
-        client = BearerClient(port, token)
-        try:
-            barrier.wait()
-            first = time.perf_counter()
-            for _ in range(shares[index]):
-                began = time.perf_counter()
-                status, _ = client.get(url)
-                latencies[index].append(time.perf_counter() - began)
-                statuses[index][status] += 1
-            spans[index] = (first, time.perf_counter())
-        except BaseException as exc:
-            errors.append(exc)
-            barrier.abort()
-        finally:
-            opened[index] = client.opened
-            client.close()
-
-    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(concurrency)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise BenchError(f"GET {url} failed: {errors[0]!r}") from errors[0]
-    merged: collections.Counter[int] = collections.Counter()
-    for counts in statuses:
-        merged.update(counts)
-    if set(merged) != {200}:
-        raise BenchError(f"GET {url}: not every answer was 200: {dict(sorted(merged.items()))}")
-    return RunResult(
-        url=url,
-        latencies=[latency for mine in latencies for latency in mine],
-        statuses=merged,
-        elapsed=max(end for _, end in spans) - min(start for start, _ in spans),
-        connections=sum(opened),
-    )
-
-
 def report(
     args: argparse.Namespace,
     facts: list[str],
@@ -489,6 +410,7 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
             vacuum_analyze()
         facts = table_facts(target)
         token = session_issue(user=target).token
+        bearer = {"Authorization": f"Bearer {token}"}
         chosen = probes(args.deep_page)
         with timed("in-process query capture and EXPLAIN ANALYZE"):
             captured = [capture(probe.url, token) for probe in chosen]
@@ -501,9 +423,10 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
                 wait_until_ready(gunicorn, port)
                 for probe in chosen:
                     warmup = max(WARMUP_REQUESTS, args.concurrency)
-                    run(port, token, probe.url, warmup, args.concurrency)
+                    run(port, probe.url, warmup, args.concurrency, bearer)
                 results = [
-                    run(port, token, probe.url, args.requests, args.concurrency) for probe in chosen
+                    run(port, probe.url, args.requests, args.concurrency, bearer)
+                    for probe in chosen
                 ]
             finally:
                 stop_server(gunicorn)
