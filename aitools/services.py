@@ -125,7 +125,7 @@ def generation_complete(*, generation: Generation, result: Generated, seconds: f
             user=locked.user,
             type=NotificationType.AI_COMPLETE,
             title=f"{TOOLS[locked.tool].label} ready",
-            message=f"Your {TOOLS[locked.tool].label.lower()} is ready: {locked.title}",
+            message=f"Your {TOOLS[locked.tool].label} result is ready: {locked.title}",
             metadata={"generationId": str(locked.pk), "tool": locked.tool},
         )
     event_record(
