@@ -4,7 +4,12 @@ from typing import Any
 
 import django_filters
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,14 +25,7 @@ from aitools.selectors import (
     proposal_get,
     proposal_list,
 )
-from aitools.services import (
-    generation_enqueue,
-    generation_run,
-    gig_delete,
-    gig_update,
-    proposal_delete,
-    proposal_update,
-)
+from aitools.services import generation_enqueue, generation_run, record_delete, record_update
 from aitools.tools import TOOLS, Tool
 from config.api.envelope import Envelope
 
@@ -231,32 +229,54 @@ class GigListView(generics.ListAPIView[Gig]):
 _DELETED = inline_serializer("Deleted", fields={"success": serializers.BooleanField()})
 
 
-class GigDetailView(APIView):
+class RecordDetailView(APIView):
+    """GET, PATCH and DELETE of one of the user's stored records; subclasses name the kind."""
+
     schema_error_statuses = (401, 404)
+    noun: str
+    output: type[serializers.ModelSerializer[Any]]
+    InputSerializer: type[serializers.Serializer[Any]]
 
-    class InputSerializer(serializers.Serializer[Any]):
-        title = serializers.CharField(max_length=200, required=False)
-        description = serializers.CharField(max_length=20_000, required=False)
-        status = serializers.ChoiceField(choices=GigStatus.choices, required=False)
+    def load(self, request: Request, pk: str) -> Gig | Proposal:
+        raise NotImplementedError
 
-    @extend_schema(operation_id="gigs_read", tags=["ai"], responses=GigSerializer)
     def get(self, request: Request, pk: str) -> Response:
-        return Response(GigSerializer(gig_get(user=request_user(request), pk=pk)).data)
+        return Response(self.output(self.load(request, pk)).data)
 
-    @extend_schema(
-        operation_id="gigs_update", tags=["ai"], request=InputSerializer, responses=GigSerializer
-    )
     def patch(self, request: Request, pk: str) -> Response:
-        gig = gig_get(user=request_user(request), pk=pk)
+        record = self.load(request, pk)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        gig = gig_update(gig=gig, fields=dict(serializer.validated_data))
-        return Response(Envelope(data=GigSerializer(gig).data, message="Gig updated"))
+        record = record_update(record=record, fields=dict(serializer.validated_data))
+        return Response(Envelope(data=self.output(record).data, message=f"{self.noun} updated"))
 
-    @extend_schema(operation_id="gigs_delete", tags=["ai"], responses=_DELETED)
     def delete(self, request: Request, pk: str) -> Response:
-        gig_delete(gig=gig_get(user=request_user(request), pk=pk))
-        return Response(Envelope(data={"success": True}, message="Gig deleted"))
+        record_delete(record=self.load(request, pk))
+        return Response(Envelope(data={"success": True}, message=f"{self.noun} deleted"))
+
+
+def _record_schema(kind: str, output: Any, update: Any) -> Any:
+    return extend_schema_view(
+        get=extend_schema(operation_id=f"{kind}_read", tags=["ai"], responses=output),
+        patch=extend_schema(
+            operation_id=f"{kind}_update", tags=["ai"], request=update, responses=output
+        ),
+        delete=extend_schema(operation_id=f"{kind}_delete", tags=["ai"], responses=_DELETED),
+    )
+
+
+class GigUpdateSerializer(serializers.Serializer[Any]):
+    title = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(max_length=20_000, required=False)
+    status = serializers.ChoiceField(choices=GigStatus.choices, required=False)
+
+
+@_record_schema("gigs", GigSerializer, GigUpdateSerializer)
+class GigDetailView(RecordDetailView):
+    noun, output, InputSerializer = "Gig", GigSerializer, GigUpdateSerializer
+
+    def load(self, request: Request, pk: str) -> Gig:
+        return gig_get(user=request_user(request), pk=pk)
 
 
 class ProposalFilter(django_filters.FilterSet):
@@ -284,34 +304,15 @@ class ProposalListView(generics.ListAPIView[Proposal]):
         return super().get(request, *args, **kwargs)
 
 
-class ProposalDetailView(APIView):
-    schema_error_statuses = (401, 404)
+class ProposalUpdateSerializer(serializers.Serializer[Any]):
+    title = serializers.CharField(max_length=200, required=False)
+    content = serializers.CharField(max_length=20_000, required=False)
+    status = serializers.ChoiceField(choices=ProposalStatus.choices, required=False)
 
-    class InputSerializer(serializers.Serializer[Any]):
-        title = serializers.CharField(max_length=200, required=False)
-        content = serializers.CharField(max_length=20_000, required=False)
-        status = serializers.ChoiceField(choices=ProposalStatus.choices, required=False)
 
-    @extend_schema(operation_id="proposals_read", tags=["ai"], responses=ProposalSerializer)
-    def get(self, request: Request, pk: str) -> Response:
-        return Response(ProposalSerializer(proposal_get(user=request_user(request), pk=pk)).data)
+@_record_schema("proposals", ProposalSerializer, ProposalUpdateSerializer)
+class ProposalDetailView(RecordDetailView):
+    noun, output, InputSerializer = "Proposal", ProposalSerializer, ProposalUpdateSerializer
 
-    @extend_schema(
-        operation_id="proposals_update",
-        tags=["ai"],
-        request=InputSerializer,
-        responses=ProposalSerializer,
-    )
-    def patch(self, request: Request, pk: str) -> Response:
-        proposal = proposal_get(user=request_user(request), pk=pk)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        proposal = proposal_update(proposal=proposal, fields=dict(serializer.validated_data))
-        return Response(
-            Envelope(data=ProposalSerializer(proposal).data, message="Proposal updated")
-        )
-
-    @extend_schema(operation_id="proposals_delete", tags=["ai"], responses=_DELETED)
-    def delete(self, request: Request, pk: str) -> Response:
-        proposal_delete(proposal=proposal_get(user=request_user(request), pk=pk))
-        return Response(Envelope(data={"success": True}, message="Proposal deleted"))
+    def load(self, request: Request, pk: str) -> Proposal:
+        return proposal_get(user=request_user(request), pk=pk)

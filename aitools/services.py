@@ -208,29 +208,18 @@ def generations_fail_stale() -> int:
     return failed
 
 
-def gig_update(*, gig: Gig, fields: dict[str, Any]) -> Gig:
-    """Edit the user-editable fields: title, description, status."""
-    editable = {k: v for k, v in fields.items() if k in ("title", "description", "status")}
+EDITABLE = {Gig: ("title", "description", "status"), Proposal: ("title", "content", "status")}
+
+
+def record_update(*, record: Gig | Proposal, fields: dict[str, Any]) -> Gig | Proposal:
+    """Edit a stored gig or proposal; only the user-editable fields are written."""
+    editable = {k: v for k, v in fields.items() if k in EDITABLE[type(record)]}
     for name, value in editable.items():
-        setattr(gig, name, value)
+        setattr(record, name, value)
     if editable:
-        gig.save(update_fields=[*editable, "updated_at"])
-    return gig
+        record.save(update_fields=[*editable, "updated_at"])
+    return record
 
 
-def proposal_update(*, proposal: Proposal, fields: dict[str, Any]) -> Proposal:
-    """Edit the user-editable fields: title, content, status."""
-    editable = {k: v for k, v in fields.items() if k in ("title", "content", "status")}
-    for name, value in editable.items():
-        setattr(proposal, name, value)
-    if editable:
-        proposal.save(update_fields=[*editable, "updated_at"])
-    return proposal
-
-
-def gig_delete(*, gig: Gig) -> None:
-    gig.delete()
-
-
-def proposal_delete(*, proposal: Proposal) -> None:
-    proposal.delete()
+def record_delete(*, record: Gig | Proposal) -> None:
+    record.delete()
