@@ -88,6 +88,15 @@ def generation_execute(*, generation: Generation) -> Generation:
     )
 
 
+def generation_execute_pending(*, generation_id: str) -> Generation | None:
+    """The worker's entry: run a queued entry once. A repeated delivery, or an entry the
+    sweeper already failed, is left alone (calling the provider again would pay twice)."""
+    generation = Generation.objects.filter(
+        pk=generation_id, status=GenerationStatus.PENDING
+    ).first()
+    return generation_execute(generation=generation) if generation is not None else None
+
+
 def _record_product(generation: Generation, output: dict[str, Any]) -> None:
     if generation.tool == "gig_generate":
         Gig.objects.create(

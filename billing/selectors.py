@@ -1,6 +1,6 @@
 """Reads on the ledger."""
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Sum
 
 from accounts.models import User
 from billing.models import CreditTransaction
@@ -12,7 +12,5 @@ def credit_transaction_list(*, user: User) -> QuerySet[CreditTransaction]:
 
 def ledger_sum(*, user: User) -> int:
     """What the balance must equal."""
-    from django.db.models import Sum
-
     total = CreditTransaction.objects.filter(user=user).aggregate(total=Sum("delta"))["total"]
     return int(total or 0)

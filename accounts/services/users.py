@@ -10,7 +10,9 @@ from accounts.selectors import user_get_by_email
 from config.api.exceptions import ApplicationError
 
 
-class UnknownPlan(ApplicationError):
+class InvalidChoice(ApplicationError):
+    """A value outside its allowed set, reported like a field validation error."""
+
     code = "validation_error"
     message = "Validation Failed"
 
@@ -66,9 +68,7 @@ def user_update_profile(
 def user_set_role(*, user: User, role: str) -> User:
     """Admins are staff (the Django admin's door); the role is the only switch for it."""
     if role not in Role.values:
-        raise ApplicationError(
-            "Validation Failed", details={"role": [f"Choose one of: {', '.join(Role.values)}."]}
-        )
+        raise InvalidChoice(details={"role": [f"Choose one of: {', '.join(Role.values)}."]})
     if user.role != role:
         user.role = role
         user.save(update_fields=["role"])
@@ -78,7 +78,7 @@ def user_set_role(*, user: User, role: str) -> User:
 def user_set_plan(*, user: User, plan: str) -> User:
     """The tier and its monthly quota; the balance is the billing ledger's business."""
     if plan not in settings.PLANS:
-        raise UnknownPlan(details={"plan": [f"Choose one of: {', '.join(settings.PLANS)}."]})
+        raise InvalidChoice(details={"plan": [f"Choose one of: {', '.join(settings.PLANS)}."]})
     user.plan = plan
     user.monthly_quota = settings.PLANS[plan]["monthly_quota"]
     user.save(update_fields=["plan", "monthly_quota"])

@@ -46,12 +46,6 @@ class ConflictError(ApplicationError):
     message = "The request conflicts with the current state of the resource."
 
 
-class PermissionDeniedError(ApplicationError):
-    status_code = status.HTTP_403_FORBIDDEN
-    code = "permission_denied"
-    message = "You do not have permission to perform this action."
-
-
 class RateLimitedError(ApplicationError):
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
     code = "rate_limited"

@@ -54,9 +54,13 @@ def client_ip(request: HttpRequest) -> str:
     return str(address)
 
 
+def _key(key: str) -> str:
+    return f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
+
+
 def hit(key: str, *, limit: int, period: int) -> Window:
     """Count one request against `key`; the window starts at the key's first request."""
-    full_key = f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
+    full_key = _key(key)
     if settings.REDIS_URL:
         return _hit_redis(full_key, limit=limit, period=period)
     return _hit_cache(full_key, limit=limit, period=period)
@@ -90,7 +94,7 @@ def _hit_cache(key: str, *, limit: int, period: int) -> Window:
 
 def peek(key: str, *, limit: int, period: int) -> Window:
     """The counter's state without counting (for limits on failures, checked before work)."""
-    full_key = f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
+    full_key = _key(key)
     if settings.REDIS_URL:
         pipe = get_redis().pipeline(transaction=False)
         pipe.get(full_key)
@@ -104,7 +108,7 @@ def peek(key: str, *, limit: int, period: int) -> Window:
 
 
 def reset(key: str) -> None:
-    full_key = f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
+    full_key = _key(key)
     if settings.REDIS_URL:
         get_redis().delete(full_key)
     else:
