@@ -1,5 +1,5 @@
-# One image for web (gunicorn), worker and beat (Celery); the command picks the role:
-#   web:    the default CMD below
+# One image for web (config.serve: uvicorn), worker and beat (Celery); the command picks the role:
+#   web:    the default CMD below (WEB_CONCURRENCY processes, WEB_THREADS threads each)
 #   worker: celery -A config worker -l INFO
 #   beat:   celery -A config beat -l INFO --schedule /tmp/celerybeat-schedule
 
@@ -9,9 +9,10 @@ FROM python:3.11-slim AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 
 RUN python -m venv /opt/venv
-# Requirements alone first: code changes then reuse the cached dependency layer.
+# Requirements alone first: code changes then reuse the cached dependency layer. The lock pins
+# every package with its hashes, so the image holds exactly what was locked and tested.
 COPY requirements.txt /tmp/requirements.txt
-RUN /opt/venv/bin/pip install --no-cache-dir -r /tmp/requirements.txt
+RUN /opt/venv/bin/pip install --no-cache-dir --require-hashes -r /tmp/requirements.txt
 
 # --- Runtime stage --------------------------------------------------------------------------
 FROM python:3.11-slim
@@ -34,10 +35,12 @@ COPY . .
 
 # Production settings refuse to load without these; the values below exist only for this
 # RUN line (collectstatic touches neither Redis nor the database) and never reach the image.
-RUN SECRET_KEY=build-only-collectstatic-not-a-real-key-0000 \
+RUN SECRET_KEY=Bq9-build-stage-collectstatic-only-Xw4Zt7Lp2Mn8 \
+    DATABASE_URL=postgres://build@localhost/build \
     REDIS_URL=redis://localhost:6379/0 \
     ALLOWED_HOSTS=localhost \
-    FIELD_ENCRYPTION_KEY=build-only \
+    FIELD_ENCRYPTION_KEY=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= \
+    EMAIL_BACKEND=django.core.mail.backends.dummy.EmailBackend \
     python manage.py collectstatic --noinput
 
 USER app
@@ -49,8 +52,8 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/v1/health', timeout=3)"]
 
-# Why `sh -c` and not GUNICORN_CMD_ARGS: exec-form CMD expands no variables, and gunicorn ranks
-# its command line above GUNICORN_CMD_ARGS, so that variable could not override `--workers 5`.
-# `exec` makes gunicorn PID 1, so it gets SIGTERM from `docker stop` and shuts down gracefully.
-# 5 workers = 2 * cores + 1 for 2 cores; set GUNICORN_WORKERS to fit the machine.
-CMD ["sh", "-c", "exec gunicorn config.wsgi:application --bind 0.0.0.0:8000 --workers ${GUNICORN_WORKERS:-5} --threads 2 --timeout 30 --access-logfile -"]
+# config.serve reads HOST, PORT, WEB_CONCURRENCY (processes; 2 for 2 cores) and WEB_THREADS
+# from the environment. Exec form: the server is PID 1 and gets SIGTERM from `docker stop`,
+# finishing requests in flight (10 s) and closing live-feed streams before it exits.
+ENV HOST=0.0.0.0 PORT=8000
+CMD ["python", "-m", "config.serve"]

@@ -6,7 +6,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT VENV
 
-.PHONY: run test lint typecheck migrations-check schema pytest superuser bench clean
+.PHONY: run dev test lint typecheck imports migrations-check schema pytest superuser bench lock \
+	smoke clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -14,17 +15,31 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# The locks carry a hash for every file, so pip installs exactly what was locked, or nothing.
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements.txt
 	@touch $@
 
 $(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.txt
 	@touch $@ $(VENV)/.runtime
 
+# The production server (config.serve: uvicorn, as in the image) with a worker and beat.
 run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
-	@./scripts/run-dev.sh
+	@./scripts/run.sh serve
+
+# The same with Django's auto-reloading development server instead.
+dev: $(VENV)/.runtime
+	$(PY) manage.py migrate --noinput
+	@./scripts/run.sh dev
+
+# Regenerate the locks from pyproject.toml after changing a dependency there.
+lock: $(VENV)/.dev
+	$(VENV)/bin/uv pip compile pyproject.toml --quiet --generate-hashes --no-header \
+		--python-version 3.11 -o requirements.txt
+	$(VENV)/bin/uv pip compile pyproject.toml --quiet --extra dev --generate-hashes --no-header \
+		--python-version 3.11 -c requirements.txt -o requirements-dev.txt
 
 test: $(VENV)/.dev lint typecheck migrations-check schema pytest
 
@@ -34,6 +49,10 @@ lint: $(VENV)/.dev
 
 typecheck: $(VENV)/.dev
 	$(VENV)/bin/mypy .
+
+# The apps' import directions (pyproject.toml, [tool.importlinter]).
+imports: $(VENV)/.dev
+	$(VENV)/bin/lint-imports
 
 migrations-check: $(VENV)/.dev
 	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings.test
@@ -49,6 +68,10 @@ pytest: $(VENV)/.dev
 superuser: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py createsuperuser
+
+# The runtime lock alone, in a fresh virtualenv, against real PostgreSQL and Redis (CI).
+smoke:
+	./scripts/smoke.sh
 
 bench: $(VENV)/.dev
 	$(PY) bench/health.py

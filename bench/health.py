@@ -1,4 +1,4 @@
-"""Latency bench: GET /api/health against a bare Django view, both served by a real gunicorn.
+"""Latency bench: GET /api/health against a bare Django view, both on the real server.
 
 Usage: python bench/health.py [--requests N] [--concurrency C] [--workers W]
 
@@ -85,9 +85,8 @@ class RunResult:
 class Client:
     """One connection kept alive across requests and reopened whenever the server closes it.
 
-    gunicorn's sync workers answer `Connection: close` every time, threaded workers keep the
-    connection open; both must work, and a connection the server dropped while idle must not
-    count as a failed request.
+    The server keeps connections alive; one it dropped while idle must not count as a failed
+    request.
     """
 
     def __init__(self, port: int, headers: dict[str, str] | None = None) -> None:
@@ -132,7 +131,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--requests", type=int, default=2000, help="per URL (default 2000)")
     parser.add_argument("--concurrency", type=int, default=4, help="client threads (default 4)")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="server processes (default 2)")
     args = parser.parse_args(argv)
     if args.requests < 2:
         parser.error("--requests must be at least 2 (percentiles need two samples)")
@@ -193,19 +192,18 @@ def describe_settings(env: dict[str, str]) -> dict[str, Any]:
 def start_server(
     env: dict[str, str], port: int, workers: int, log: BinaryIO
 ) -> "subprocess.Popen[bytes]":
+    """The API as `make run` and the image serve it (config.serve: uvicorn, ASGI)."""
+    server_env = {
+        **env,
+        "HOST": HOST,
+        "PORT": str(port),
+        "WEB_CONCURRENCY": str(workers),
+        "ACCESS_LOG": "0",
+    }
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi:application",
-            "-b",
-            f"{HOST}:{port}",
-            "-w",
-            str(workers),
-        ],
+        [sys.executable, "-m", "config.serve"],
         cwd=REPO_ROOT,
-        env=env,
+        env=server_env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -226,7 +224,7 @@ def wait_until_ready(server: "subprocess.Popen[bytes]", port: int) -> None:
     deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise BenchError(f"gunicorn exited early with status {server.returncode}")
+            raise BenchError(f"the server exited early with status {server.returncode}")
         client = Client(port)
         try:
             status, _ = client.get(READY_URL)
@@ -300,7 +298,8 @@ def report(results: list[RunResult], settings: dict[str, Any], args: argparse.Na
     redis = "yes (cache and rate limit)" if settings["redis"] else "no (local-memory cache)"
     print(f"database engine: {settings['engine']}")
     print(f"redis used:      {redis}")
-    print(f"gunicorn:        {args.workers} sync workers; client: {args.concurrency} threads")
+    print(f"server:          config.serve, {args.workers} processes")
+    print(f"client:          {args.concurrency} threads, each on one kept-alive connection")
     print()
     print(
         f"{'URL':<14}{'requests':>9}{'rps':>9}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'conns':>7}"
@@ -331,7 +330,7 @@ def report(results: list[RunResult], settings: dict[str, Any], args: argparse.Na
 def print_log_tail(path: Path) -> None:
     if path.exists():
         lines = path.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:]
-        print("--- gunicorn log, last lines ---", *lines, sep="\n", file=sys.stderr)
+        print("--- server log, last lines ---", *lines, sep="\n", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -339,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-health-") as tmp:
         tmp_dir = Path(tmp)
         env, own_database = server_env(tmp_dir)
-        log_path = tmp_dir / "gunicorn.log"
+        log_path = tmp_dir / "server.log"
         try:
             if own_database:
                 run_manage(env, "migrate", "--noinput", "-v", "0")

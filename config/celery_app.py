@@ -52,5 +52,5 @@ def _make_local_folders(sender: Celery, **kwargs: object) -> None:
     from django.conf import settings
 
     if not settings.REDIS_URL:
-        for name in ("queue", "processed", "results"):
+        for name in ("queue", "processed", "results", "control"):
             (settings.CELERY_DATA_DIR / name).mkdir(parents=True, exist_ok=True)

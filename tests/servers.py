@@ -1,9 +1,10 @@
-"""Start real gunicorn processes for tests that need a server, a database file or two workers."""
+"""Start the real server for tests that need one, a database file or two processes."""
 
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,48 +44,44 @@ def migrate(env: dict[str, str]) -> None:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], *, workers: int = 1, threads: int = 1) -> Iterator[str]:
-    """Yield the base URL of a gunicorn serving the app with `env`; stop it afterwards."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--threads",
-            str(threads),
-            "--timeout",
-            "30",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                output = process.stdout.read().decode() if process.stdout else ""
-                raise RuntimeError(f"gunicorn exited early:\n{output}")
-            try:
-                requests.get(f"{base}/api/v1/_probe/raise/ready", timeout=1)
-                break
-            except (requests.ConnectionError, requests.Timeout):
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
+def api_server(env: dict[str, str], *, workers: int = 1, threads: int = 4) -> Iterator[str]:
+    """Yield the base URL of the real server (config.serve) run with `env`; stop it afterwards."""
+    # The log goes to a file, not a pipe: a chatty server never blocks on a full pipe.
+    with tempfile.TemporaryFile() as log:
+        port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "config.serve"],
+            cwd=ROOT,
+            env={
+                **env,
+                "HOST": "127.0.0.1",
+                "PORT": str(port),
+                "WEB_CONCURRENCY": str(workers),
+                "WEB_THREADS": str(threads),
+                "ACCESS_LOG": "0",
+            },
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            deadline = time.monotonic() + 30
+            while True:
+                if process.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(f"the server exited early:\n{log.read().decode()}")
+                try:
+                    requests.get(f"{base}/api/v1/_probe/raise/ready", timeout=1)
+                    break
+                except (requests.ConnectionError, requests.Timeout):
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

@@ -101,6 +101,7 @@ DATABASES = {
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# A kept connection broken by a database restart is replaced instead of failing a request.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Many writers on one file: WAL lets readers run beside a writer, IMMEDIATE takes the write
@@ -116,6 +117,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})
     DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 3)
+    if env.bool("DATABASE_POOL", default=True):
+        # One pool per process, shared by its threads (the server's request threads, and the
+        # async live feed's short database reads, which run in threads that do not last).
+        # max_size bounds the connections a process holds (web processes x max_size + Celery
+        # must stay under max_connections); a request waits up to `timeout` for a free one,
+        # then fails rather than hangs. Pooled connections are not also kept per thread.
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env.int("DATABASE_POOL_MIN_SIZE", default=2),
+            "max_size": env.int("DATABASE_POOL_MAX_SIZE", default=16),  # = WEB_THREADS
+            "timeout": env.float("DATABASE_POOL_TIMEOUT_SECONDS", default=10.0),
+            "max_idle": 300,
+        }
 
 # --- Cache and Redis --------------------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -230,7 +244,7 @@ SPECTACULAR_SETTINGS = {
 
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_DATA_DIR = BASE_DIR / "var" / "celery"
-CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_BROKER_URL = REDIS_URL or "filesystem://localhost/"
 CELERY_RESULT_BACKEND = REDIS_URL or f"file://{CELERY_DATA_DIR / 'results'}"
 # The file-system broker: one folder shared by web, worker and beat, no server needed.
 CELERY_BROKER_TRANSPORT_OPTIONS = (
@@ -240,9 +254,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_in": str(CELERY_DATA_DIR / "queue"),
         "data_folder_out": str(CELERY_DATA_DIR / "queue"),
         "processed_folder": str(CELERY_DATA_DIR / "processed"),
+        "control_folder": str(CELERY_DATA_DIR / "control"),
         "store_processed": False,
     }
 )
+# Worker and beat log through LOGGING below, like the web processes: one format, each line once.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# What a task prints (the console e-mail backend's messages) stays plain output, not WARNINGs.
+CELERY_WORKER_REDIRECT_STDOUTS = False
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 
 # --- Product settings -------------------------------------------------------------------------

@@ -1,4 +1,11 @@
-"""Production settings: secrets required, DEBUG off, secure cookies and HSTS."""
+"""Production settings: secrets required, DEBUG off, secure cookies and HSTS.
+
+The process refuses to start on any setting that would be unsafe or surprising in production,
+and names every problem at once, so one failed deploy tells the operator all there is to fix.
+"""
+
+import binascii
+from base64 import urlsafe_b64decode
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -9,15 +16,84 @@ ENVIRONMENT = env.str("DJANGO_ENV", default="production")
 DEBUG = False
 # No default: a missing key must stop the process, never fall back to a known value.
 SECRET_KEY = env.str("SECRET_KEY")
-if len(SECRET_KEY) < 32:
-    raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters in production.")
-if not REDIS_URL:
-    # Several gunicorn workers must share one rate-limit count and one cache.
-    raise ImproperlyConfigured("REDIS_URL is required in production.")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 # Its own secret: rotating SECRET_KEY must not make stored provider tokens unreadable.
 FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY")
 MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=False)
+OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# Mail goes out over SMTP unless the operator explicitly chose another backend.
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+
+# Substrings of the keys shipped in this repository and of keys people type by hand.
+WEAK_KEY_MARKERS = ("dev-only", "insecure", "change-me", "changeme", "secret", "test-only")
+MIN_SECRET_KEY_LENGTH = 32
+MIN_SECRET_KEY_DISTINCT_CHARACTERS = 8
+
+
+def _secret_key_problem(key: str) -> str | None:
+    if len(key) < MIN_SECRET_KEY_LENGTH:
+        return f"SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters in production."
+    if len(set(key)) < MIN_SECRET_KEY_DISTINCT_CHARACTERS or any(
+        marker in key.lower() for marker in WEAK_KEY_MARKERS
+    ):
+        return (
+            "SECRET_KEY looks weak or like a development key; generate one with "
+            '`python -c "import secrets; print(secrets.token_urlsafe(50))"`.'
+        )
+    return None
+
+
+def _encryption_key_problem(keys: str) -> str | None:
+    """Each comma-separated key must be a Fernet key: urlsafe base64 of 32 random bytes."""
+    parts = [part.strip() for part in keys.split(",")]
+    if not keys.strip() or not all(parts):
+        return "FIELD_ENCRYPTION_KEY must list one or more keys, the newest first."
+    for part in parts:
+        try:
+            valid = len(urlsafe_b64decode(part.encode())) == 32
+        except (binascii.Error, ValueError):
+            valid = False
+        if not valid:
+            return (
+                "FIELD_ENCRYPTION_KEY: each key must be 32 bytes in urlsafe base64; generate "
+                'one with `python -c "from cryptography.fernet import Fernet; '
+                'print(Fernet.generate_key().decode())"`.'
+            )
+    return None
+
+
+def _problems() -> list[str]:
+    found = [
+        _secret_key_problem(SECRET_KEY),
+        _encryption_key_problem(FIELD_ENCRYPTION_KEY),
+    ]
+    if not env.str("DATABASE_URL", default=""):
+        found.append("DATABASE_URL is required in production (a local SQLite file is not).")
+    if not REDIS_URL:
+        # Several server processes must share one rate-limit count and one cache.
+        found.append("REDIS_URL is required in production.")
+    if "*" in ALLOWED_HOSTS:
+        found.append("ALLOWED_HOSTS must name the hosts served, not '*'.")
+    if MAGIC_LINK_EXPOSE_URL:
+        found.append("MAGIC_LINK_EXPOSE_URL must be off in production: it hands out logins.")
+    if OUTBOUND_ALLOW_PRIVATE:
+        found.append(
+            "OUTBOUND_ALLOW_PRIVATE must be off in production: it lets user-given URLs reach "
+            "private and loopback addresses."
+        )
+    if EMAIL_BACKEND.endswith("smtp.EmailBackend") and not env.str("EMAIL_HOST", default=""):
+        found.append(
+            "EMAIL_HOST is required for the SMTP e-mail backend (or set EMAIL_BACKEND "
+            "explicitly, e.g. to the console backend, to keep mail out of the network)."
+        )
+    return [problem for problem in found if problem]
+
+
+if problems := _problems():
+    raise ImproperlyConfigured(
+        "Production settings refused:\n" + "\n".join(f"- {p}" for p in problems)
+    )
+del problems
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)

@@ -16,7 +16,7 @@ from billing.services.credits import credits_adjust
 from notifications.models import Notification
 from tests.aitools.conftest import BODIES
 from tests.aitools.standin import standin_server
-from tests.servers import gunicorn, migrate, server_env
+from tests.servers import api_server, migrate, server_env
 
 pytestmark = pytest.mark.django_db
 
@@ -184,7 +184,7 @@ def test_ten_concurrent_calls_with_one_credit_on_postgres():
 def test_ten_concurrent_calls_with_one_credit_on_embedded_sqlite(tmp_path):
     env = server_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", FREE_PLAN_CREDITS="1")
     migrate(env)
-    with gunicorn(env, workers=2, threads=5) as base:
+    with api_server(env, workers=2, threads=5) as base:
         login = requests.post(
             f"{base}/api/auth/login", json={"email": "solo@example.com"}, timeout=10
         )

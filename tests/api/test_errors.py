@@ -117,6 +117,19 @@ def test_unknown_path_is_json_404(api, prefix, debug, settings):
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+def test_unknown_path_is_json_404_for_every_method(prefix, method):
+    # A browser-like client: CSRF enforced, as a real request with no token would meet it.
+    client = Client(enforce_csrf_checks=True)
+    response = client.generic(method, f"{prefix}/no/such/route", "{}", "application/json")
+    assert error(response) == (
+        404,
+        "not_found",
+        f"No API route matches {method} {prefix}/no/such/route.",
+    )
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
 def test_http404_and_permission_denied(api, prefix):
     assert error(api.get(f"{prefix}/_probe/raise/missing")) == (404, "not_found", "Not found.")
     assert error(api.get(f"{prefix}/_probe/raise/forbidden"))[:2] == (403, "permission_denied")

@@ -8,7 +8,7 @@ from django.test import RequestFactory
 
 from accounts.models import User
 from config.api.ratelimit import client_ip
-from tests.servers import gunicorn, server_env
+from tests.servers import api_server, server_env
 
 pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
 
@@ -97,7 +97,7 @@ def test_two_processes_share_one_budget_on_redis(redis_url, tmp_path):
         RATE_LIMIT_PER_MINUTE="100",
         RATE_LIMIT_KEY_PREFIX=f"test-rl-{uuid.uuid4().hex}",
     )
-    with gunicorn(env) as first, gunicorn(env) as second:
+    with api_server(env) as first, api_server(env) as second:
         responses = [
             requests.get(f"{(first if n % 2 else second)}/api/v1/health", timeout=5)
             for n in range(120)

@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from tests.servers import gunicorn, migrate, server_env
+from tests.servers import api_server, migrate, server_env
 
 
 @pytest.mark.server
@@ -13,7 +13,7 @@ def test_ten_parallel_writers_on_sqlite(tmp_path):
     env = server_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     migrate(env)
     # Two processes with threads: contention both inside and across processes.
-    with gunicorn(env, workers=2, threads=5) as base:
+    with api_server(env, workers=2, threads=5) as base:
 
         def write(n: int) -> int:
             response = requests.post(

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 import config
-from tests.servers import free_port, gunicorn, server_env
+from tests.servers import api_server, free_port, server_env
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +110,7 @@ def black_hole() -> Iterator[int]:
 @pytest.mark.server
 def test_stopped_database_is_503_disconnected():
     env = server_env(DATABASE_URL=f"postgres://postgres@127.0.0.1:{free_port()}/nothing")
-    with gunicorn(env) as base:
+    with api_server(env) as base:
         started = time.monotonic()
         response = requests.get(f"{base}/api/health", timeout=5)
         elapsed = time.monotonic() - started
@@ -126,7 +126,7 @@ def test_stopped_database_is_503_disconnected():
 @pytest.mark.server
 def test_hung_database_still_answers_within_one_second(black_hole):
     env = server_env(DATABASE_URL=f"postgres://postgres@127.0.0.1:{black_hole}/nothing")
-    with gunicorn(env, threads=4) as base:
+    with api_server(env, threads=4) as base:
         for _ in range(3):  # later probes share the hung attempt instead of piling up
             started = time.monotonic()
             response = requests.get(f"{base}/api/health", timeout=5)

@@ -3,7 +3,9 @@
 import uuid
 
 import pytest
+from django.test import Client
 
+from accounts.services.sessions import session_issue
 from notifications.models import Notification
 from tests.notifications.conftest import as_json
 
@@ -216,3 +218,16 @@ def test_wrong_methods_are_405(ada_client, ada, seed):
     assert ada_client.get(f"/api/notifications/{notification.id}").status_code == 405
     assert ada_client.post("/api/notifications/unread").status_code == 405
     assert ada_client.get("/api/notifications/read-all").status_code == 405
+
+
+@pytest.mark.parametrize("method", ["DELETE", "POST"])
+def test_a_malformed_id_is_404_not_a_csrf_403(ada, method):
+    # A client that enforces CSRF like a browser session would: the id matches no route, and
+    # the answer says so instead of the CSRF middleware's 403.
+    client = Client(enforce_csrf_checks=True)
+    token = session_issue(user=ada).token
+    response = client.generic(
+        method, "/api/notifications/not-a-uuid", HTTP_AUTHORIZATION=f"Bearer {token}"
+    )
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"

@@ -1,0 +1,37 @@
+"""The application the server runs (`config.serve`): one port, two ways into Django.
+
+Ordinary API requests are short and synchronous: they go to Django's WSGI handler on a fixed
+pool of threads (a2wsgi), exactly as a threaded WSGI server would run them, so their thread,
+database connection and health-probe connection are reused from one request to the next.
+Long-lived streams (the live feed's Server-Sent Events) go to Django's ASGI handler, where an
+async view waits on the event loop and holds no thread and no database connection while it
+waits. Measured: Django's ASGI handler alone costs a thread per request (its per-request
+thread-sensitive context) and tripled the latency of every ordinary request (bench/health.py),
+which is why it serves only the paths that need it.
+"""
+
+import os
+from typing import Any
+
+from a2wsgi import WSGIMiddleware
+from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+
+# Paths served asynchronously; everything else is a short request for the thread pool.
+ASYNC_PATHS = frozenset({"/api/events/stream", "/api/v1/events/stream"})
+# Requests in flight per process; a request beyond them waits for a free thread. Slow provider
+# calls (publish now, AI generation) hold a thread each, so this is more than the cores.
+WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
+
+_streams = get_asgi_application()
+_requests = WSGIMiddleware(get_wsgi_application(), workers=WEB_THREADS)  # type: ignore[arg-type]
+
+
+# Typed loosely: Django and a2wsgi each declare the ASGI callables in their own incompatible way.
+async def application(scope: Any, receive: Any, send: Any) -> None:
+    if scope["type"] == "http" and scope["path"] in ASYNC_PATHS:
+        await _streams(scope, receive, send)
+    else:
+        await _requests(scope, receive, send)

@@ -1,0 +1,40 @@
+"""The one way the API is served: uvicorn on Django's ASGI handler (`python -m config.serve`).
+
+`make run`, the Docker image, the benches and the tests that need a real server all start it
+here, so they measure and test what production runs. ASGI because the live feed streams
+Server-Sent Events, which must not hold a worker thread each; ordinary (sync) views run in
+Django's thread pool as before, and PostgreSQL connections come from psycopg's pool.
+
+Environment: HOST (127.0.0.1), PORT (8000), WEB_CONCURRENCY (worker processes, 2),
+FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none), ACCESS_LOG (on).
+"""
+
+import os
+
+import uvicorn
+
+GRACEFUL_SHUTDOWN_SECONDS = 10  # a deploy waits this long for requests in flight, then closes
+KEEP_ALIVE_SECONDS = 75  # longer than common load balancers' idle timeout (60 s)
+
+
+def main() -> None:
+    uvicorn.run(
+        "config.asgi:application",
+        host=os.environ.get("HOST", "127.0.0.1"),
+        port=int(os.environ.get("PORT", "8000")),
+        workers=int(os.environ.get("WEB_CONCURRENCY", "2")),
+        loop="uvloop",
+        http="httptools",
+        # Django's ASGI handler speaks no lifespan protocol; saying so keeps the log clean.
+        lifespan="off",
+        proxy_headers=bool(os.environ.get("FORWARDED_ALLOW_IPS")),
+        forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS") or None,
+        access_log=os.environ.get("ACCESS_LOG", "1") not in {"0", "false", "off"},
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        server_header=False,
+    )
+
+
+if __name__ == "__main__":
+    main()
