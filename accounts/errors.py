@@ -1,18 +1,18 @@
 """Errors of the accounts domain, in the one error contract."""
 
-from rest_framework import status
+from http import HTTPStatus
 
-from config.api.exceptions import INVALID_TOKEN_MESSAGE, ApplicationError, ConflictError
+from config.errors import INVALID_TOKEN_MESSAGE, ApplicationError, ConflictError
 
 
 class InvalidSession(ApplicationError):
-    status_code = status.HTTP_401_UNAUTHORIZED
+    status_code = HTTPStatus.UNAUTHORIZED
     code = "invalid_token"
     message = INVALID_TOKEN_MESSAGE
 
 
 class InvalidCredentials(ApplicationError):
-    status_code = status.HTTP_401_UNAUTHORIZED
+    status_code = HTTPStatus.UNAUTHORIZED
     code = "invalid_credentials"
     message = "Invalid e-mail or password."
 

@@ -1,17 +1,17 @@
 """Errors of the AI tools, in the one error contract."""
 
-from rest_framework import status
+from http import HTTPStatus
 
-from config.api.exceptions import ApplicationError
+from config.errors import ApplicationError
 
 
 class AIProviderFailed(ApplicationError):
-    status_code = status.HTTP_502_BAD_GATEWAY
+    status_code = HTTPStatus.BAD_GATEWAY
     code = "ai_provider_error"
     message = "The AI provider failed; your credits were refunded."
 
 
 class TooManyPendingJobs(ApplicationError):
-    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    status_code = HTTPStatus.TOO_MANY_REQUESTS
     code = "rate_limited"
     message = "Too many generations are still running. Wait for one to finish."

@@ -1,12 +1,12 @@
 """Errors of the billing domain, in the one error contract."""
 
-from rest_framework import status
+from http import HTTPStatus
 
-from config.api.exceptions import ApplicationError
+from config.errors import ApplicationError
 
 
 class InsufficientCredits(ApplicationError):
-    status_code = status.HTTP_402_PAYMENT_REQUIRED
+    status_code = HTTPStatus.PAYMENT_REQUIRED
     code = "insufficient_credits"
     message = "Not enough credits for this call."
 
@@ -15,6 +15,6 @@ class InsufficientCredits(ApplicationError):
 
 
 class InvalidSignature(ApplicationError):
-    status_code = status.HTTP_401_UNAUTHORIZED
+    status_code = HTTPStatus.UNAUTHORIZED
     code = "invalid_signature"
     message = "The payment signature is missing or invalid."

@@ -1,6 +1,6 @@
 """Errors of the notifications domain, in the one error contract."""
 
-from config.api.exceptions import NotFoundError
+from config.errors import NotFoundError
 
 
 class NotificationNotFound(NotFoundError):

@@ -12,7 +12,7 @@ from accounts.models import User
 from accounts.services.sessions import Session, session_issue
 from accounts.services.users import user_get_or_create, user_update_profile
 from config.api import ratelimit
-from config.api.exceptions import RateLimitedError
+from config.errors import RateLimitedError
 
 MAGIC_LINK_ONLY = (
     "This account signs in with a magic link: request one at POST /api/auth/magic-link."

@@ -15,7 +15,7 @@ from accounts.services.login import LoginResult, signed_in
 from accounts.services.sessions import sessions_revoke_all
 from accounts.services.users import user_get_or_create
 from config.api import ratelimit
-from config.api.exceptions import RateLimitedError
+from config.errors import RateLimitedError
 
 TOKEN_BYTES = 32
 INVALID_LINK = "This sign-in link is invalid, expired or already used."

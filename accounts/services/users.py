@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from accounts.models import Role, User
 from accounts.selectors import user_get_by_email
-from config.api.exceptions import ApplicationError
+from config.errors import ApplicationError
 
 
 class InvalidChoice(ApplicationError):

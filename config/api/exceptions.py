@@ -1,4 +1,4 @@
-"""One error contract: ApplicationError for services, one handler that shapes every error."""
+"""One handler that shapes every error (config.errors.ApplicationError and DRF's) as an envelope."""
 
 import logging
 from typing import Any
@@ -10,53 +10,14 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 
 from config.api.envelope import SERVER_ERROR_MESSAGE, error_body
+from config.errors import (
+    INVALID_TOKEN_MESSAGE,
+    MISSING_AUTH_MESSAGE,
+    VALIDATION_MESSAGE,
+    ApplicationError,
+)
 
 logger = logging.getLogger(__name__)
-
-
-class ApplicationError(Exception):
-    """A failure a client can act on. Services raise subclasses; the handler shapes them."""
-
-    status_code: int = status.HTTP_400_BAD_REQUEST
-    code: str = "bad_request"
-    message: str = "The request could not be processed."
-
-    def __init__(
-        self,
-        message: str | None = None,
-        *,
-        details: Any = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        self.message = message or self.message
-        self.details = details if details is not None else {}
-        self.headers = headers or {}
-        super().__init__(self.message)
-
-
-class NotFoundError(ApplicationError):
-    status_code = status.HTTP_404_NOT_FOUND
-    code = "not_found"
-    message = "Not found."
-
-
-class ConflictError(ApplicationError):
-    status_code = status.HTTP_409_CONFLICT
-    code = "conflict"
-    message = "The request conflicts with the current state of the resource."
-
-
-class RateLimitedError(ApplicationError):
-    status_code = status.HTTP_429_TOO_MANY_REQUESTS
-    code = "rate_limited"
-    message = "Too many requests. Try again later."
-
-    def __init__(self, message: str | None = None, *, retry_after: int) -> None:
-        super().__init__(
-            message,
-            details={"retryAfter": retry_after},
-            headers={"Retry-After": str(retry_after)},
-        )
 
 
 class PayloadTooLarge(exceptions.APIException):
@@ -64,10 +25,6 @@ class PayloadTooLarge(exceptions.APIException):
     default_code = "payload_too_large"
     default_detail = "The request body is larger than the server accepts."
 
-
-MISSING_AUTH_MESSAGE = "Missing Authorization Header"
-INVALID_TOKEN_MESSAGE = "Unauthorized: Session expired or invalid"  # noqa: S105 (a message)
-VALIDATION_MESSAGE = "Validation Failed"
 
 # DRF exception class -> (code, fixed message or None to keep the exception's own text).
 # Order matters: subclasses before their bases.

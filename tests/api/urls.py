@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from config.api.envelope import Envelope
-from config.api.exceptions import ConflictError
 from config.api.routing import api_fallback, versioned
+from config.errors import ConflictError
 from config.urls import urlpatterns as real_urlpatterns
 
 

@@ -21,7 +21,10 @@ def test_without_redis_the_broker_needs_no_server(settings):
     from config.settings import base
 
     if not base.REDIS_URL:
-        assert base.CELERY_BROKER_URL == "filesystem://"
+        assert base.CELERY_BROKER_URL == "filesystem://localhost/"
         assert str(base.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]).endswith("queue")
+        # Even the broadcast folder stays under the ignored var/, not in the checkout's root.
+        control = base.CELERY_BROKER_TRANSPORT_OPTIONS["control_folder"]
+        assert str(control) == str(base.BASE_DIR / "var" / "celery" / "control")
     else:
         assert base.CELERY_BROKER_URL == base.REDIS_URL

@@ -28,7 +28,7 @@ VALID = {
 }
 
 
-def run(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run(env: dict[str, str | None]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", PROBE],
         cwd=ROOT,
