@@ -6,7 +6,7 @@ Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python bench/notifications.py
 DATABASE_URL names a PostgreSQL server (and a database there to connect to for CREATE/DROP
 DATABASE); the bench creates its own throwaway database on it, migrates it, fills one target
 user with --target-rows notifications and --other-users users with --other-rows more, in time
-order and interleaved, then VACUUM ANALYZE. It serves the API with gunicorn (bench.settings)
+order and interleaved, then VACUUM ANALYZE. It serves the API with config.serve (bench.settings)
 and measures GETs as the target user, counts the SQL queries of each request in-process, and
 shows the plans PostgreSQL runs them with. The database is dropped at the end. REDIS_URL is
 used when set. Exits non-zero on errors, never on a missed latency target.
@@ -114,7 +114,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--requests", type=int, default=500, help="per URL (default 500)")
     parser.add_argument("--concurrency", type=int, default=2, help="client threads (default 2)")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="server processes (default 2)")
     parser.add_argument("--target-rows", type=int, default=100_000)
     parser.add_argument("--other-rows", type=int, default=1_000_000)
     parser.add_argument("--other-users", type=int, default=1_000)
@@ -318,7 +318,7 @@ def report(
 ) -> None:
     print()
     print("PostgreSQL, redis " + ("on" if redis else "off (local-memory cache)"))
-    print(f"gunicorn: {args.workers} sync workers; client: {args.concurrency} threads")
+    print(f"server: config.serve, {args.workers} processes; client: {args.concurrency} threads")
     for fact in facts:
         print(fact)
     print()
@@ -380,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     admin_execute(server, f'CREATE DATABASE "{name}"')
     try:
         with tempfile.TemporaryDirectory(prefix="bench-notifications-") as tmp:
-            return measure(args, with_database(server, name), Path(tmp) / "gunicorn.log")
+            return measure(args, with_database(server, name), Path(tmp) / "server.log")
     finally:
         if "django.db" in sys.modules:
             from django.db import connections
@@ -418,9 +418,9 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         port = free_port()
         with log_path.open("wb") as log:
-            gunicorn = start_server(env, port, args.workers, log)
+            server_process = start_server(env, port, args.workers, log)
             try:
-                wait_until_ready(gunicorn, port)
+                wait_until_ready(server_process, port)
                 for probe in chosen:
                     warmup = max(WARMUP_REQUESTS, args.concurrency)
                     run(port, probe.url, warmup, args.concurrency, bearer)
@@ -429,7 +429,7 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
                     for probe in chosen
                 ]
             finally:
-                stop_server(gunicorn)
+                stop_server(server_process)
         # Last: even rolled back, the UPDATE clears the visibility map of the pages it touched,
         # and the index-only scans measured above would then have to visit the table.
         read_all = read_all_once(token)
