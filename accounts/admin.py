@@ -13,7 +13,6 @@ from django.template.response import TemplateResponse
 from accounts.models import MagicLinkToken, User
 from accounts.services.users import (
     user_create,
-    user_set_plan,
     user_set_role,
     user_update_profile,
 )
@@ -149,7 +148,9 @@ class UserAdmin(admin.ModelAdmin[User]):
         if "role" in form.changed_data:
             user_set_role(user=user, role=data["role"])
         if "plan" in form.changed_data:
-            user_set_plan(user=user, plan=data["plan"])
+            from billing.services.plans import plan_set
+
+            plan_set(user=user, plan=data["plan"])
         if "is_active" in form.changed_data:
             user.is_active = data["is_active"]
             user.save(update_fields=["is_active"])

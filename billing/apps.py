@@ -1,4 +1,4 @@
-"""App configuration."""
+"""App configuration: billing's part in accounts' writes is registered here."""
 
 from django.apps import AppConfig
 
@@ -6,3 +6,9 @@ from django.apps import AppConfig
 class BillingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "billing"
+
+    def ready(self) -> None:
+        from accounts.hooks import on_user_created
+        from billing.services.credits import credits_grant_signup
+
+        on_user_created(credits_grant_signup)

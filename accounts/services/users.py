@@ -1,35 +1,21 @@
-"""Writes on users: creation, profile, role and plan."""
+"""Writes on users: creation, profile and role (the plan is billing's: billing.services.plans)."""
 
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from accounts import hooks
 from accounts.models import Role, User
 from accounts.selectors import user_get_by_email
-from config.errors import ApplicationError
-
-
-class InvalidChoice(ApplicationError):
-    """A value outside its allowed set, reported like a field validation error."""
-
-    code = "validation_error"
-    message = "Validation Failed"
+from config.errors import ValidationFailed
 
 
 @transaction.atomic
 def user_create(*, email: str, password: str | None = None, full_name: str = "") -> User:
-    """A new user on the free plan, its quota granted as the first ledger entry."""
-    from billing.models import Reason
-    from billing.services.credits import credits_grant
-
+    """A new user on the free plan; registered hooks (billing's starting credits) run in the
+    same transaction, so a user never exists without them."""
     user = User.objects.create_user(email=email, password=password, full_name=full_name)
-    amount = settings.PLANS["free"]["monthly_quota"]
-    if amount > 0:
-        credits_grant(
-            user=user, amount=amount, reason=Reason.SIGNUP, idempotency_key=f"signup:{user.pk}"
-        )
-        user.refresh_from_db(fields=["credits_remaining"])
+    hooks.user_created(user)
     return user
 
 
@@ -68,18 +54,8 @@ def user_update_profile(
 def user_set_role(*, user: User, role: str) -> User:
     """Admins are staff (the Django admin's door); the role is the only switch for it."""
     if role not in Role.values:
-        raise InvalidChoice(details={"role": [f"Choose one of: {', '.join(Role.values)}."]})
+        raise ValidationFailed(details={"role": [f"Choose one of: {', '.join(Role.values)}."]})
     if user.role != role:
         user.role = role
         user.save(update_fields=["role"])
-    return user
-
-
-def user_set_plan(*, user: User, plan: str) -> User:
-    """The tier and its monthly quota; the balance is the billing ledger's business."""
-    if plan not in settings.PLANS:
-        raise InvalidChoice(details={"plan": [f"Choose one of: {', '.join(settings.PLANS)}."]})
-    user.plan = plan
-    user.monthly_quota = settings.PLANS[plan]["monthly_quota"]
-    user.save(update_fields=["plan", "monthly_quota"])
     return user

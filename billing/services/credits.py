@@ -15,6 +15,7 @@ from django.db.models import F
 from accounts.models import User
 from billing.errors import InsufficientCredits
 from billing.models import CreditTransaction, MonthlyReplenishment, Reason
+from billing.services.plans import plan_set
 from notifications.events import event_record
 
 
@@ -195,10 +196,8 @@ def plan_apply(
     *, user: User, plan: str, reference: str = "", idempotency_key: str | None = None
 ) -> CreditTransaction:
     """Move the user to `plan` (tier and quota) and add the plan's monthly quota."""
-    from accounts.services.users import user_set_plan
-
     with transaction.atomic():
-        user_set_plan(user=user, plan=plan)
+        plan_set(user=user, plan=plan)
         return credits_grant(
             user=user,
             amount=settings.PLANS[plan]["monthly_quota"],
@@ -251,3 +250,13 @@ def free_plans_replenish(*, today: date) -> int:
         if quota_replenish(user=user, period=period) is not None:
             done += 1
     return done
+
+
+def credits_grant_signup(user: User) -> None:
+    """A new user's starting balance: the free plan's quota, once (accounts' user_created hook)."""
+    amount = settings.PLANS["free"]["monthly_quota"]
+    if amount > 0:
+        credits_grant(
+            user=user, amount=amount, reason=Reason.SIGNUP, idempotency_key=f"signup:{user.pk}"
+        )
+        user.refresh_from_db(fields=["credits_remaining"])

@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import user_get_by_email
-from accounts.services.users import user_set_plan
 from billing.errors import InvalidSignature
 from billing.models import PaymentEvent, PaymentEventStatus, Reason
 from billing.services.credits import credits_top_up_to_quota, plan_apply
+from billing.services.plans import plan_set
 from notifications.models import NotificationType
 from notifications.services import notify
 
@@ -128,7 +128,7 @@ def _apply_subscription_charged(event: PaymentEvent, user: User, payload: dict[s
         event.status, event.detail = PaymentEventStatus.INVALID, f"Unknown plan {plan!r}"
         return
     if plan is not None and plan != user.plan:
-        user_set_plan(user=user, plan=plan)
+        plan_set(user=user, plan=plan)
     entry = credits_top_up_to_quota(
         user=user,
         reason=Reason.SUBSCRIPTION,
