@@ -38,6 +38,7 @@ LOG_TAIL_LINES = 40
 
 TARGET_HEALTH_P50_MS = 5.0
 TARGET_HEALTH_TO_BARE_P50 = 1.5
+TARGET_HEALTH_TO_BARE_RPS = 0.67
 
 # What a client sees when the server closed a kept-alive connection between two requests.
 STALE_CONNECTION_ERRORS = (ConnectionResetError, BrokenPipeError, http.client.BadStatusLine)
@@ -324,6 +325,12 @@ def report(results: list[RunResult], settings: dict[str, Any], args: argparse.Na
     print(
         f"target health p50 within {TARGET_HEALTH_TO_BARE_P50:g}x of bare p50: "
         f"{relative} ({p50_ratio:.2f}x)"
+    )
+    rps_ratio = health.rps / bare.rps
+    throughput = "met" if rps_ratio >= TARGET_HEALTH_TO_BARE_RPS else "MISSED"
+    print(
+        f"target health throughput >= {TARGET_HEALTH_TO_BARE_RPS:g}x of bare: "
+        f"{throughput} ({rps_ratio:.2f}x)"
     )
 
 
