@@ -22,6 +22,7 @@ from aitools.providers import get_provider
 from aitools.providers.base import Generated, ProviderError
 from aitools.tools import TOOLS, jsonable, title_of, validate_output
 from billing.services.credits import credits_refund, credits_spend
+from config.tasks import enqueue_on_commit
 from notifications.events import event_record
 from notifications.models import NotificationType
 from notifications.services import notify
@@ -199,7 +200,7 @@ def generation_enqueue(*, user: User, tool: str, data: dict[str, Any]) -> Genera
     from aitools.tasks import run_generation_task
 
     generation = generation_start(user=user, tool=tool, data=data, is_async=True)
-    transaction.on_commit(lambda: run_generation_task.delay(str(generation.pk)))
+    enqueue_on_commit(run_generation_task, generation_id=str(generation.pk))
     return generation
 
 

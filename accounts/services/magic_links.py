@@ -16,6 +16,7 @@ from accounts.services.sessions import sessions_revoke_all
 from accounts.services.users import user_get_or_create
 from config.api import ratelimit
 from config.errors import RateLimitedError
+from config.tasks import enqueue_on_commit
 
 TOKEN_BYTES = 32
 INVALID_LINK = "This sign-in link is invalid, expired or already used."
@@ -58,7 +59,7 @@ def magic_link_request(*, email: str) -> str:
         expires_at=now + settings.MAGIC_LINK_LIFETIME,
     )
     url = magic_link_url(token)
-    transaction.on_commit(lambda: send_magic_link_email_task.delay(email=email, url=url))
+    enqueue_on_commit(send_magic_link_email_task, email=email, url=url)
     return url
 
 

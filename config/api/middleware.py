@@ -1,17 +1,13 @@
 """The API edge: rate limit, body size and media type checks, and never an HTML error page."""
 
-import logging
 from collections.abc import Callable
 from http import HTTPStatus
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from redis.exceptions import RedisError
 
 from config.api import ratelimit
 from config.api.envelope import SERVER_ERROR_MESSAGE, error_response
-
-logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -75,16 +71,13 @@ class ApiEdgeMiddleware:
         return response
 
     def _count(self, request: HttpRequest) -> ratelimit.Window | None:
-        try:
-            return ratelimit.hit(
-                f"ip:{ratelimit.client_ip(request)}",
-                limit=settings.RATE_LIMIT_PER_MINUTE,
-                period=settings.RATE_LIMIT_PERIOD_SECONDS,
-            )
-        except RedisError:
-            # Fail open: an outage of the counter store must not take the API down with it.
-            logger.warning("Rate limit store unavailable; request not counted", exc_info=True)
-            return None
+        """The client's window, or None when the store is down (ratelimit fails open)."""
+        window = ratelimit.hit(
+            f"ip:{ratelimit.client_ip(request)}",
+            limit=settings.RATE_LIMIT_PER_MINUTE,
+            period=settings.RATE_LIMIT_PERIOD_SECONDS,
+        )
+        return window if window.counted else None
 
     def _reject_body(self, request: HttpRequest) -> HttpResponse | None:
         if request.method not in BODY_METHODS:

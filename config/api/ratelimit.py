@@ -1,4 +1,10 @@
-"""Atomic fixed-window request counters in the shared cache, keyed by client address."""
+"""Atomic fixed-window counters in the shared cache: the edge limit, login failures, magic links.
+
+One policy for every counter when its store (Redis) is down: fail open. The request is let
+through uncounted and a warning is logged, whichever counter it was; an outage of the counter
+store must not take sign-in or the API down with it, and the edge limiter and the login limits
+must not disagree about it.
+"""
 
 import ipaddress
 import logging
@@ -8,6 +14,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+from redis.exceptions import RedisError
 
 from config.redis import get_redis
 
@@ -21,6 +28,7 @@ class Window:
     limit: int
     count: int
     reset: int  # whole seconds until the window ends
+    counted: bool = True  # False: the store was down and nothing was counted (fail open)
 
     @property
     def remaining(self) -> int:
@@ -58,12 +66,22 @@ def _key(key: str) -> str:
     return f"{settings.RATE_LIMIT_KEY_PREFIX}:{key}"
 
 
+def _uncounted(key: str, *, limit: int, period: int) -> Window:
+    logger.warning(
+        "Rate-limit store unavailable; %s not counted (failing open)", key, exc_info=True
+    )
+    return Window(limit=limit, count=0, reset=period, counted=False)
+
+
 def hit(key: str, *, limit: int, period: int) -> Window:
     """Count one request against `key`; the window starts at the key's first request."""
     full_key = _key(key)
-    if settings.REDIS_URL:
+    if not settings.REDIS_URL:
+        return _hit_cache(full_key, limit=limit, period=period)
+    try:
         return _hit_redis(full_key, limit=limit, period=period)
-    return _hit_cache(full_key, limit=limit, period=period)
+    except RedisError:
+        return _uncounted(key, limit=limit, period=period)
 
 
 def _hit_redis(key: str, *, limit: int, period: int) -> Window:
@@ -96,10 +114,13 @@ def peek(key: str, *, limit: int, period: int) -> Window:
     """The counter's state without counting (for limits on failures, checked before work)."""
     full_key = _key(key)
     if settings.REDIS_URL:
-        pipe = get_redis().pipeline(transaction=False)
-        pipe.get(full_key)
-        pipe.pttl(full_key)
-        count, ttl_ms = pipe.execute()
+        try:
+            pipe = get_redis().pipeline(transaction=False)
+            pipe.get(full_key)
+            pipe.pttl(full_key)
+            count, ttl_ms = pipe.execute()
+        except RedisError:
+            return _uncounted(key, limit=limit, period=period)
         return Window(limit=limit, count=int(count or 0), reset=max(1, -(-int(ttl_ms) // 1000)))
     now = time.time()
     count = cache.get(full_key, 0)
@@ -109,7 +130,10 @@ def peek(key: str, *, limit: int, period: int) -> Window:
 
 def reset(key: str) -> None:
     full_key = _key(key)
-    if settings.REDIS_URL:
-        get_redis().delete(full_key)
-    else:
+    if not settings.REDIS_URL:
         cache.delete_many([full_key, f"{full_key}:start"])
+        return
+    try:
+        get_redis().delete(full_key)
+    except RedisError:
+        logger.warning("Rate-limit store unavailable; %s not reset", key, exc_info=True)

@@ -263,6 +263,10 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # What a task prints (the console e-mail backend's messages) stays plain output, not WARNINGs.
 CELERY_WORKER_REDIRECT_STDOUTS = False
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Results live in the database (a generation's history entry, a delivery's log), never in the
+# result backend: no task's return value is read. Ignoring them also keeps queueing from
+# touching the result store (with Redis down it retried for ~20 s before failing the request).
+CELERY_TASK_IGNORE_RESULT = True
 
 # --- Product settings -------------------------------------------------------------------------
 CRON_SECRET = env.str("CRON_SECRET", default="")
