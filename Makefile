@@ -41,7 +41,7 @@ lock: $(VENV)/.dev
 	$(VENV)/bin/uv pip compile pyproject.toml --quiet --extra dev --generate-hashes --no-header \
 		--python-version 3.11 -c requirements.txt -o requirements-dev.txt
 
-test: $(VENV)/.dev lint typecheck migrations-check schema pytest
+test: $(VENV)/.dev lint typecheck imports migrations-check schema pytest
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

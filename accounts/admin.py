@@ -1,14 +1,18 @@
-"""Admin for users: operators inspect accounts and change role and plan through the services."""
+"""Admin for users: operators inspect accounts and change them through the services.
 
+Higher apps take part in the user pages without accounts importing them (the apps' layers):
+from their own admin modules they call `user_admin_extend()` to add actions (billing's credit
+grants, notifications' system alerts) and to save fields that are theirs (billing's plan).
+"""
+
+from collections.abc import Callable
 from typing import Any, cast
 
 from django import forms
 from django.conf import settings
 from django.contrib import admin
 from django.db import transaction
-from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.template.response import TemplateResponse
 
 from accounts.models import MagicLinkToken, User
 from accounts.services.users import (
@@ -16,7 +20,20 @@ from accounts.services.users import (
     user_set_role,
     user_update_profile,
 )
-from notifications.admin import send_system_alert_action
+
+# Filled by higher apps' admin modules (loaded by admin autodiscovery, before any request).
+_extra_actions: list[Callable[..., Any]] = []
+_field_savers: dict[str, Callable[[User, Any], Any]] = {}
+
+
+def user_admin_extend(
+    *,
+    actions: tuple[Callable[..., Any], ...] = (),
+    field_savers: dict[str, Callable[[User, Any], Any]] | None = None,
+) -> None:
+    """Add changelist actions, and savers for form fields another app owns (name -> saver)."""
+    _extra_actions.extend(action for action in actions if action not in _extra_actions)
+    _field_savers.update(field_savers or {})
 
 
 class UserChangeForm(forms.ModelForm[User]):
@@ -44,19 +61,6 @@ class UserCreationForm(forms.ModelForm[User]):
     class Meta:
         model = User
         fields = ("email", "full_name")
-
-
-class GrantCreditsForm(forms.Form):
-    credits = forms.IntegerField(
-        help_text="Credits to add to each user; a negative number removes (never below 0)."
-    )
-    reason = forms.CharField(max_length=150, help_text="Kept on each ledger row.")
-
-    def clean_credits(self) -> int:
-        value = int(self.cleaned_data["credits"])
-        if value == 0:
-            raise forms.ValidationError("Must not be 0.")
-        return value
 
 
 @admin.register(User)
@@ -99,37 +103,13 @@ class UserAdmin(admin.ModelAdmin[User]):
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> Any:
         return self.readonly_fields if obj is not None else ()
 
-    actions = ["grant_credits", send_system_alert_action]
-
-    @admin.action(description="Grant credits to the selected users")
-    def grant_credits(self, request: HttpRequest, queryset: QuerySet[User]) -> Any:
-        """Asks for an amount and a reason, then writes one ledger row per user."""
-        from billing.services.credits import credits_adjust, credits_grant
-
-        form = GrantCreditsForm(request.POST if "apply" in request.POST else None)
-        if form.is_bound and form.is_valid():
-            amount, reason = form.cleaned_data["credits"], form.cleaned_data["reason"]
-            reference = f"operator {request.user}: {reason}"[:200]
-            for user in queryset:
-                if amount > 0:
-                    credits_grant(user=user, amount=amount, reference=reference)
-                else:
-                    credits_adjust(user=user, delta=amount, reference=reference)
-            self.message_user(request, f"{amount:+d} credits for {queryset.count()} users.")
-            return None
-        return TemplateResponse(
-            request,
-            "admin/accounts/user/action_form.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": "Grant credits",
-                "intro": "Grant credits to these users:",
-                "queryset": queryset,
-                "form": form,
-                "action": "grant_credits",
-                "submit": "Grant",
-            },
-        )
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        for action in _extra_actions:
+            name = action.__name__
+            description = getattr(action, "short_description", name.replace("_", " "))
+            actions[name] = (action, name, description)
+        return actions
 
     @transaction.atomic
     def save_model(self, request: HttpRequest, obj: User, form: Any, change: bool) -> None:
@@ -147,10 +127,9 @@ class UserAdmin(admin.ModelAdmin[User]):
         user_update_profile(user=user, full_name=data["full_name"], avatar_url=data["avatar_url"])
         if "role" in form.changed_data:
             user_set_role(user=user, role=data["role"])
-        if "plan" in form.changed_data:
-            from billing.services.plans import plan_set
-
-            plan_set(user=user, plan=data["plan"])
+        for name, saver in _field_savers.items():
+            if name in form.changed_data:
+                saver(user, data[name])
         if "is_active" in form.changed_data:
             user.is_active = data["is_active"]
             user.save(update_fields=["is_active"])

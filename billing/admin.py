@@ -1,13 +1,70 @@
-"""Admin for the ledger (read-only) and payment events (inspect, re-apply)."""
+"""Admin for the ledger (read-only) and payment events (inspect, re-apply); on the users'
+changelist, the grant-credits action and the plan field (through accounts' extension point)."""
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
+from accounts.admin import user_admin_extend
+from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent, PaymentEventStatus
+from billing.services.credits import credits_adjust, credits_grant
 from billing.services.payments import payment_event_reapply
+from billing.services.plans import plan_set
+
+
+class GrantCreditsForm(forms.Form):
+    credits = forms.IntegerField(
+        help_text="Credits to add to each user; a negative number removes (never below 0)."
+    )
+    reason = forms.CharField(max_length=150, help_text="Kept on each ledger row.")
+
+    def clean_credits(self) -> int:
+        value = int(self.cleaned_data["credits"])
+        if value == 0:
+            raise forms.ValidationError("Must not be 0.")
+        return value
+
+
+@admin.action(description="Grant credits to the selected users")
+def grant_credits(
+    modeladmin: admin.ModelAdmin[User], request: HttpRequest, queryset: QuerySet[User]
+) -> Any:
+    """Asks for an amount and a reason, then writes one ledger row per user."""
+    form = GrantCreditsForm(request.POST if "apply" in request.POST else None)
+    if form.is_bound and form.is_valid():
+        amount, reason = form.cleaned_data["credits"], form.cleaned_data["reason"]
+        reference = f"operator {request.user}: {reason}"[:200]
+        for user in queryset:
+            if amount > 0:
+                credits_grant(user=user, amount=amount, reference=reference)
+            else:
+                credits_adjust(user=user, delta=amount, reference=reference)
+        modeladmin.message_user(request, f"{amount:+d} credits for {queryset.count()} users.")
+        return None
+    return TemplateResponse(
+        request,
+        "admin/accounts/user/action_form.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": "Grant credits",
+            "intro": "Grant credits to these users:",
+            "queryset": queryset,
+            "form": form,
+            "action": "grant_credits",
+            "submit": "Grant",
+        },
+    )
+
+
+user_admin_extend(
+    actions=(grant_credits,),
+    field_savers={"plan": lambda user, plan: plan_set(user=user, plan=plan)},
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin[Any]):

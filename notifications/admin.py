@@ -1,7 +1,7 @@
 """Admin: operators browse notifications, and send system alerts to chosen users.
 
 `send_system_alert_action` is an action for the User changelist (it takes a queryset of
-users); attach it there with `actions = [send_system_alert_action]`.
+users), added there through accounts' extension point (`user_admin_extend`).
 """
 
 from typing import Any
@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
+from accounts.admin import user_admin_extend
 from accounts.models import User
 from notifications.models import Notification
 from notifications.services import BATCH_SIZE, notifications_delete, system_alert_send
@@ -102,3 +103,6 @@ class NotificationAdmin(admin.ModelAdmin[Notification]):
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Notification]) -> None:
         notifications_delete(notification_ids=queryset.values_list("pk", flat=True))
+
+
+user_admin_extend(actions=(send_system_alert_action,))

@@ -21,10 +21,14 @@ def operator(client):
 
 
 @pytest.fixture
-def user_admin_with_action():
-    """The User admin (accounts/), which carries the action."""
+def user_admin_with_action(rf):
+    """The User admin (accounts/), which carries the action (added by notifications/admin.py)."""
     user_admin = admin.site._registry[User]
-    assert send_system_alert_action in (user_admin.actions or ())
+    request = rf.get(USERS_URL)
+    request.user = User(email="ops@example.com", role="admin", is_superuser=True)
+    action = user_admin.get_actions(request).get("send_system_alert_action")
+    assert action is not None
+    assert action[0] == send_system_alert_action  # type: ignore[comparison-overlap]
     return user_admin
 
 
