@@ -3,7 +3,6 @@
 from typing import Any
 
 import django_filters
-from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -28,6 +27,7 @@ from aitools.selectors import (
 from aitools.services import generation_enqueue, generation_run, record_delete, record_update
 from aitools.tools import TOOLS, Tool
 from config.api.envelope import Envelope
+from config.api.routing import api_url
 
 # --- Records -----------------------------------------------------------------------------------
 
@@ -92,7 +92,7 @@ class GenerateView(APIView):
         data = dict(serializer.validated_data)
         if wants_async(request):
             generation = generation_enqueue(user=user, tool=self.tool.name, data=data)
-            location = reverse("history-detail", kwargs={"pk": generation.pk})
+            location = api_url(request, "history-detail", pk=generation.pk)
             return Response(
                 Envelope(
                     data=HistorySerializer(generation).data,

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 class GenerationStatus(models.TextChoices):
     PENDING = "pending", "Pending"  # queued (async), credits already taken
+    RUNNING = "running", "Running"  # claimed: the provider call is in flight
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"  # credits refunded
 
@@ -42,6 +43,7 @@ class Generation(models.Model):
     )
     is_async = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)  # claimed (pending -> running)
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -51,8 +53,8 @@ class Generation(models.Model):
             models.Index(fields=["user", "tool", "-created_at"], name="gen_user_tool_idx"),
             models.Index(
                 fields=["created_at"],
-                condition=Q(status="pending"),
-                name="gen_pending_idx",
+                condition=Q(status__in=["pending", "running"]),
+                name="gen_unfinished_idx",
             ),
         ]
 

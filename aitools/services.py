@@ -1,17 +1,25 @@
-"""Running an AI tool: charge, generate, record; a failure refunds and tells the user.
+"""Running an AI tool: charge, claim, generate, record; a failure refunds and tells the user.
 
 Order in every call: the view validates (400, nothing charged) -> `generation_start` takes
-the credits and records a pending entry (402, nothing generated) -> the provider is called
-outside any transaction (no lock held across the network) -> the result is recorded, or the
-credits are refunded, in a second short transaction.
+the credits and records the entry in one transaction (402, nothing generated); the spend's
+ledger row names the entry from its insert on, so the ledger stays append-only -> the entry is
+claimed, `pending` -> `running`, by one conditional UPDATE that only one caller can win (a
+synchronous call creates it `running`; a queued one is claimed by the worker, so a repeated
+or concurrent delivery is a no-op) -> the provider is called outside any transaction (no lock
+held across the network) -> the result is recorded, or the credits are refunded, in a second
+short transaction that only acts on a `running` entry. An entry left `pending` or `running`
+by a process that died is failed and refunded by the stale-job sweeper. The scheduler follows
+the same pattern for scheduled posts.
 """
 
 import logging
+import uuid
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -33,37 +41,50 @@ logger = logging.getLogger(__name__)
 def generation_start(
     *, user: User, tool: str, data: dict[str, Any], is_async: bool = False
 ) -> Generation:
-    """Take the tool's cost and record a pending history entry, in one transaction."""
+    """Take the tool's cost and record the entry, in one transaction: `running` for a
+    synchronous call (the caller goes on to generate), `pending` for a queued one."""
     spec = TOOLS[tool]
+    generation_id = uuid.uuid4()
+    now = timezone.now()
     with transaction.atomic():
-        # The spend's UPDATE locks the user's row, so the pending count below is exact even
+        # The spend's UPDATE locks the user's row, so the unfinished count below is exact even
         # when one user queues several jobs at once.
-        spend = credits_spend(user=user, cost=spec.cost, reference=f"ai:{tool}")
+        spend = credits_spend(user=user, cost=spec.cost, reference=f"ai:{tool}:{generation_id}")
         if is_async:
-            pending = Generation.objects.filter(
-                user=user, status=GenerationStatus.PENDING, is_async=True
+            unfinished = Generation.objects.filter(
+                user=user,
+                status__in=[GenerationStatus.PENDING, GenerationStatus.RUNNING],
+                is_async=True,
             ).count()
-            if pending >= settings.AI_MAX_PENDING_JOBS:
-                raise TooManyPendingJobs(details={"pending": pending})
-        generation = Generation.objects.create(
+            if unfinished >= settings.AI_MAX_PENDING_JOBS:
+                raise TooManyPendingJobs(details={"pending": unfinished})
+        return Generation.objects.create(
+            id=generation_id,
             user=user,
             tool=tool,
             title=title_of(tool, data),
-            status=GenerationStatus.PENDING,
+            status=GenerationStatus.PENDING if is_async else GenerationStatus.RUNNING,
+            started_at=None if is_async else now,
             credits_charged=spec.cost,
             input=jsonable(data),
             provider=settings.AI_PROVIDER,
             spend=spend,
             is_async=is_async,
         )
-        spend.reference = f"ai:{tool}:{generation.pk}"
-        spend.save(update_fields=["reference"])
-    return generation
+
+
+def generation_claim(*, generation_id: str) -> Generation | None:
+    """`pending` -> `running` in one conditional UPDATE: of any number of callers (a repeated
+    or concurrent delivery of the task), exactly one gets the entry; the others get None."""
+    claimed = Generation.objects.filter(pk=generation_id, status=GenerationStatus.PENDING).update(
+        status=GenerationStatus.RUNNING, started_at=timezone.now()
+    )
+    return Generation.objects.get(pk=generation_id) if claimed else None
 
 
 def generation_execute(*, generation: Generation) -> Generation:
-    """Call the provider for a pending entry and record the outcome. Never raises for a
-    provider failure: the entry is failed and refunded instead."""
+    """Call the provider for a claimed (`running`) entry and record the outcome. Never raises
+    for a provider failure: the entry is failed and refunded instead."""
     spec = TOOLS[generation.tool]
     data = spec.input(data=generation.input)
     data.is_valid(raise_exception=True)  # restores types (money as Decimal) from storage
@@ -90,11 +111,10 @@ def generation_execute(*, generation: Generation) -> Generation:
 
 
 def generation_execute_pending(*, generation_id: str) -> Generation | None:
-    """The worker's entry: run a queued entry once. A repeated delivery, or an entry the
-    sweeper already failed, is left alone (calling the provider again would pay twice)."""
-    generation = Generation.objects.filter(
-        pk=generation_id, status=GenerationStatus.PENDING
-    ).first()
+    """The worker's entry: claim a queued entry, then run it. A repeated delivery, or an entry
+    the sweeper already failed, finds nothing to claim (calling the provider again would pay
+    twice)."""
+    generation = generation_claim(generation_id=generation_id)
     return generation_execute(generation=generation) if generation is not None else None
 
 
@@ -121,7 +141,7 @@ def _record_product(generation: Generation, output: dict[str, Any]) -> None:
 @transaction.atomic
 def generation_complete(*, generation: Generation, result: Generated, seconds: float) -> Generation:
     locked = Generation.objects.select_for_update().get(pk=generation.pk)
-    if locked.status != GenerationStatus.PENDING:
+    if locked.status != GenerationStatus.RUNNING:
         return locked  # already failed by the stale-job sweeper; its refund stands
     output = jsonable(result.output)
     locked.status = GenerationStatus.SUCCEEDED
@@ -154,9 +174,10 @@ def generation_complete(*, generation: Generation, result: Generated, seconds: f
 
 @transaction.atomic
 def generation_fail(*, generation: Generation, reason: str) -> Generation:
-    """Refund the entry's credits (once) and tell the user."""
+    """Refund the entry's credits (once) and tell the user; an entry that already finished
+    is left as it is."""
     locked = Generation.objects.select_for_update().get(pk=generation.pk)
-    if locked.status != GenerationStatus.PENDING:
+    if locked.status not in (GenerationStatus.PENDING, GenerationStatus.RUNNING):
         return locked
     if locked.spend is not None:
         credits_refund(spend=locked.spend)
@@ -205,10 +226,14 @@ def generation_enqueue(*, user: User, tool: str, data: dict[str, Any]) -> Genera
 
 
 def generations_fail_stale() -> int:
-    """Entries still pending long after any worker would have finished died with their
-    process: refund them, so no credit is spent for nothing."""
+    """Entries still unfinished long after any worker would have finished (the task's hard
+    time limit is far shorter) died with their process: refund them, so no credit is spent
+    for nothing. Never queued or claimed: by creation time; claimed: by claim time."""
     cutoff = timezone.now() - timedelta(seconds=settings.AI_STALE_AFTER_SECONDS)
-    stale = Generation.objects.filter(status=GenerationStatus.PENDING, created_at__lt=cutoff)
+    stale = Generation.objects.filter(
+        Q(status=GenerationStatus.PENDING, created_at__lt=cutoff)
+        | Q(status=GenerationStatus.RUNNING, started_at__lt=cutoff)
+    )
     failed = 0
     for generation in stale.iterator(chunk_size=100):
         outcome = generation_fail(

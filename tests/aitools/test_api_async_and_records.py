@@ -32,16 +32,17 @@ def committed(django_capture_on_commit_callbacks):
     return run
 
 
-def test_prefer_respond_async_answers_202_then_delivers(authed, ada, committed):
+@pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
+def test_prefer_respond_async_answers_202_then_delivers(authed, ada, committed, prefix):
     path, body = BODIES["gig_generate"]
+    path = path.replace("/api", prefix, 1)
     response = committed(lambda: authed.post(path, body, HTTP_PREFER="respond-async"))
     assert response.status_code == 202
     data = response.json()["data"]
     assert set(data) == {"id", "tool", "title", "status", "creditsCharged", "created_at"}
     assert (data["tool"], data["status"], data["creditsCharged"]) == ("gig_generate", "pending", 2)
-    assert response["Location"] == f"/api/v1/history/{data['id']}" or response["Location"].endswith(
-        f"/history/{data['id']}"
-    )
+    # The entry's address under the prefix the client used.
+    assert response["Location"] == f"{prefix}/history/{data['id']}"
     assert response["Preference-Applied"] == "respond-async"
     # The task ran (eagerly in tests): the result is on the history entry.
     detail = authed.get(f"/api/history/{data['id']}").json()["data"]
@@ -203,3 +204,82 @@ def test_ten_concurrent_calls_with_one_credit_on_embedded_sqlite(tmp_path):
         )
     assert sorted(statuses) == [200] + [402] * 9
     assert me.json()["data"]["credits_remaining"] == 0
+
+
+# --- Claiming: one provider call and one charge per entry, whatever the deliveries --------
+
+
+def test_a_repeated_delivery_calls_the_provider_once_and_charges_once(authed, ada, settings):
+    from aitools.tasks import run_generation_task
+    from billing.models import CreditTransaction
+
+    with standin_server() as standin:
+        settings.AI_PROVIDER, settings.AI_BASE_URL, settings.AI_MODEL = "openai", standin.url, "m"
+        path, body = BODIES["seo_audit"]
+        response = authed.post(path, body, HTTP_PREFER="respond-async")  # queued, not run
+        entry_id = response.json()["data"]["id"]
+        assert run_generation_task(entry_id) == "succeeded"
+        assert run_generation_task(entry_id) == "skipped"  # the broker delivered it again
+        assert len(standin.requests) == 1
+    spends = CreditTransaction.objects.filter(user=ada, reason="spend")
+    # The ledger row named the entry when it was written; it was never updated after.
+    assert list(spends.values_list("reference", flat=True)) == [f"ai:seo_audit:{entry_id}"]
+    assert not CreditTransaction.objects.filter(user=ada, reason="refund").exists()
+    assert User.objects.get(pk=ada.pk).credits_remaining == 19
+
+
+def test_only_one_claim_wins(authed):
+    from aitools.services import generation_claim
+
+    path, body = BODIES["seo_audit"]
+    entry_id = authed.post(path, body, HTTP_PREFER="respond-async").json()["data"]["id"]
+    first = generation_claim(generation_id=entry_id)
+    assert first is not None
+    assert first.status == "running"
+    assert first.started_at is not None
+    assert generation_claim(generation_id=entry_id) is None
+
+
+def test_a_claimed_entry_whose_worker_died_is_refunded_once(authed, ada):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from aitools.services import generation_claim, generations_fail_stale
+
+    path, body = BODIES["seo_audit"]
+    entry_id = authed.post(path, body, HTTP_PREFER="respond-async").json()["data"]["id"]
+    generation_claim(generation_id=entry_id)  # ... and the worker process dies here
+    assert generations_fail_stale() == 0  # recently claimed: still in flight
+    Generation.objects.filter(pk=entry_id).update(started_at=timezone.now() - timedelta(hours=1))
+    assert generations_fail_stale() == 1
+    assert generations_fail_stale() == 0
+    assert Generation.objects.get(pk=entry_id).status == "failed"
+    assert User.objects.get(pk=ada.pk).credits_remaining == 20
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_claims_on_postgres_have_one_winner():
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    from django.db import connections
+
+    from aitools.services import generation_claim, generation_start
+
+    user = user_create(email="claims@example.com")
+    entry = generation_start(
+        user=user, tool="seo_audit", data={"title": "t", "description": "d"}, is_async=True
+    )
+    barrier = threading.Barrier(8)
+
+    def claim(_: int) -> bool:
+        try:
+            barrier.wait()
+            return generation_claim(generation_id=str(entry.pk)) is not None
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        wins = list(pool.map(claim, range(8)))
+    assert wins.count(True) == 1
