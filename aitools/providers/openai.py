@@ -4,15 +4,13 @@ import json
 import logging
 from typing import Any
 
-import requests
 from rest_framework import serializers
 
 from aitools.providers.base import Generated, ProviderError, Readiness
 from aitools.tools import TOOLS, jsonable, validate_output
+from config import outbound
 
 logger = logging.getLogger(__name__)
-
-CONNECT_TIMEOUT_SECONDS = 3.0
 
 
 def describe(field: Any) -> Any:
@@ -44,7 +42,8 @@ class OpenAIProvider:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.model = model
-        self.timeout = timeout
+        # A completion costs tokens: never re-sent by the outbound layer (POST, not idempotent).
+        self.client = outbound.Client("ai-provider", read_timeout=timeout)
 
     def readiness(self) -> Readiness:
         missing = [
@@ -80,7 +79,8 @@ class OpenAIProvider:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         try:
-            response = requests.post(
+            response = self.client.request(
+                "POST",
                 f"{self.base_url}/chat/completions",
                 json={
                     "model": self.model,
@@ -89,16 +89,18 @@ class OpenAIProvider:
                     "temperature": 0.7,
                 },
                 headers=headers,
-                timeout=(CONNECT_TIMEOUT_SECONDS, self.timeout),
             )
-        except requests.Timeout:
-            raise ProviderError("The AI provider did not answer in time.") from None
-        except requests.RequestException as exc:
-            logger.warning("AI provider unreachable: %s", exc)
-            raise ProviderError("The AI provider could not be reached.") from None
-        if response.status_code != 200:
-            logger.warning("AI provider answered %s: %s", response.status_code, response.text[:500])
-            raise ProviderError(f"The AI provider failed (HTTP {response.status_code}).")
+        except outbound.TransientError as exc:
+            if exc.status is None:
+                raise ProviderError(
+                    "The AI provider did not answer in time."
+                    if exc.timed_out
+                    else "The AI provider could not be reached."
+                ) from None
+            raise ProviderError(f"The AI provider failed (HTTP {exc.status}).") from None
+        except outbound.OutboundError as exc:
+            status = f"HTTP {exc.status}" if exc.status else type(exc).__name__
+            raise ProviderError(f"The AI provider failed ({status}).") from None
         try:
             body: dict[str, Any] = response.json()
             return body

@@ -297,6 +297,9 @@ AI_MAX_PENDING_JOBS = env.int("AI_MAX_PENDING_JOBS", default=3)
 # A call still pending after this long died with its process: refunded and marked failed.
 AI_STALE_AFTER_SECONDS = 15 * 60
 FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
+# User-given URLs (Mastodon instances, media, webhook endpoints) may use http and private or
+# loopback addresses: development and tests only; production refuses to start with it on.
+OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
 
 # --- E-mail -----------------------------------------------------------------------------------
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")

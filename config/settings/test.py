@@ -19,3 +19,5 @@ STORAGES = {
 RATE_LIMIT_PER_MINUTE = env.int("TEST_RATE_LIMIT_PER_MINUTE", default=100_000)
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Provider stand-ins and test receivers listen on 127.0.0.1; the guard's own tests turn it off.
+OUTBOUND_ALLOW_PRIVATE = True

@@ -1,0 +1,351 @@
+"""The one way out of the process: every call to a provider's API or to a URL a user gave us.
+
+- One pooled `requests` session per client (a provider, the AI server, webhooks), connect
+  timeout 5 s and a read timeout on every call; no call without a timeout exists.
+- Failures are classified once, here: `TransientError` (timeout, connection error, 408, 429,
+  5xx: try again later, `retry_after` when the server said so, `maybe_delivered` when the
+  request may have reached the server and done its work), `AuthenticationError` (401, 403: the
+  credentials are no good), `PermanentError` (any other 4xx, a refused URL: do not retry).
+  A client can refine this for a provider that signals errors in its body (`classify`).
+- Idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, or any request the caller marks
+  `idempotent`, e.g. a POST carrying an Idempotency-Key) are retried on transient failures,
+  a few times, honouring `Retry-After` when it is short; longer waits go back to the caller.
+- User-given URLs go through the guard (`guarded=True`): https only, the host resolves to
+  public addresses only (not private, loopback, link-local, multicast, reserved or
+  unspecified, IPv4-mapped ones included), and the connection is pinned to the address that
+  was checked, so a second DNS answer cannot point it elsewhere (DNS rebinding). Redirects are
+  never followed for them. `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production
+  refuses to start with it) lets http and private addresses through, still pinned.
+- Nothing here touches the database: callers hold no transaction or row lock while waiting.
+"""
+
+import ipaddress
+import logging
+import socket
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from django.conf import settings
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
+
+logger = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_SECONDS = 5.0
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+MAX_INLINE_RETRY_WAIT_SECONDS = 5.0  # a longer Retry-After is the caller's to schedule
+EXCERPT_BYTES = 1024
+
+
+class OutboundError(Exception):
+    """A call that did not succeed. `message` is safe to show; details stay in the log."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        maybe_delivered: bool = False,
+        timed_out: bool = False,
+        excerpt: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+        self.maybe_delivered = maybe_delivered
+        self.timed_out = timed_out
+        self.excerpt = excerpt
+
+
+class TransientError(OutboundError):
+    """Try again later: timeouts, connection errors, 408, 429, 5xx."""
+
+
+class PermanentError(OutboundError):
+    """Do not retry: the request itself is wrong (4xx) or not allowed."""
+
+
+class AuthenticationError(PermanentError):
+    """The credentials were refused (401, 403, or a provider's own token-invalid signal)."""
+
+
+class UnsafeURL(PermanentError):
+    """The guard refused a user-given URL (scheme, or an address that is not public)."""
+
+
+# A provider's refinement: look at a response, return the error to raise, or None to keep the
+# default classification by status code.
+Classifier = Callable[[requests.Response], OutboundError | None]
+
+
+def excerpt(response: requests.Response) -> str:
+    return response.content[:EXCERPT_BYTES].decode("utf-8", errors="replace")
+
+
+def retry_after_seconds(response: requests.Response) -> float | None:
+    """`Retry-After` in seconds (delta-seconds or an HTTP date), None when absent or bad."""
+    value = response.headers.get("Retry-After", "").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        from email.utils import parsedate_to_datetime
+
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def classify(response: requests.Response) -> OutboundError | None:
+    """The default classification by status code; None for a success (2xx)."""
+    status = response.status_code
+    if 200 <= status < 300:
+        return None
+    text = excerpt(response)
+    if status in (401, 403):
+        return AuthenticationError(
+            f"The server refused the credentials (HTTP {status}).", status=status, excerpt=text
+        )
+    if status in (408, 429) or status >= 500:
+        return TransientError(
+            f"The server is unavailable or busy (HTTP {status}).",
+            status=status,
+            retry_after=retry_after_seconds(response),
+            maybe_delivered=status != 429,
+            excerpt=text,
+        )
+    return PermanentError(
+        f"The server rejected the request (HTTP {status}).", status=status, excerpt=text
+    )
+
+
+# --- The guard for user-given URLs ------------------------------------------------------------
+
+
+def _resolve(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to (a module function, so tests can stand in for DNS)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A checked URL: where to connect (`address`) for which name (`host`)."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    address: str
+
+
+def guard_url(url: str) -> Target:
+    """Check a user-given URL and pick the address to connect to; UnsafeURL if refused."""
+    allow_private = bool(getattr(settings, "OUTBOUND_ALLOW_PRIVATE", False))
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise UnsafeURL("The URL is not valid.") from None
+    allowed_schemes = ("https", "http") if allow_private else ("https",)
+    if parts.scheme not in allowed_schemes:
+        raise UnsafeURL("The URL must use https.")
+    host = parts.hostname or ""
+    if not host or parts.username or parts.password:
+        raise UnsafeURL("The URL must name a host, without credentials.")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        addresses = _resolve(host, port)
+    except (OSError, UnicodeError):
+        raise UnsafeURL("The URL's host does not resolve.") from None
+    if not addresses:
+        raise UnsafeURL("The URL's host does not resolve.")
+    if not allow_private and not all(_is_public(address) for address in addresses):
+        # All, not any: a name with one private answer among public ones is refused too.
+        raise UnsafeURL("The URL must resolve to public internet addresses only.")
+    return Target(url=url, scheme=parts.scheme, host=host, port=port, address=addresses[0])
+
+
+class _PinnedAdapter(HTTPAdapter):
+    """Connects to the checked address while speaking to (and verifying) the host name."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        super().__init__(max_retries=0)
+
+    def build_connection_pool_key_attributes(  # type: ignore[override]
+        self, request: requests.PreparedRequest, verify: bool | str, cert: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:  # the stubs' TypedDicts lack assert_hostname
+        params, kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
+        host_params, pool_kwargs = dict(params), dict(kwargs)
+        if host_params["host"] != self.target.host:
+            raise UnsafeURL("A request left the checked host.")
+        host_params["host"] = self.target.address
+        if self.target.scheme == "https":
+            pool_kwargs["server_hostname"] = self.target.host  # SNI
+            pool_kwargs["assert_hostname"] = self.target.host  # certificate check
+        return host_params, pool_kwargs
+
+
+# --- The client ------------------------------------------------------------------------------
+
+
+class Client:
+    """One purpose's way out: a pooled session, its timeouts, retries and classification."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        read_timeout: float,
+        retries: int = 2,
+        classify: Classifier | None = None,
+        user_agent: str = "FreelancerGrowthPlatform/1.0",
+    ) -> None:
+        self.name = name
+        self.read_timeout = read_timeout
+        self.retries = retries
+        self.refine = classify
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = user_agent
+        self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        guarded: bool = False,
+        idempotent: bool | None = None,
+        timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> requests.Response:
+        """Send one request (and its retries); the 2xx response, or an OutboundError."""
+        method = method.upper()
+        may_retry = idempotent if idempotent is not None else method in IDEMPOTENT_METHODS
+        attempts = 1 + (self.retries if may_retry else 0)
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._send(method, url, guarded, timeout, headers, kwargs)
+            except TransientError as error:
+                wait = error.retry_after if error.retry_after is not None else 0.5 * attempt
+                if attempt == attempts or wait > MAX_INLINE_RETRY_WAIT_SECONDS:
+                    raise
+                logger.info(
+                    "%s: %s %s failed (%s); retry in %.1f s",
+                    self.name,
+                    method,
+                    _safe(url),
+                    error.message,
+                    wait,
+                )
+                time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        guarded: bool,
+        timeout: float | None,
+        headers: Mapping[str, str] | None,
+        kwargs: dict[str, Any],
+    ) -> requests.Response:
+        session = self.session
+        if guarded:
+            target = guard_url(url)
+            # A session of its own, pinned to the checked address, used for this call only.
+            session = requests.Session()
+            session.trust_env = False
+            session.headers.update(self.session.headers)
+            session.mount(f"{target.scheme}://", _PinnedAdapter(target))
+            kwargs["allow_redirects"] = False
+            # urllib3 would name the pool's host (the address); the server must see the name.
+            default_port = 443 if target.scheme == "https" else 80
+            host_header = target.host if ":" not in target.host else f"[{target.host}]"
+            if target.port != default_port:
+                host_header = f"{host_header}:{target.port}"
+            headers = {**(headers or {}), "Host": host_header}
+        else:
+            kwargs.setdefault("allow_redirects", False)
+        try:
+            response = session.request(
+                method,
+                url,
+                headers=dict(headers or {}),
+                timeout=(CONNECT_TIMEOUT_SECONDS, timeout or self.read_timeout),
+                **kwargs,
+            )
+        except requests.ConnectTimeout:
+            raise TransientError(
+                "The server could not be reached in time.", timed_out=True
+            ) from None
+        except requests.ReadTimeout:
+            raise TransientError(
+                "The server did not answer in time.", maybe_delivered=True, timed_out=True
+            ) from None
+        except requests.ConnectionError as exc:
+            refused = _before_sending(exc)
+            logger.info("%s: %s %s: connection error: %s", self.name, method, _safe(url), exc)
+            raise TransientError(
+                "The server could not be reached.", maybe_delivered=not refused
+            ) from None
+        except requests.RequestException as exc:
+            raise PermanentError(f"The request could not be sent ({type(exc).__name__}).") from None
+        finally:
+            if guarded:
+                session.close()
+        error = (self.refine(response) if self.refine else None) or classify(response)
+        if error is not None:
+            logger.info(
+                "%s: %s %s answered %s: %s",
+                self.name,
+                method,
+                _safe(url),
+                response.status_code,
+                error.excerpt[:200],
+            )
+            raise error
+        return response
+
+
+def _before_sending(exc: requests.ConnectionError) -> bool:
+    """True when the connection was never made (nothing can have reached the server)."""
+    pending: list[Any] = [exc]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, NewConnectionError | ConnectionRefusedError | socket.gaierror):
+            return True
+        if isinstance(current, BaseException):
+            # requests wraps urllib3's MaxRetryError (args[0]), which names its `reason`.
+            pending.extend(
+                [current.__cause__, current.__context__, getattr(current, "reason", None)]
+            )
+            pending.extend(arg for arg in current.args if isinstance(arg, BaseException))
+    return False
+
+
+def _safe(url: str) -> str:
+    """A URL for the log: no query string (tokens travel there on some APIs)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"

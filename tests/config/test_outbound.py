@@ -1,0 +1,225 @@
+"""The outbound layer: classification, retries, timeouts, and the guard for user-given URLs."""
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from config import outbound
+from tests.servers import free_port
+
+
+class Handler(BaseHTTPRequestHandler):
+    """`/status/<code>[?retry_after=N]`, `/sleep/<seconds>`, `/redirect`, `/echo-host`."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def _answer(self) -> None:
+        self.server.hits.append((self.command, self.path))  # type: ignore[attr-defined]
+        path, _, query = self.path.partition("?")
+        parts = path.strip("/").split("/")
+        body = b"{}"
+        headers = {"Content-Type": "application/json"}
+        status = 200
+        if parts[0] == "status":
+            status = int(parts[1])
+            if query.startswith("retry_after="):
+                headers["Retry-After"] = query.split("=", 1)[1]
+            body = json.dumps({"error": {"code": 190 if status == 400 else status}}).encode()
+        elif parts[0] == "sleep":
+            time.sleep(float(parts[1]))
+        elif parts[0] == "redirect":
+            status, headers["Location"] = 302, "http://127.0.0.1:1/elsewhere"
+        elif parts[0] == "echo-host":
+            body = json.dumps({"host": self.headers["Host"]}).encode()
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _answer
+
+
+@pytest.fixture
+def server() -> Iterator[ThreadingHTTPServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.hits = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def url(server: ThreadingHTTPServer, path: str) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}{path}"
+
+
+@pytest.fixture
+def client() -> outbound.Client:
+    return outbound.Client("test", read_timeout=2)
+
+
+# --- Classification ---------------------------------------------------------------------------
+
+
+def test_a_2xx_is_returned(server, client):
+    assert client.request("GET", url(server, "/status/201")).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("status", "error_class"),
+    [
+        (401, outbound.AuthenticationError),
+        (403, outbound.AuthenticationError),
+        (404, outbound.PermanentError),
+        (422, outbound.PermanentError),
+        (302, outbound.PermanentError),
+    ],
+)
+def test_statuses_are_classified(server, client, status, error_class):
+    with pytest.raises(error_class) as caught:
+        client.request("POST", url(server, f"/status/{status}"))
+    assert caught.value.status == status
+    assert type(caught.value) is error_class
+
+
+def test_a_long_retry_after_goes_back_to_the_caller(server, client):
+    with pytest.raises(outbound.TransientError) as caught:
+        client.request("GET", url(server, "/status/429?retry_after=30"))
+    assert (caught.value.status, caught.value.retry_after) == (429, 30.0)
+    assert caught.value.maybe_delivered is False  # 429: refused before any work
+    assert len(server.hits) == 1  # not waited on inline
+
+
+def test_idempotent_requests_are_retried_and_posts_are_not(server, client):
+    with pytest.raises(outbound.TransientError) as caught:
+        client.request("GET", url(server, "/status/503?retry_after=0"))
+    assert caught.value.maybe_delivered is True
+    assert len(server.hits) == 3  # the first try and two retries
+    server.hits.clear()
+    with pytest.raises(outbound.TransientError):
+        client.request("POST", url(server, "/status/503?retry_after=0"))
+    assert len(server.hits) == 1
+    server.hits.clear()
+    with pytest.raises(outbound.TransientError):  # a POST made safe to repeat (Idempotency-Key)
+        client.request("POST", url(server, "/status/502?retry_after=0"), idempotent=True)
+    assert len(server.hits) == 3
+
+
+def test_a_read_timeout_may_have_reached_the_server(server):
+    slow = outbound.Client("test", read_timeout=0.2, retries=0)
+    with pytest.raises(outbound.TransientError) as caught:
+        slow.request("POST", url(server, "/sleep/1"))
+    assert (caught.value.timed_out, caught.value.maybe_delivered) == (True, True)
+
+
+def test_a_refused_connection_reached_nothing(client):
+    with pytest.raises(outbound.TransientError) as caught:
+        client.request("POST", f"http://127.0.0.1:{free_port()}/")
+    assert (caught.value.timed_out, caught.value.maybe_delivered) == (False, False)
+
+
+def test_a_provider_refines_the_classification(server):
+    def facebook_like(response):
+        if response.status_code == 400 and response.json()["error"]["code"] == 190:
+            return outbound.AuthenticationError("token expired", status=400)
+        return None
+
+    refined = outbound.Client("test", read_timeout=2, classify=facebook_like)
+    with pytest.raises(outbound.AuthenticationError):
+        refined.request("GET", url(server, "/status/400"))
+
+
+# --- The guard --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def strict(settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = False
+
+
+@pytest.fixture
+def dns(monkeypatch):
+    """Stand in for DNS: name -> list of answers, served in turn (the last one repeats)."""
+    answers: dict[str, list[list[str]]] = {}
+
+    def resolve(host: str, port: int) -> list[str]:
+        if host in answers:
+            queue = answers[host]
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+        return [host]  # an address literal resolves to itself
+
+    monkeypatch.setattr(outbound, "_resolve", resolve)
+    return answers
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "169.254.169.254",  # cloud metadata
+        "0.0.0.0",  # noqa: S104
+        "100.64.0.1",  # carrier-grade NAT
+        "224.0.0.1",
+        "[::1]",
+        "[fc00::1]",
+        "[fe80::1]",
+        "[::ffff:127.0.0.1]",
+    ],
+)
+def test_private_addresses_are_refused(dns, address):
+    host = address.strip("[]")
+    dns["internal.example.com"] = [[host]]
+    with pytest.raises(outbound.UnsafeURL):
+        outbound.guard_url(f"https://{address}/hook")
+    with pytest.raises(outbound.UnsafeURL):
+        outbound.guard_url("https://internal.example.com/hook")
+
+
+@pytest.mark.usefixtures("strict")
+def test_only_https_to_public_addresses_passes(dns):
+    dns["hooks.example.com"] = [["93.184.216.34"]]
+    target = outbound.guard_url("https://hooks.example.com/receive")
+    assert (target.host, target.port, target.address) == ("hooks.example.com", 443, "93.184.216.34")
+    with pytest.raises(outbound.UnsafeURL, match="https"):
+        outbound.guard_url("http://hooks.example.com/receive")
+    with pytest.raises(outbound.UnsafeURL):
+        outbound.guard_url("https://user:secret@hooks.example.com/receive")
+    with pytest.raises(outbound.UnsafeURL):
+        outbound.guard_url("not a url")
+
+
+@pytest.mark.usefixtures("strict")
+def test_one_private_answer_among_public_ones_is_refused(dns):
+    dns["mixed.example.com"] = [["93.184.216.34", "10.0.0.5"]]
+    with pytest.raises(outbound.UnsafeURL):
+        outbound.guard_url("https://mixed.example.com/")
+
+
+def test_the_connection_is_pinned_to_the_checked_address(server, client, dns):
+    # DNS rebinding: the first answer is checked, later answers point elsewhere. The request
+    # still goes to the checked address, speaking to the name it was given.
+    port = server.server_address[1]
+    dns["rebind.example.com"] = [["127.0.0.1"], ["10.255.255.1"]]
+    response = client.request("GET", f"http://rebind.example.com:{port}/echo-host", guarded=True)
+    assert response.json() == {"host": f"rebind.example.com:{port}"}
+
+
+def test_guarded_requests_never_follow_redirects(server, client, dns):
+    port = server.server_address[1]
+    dns["hooks.example.com"] = [["127.0.0.1"]]
+    with pytest.raises(outbound.PermanentError) as caught:
+        client.request("POST", f"http://hooks.example.com:{port}/redirect", guarded=True)
+    assert caught.value.status == 302
+    assert len(server.hits) == 1
