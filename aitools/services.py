@@ -31,6 +31,7 @@ from aitools.providers.base import Generated, ProviderError
 from aitools.tools import TOOLS, jsonable, title_of, validate_output
 from billing.services.credits import credits_refund, credits_spend
 from config.tasks import enqueue_on_commit
+from notifications import events
 from notifications.events import event_record
 from notifications.models import NotificationType
 from notifications.services import notify
@@ -159,15 +160,14 @@ def generation_complete(*, generation: Generation, result: Generated, seconds: f
             metadata={"generationId": str(locked.pk), "tool": locked.tool},
         )
     event_record(
-        event="generation.completed",
         user=locked.user_id,
-        data={
-            "generationId": str(locked.pk),
-            "tool": locked.tool,
-            "output": output,
-            "tokensUsed": result.tokens_used,
-            "durationSeconds": round(seconds, 3),
-        },
+        payload=events.generation_completed(
+            generation_id=str(locked.pk),
+            tool=locked.tool,
+            output=output,
+            tokens_used=result.tokens_used,
+            seconds=seconds,
+        ),
     )
     return locked
 
@@ -193,14 +193,10 @@ def generation_fail(*, generation: Generation, reason: str) -> Generation:
         metadata={"generationId": str(locked.pk), "tool": locked.tool},
     )
     event_record(
-        event="generation.failed",
         user=locked.user_id,
-        data={
-            "generationId": str(locked.pk),
-            "tool": locked.tool,
-            "error": reason,
-            "input": locked.input,
-        },
+        payload=events.generation_failed(
+            generation_id=str(locked.pk), tool=locked.tool, error=reason, input_data=locked.input
+        ),
     )
     return locked
 

@@ -37,6 +37,15 @@ app.conf.update(
             "task": "aitools.tasks.fail_stale_generations_task",
             "schedule": crontab(minute="*/5"),
         },
+        # Events whose dispatch was never queued or whose consumer row is due or abandoned.
+        "notifications-outbox-sweep": {
+            "task": "notifications.tasks.outbox_sweep_task",
+            "schedule": 60.0,
+        },
+        "notifications-outbox-purge": {
+            "task": "notifications.tasks.outbox_purge_task",
+            "schedule": crontab(minute=23, hour=4),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

@@ -85,31 +85,83 @@ class Notification(models.Model):
 
 
 class OutboxEvent(models.Model):
-    """A domain event recorded in the transaction that caused it, for outgoing webhooks and
-    the live feed to deliver later (transactional outbox: no event without its change, no
-    change without its event)."""
+    """A domain event recorded in the transaction that caused it (transactional outbox: no
+    event without its change, no change without its event), for its consumers (outgoing
+    webhooks, the live feed) to process after the commit.
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    `sequence` grows with every insert (the primary key): consumers and clients order and
+    resume by it. `id` is the event's public identity (a webhook's `webhook-id`), the same on
+    every delivery. `dispatched_at` is set once the dispatcher has fanned the event out to one
+    row per consumer (`OutboxConsumption`).
+    """
+
+    sequence = models.BigAutoField(primary_key=True)
+    id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     event = models.CharField(max_length=64)  # e.g. "credits.depleted", "post.published"
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="outbox_events"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="outbox_events",
+        db_index=False,  # the (user, sequence) index leads with user
     )
     data = models.JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
     dispatched_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ("created_at",)
+        ordering = ("sequence",)
         indexes = [
+            models.Index(fields=["user", "sequence"], name="outbox_user_sequence_idx"),
+            models.Index(fields=["created_at"], name="outbox_created_idx"),  # retention
             models.Index(
                 fields=["created_at"],
                 condition=Q(dispatched_at__isnull=True),
-                name="outbox_pending_idx",
+                name="outbox_undispatched_idx",
             ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.event} for {self.user_id} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+        return f"#{self.sequence} {self.event} for {self.user_id}"
+
+
+class ConsumptionStatus(models.TextChoices):
+    PENDING = "pending", "Pending"  # handed to the consumer, not yet processed (or retrying)
+    RUNNING = "running", "Running"  # claimed by a worker (a lease: reclaimed if it dies)
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"  # the consumer's handler failed every attempt
+
+
+class OutboxConsumption(models.Model):
+    """One event handed to one consumer, created once by the dispatcher (unique), processed
+    by claiming it (a conditional UPDATE), retried with backoff, swept if its worker died."""
+
+    id = models.BigAutoField(primary_key=True)
+    event = models.ForeignKey(OutboxEvent, on_delete=models.CASCADE, related_name="consumptions")
+    consumer = models.CharField(max_length=32)
+    status = models.CharField(
+        max_length=16, choices=ConsumptionStatus.choices, default=ConsumptionStatus.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "consumer"], name="outbox_consumed_once"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=Q(status__in=["pending", "running"]),
+                name="outbox_consumption_due_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.consumer}: event #{self.event_id} ({self.status})"
 
 
 class NotificationCounter(models.Model):

@@ -16,6 +16,7 @@ from accounts.models import User
 from billing.errors import InsufficientCredits
 from billing.models import CreditTransaction, MonthlyReplenishment, Reason
 from billing.services.plans import plan_set
+from notifications import events
 from notifications.events import event_record
 
 
@@ -51,9 +52,7 @@ def _apply(
     )
     if balance == 0 and delta < 0:
         event_record(
-            event="credits.depleted",
-            user=user_id,
-            data={"userId": str(user_id), "remainingCredits": 0},
+            user=user_id, payload=events.credits_depleted(user_id=str(user_id), remaining_credits=0)
         )
     return entry
 

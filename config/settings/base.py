@@ -300,6 +300,8 @@ FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
 # User-given URLs (Mastodon instances, media, webhook endpoints) may use http and private or
 # loopback addresses: development and tests only; production refuses to start with it on.
 OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# Domain events (and their per-consumer rows) are kept this long, then purged daily.
+OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 
 # --- E-mail -----------------------------------------------------------------------------------
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")

@@ -1,0 +1,25 @@
+"""Thin tasks over the outbox services (notifications/outbox.py); all safe to run twice."""
+
+from celery import shared_task
+
+from notifications.outbox import outbox_dispatch, outbox_process, outbox_purge, outbox_sweep
+
+
+@shared_task(acks_late=True)  # idempotent: rows are unique per (event, consumer)
+def outbox_dispatch_task(sequence: int) -> int:
+    return outbox_dispatch(sequence=sequence)
+
+
+@shared_task(acks_late=True)  # idempotent: a row is claimed by one conditional UPDATE
+def outbox_process_task(consumption_id: int) -> str:
+    return outbox_process(consumption_id=consumption_id)
+
+
+@shared_task(acks_late=True)
+def outbox_sweep_task() -> dict[str, int]:
+    return outbox_sweep()
+
+
+@shared_task(acks_late=True)
+def outbox_purge_task() -> int:
+    return outbox_purge()

@@ -1,0 +1,229 @@
+"""The outbox: sequence, one dispatcher fanning out to per-consumer rows, claims, retries, the
+sweeper for lost queueings and dead workers, retention, and the typed payloads."""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection, connections
+from django.utils import timezone
+
+from accounts.services.users import user_create
+from notifications import events, outbox
+from notifications.models import OutboxConsumption, OutboxEvent
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def received(monkeypatch):
+    """A registered test consumer; the events it was handed, in order."""
+    seen: list[int] = []
+    fail = {"times": 0}
+
+    def handle(event: OutboxEvent) -> None:
+        if fail["times"] > 0:
+            fail["times"] -= 1
+            raise RuntimeError("receiver down")
+        seen.append(event.sequence)
+
+    monkeypatch.setattr(outbox, "_consumers", {})
+    outbox.outbox_consumer("test", handle)
+    handle.fail = fail  # type: ignore[attr-defined]
+    return seen
+
+
+@pytest.fixture
+def ada():
+    return user_create(email="ada@example.com")
+
+
+def record(user, *, committed) -> OutboxEvent:
+    payload = events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
+    with committed():
+        return events.event_record(user=user, payload=payload)
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+def test_events_get_a_growing_sequence(ada):
+    payload = events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
+    first = events.event_record(user=ada, payload=payload)
+    second = events.event_record(user=ada, payload=payload)
+    assert second.sequence > first.sequence
+    assert first.id != second.id  # the public identity, kept across deliveries
+
+
+def test_a_committed_event_reaches_each_consumer_once(ada, received, committed):
+    event = record(ada, committed=committed)
+    assert received == [event.sequence]
+    row = OutboxConsumption.objects.get()
+    assert (row.consumer, row.status, row.attempts) == ("test", "done", 1)
+    assert OutboxEvent.objects.get().dispatched_at is not None
+    # A repeated dispatch and a repeated processing do nothing.
+    assert outbox.outbox_dispatch(sequence=event.sequence) == 0
+    assert outbox.outbox_process(consumption_id=row.pk) == "skipped"
+    assert received == [event.sequence]
+    assert OutboxConsumption.objects.count() == 1
+
+
+def test_a_rolled_back_event_reaches_no_one(ada, received, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        events.event_record(
+            user=ada, payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
+        )
+    # The callbacks of a transaction that rolls back are dropped, never run.
+    assert len(callbacks) == 1
+    assert received == []
+    assert not OutboxConsumption.objects.exists()
+
+
+def test_a_failing_consumer_is_retried_with_backoff_then_failed(ada, received, committed):
+    outbox._consumers["test"].handle.fail["times"] = 100  # type: ignore[attr-defined]
+    event = record(ada, committed=committed)
+    row = OutboxConsumption.objects.get()
+    assert (row.status, row.attempts, row.last_error) == (
+        "pending",
+        1,
+        "RuntimeError: receiver down",
+    )
+    assert row.next_attempt_at > timezone.now()
+    assert outbox.outbox_process(consumption_id=row.pk) == "skipped"  # not due yet
+    for attempt in range(2, outbox.MAX_ATTEMPTS + 1):
+        OutboxConsumption.objects.filter(pk=row.pk).update(next_attempt_at=timezone.now())
+        status = outbox.outbox_process(consumption_id=row.pk)
+        assert OutboxConsumption.objects.get(pk=row.pk).attempts == attempt
+    assert status == "failed"
+    assert received == []
+    assert event.sequence  # kept for operators to inspect
+
+
+def test_the_sweeper_dispatches_lost_events_and_reclaims_dead_workers(ada, received, committed):
+    # Queueing lost: the event committed but its dispatch never ran.
+    lost = events.event_record(
+        user=ada, payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
+    )
+    OutboxEvent.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    with committed():
+        assert outbox.outbox_sweep()["dispatched"] == 1
+    assert received == [lost.sequence]
+
+    # A worker claimed a row and died.
+    outbox._consumers["test"].handle.fail["times"] = 0  # type: ignore[attr-defined]
+    dead = record(ada, committed=committed)
+    row = OutboxConsumption.objects.get(event=dead)
+    OutboxConsumption.objects.filter(pk=row.pk).update(
+        status="running", claimed_at=timezone.now() - timedelta(hours=1)
+    )
+    result = outbox.outbox_sweep()
+    assert (result["reclaimed"], result["queued"]) == (1, 1)
+    assert OutboxConsumption.objects.get(pk=row.pk).status == "done"
+
+
+def test_retention_purges_old_events_with_their_rows(ada, received, committed, settings):
+    settings.OUTBOX_RETENTION_DAYS = 30
+    old = record(ada, committed=committed)
+    recent = record(ada, committed=committed)
+    OutboxEvent.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=31))
+    assert outbox.outbox_purge() == 1
+    assert list(OutboxEvent.objects.values_list("sequence", flat=True)) == [recent.sequence]
+    assert list(OutboxConsumption.objects.values_list("event_id", flat=True)) == [recent.sequence]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_dispatchers_create_each_row_once(received):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    outbox.outbox_consumer("second", lambda event: None)
+    user = user_create(email="race@example.com")
+    event = events.event_record(
+        user=user, payload=events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
+    )
+    barrier = threading.Barrier(6)
+
+    def dispatch(_: int) -> int:
+        try:
+            barrier.wait()
+            return outbox.outbox_dispatch(sequence=event.sequence)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        list(pool.map(dispatch, range(6)))
+    consumers = sorted(
+        OutboxConsumption.objects.filter(event=event).values_list("consumer", flat=True)
+    )
+    assert consumers == ["second", "test"]
+
+
+def test_each_payload_has_the_specified_shape():
+    at = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
+    shapes = [
+        (
+            events.post_published(
+                post_id="p",
+                record_id="r",
+                account_id="a",
+                platform="bluesky",
+                post_url="https://bsky.app/x",
+                provider_post_id="at://x",
+                published_at=at,
+            ),
+            {
+                "postId",
+                "recordId",
+                "accountId",
+                "platform",
+                "postUrl",
+                "providerPostId",
+                "publishedAt",
+            },
+        ),
+        (
+            events.post_failed(
+                post_id="p",
+                record_id="r",
+                account_id="a",
+                platform="devto",
+                error="e",
+                retry_count=3,
+            ),
+            {"postId", "recordId", "accountId", "platform", "error", "retryCount"},
+        ),
+        (
+            events.post_scheduled(
+                post_id="p", platforms=["devto"], account_ids=["a"], scheduled_at=at
+            ),
+            {"scheduleId", "postId", "platforms", "accountIds", "scheduledAt"},
+        ),
+        (
+            events.generation_completed(
+                generation_id="g", tool="seo_audit", output={}, tokens_used=1, seconds=0.1234
+            ),
+            {"generationId", "tool", "output", "tokensUsed", "durationSeconds"},
+        ),
+        (
+            events.generation_failed(generation_id="g", tool="seo_audit", error="e", input_data={}),
+            {"generationId", "tool", "error", "input"},
+        ),
+        (
+            events.credits_depleted(user_id="u", remaining_credits=0),
+            {"userId", "remainingCredits"},
+        ),
+    ]
+    assert {payload.event for payload, _ in shapes} == events.EVENTS
+    for payload, keys in shapes:
+        assert set(payload.data) == keys, payload.event
+    scheduled = events.post_scheduled(post_id="p", platforms=[], account_ids=[], scheduled_at=at)
+    assert scheduled.data["scheduledAt"] == "2026-11-22T10:00:00Z"
+    assert scheduled.data["scheduleId"] == "p"
+
+
+def test_an_unknown_event_is_refused(ada):
+    with pytest.raises(ValueError, match="Unknown event"):
+        events.event_record(user=ada, payload=events.Payload("post.exploded", {}))
