@@ -90,7 +90,9 @@ class PaymentEvent(models.Model):
     """Every signed delivery of the payment provider, stored once per event id."""
 
     id = models.BigAutoField(primary_key=True)
-    event_id = models.CharField(max_length=200, unique=True)
+    event_id = models.CharField(max_length=200, unique=True)  # the delivery (header or body)
+    # The payment itself, from the signed body: one applied event per entity key.
+    entity_key = models.CharField(max_length=200, blank=True, default="", db_index=True)
     event_type = models.CharField(max_length=64, db_index=True)
     status = models.CharField(max_length=16, choices=PaymentEventStatus.choices, db_index=True)
     detail = models.CharField(max_length=500, blank=True, default="")

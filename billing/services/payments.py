@@ -1,10 +1,21 @@
-"""The inbound payment webhook (Razorpay's format): verify, store once, apply exactly once."""
+"""The inbound payment webhook (Razorpay's format): verify, store once, apply exactly once.
+
+What is applied rests only on what the signature covers, the body: the `X-Payment-Event-Id`
+header is not signed, so it names a delivery, never a payment. Each event's payment is named
+by its entity key (event type and the payment, order or subscription id in the body); an event
+whose entity key was already applied is stored and ignored, whatever header it came with, and
+the ledger's idempotency key is the entity key too. Every field is validated before use
+(malformed: stored `invalid`, answered 200); an event older than
+`PAYMENT_EVENT_TOLERANCE_SECONDS` by its signed `created_at` is stored but not applied; an
+`order.paid` whose amount or currency is not the plan's price is stored `invalid`.
+"""
 
 import hashlib
 import hmac
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -42,68 +53,149 @@ def payment_signature_verify(*, raw_body: bytes, signature: str) -> None:
         raise InvalidSignature()
 
 
+class Malformed(Exception):
+    """A field of the payload does not have the type or form the provider documents."""
+
+
 def _entity(payload: dict[str, Any], name: str) -> dict[str, Any]:
-    section = payload.get("payload")
-    wrapper = section.get(name) if isinstance(section, dict) else None
+    section = payload.get("payload", {})
+    if not isinstance(section, dict):
+        raise Malformed("payload must be an object")
+    wrapper = section.get(name)
+    if wrapper is None:
+        return {}
     entity = wrapper.get("entity") if isinstance(wrapper, dict) else None
-    return entity if isinstance(entity, dict) else {}
+    if not isinstance(entity, dict):
+        raise Malformed(f"payload.{name}.entity must be an object")
+    return entity
 
 
-def _notes(payload: dict[str, Any]) -> dict[str, Any]:
-    """Our notes from the first entity that has any (order, then subscription, then payment)."""
-    for name in ENTITIES:
-        notes = _entity(payload, name).get("notes")
-        if isinstance(notes, dict) and notes:
-            return notes
-    return {}
+def _optional(entity: dict[str, Any], field: str, kind: type, where: str) -> Any:
+    value = entity.get(field)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        raise Malformed(f"{where}.{field} must be a {kind.__name__}")
+    return value
 
 
-def _event_id(payload: dict[str, Any], raw_body: bytes) -> str:
-    """Without the provider's event id header: the event type and its payment/order/
-    subscription id name one event; failing those, the body's hash does."""
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What an event says, checked field by field (Malformed otherwise)."""
+
+    event_type: str
+    entity_key: str  # names the payment itself: the same for every delivery of it
+    plan: str | None
+    user_id: str | None
+    email: str | None
+    amount: int | None
+    currency: str | None
+    created_at: datetime | None
+    failure_reason: str
+
+
+def entity_key(payload: dict[str, Any], raw_body: bytes) -> str:
+    """The event type and its payment/order/subscription id; failing those, the body's hash."""
     event_type = str(payload.get("event", ""))
     for name in ("payment", "order", "subscription"):
-        entity_id = _entity(payload, name).get("id")
+        try:
+            entity_id = _entity(payload, name).get("id")
+        except Malformed:
+            continue
         if isinstance(entity_id, str) and entity_id:
-            return f"{event_type}:{entity_id}"
+            return f"{event_type}:{entity_id}"[:200]
     return f"sha256:{hashlib.sha256(raw_body).hexdigest()}"
 
 
-def _user_of(notes: dict[str, Any]) -> User | None:
-    user_id = notes.get("user_id")
-    if isinstance(user_id, str):
+def _facts(payload: dict[str, Any], raw_body: bytes) -> Facts:
+    event_type = payload.get("event")
+    if not isinstance(event_type, str) or not event_type:
+        raise Malformed("event must be a non-empty string")
+    entities = {name: _entity(payload, name) for name in ENTITIES}
+    notes: dict[str, Any] = {}
+    for name in ENTITIES:  # our notes, from the first entity that has any
+        raw_notes = entities[name].get("notes")
+        if isinstance(raw_notes, dict) and raw_notes:
+            notes = raw_notes
+            break
+        if raw_notes not in (None, [], {}):  # the provider sends [] for "no notes"
+            raise Malformed(f"payload.{name}.entity.notes must be an object")
+    plan = _optional(notes, "plan", str, "notes")
+    user_id = _optional(notes, "user_id", str, "notes")
+    email = _optional(notes, "email", str, "notes")
+    amount: int | None = None
+    currency: str | None = None
+    for name in ("order", "payment"):
+        entity = entities[name]
+        paid = _optional(entity, "amount_paid", int, f"payload.{name}.entity")
+        value = paid if paid is not None else _optional(entity, "amount", int, name)
+        code = _optional(entity, "currency", str, f"payload.{name}.entity")
+        if value is not None and amount is None:
+            amount, currency = value, code
+    created = payload.get("created_at")
+    if created is not None and (not isinstance(created, int) or isinstance(created, bool)):
+        raise Malformed("created_at must be an integer (Unix seconds)")
+    payment = entities["payment"]
+    reason = payment.get("error_description") or payment.get("error_reason") or "unknown reason"
+    return Facts(
+        event_type=event_type,
+        entity_key=entity_key(payload, raw_body),
+        plan=plan,
+        user_id=user_id,
+        email=email,
+        amount=amount,
+        currency=currency,
+        created_at=datetime.fromtimestamp(created, tz=UTC) if created is not None else None,
+        failure_reason=str(reason)[:300],
+    )
+
+
+def _user_of(facts: Facts) -> User | None:
+    if facts.user_id:
         try:
-            user = User.objects.filter(pk=uuid.UUID(user_id)).first()
+            user = User.objects.filter(pk=uuid.UUID(facts.user_id)).first()
         except ValueError:
             user = None
         if user is not None:
             return user
-    email = notes.get("email")
-    if isinstance(email, str) and email:
-        return user_get_by_email(email=email)
+    if facts.email:
+        return user_get_by_email(email=facts.email)
     return None
 
 
-def _money(entity: dict[str, Any]) -> str:
-    amount, currency = entity.get("amount"), entity.get("currency")
-    if isinstance(amount, int) and isinstance(currency, str):
-        return f"{currency} {amount / 100:,.2f}"  # the provider counts in the smallest unit
-    return ""
+def _format_money(amount: int, currency: str) -> str:
+    return f"{currency} {amount / 100:,.2f}"  # the provider counts in the smallest unit
 
 
-def _apply_order_paid(event: PaymentEvent, user: User, payload: dict[str, Any]) -> None:
-    plan = _notes(payload).get("plan")
+def _ledger_key(facts: Facts) -> str:
+    return f"payment:{facts.entity_key}"
+
+
+def _apply_order_paid(event: PaymentEvent, user: User, facts: Facts) -> None:
+    plan = facts.plan
     if plan not in settings.PLANS:
         event.status, event.detail = PaymentEventStatus.INVALID, f"Unknown plan {plan!r}"
+        return
+    price = settings.PLAN_PRICES.get(plan)
+    currency = settings.PLAN_CURRENCY
+    if price is None:
+        event.status, event.detail = PaymentEventStatus.INVALID, f"The {plan} plan is not sold"
+        return
+    if facts.amount != price or (facts.currency or "").upper() != currency:
+        paid = (
+            _format_money(facts.amount, facts.currency or "?")
+            if facts.amount is not None
+            else "no amount"
+        )
+        event.status = PaymentEventStatus.INVALID
+        event.detail = f"Paid {paid}; the {plan} plan costs {_format_money(price, currency)}"
         return
     entry = plan_apply(
         user=user,
         plan=plan,
         reference=f"payment:{event.event_id}",
-        idempotency_key=f"payment:{event.event_id}",
+        idempotency_key=_ledger_key(facts),
     )
     tier = settings.PLANS[plan]["name"]
-    money = _money(_entity(payload, "order")) or _money(_entity(payload, "payment"))
+    money = _format_money(price, currency)
     metadata = {"eventId": event.event_id, "plan": plan, "credits": entry.delta}
     notify(
         user=user,
@@ -116,14 +208,14 @@ def _apply_order_paid(event: PaymentEvent, user: User, payload: dict[str, Any]) 
         user=user,
         type=NotificationType.PAYMENT_SUCCESS,
         title="Payment received",
-        message=f"We received your payment{' of ' + money if money else ''}. Thank you!",
+        message=f"We received your payment of {money}. Thank you!",
         metadata=metadata,
     )
     event.status = PaymentEventStatus.APPLIED
 
 
-def _apply_subscription_charged(event: PaymentEvent, user: User, payload: dict[str, Any]) -> None:
-    plan = _notes(payload).get("plan")
+def _apply_subscription_charged(event: PaymentEvent, user: User, facts: Facts) -> None:
+    plan = facts.plan
     if plan is not None and plan not in settings.PLANS:
         event.status, event.detail = PaymentEventStatus.INVALID, f"Unknown plan {plan!r}"
         return
@@ -133,7 +225,7 @@ def _apply_subscription_charged(event: PaymentEvent, user: User, payload: dict[s
         user=user,
         reason=Reason.SUBSCRIPTION,
         reference=f"payment:{event.event_id}",
-        idempotency_key=f"payment:{event.event_id}",
+        idempotency_key=_ledger_key(facts),
     )
     added = entry.delta if entry is not None else 0
     notify(
@@ -151,15 +243,13 @@ def _apply_subscription_charged(event: PaymentEvent, user: User, payload: dict[s
     event.status = PaymentEventStatus.APPLIED
 
 
-def _apply_payment_failed(event: PaymentEvent, user: User, payload: dict[str, Any]) -> None:
-    payment = _entity(payload, "payment")
-    reason = payment.get("error_description") or payment.get("error_reason") or "unknown reason"
+def _apply_payment_failed(event: PaymentEvent, user: User, facts: Facts) -> None:
     notify(
         user=user,
         type=NotificationType.PAYMENT_FAILED,
         title="Payment failed",
-        message=f"Your payment could not be completed: {reason}",
-        metadata={"eventId": event.event_id, "reason": str(reason)},
+        message=f"Your payment could not be completed: {facts.failure_reason}",
+        metadata={"eventId": event.event_id, "reason": facts.failure_reason},
     )
     event.status = PaymentEventStatus.APPLIED
 
@@ -171,20 +261,46 @@ HANDLERS = {
 }
 
 
-def _apply(event: PaymentEvent) -> None:
+def _apply(event: PaymentEvent, *, check_age: bool = True) -> None:
     """Apply a stored event in the caller's transaction and record the outcome on it."""
-    handler = HANDLERS.get(event.event_type)
-    if handler is None:
-        event.status, event.detail = PaymentEventStatus.IGNORED, "Event type not handled"
-    elif (user := _user_of(_notes(event.payload))) is None:
-        event.status = PaymentEventStatus.UNMATCHED
-        event.detail = "No user matches notes.user_id or notes.email"
-    else:
-        event.user, event.detail = user, ""
-        handler(event, user, event.payload)
+    event.status, event.detail = _outcome(event, check_age=check_age)
     if event.status == PaymentEventStatus.APPLIED:
         event.applied_at = timezone.now()
-    event.save(update_fields=["status", "detail", "user", "applied_at"])
+    event.save(update_fields=["status", "detail", "user", "applied_at", "entity_key"])
+
+
+def _outcome(event: PaymentEvent, *, check_age: bool) -> tuple[str, str]:
+    try:
+        facts = _facts(event.payload, event.raw_body.encode())
+    except Malformed as exc:
+        return PaymentEventStatus.INVALID, f"Malformed payload: {exc}"
+    event.entity_key = facts.entity_key
+    handler = HANDLERS.get(facts.event_type)
+    if handler is None:
+        return PaymentEventStatus.IGNORED, "Event type not handled"
+    tolerance = timedelta(seconds=settings.PAYMENT_EVENT_TOLERANCE_SECONDS)
+    if check_age and (facts.created_at is None or facts.created_at < timezone.now() - tolerance):
+        return PaymentEventStatus.INVALID, (
+            "Older than the replay tolerance (created_at): stored, not applied; an operator "
+            "may re-apply it if it is genuine"
+        )
+    user = _user_of(facts)
+    if user is None:
+        return PaymentEventStatus.UNMATCHED, "No user matches notes.user_id or notes.email"
+    # One payment event of a user at a time: the duplicate check below is then exact.
+    user = User.objects.select_for_update().get(pk=user.pk)
+    event.user = user
+    applied = (
+        PaymentEvent.objects.filter(entity_key=facts.entity_key, status=PaymentEventStatus.APPLIED)
+        .exclude(pk=event.pk)
+        .values_list("event_id", flat=True)
+        .first()
+    )
+    if applied is not None:
+        return PaymentEventStatus.IGNORED, f"The same payment was applied as event {applied}"
+    event.status, event.detail = PaymentEventStatus.APPLIED, ""
+    handler(event, user, facts)
+    return event.status, event.detail
 
 
 def payment_event_receive(
@@ -194,7 +310,7 @@ def payment_event_receive(
     when the provider delivers it several times at once (the event id is unique: the later
     deliveries wait for the first to commit, then find it), and nothing is half-applied if
     the process dies."""
-    event_id = (event_id or "").strip()[:200] or _event_id(payload, raw_body)
+    event_id = (event_id or "").strip()[:200] or entity_key(payload, raw_body)
     try:
         with transaction.atomic():
             event = PaymentEvent.objects.create(
@@ -221,5 +337,5 @@ def payment_event_reapply(*, event: PaymentEvent) -> PaymentEvent:
     (after fixing the cause). Applied events are left alone."""
     locked = PaymentEvent.objects.select_for_update().get(pk=event.pk)
     if locked.status in (PaymentEventStatus.UNMATCHED, PaymentEventStatus.INVALID):
-        _apply(locked)
+        _apply(locked, check_age=False)  # an operator's decision: the age check is theirs
     return locked

@@ -279,6 +279,15 @@ PLANS = {
     "pro": {"name": "Pro", "monthly_quota": env.int("PRO_PLAN_CREDITS", default=200)},
     "agency": {"name": "Agency", "monthly_quota": env.int("AGENCY_PLAN_CREDITS", default=1000)},
 }
+# Prices of the paid plans in the currency's smallest unit: an order.paid for another amount or
+# currency is stored `invalid` and applies nothing.
+PLAN_PRICES = {
+    "pro": env.int("PRO_PLAN_PRICE", default=49900),
+    "agency": env.int("AGENCY_PLAN_PRICE", default=199900),
+}
+PLAN_CURRENCY = env.str("PLAN_CURRENCY", default="INR").upper()
+# A signed payment event whose created_at is older than this is stored but not applied.
+PAYMENT_EVENT_TOLERANCE_SECONDS = env.int("PAYMENT_EVENT_TOLERANCE_SECONDS", default=24 * 3600)
 MAGIC_LINK_LIFETIME = timedelta(minutes=15)
 MAGIC_LINK_REQUESTS_PER_WINDOW = 5  # per e-mail address
 MAGIC_LINK_REQUEST_WINDOW_SECONDS = 15 * 60

@@ -3,6 +3,7 @@
 import hashlib
 import hmac
 import json
+import time
 
 import pytest
 from rest_framework.test import APIClient
@@ -55,7 +56,7 @@ def order_paid(*, notes: dict, order_id: str = "order_1", amount: int = 49900) -
                 "entity": {"id": order_id, "amount": amount, "currency": "INR", "notes": notes}
             },
         },
-        "created_at": 1767225600,
+        "created_at": int(time.time()),  # signed; older than 24 h is not applied
     }
 
 
@@ -67,7 +68,7 @@ def subscription_charged(*, notes: dict, payment_id: str = "pay_sub_1") -> dict:
             "subscription": {"entity": {"id": "sub_1", "notes": notes}},
             "payment": {"entity": {"id": payment_id, "amount": 49900, "currency": "INR"}},
         },
-        "created_at": 1767225600,
+        "created_at": int(time.time()),  # signed; older than 24 h is not applied
     }
 
 
@@ -85,5 +86,5 @@ def payment_failed(*, notes: dict, reason: str = "Card declined by the bank") ->
                 }
             }
         },
-        "created_at": 1767225600,
+        "created_at": int(time.time()),  # signed; older than 24 h is not applied
     }

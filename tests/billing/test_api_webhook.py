@@ -50,7 +50,7 @@ def test_order_paid_upgrades_and_credits_and_notifies(webhook, ada, settings):
 
 
 def test_user_found_by_email_in_any_case(webhook, ada):
-    webhook(order_paid(notes={"email": "ADA@example.com", "plan": "agency"}))
+    webhook(order_paid(notes={"email": "ADA@example.com", "plan": "agency"}, amount=199900))
     ada.refresh_from_db()
     assert ada.plan == "agency"
 
@@ -221,3 +221,112 @@ def test_ten_concurrent_deliveries_apply_once(webhook, ada):
     assert ada.credits_remaining == 20 + 200
     assert PaymentEvent.objects.get().attempts == 10
     assert Notification.objects.filter(user=ada).count() == 2
+
+
+# --- Replay and validation (what the signature covers decides) ------------------------------
+
+
+def test_a_signed_body_is_credited_once_whatever_event_id_header_it_carries(webhook, ada):
+    body = order_paid(notes={"user_id": str(ada.pk), "plan": "pro"})
+    first = webhook(body, event_id="evt_a")
+    assert first.json()["data"]["status"] == "applied"
+    for replay in range(6):  # the header is not signed: an attacker can set any id
+        response = webhook(body, event_id=f"evt_replay_{replay}")
+        assert response.status_code == 200
+        assert response.json()["data"]["status"] == "ignored"
+    ada.refresh_from_db()
+    assert (ada.plan, ada.credits_remaining) == ("pro", 20 + 200)
+    assert CreditTransaction.objects.filter(user=ada, reason="plan_purchase").count() == 1
+    assert Notification.objects.filter(user=ada).count() == 2  # no second welcome
+    assert PaymentEvent.objects.count() == 7  # every delivery kept for operators
+    replay = PaymentEvent.objects.get(event_id="evt_replay_0")
+    assert replay.detail == "The same payment was applied as event evt_a"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_concurrent_replays_with_different_event_ids_apply_once(webhook, ada):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    body = order_paid(notes={"user_id": str(ada.pk), "plan": "pro"})
+    barrier = threading.Barrier(10)
+    statuses: list[int] = []
+
+    def deliver(n: int) -> None:
+        barrier.wait()
+        statuses.append(webhook(body, event_id=f"evt_{n}", client=APIClient()).status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=deliver, args=(n,)) for n in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == [200] * 10
+    ada.refresh_from_db()
+    assert ada.credits_remaining == 20 + 200
+    assert PaymentEvent.objects.filter(status="applied").count() == 1
+    assert PaymentEvent.objects.filter(status="ignored").count() == 9
+
+
+def test_an_event_older_than_the_tolerance_is_stored_not_applied(webhook, ada, settings):
+    import time
+
+    from billing.services.payments import payment_event_reapply
+
+    settings.PAYMENT_EVENT_TOLERANCE_SECONDS = 24 * 3600
+    body = order_paid(notes={"user_id": str(ada.pk), "plan": "pro"})
+    body["created_at"] = int(time.time()) - 25 * 3600
+    before = state(ada)
+    response = webhook(body, event_id="evt_old")
+    assert response.status_code == 200
+    assert response.json()["data"]["status"] == "invalid"
+    event = PaymentEvent.objects.get()
+    assert event.detail.startswith("Older than the replay tolerance")
+    assert state(ada)[:2] == before[:2]
+    # An operator who checked it with the provider may still apply it, once.
+    assert payment_event_reapply(event=event).status == "applied"
+    ada.refresh_from_db()
+    assert ada.credits_remaining == 20 + 200
+
+
+@pytest.mark.parametrize(
+    ("change", "detail"),
+    [
+        ({"amount": 100}, "Paid INR 1.00; the pro plan costs INR 499.00"),
+        ({"amount": -49900}, "Paid INR -499.00; the pro plan costs INR 499.00"),
+        ({"currency": "USD"}, "Paid USD 499.00; the pro plan costs INR 499.00"),
+    ],
+)
+def test_an_order_that_did_not_pay_the_plan_price_applies_nothing(webhook, ada, change, detail):
+    body = order_paid(notes={"user_id": str(ada.pk), "plan": "pro"})
+    body["payload"]["order"]["entity"].update(change)
+    before = state(ada)
+    response = webhook(body)
+    assert response.status_code == 200
+    assert response.json()["data"]["status"] == "invalid"
+    assert PaymentEvent.objects.get().detail == detail
+    assert state(ada)[:2] == before[:2]
+    assert not CreditTransaction.objects.filter(user=ada, reason="plan_purchase").exists()
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda body: body["payload"]["order"]["entity"]["notes"].update(plan=["pro"]),
+        lambda body: body["payload"]["order"]["entity"]["notes"].update(user_id=42),
+        lambda body: body["payload"]["order"]["entity"].update(amount="49900"),
+        lambda body: body["payload"]["order"].update(entity="not an object"),
+        lambda body: body.update(payload=[]),
+        lambda body: body.update(created_at="yesterday"),
+    ],
+)
+def test_a_malformed_signed_payload_is_stored_invalid_and_answered_200(webhook, ada, mutate):
+    body = order_paid(notes={"user_id": str(ada.pk), "plan": "pro"})
+    mutate(body)
+    before = state(ada)
+    response = webhook(body)
+    assert response.status_code == 200  # the provider must not retry it forever
+    assert response.json()["data"]["status"] == "invalid"
+    assert PaymentEvent.objects.get().detail.startswith("Malformed payload")
+    assert state(ada)[:2] == before[:2]
