@@ -239,8 +239,8 @@ def test_a_signed_body_is_credited_once_whatever_event_id_header_it_carries(webh
     assert CreditTransaction.objects.filter(user=ada, reason="plan_purchase").count() == 1
     assert Notification.objects.filter(user=ada).count() == 2  # no second welcome
     assert PaymentEvent.objects.count() == 7  # every delivery kept for operators
-    replay = PaymentEvent.objects.get(event_id="evt_replay_0")
-    assert replay.detail == "The same payment was applied as event evt_a"
+    replayed = PaymentEvent.objects.get(event_id="evt_replay_0")
+    assert replayed.detail == "The same payment was applied as event evt_a"
 
 
 @pytest.mark.postgres
