@@ -1,6 +1,5 @@
 """Billing endpoints: the user's ledger, and the payment provider's webhook."""
 
-import json
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -16,6 +15,7 @@ from billing.models import CreditTransaction
 from billing.selectors import credit_transaction_list
 from billing.services.payments import payment_event_receive, payment_signature_verify
 from config.api.envelope import Envelope
+from config.api.parsers import json_loads
 
 
 class CreditTransactionListView(generics.ListAPIView[CreditTransaction]):
@@ -106,7 +106,7 @@ class PaymentWebhookView(APIView):
             raw_body=raw_body, signature=request.headers.get("X-Payment-Signature", "")
         )
         try:
-            payload = json.loads(raw_body)
+            payload = json_loads(raw_body)
         except (UnicodeDecodeError, ValueError) as exc:
             raise ParseError(f"Malformed JSON: {exc}") from exc
         if not isinstance(payload, dict) or not isinstance(payload.get("event"), str):

@@ -1,4 +1,5 @@
-"""JSON parsing with a hard size bound, also for chunked bodies without Content-Length."""
+"""JSON parsing with hard bounds: size (also for chunked bodies without Content-Length) and
+nesting depth (a deeply nested body must be a 400, not a RecursionError and a 500)."""
 
 import json
 from collections.abc import Mapping
@@ -10,9 +11,35 @@ from rest_framework.parsers import JSONParser
 
 from config.api.exceptions import PayloadTooLarge
 
+# Deeper than any request of this API needs; the parser's own recursion ends near 1,000.
+MAX_JSON_DEPTH = 32
+
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of parsed JSON, measured without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level)
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def json_loads(text: str | bytes) -> Any:
+    """`json.loads` with NaN/Infinity refused and nesting bounded; ValueError when bad."""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
 
 
 class BoundedJSONParser(JSONParser):
@@ -28,6 +55,6 @@ class BoundedJSONParser(JSONParser):
             raise PayloadTooLarge()
         try:
             text = raw.decode((parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET)
-            return json.loads(text, parse_constant=_reject_constant)
+            return json_loads(text)
         except (UnicodeDecodeError, ValueError) as exc:
             raise ParseError(f"Malformed JSON: {exc}") from exc

@@ -176,3 +176,27 @@ def test_plain_django_failure_is_json_not_html(prefix, debug, settings):
     assert response["Content-Type"] == "application/json"
     assert error(response)[:2] == (500, "server_error")
     assert b"Traceback" not in response.content
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 100_000])
+@pytest.mark.parametrize(
+    "path",
+    ["/api/auth/login", "/api/auth/magic-link", "/api/auth/refresh", "/api/seo/audit"],
+)
+def test_deeply_nested_json_is_a_400_not_a_500(api, path, depth):
+    from accounts.services.sessions import session_issue
+    from accounts.services.users import user_create
+
+    token = session_issue(user=user_create(email="deep@example.com")).token
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")  # the AI tools need a user
+    body = '{"email": ' + "[" * depth + "]" * depth + "}"
+    response = api.generic("POST", path, body, content_type="application/json")
+    status, code, message = error(response)
+    assert (status, code) == (400, "parse_error")
+    assert message == "Malformed JSON: nested deeper than 32 levels"
+
+
+def test_nesting_up_to_the_limit_is_parsed(api):
+    body = '{"name": "ok", "count": 1, "extra": ' + "[" * 31 + "]" * 31 + "}"
+    response = api.generic("POST", "/api/_probe/echo", body, content_type="application/json")
+    assert response.status_code == 200
