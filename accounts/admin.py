@@ -16,10 +16,12 @@ from django.http import HttpRequest
 
 from accounts.models import MagicLinkToken, User
 from accounts.services.users import (
+    password_check,
     user_create,
     user_set_role,
     user_update_profile,
 )
+from config.errors import ValidationFailed
 
 # Filled by higher apps' admin modules (loaded by admin autodiscovery, before any request).
 _extra_actions: list[Callable[..., Any]] = []
@@ -54,13 +56,24 @@ class UserCreationForm(forms.ModelForm[User]):
     password = forms.CharField(
         widget=forms.PasswordInput,
         required=False,
-        min_length=6,
         help_text="Leave empty for an account that signs in by magic link.",
     )
 
     class Meta:
         model = User
         fields = ("email", "full_name")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if password := data.get("password"):
+            try:
+                password_check(
+                    password=password,
+                    user=User(email=data.get("email", ""), full_name=data.get("full_name", "")),
+                )
+            except ValidationFailed as exc:
+                self.add_error("password", exc.details["password"])
+        return data
 
 
 @admin.register(User)

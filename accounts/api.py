@@ -76,8 +76,10 @@ class LoginView(APIView):
     class InputSerializer(serializers.Serializer[Any]):
         email = serializers.EmailField(max_length=254)
         fullName = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        # min_length mirrors MinimumLengthValidator (documented in the schema); the rest of
+        # the strength rules are Django's password validators, run when a password is set.
         password = serializers.CharField(
-            min_length=6, max_length=128, required=False, trim_whitespace=False
+            min_length=8, max_length=128, required=False, trim_whitespace=False
         )
 
     @extend_schema(

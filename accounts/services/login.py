@@ -10,7 +10,7 @@ from django.utils import timezone
 from accounts.errors import EmailBelongsToAnotherUser, InvalidCredentials
 from accounts.models import User
 from accounts.services.sessions import Session, session_issue
-from accounts.services.users import user_get_or_create, user_update_profile
+from accounts.services.users import user_get_or_create, user_set_password, user_update_profile
 from config.api import ratelimit
 from config.errors import RateLimitedError
 
@@ -73,8 +73,7 @@ def login(
         with transaction.atomic():
             user_update_profile(user=bearer_user, full_name=full_name)
             if password and not bearer_user.has_usable_password():
-                bearer_user.set_password(password)
-                bearer_user.save(update_fields=["password"])
+                user_set_password(user=bearer_user, password=password)
             return signed_in(bearer_user, created=False)
 
     _check_not_blocked(email, client_ip)

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 
 from accounts import hooks
@@ -10,10 +12,28 @@ from accounts.selectors import user_get_by_email
 from config.errors import ValidationFailed
 
 
+def password_check(*, password: str, user: User) -> None:
+    """Django's configured validators (length, common, numeric, similar to the e-mail or
+    name), run on every password that is set; ValidationFailed with their messages."""
+    try:
+        validate_password(password, user=user)
+    except DjangoValidationError as exc:
+        raise ValidationFailed(details={"password": list(exc.messages)}) from None
+
+
+def user_set_password(*, user: User, password: str) -> User:
+    password_check(password=password, user=user)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    return user
+
+
 @transaction.atomic
 def user_create(*, email: str, password: str | None = None, full_name: str = "") -> User:
     """A new user on the free plan; registered hooks (billing's starting credits) run in the
     same transaction, so a user never exists without them."""
+    if password:
+        password_check(password=password, user=User(email=email, full_name=full_name))
     user = User.objects.create_user(email=email, password=password, full_name=full_name)
     hooks.user_created(user)
     return user

@@ -75,14 +75,24 @@ def test_an_unknown_plan_is_refused_by_the_form(operator):
 def test_add_user_through_the_service(operator, settings):
     response = operator.post(
         "/admin/accounts/user/add/",
-        {"email": "new@example.com", "full_name": "New", "password": "secret1"},
+        {"email": "new@example.com", "full_name": "New", "password": "Quiet-lake-42"},
     )
     assert response.status_code == 302
     user = User.objects.get(email="new@example.com")
-    assert user.check_password("secret1")
+    assert user.check_password("Quiet-lake-42")
     assert user.credits_remaining == settings.FREE_PLAN_CREDITS
 
 
 def test_magic_links_are_read_only(operator):
     assert operator.get("/admin/accounts/magiclinktoken/add/").status_code == 403
     assert MagicLinkToken.objects.count() == 0
+
+
+def test_the_admin_refuses_a_weak_password(operator):
+    response = operator.post(
+        "/admin/accounts/user/add/",
+        {"email": "weak@example.com", "full_name": "Weak", "password": "password"},
+    )
+    assert response.status_code == 200  # the form again, with the validator's message
+    assert "This password is too common." in response.content.decode()
+    assert not User.objects.filter(email="weak@example.com").exists()

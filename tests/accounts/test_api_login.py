@@ -21,7 +21,7 @@ PROFILE_FIELDS = {
 def test_first_login_creates_the_user(api, prefix, settings):
     response = api.post(
         f"{prefix}/auth/login",
-        {"email": "new@example.com", "fullName": "New Person", "password": "secret1"},
+        {"email": "new@example.com", "fullName": "New Person", "password": "Quiet-lake-42"},
     )
     assert response.status_code == 200
     body = response.json()
@@ -39,7 +39,7 @@ def test_first_login_creates_the_user(api, prefix, settings):
         "monthly_quota": settings.FREE_PLAN_CREDITS,
     }
     assert user.plan == "free"
-    assert user.check_password("secret1")
+    assert user.check_password("Quiet-lake-42")
 
 
 @pytest.mark.parametrize(
@@ -49,7 +49,7 @@ def test_first_login_creates_the_user(api, prefix, settings):
         ({"email": "not-an-email"}, {"email": ["Enter a valid email address."]}),
         (
             {"email": "a@example.com", "password": "12345"},
-            {"password": ["Ensure this field has at least 6 characters."]},
+            {"password": ["Ensure this field has at least 8 characters."]},
         ),
         (
             {"email": "a@example.com", "fullName": 42 * "x" * 10},
@@ -218,3 +218,26 @@ def test_wrong_content_type_is_415(api):
         "POST", "/api/auth/login", "email=a@example.com", content_type="text/plain"
     )
     assert response.status_code == 415
+
+
+@pytest.mark.parametrize(
+    ("password", "messages"),
+    [
+        ("password", ["This password is too common."]),
+        ("qwertyuiop", ["This password is too common."]),
+        (
+            "12345678",
+            ["This password is too common.", "This password is entirely numeric."],
+        ),
+        ("48205713", ["This password is entirely numeric."]),
+        ("newcomer@example", ["The password is too similar to the email."]),
+    ],
+)
+def test_weak_passwords_are_refused_with_the_validators_messages(api, password, messages):
+    response = api.post("/api/auth/login", {"email": "newcomer@example.com", "password": password})
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "validation_error",
+        "details": {"password": messages},
+    }
+    assert not User.objects.filter(email="newcomer@example.com").exists()
