@@ -26,6 +26,9 @@ class CreditTransactionListView(generics.ListAPIView[CreditTransaction]):
     queryset = CreditTransaction.objects.none()  # for the schema; get_queryset scopes to the user
 
     class OutputSerializer(serializers.ModelSerializer[CreditTransaction]):
+        # The row's public UUID: the sequential key would tell the platform's volume.
+        id = serializers.UUIDField(source="public_id", read_only=True)
+
         class Meta:
             model = CreditTransaction
             fields = ("id", "delta", "balance_after", "reason", "reference", "created_at")

@@ -1,5 +1,7 @@
 """The credit ledger, monthly replenishments and inbound payment events."""
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -21,6 +23,8 @@ class CreditTransaction(models.Model):
     """Append-only: one row per change of a balance. The user's balance is their sum."""
 
     id = models.BigAutoField(primary_key=True)
+    # What clients see as the row's id: sequential ids would tell the platform's volume.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,

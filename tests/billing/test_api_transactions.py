@@ -29,6 +29,14 @@ def test_own_ledger_newest_first(ada):
         (20, 20, "signup", ""),
     ]
     assert set(rows[0]) == {"id", "delta", "balance_after", "reason", "reference", "created_at"}
+    # Ids are opaque UUIDs, not the sequence that would tell the platform's volume.
+    from billing.models import CreditTransaction
+
+    ids = [row["id"] for row in rows]
+    assert ids == [
+        str(CreditTransaction.objects.get(user=ada, reason=r["reason"]).public_id) for r in rows
+    ]
+    assert all(len(value) == 36 and value.count("-") == 4 for value in ids)
     assert "meta" not in body
 
 
