@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import optional_user, request_user
-from accounts.models import User
+from accounts.models import User, validate_plain_name
 from accounts.services.login import LoginResult, login
 from accounts.services.magic_links import magic_link_request, magic_link_verify
 from accounts.services.sessions import session_logout, session_refresh
@@ -75,7 +75,9 @@ class LoginView(APIView):
 
     class InputSerializer(serializers.Serializer[Any]):
         email = serializers.EmailField(max_length=254)
-        fullName = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        fullName = serializers.CharField(
+            max_length=200, required=False, allow_blank=True, validators=[validate_plain_name]
+        )
         # min_length mirrors MinimumLengthValidator (documented in the schema); the rest of
         # the strength rules are Django's password validators, run when a password is set.
         password = serializers.CharField(

@@ -1,11 +1,14 @@
 """The user: a UUID, an e-mail as the login, a role, a plan and a credit balance."""
 
+import contextlib
+import unicodedata
 import uuid
 from typing import Any, ClassVar
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -16,13 +19,43 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
 
 
+def email_normalize(email: str) -> str:
+    """The one spelling of an address: the domain lower-cased and in its ASCII (IDNA) form, so
+    `ana@bücher.de` and `ana@xn--bcher-kva.de` are one account. The local part keeps its case
+    (lookups compare through Lower())."""
+    local, at, domain = (email or "").strip().rpartition("@")
+    if not at:
+        return (email or "").strip()
+    with contextlib.suppress(UnicodeError):  # not a valid IDN: the e-mail validator decides
+        domain = domain.encode("idna").decode("ascii")
+    return f"{local}@{domain.lower()}"
+
+
+def email_key(email: str) -> str:
+    """How addresses are matched: normalized, then case-blind."""
+    return email_normalize(email).lower()
+
+
+def validate_plain_name(value: str) -> None:
+    """Names are shown in e-mails, the admin and other users' screens: plain text only. Angle
+    brackets (markup) and control characters are refused rather than silently stripped."""
+    if any(char in "<>" for char in value) or any(
+        unicodedata.category(char) == "Cc" for char in value
+    ):
+        raise ValidationError("Use plain text: no < or > and no control characters.")
+
+
 class UserManager(BaseUserManager["User"]):
     use_in_migrations = True
+
+    @classmethod
+    def normalize_email(cls, email: str | None) -> str:
+        return email_normalize(email or "")
 
     def get_by_natural_key(self, username: str | None) -> "User":
         # E-mails are unique case-insensitively, so the login matches them that way too
         # (through Lower(), which the unique index covers; iexact would not use it).
-        return self.alias(email_lower=Lower("email")).get(email_lower=(username or "").lower())
+        return self.alias(email_lower=Lower("email")).get(email_lower=email_key(username or ""))
 
     def create_user(self, email: str, password: str | None = None, **fields: Any) -> "User":
         if not email:
@@ -48,7 +81,9 @@ class User(AbstractBaseUser, PermissionsMixin):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # unique=True is what Django auth requires; the Lower() constraint makes it case-blind.
     email = models.EmailField(max_length=254, unique=True)
-    full_name = models.CharField(max_length=200, blank=True, default="")
+    full_name = models.CharField(
+        max_length=200, blank=True, default="", validators=[validate_plain_name]
+    )
     avatar_url = models.URLField(max_length=1000, blank=True, default="")
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.USER)
     plan = models.CharField(max_length=32, default="free")

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.errors import EmailBelongsToAnotherUser, InvalidCredentials
-from accounts.models import User
+from accounts.models import User, email_key
 from accounts.services.sessions import Session, session_issue
 from accounts.services.users import user_get_or_create, user_set_password, user_update_profile
 from config.api import ratelimit
@@ -27,7 +27,7 @@ class LoginResult:
 
 
 def _failure_keys(email: str, client_ip: str) -> tuple[str, str]:
-    digest = hashlib.sha256(email.lower().encode()).hexdigest()[:32]
+    digest = hashlib.sha256(email_key(email).encode()).hexdigest()[:32]
     return f"login-fail:{client_ip}:{digest}", f"login-fail:*:{digest}"
 
 
@@ -68,7 +68,7 @@ def login(
       user must give their password; an account without one signs in by magic link only.
     """
     if bearer_user is not None:
-        if bearer_user.email.lower() != email.lower():
+        if email_key(bearer_user.email) != email_key(email):
             raise EmailBelongsToAnotherUser()
         with transaction.atomic():
             user_update_profile(user=bearer_user, full_name=full_name)

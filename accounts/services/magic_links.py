@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.errors import InvalidCredentials
-from accounts.models import MagicLinkToken
+from accounts.models import MagicLinkToken, email_key
 from accounts.services.login import LoginResult, signed_in
 from accounts.services.sessions import sessions_revoke_all
 from accounts.services.users import user_get_or_create
@@ -39,7 +39,7 @@ def magic_link_request(*, email: str) -> str:
     """
     from accounts.tasks import send_magic_link_email_task
 
-    email = email.lower()
+    email = email_key(email)
     window = ratelimit.hit(
         f"magic-link:{_hash(email)[:32]}",
         limit=settings.MAGIC_LINK_REQUESTS_PER_WINDOW,

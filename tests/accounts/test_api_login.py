@@ -241,3 +241,30 @@ def test_weak_passwords_are_refused_with_the_validators_messages(api, password, 
         "details": {"password": messages},
     }
     assert not User.objects.filter(email="newcomer@example.com").exists()
+
+
+@pytest.mark.parametrize("name", ["<script>alert(1)</script>", "Ada <b>L</b>", "Ada\x07L"])
+def test_markup_in_a_name_is_refused(api, name):
+    response = api.post(
+        "/api/auth/login",
+        {"email": "named@example.com", "password": "Quiet-lake-42", "fullName": name},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "fullName": ["Use plain text: no < or > and no control characters."]
+    }
+    assert not User.objects.filter(email="named@example.com").exists()
+
+
+def test_unicode_and_punycode_forms_of_a_domain_are_one_account(api):
+    first = api.post(
+        "/api/auth/login", {"email": "ana@bücher.example", "password": "Quiet-lake-42"}
+    )
+    assert first.status_code == 200, first.json()
+    assert first.json()["data"]["user"]["email"] == "ana@xn--bcher-kva.example"
+    again = api.post(
+        "/api/auth/login", {"email": "ANA@XN--BCHER-KVA.example", "password": "Quiet-lake-42"}
+    )
+    assert again.status_code == 200
+    assert again.json()["message"] != "Account created"
+    assert User.objects.count() == 1
