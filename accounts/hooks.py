@@ -12,8 +12,10 @@ from collections.abc import Callable
 from accounts.models import User
 
 UserHook = Callable[[User], None]
+VerifiedHook = Callable[[User, bool], None]
 
 _user_created: list[UserHook] = []
+_email_verified: list[VerifiedHook] = []
 
 
 def on_user_created(hook: UserHook) -> UserHook:
@@ -26,3 +28,20 @@ def on_user_created(hook: UserHook) -> UserHook:
 def user_created(user: User) -> None:
     for hook in _user_created:
         hook(user)
+
+
+def on_email_verified(hook: VerifiedHook) -> VerifiedHook:
+    """Register `hook(user, took_over)` for an address's first verification (magic link).
+
+    `took_over` is True when the account existed before its owner proved the address: someone
+    else registered it, so what that someone did with it (their history, the credits they
+    spent) is cleared for the owner. Runs in the verifying transaction.
+    """
+    if hook not in _email_verified:
+        _email_verified.append(hook)
+    return hook
+
+
+def email_verified(user: User, *, took_over: bool) -> None:
+    for hook in _email_verified:
+        hook(user, took_over)

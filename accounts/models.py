@@ -74,6 +74,9 @@ class UserManager(BaseUserManager["User"]):
     def create_superuser(self, email: str, password: str | None = None, **fields: Any) -> "User":
         fields["role"] = Role.ADMIN
         fields["is_superuser"] = True
+        # An operator vouches for the address: its first magic link must not treat the account
+        # as squatted (and wipe the password set here).
+        fields["email_verified"] = True
         return self.create_user(email, password, **fields)
 
 

@@ -1,4 +1,4 @@
-"""App configuration."""
+"""App configuration: aitools' part in accounts' writes is registered here."""
 
 from django.apps import AppConfig
 
@@ -6,3 +6,9 @@ from django.apps import AppConfig
 class AitoolsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "aitools"
+
+    def ready(self) -> None:
+        from accounts.hooks import on_email_verified
+        from aitools.services import history_clear_reclaimed
+
+        on_email_verified(history_clear_reclaimed)

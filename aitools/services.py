@@ -254,3 +254,12 @@ def record_update(*, record: Gig | Proposal, fields: dict[str, Any]) -> Gig | Pr
 
 def record_delete(*, record: Gig | Proposal) -> None:
     record.delete()
+
+
+def history_clear_reclaimed(user: User, took_over: bool) -> None:
+    """accounts' email_verified hook: the history of whoever squatted an address is not its
+    owner's (generations, gigs, proposals); the ledger keeps its rows (append-only)."""
+    if took_over:
+        Gig.objects.filter(user=user).delete()
+        Proposal.objects.filter(user=user).delete()
+        Generation.objects.filter(user=user).delete()

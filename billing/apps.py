@@ -8,7 +8,8 @@ class BillingConfig(AppConfig):
     name = "billing"
 
     def ready(self) -> None:
-        from accounts.hooks import on_user_created
-        from billing.services.credits import credits_grant_signup
+        from accounts.hooks import on_email_verified, on_user_created
+        from billing.services.credits import credits_on_email_verified, credits_on_user_created
 
-        on_user_created(credits_grant_signup)
+        on_user_created(credits_on_user_created)
+        on_email_verified(credits_on_email_verified)

@@ -211,3 +211,11 @@ def notification_counters_rebuild(*, user_ids: Iterable[UUID | str] | None = Non
         batch_size=BATCH_SIZE,
     )
     return len(rebuilt)
+
+
+def notifications_clear_reclaimed(user: User, took_over: bool) -> None:
+    """accounts' email_verified hook: notifications meant for whoever squatted an address."""
+    if took_over:
+        notifications_delete(
+            notification_ids=Notification.objects.filter(user=user).values_list("id", flat=True)
+        )

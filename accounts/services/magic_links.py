@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import hooks
 from accounts.errors import InvalidCredentials
 from accounts.models import MagicLinkToken, email_key
 from accounts.services.login import LoginResult, signed_in
@@ -82,11 +83,16 @@ def magic_link_verify(*, token: str) -> LoginResult:
     if not user.is_active:
         raise InvalidCredentials(INVALID_LINK)
     if not user.email_verified:
-        if not created:
+        took_over = not created
+        if took_over:
+            # Whoever registered the address first never proved they hold it: what they set
+            # (sessions, password, name, picture) goes; the other apps clear theirs (hooks).
             sessions_revoke_all(user=user)
             user.set_unusable_password()
+            user.full_name, user.avatar_url = "", ""
         user.email_verified = True
-        user.save(update_fields=["email_verified", "password"])
+        user.save(update_fields=["email_verified", "password", "full_name", "avatar_url"])
+        hooks.email_verified(user, took_over=took_over)
     return signed_in(user, created=created)
 
 

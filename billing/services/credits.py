@@ -252,10 +252,31 @@ def free_plans_replenish(*, today: date) -> int:
 
 
 def credits_grant_signup(user: User) -> None:
-    """A new user's starting balance: the free plan's quota, once (accounts' user_created hook)."""
+    """A new user's starting balance: the free plan's quota, once (the key is per user)."""
     amount = settings.PLANS["free"]["monthly_quota"]
     if amount > 0:
         credits_grant(
             user=user, amount=amount, reason=Reason.SIGNUP, idempotency_key=f"signup:{user.pk}"
+        )
+        user.refresh_from_db(fields=["credits_remaining"])
+
+
+def credits_on_user_created(user: User) -> None:
+    """accounts' user_created hook: starting credits now, unless they wait for verification."""
+    if settings.SIGNUP_CREDITS_ON == "signup":
+        credits_grant_signup(user)
+
+
+def credits_on_email_verified(user: User, took_over: bool) -> None:
+    """accounts' email_verified hook. `verified` mode: the starting credits arrive now. A
+    reclaimed address: the balance whoever squatted it spent is refilled to the quota."""
+    if settings.SIGNUP_CREDITS_ON == "verified":
+        credits_grant_signup(user)
+    elif took_over:
+        credits_top_up_to_quota(
+            user=user,
+            reason=Reason.ADJUSTMENT,
+            reference="address reclaimed by its owner",
+            idempotency_key=f"reclaimed:{user.pk}",
         )
         user.refresh_from_db(fields=["credits_remaining"])

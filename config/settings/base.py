@@ -7,6 +7,7 @@ from pathlib import Path
 
 import django_stubs_ext
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 from config import __version__
 
@@ -279,6 +280,11 @@ CRON_SECRET = env.str("CRON_SECRET", default="")
 PAYMENT_WEBHOOK_SECRET = env.str("PAYMENT_WEBHOOK_SECRET", default="")
 MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=False)
 FREE_PLAN_CREDITS = env.int("FREE_PLAN_CREDITS", default=20)
+# When a new account gets its starting credits: "signup" (at once) or "verified" (when its
+# e-mail is first verified by a magic link, so throwaway sign-ups cannot farm AI calls).
+SIGNUP_CREDITS_ON = env.str("SIGNUP_CREDITS_ON", default="signup")
+if SIGNUP_CREDITS_ON not in ("signup", "verified"):
+    raise ImproperlyConfigured("SIGNUP_CREDITS_ON must be 'signup' or 'verified'.")
 # Plan tiers: display name and monthly credit quota. The free quota is also a new user's balance.
 PLANS = {
     "free": {"name": "Free", "monthly_quota": FREE_PLAN_CREDITS},

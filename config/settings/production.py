@@ -21,6 +21,8 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY")
 MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=False)
 OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# Starting credits only for addresses proven by a magic link (no farming by throwaway e-mails).
+SIGNUP_CREDITS_ON = env.str("SIGNUP_CREDITS_ON", default="verified")
 # Mail goes out over SMTP unless the operator explicitly chose another backend.
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
 
@@ -76,6 +78,8 @@ def _problems() -> list[str]:
         found.append("ALLOWED_HOSTS must name the hosts served, not '*'.")
     if MAGIC_LINK_EXPOSE_URL:
         found.append("MAGIC_LINK_EXPOSE_URL must be off in production: it hands out logins.")
+    if SIGNUP_CREDITS_ON not in ("signup", "verified"):
+        found.append("SIGNUP_CREDITS_ON must be 'signup' or 'verified'.")
     if OUTBOUND_ALLOW_PRIVATE:
         found.append(
             "OUTBOUND_ALLOW_PRIVATE must be off in production: it lets user-given URLs reach "

@@ -221,3 +221,69 @@ def test_verification_spends_the_link_in_one_conditional_update(api, link):
     MagicLinkToken.objects.update(used_at=timezone.now())
     assert api.post("/api/auth/magic-link/verify", {"token": token}).status_code == 401
     assert not User.objects.exists()
+
+
+def test_a_reclaimed_address_drops_what_the_squatter_did(api, link):
+    from aitools.models import Generation
+    from billing.models import CreditTransaction
+    from notifications.models import Notification
+
+    squatter = api.post(
+        "/api/auth/login",
+        {"email": "victim@example.com", "password": "Squatter-pass-9", "fullName": "Not Me"},
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {squatter.json()['data']['token']}")
+    spent = client.post(
+        "/api/seo/audit", {"title": "Logo design", "description": "I design logos for you."}
+    )
+    assert spent.status_code == 200
+    user = User.objects.get()
+    assert user.credits_remaining < 20
+    User.objects.filter(pk=user.pk).update(avatar_url="https://example.com/not-me.png")
+    from notifications.services import notify
+
+    notify(user=user, type="system_alert", title="For the squatter", message="Hi")
+
+    owner = api.post("/api/auth/magic-link/verify", {"token": link("victim@example.com")})
+    assert owner.status_code == 200
+    user.refresh_from_db()
+    assert (user.full_name, user.avatar_url, user.credits_remaining) == ("", "", 20)
+    assert not Generation.objects.filter(user=user).exists()
+    assert not Notification.objects.filter(user=user).exists()
+    # The ledger keeps every row (append-only): the spend, and the refill that undid it.
+    reasons = list(
+        CreditTransaction.objects.filter(user=user).order_by("id").values_list("reason", flat=True)
+    )
+    assert reasons == ["signup", "spend", "adjustment"]
+
+
+def test_with_credits_on_verification_a_sign_up_gets_none_until_verified(api, link, settings):
+    settings.SIGNUP_CREDITS_ON = "verified"
+    signup = api.post(
+        "/api/auth/login", {"email": "throwaway@example.com", "password": "Quiet-lake-42"}
+    )
+    assert signup.json()["data"]["user"]["credits_remaining"] == 0
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {signup.json()['data']['token']}")
+    ai = client.post("/api/seo/audit", {"title": "Logo design", "description": "Logos for you."})
+    assert ai.status_code == 402
+    verified = api.post("/api/auth/magic-link/verify", {"token": link("throwaway@example.com")})
+    assert verified.json()["data"]["user"]["credits_remaining"] == 20
+    api.post("/api/auth/magic-link/verify", {"token": link("throwaway@example.com")})
+    assert User.objects.get().credits_remaining == 20  # granted once
+
+
+def test_with_credits_on_verification_a_magic_link_sign_up_gets_them_once(api, link, settings):
+    settings.SIGNUP_CREDITS_ON = "verified"
+    first = api.post("/api/auth/magic-link/verify", {"token": link("fresh@example.com")})
+    assert first.json()["data"]["user"]["credits_remaining"] == 20
+
+
+def test_staff_created_by_an_operator_are_verified_and_keep_their_password(api, link):
+    admin = User.objects.create_superuser(email="ops@example.com", password="Operator-pass-7")
+    assert admin.email_verified
+    response = api.post("/api/auth/magic-link/verify", {"token": link("ops@example.com")})
+    assert response.status_code == 200
+    admin.refresh_from_db()
+    assert admin.check_password("Operator-pass-7")
