@@ -160,7 +160,9 @@ class MagicLinkView(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        url = magic_link_request(email=serializer.validated_data["email"])
+        url = magic_link_request(
+            email=serializer.validated_data["email"], client_ip=client_ip(request)
+        )
         data = {"magicUrl": url} if settings.MAGIC_LINK_EXPOSE_URL else {}
         return Response(Envelope(data=data, message=MAGIC_LINK_SENT))
 

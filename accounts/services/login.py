@@ -1,6 +1,9 @@
 """POST /api/auth/login: create on first login, password check, profile sync by Bearer token."""
 
 import hashlib
+import logging
+import math
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -18,6 +21,8 @@ MAGIC_LINK_ONLY = (
     "This account signs in with a magic link: request one at POST /api/auth/magic-link."
 )
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True, slots=True)
 class LoginResult:
@@ -27,29 +32,51 @@ class LoginResult:
 
 
 def _failure_keys(email: str, client_ip: str) -> tuple[str, str]:
+    """(this address and this e-mail), and (this address, any e-mail)."""
     digest = hashlib.sha256(email_key(email).encode()).hexdigest()[:32]
-    return f"login-fail:{client_ip}:{digest}", f"login-fail:*:{digest}"
+    return f"login-fail:{client_ip}:{digest}", f"login-fail:{client_ip}:*"
+
+
+def login_delay(failures: int) -> int:
+    """Seconds to wait after the last failure: none for the first few, then doubling."""
+    extra = failures - settings.LOGIN_FREE_FAILURES
+    return 0 if extra < 0 else min(2**extra, settings.LOGIN_MAX_DELAY_SECONDS)
 
 
 def _check_not_blocked(email: str, client_ip: str) -> None:
+    """Failures slow down and then stop this address for this e-mail, and this address for
+    every e-mail (credential stuffing); never another address: a stranger's failures cannot
+    lock the owner out."""
     period = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    client_key, email_key = _failure_keys(email, client_ip)
+    client_key, address_key = _failure_keys(email, client_ip)
     for key, limit in (
         (client_key, settings.LOGIN_FAILURES_PER_CLIENT),
-        (email_key, settings.LOGIN_FAILURES_PER_EMAIL),
+        (address_key, settings.LOGIN_FAILURES_PER_ADDRESS),
     ):
         window = ratelimit.peek(key, limit=limit, period=period)
         if window.count >= limit:
             raise RateLimitedError(
                 "Too many failed sign-in attempts. Try again later.", retry_after=window.reset
             )
+    failures = ratelimit.peek(client_key, limit=settings.LOGIN_FAILURES_PER_CLIENT, period=period)
+    delay = login_delay(failures.count)
+    previous = ratelimit.last(client_key) if delay else None
+    if previous is not None and (wait := previous + delay - time.time()) > 0:
+        raise RateLimitedError(
+            "Too many failed sign-in attempts. Wait a moment before trying again.",
+            retry_after=max(1, math.ceil(wait)),
+        )
 
 
 def _record_failure(email: str, client_ip: str) -> None:
     period = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    client_key, email_key = _failure_keys(email, client_ip)
+    client_key, address_key = _failure_keys(email, client_ip)
     ratelimit.hit(client_key, limit=settings.LOGIN_FAILURES_PER_CLIENT, period=period)
-    ratelimit.hit(email_key, limit=settings.LOGIN_FAILURES_PER_EMAIL, period=period)
+    ratelimit.hit(address_key, limit=settings.LOGIN_FAILURES_PER_ADDRESS, period=period)
+    ratelimit.stamp(client_key, period=period)
+    logger.info(
+        "Failed sign-in for e-mail hash %s from %s", client_key.rsplit(":", 1)[1], client_ip
+    )
 
 
 def login(

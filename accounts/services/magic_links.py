@@ -32,7 +32,7 @@ def magic_link_url(token: str) -> str:
     return f"{settings.APP_URL}/auth/magic-verify?{urlencode({'token': token})}"
 
 
-def magic_link_request(*, email: str) -> str:
+def magic_link_request(*, email: str, client_ip: str) -> str:
     """Create a link for `email` and queue the e-mail; returns the URL.
 
     Known and unknown addresses take the same path (verification creates the account), so
@@ -41,16 +41,16 @@ def magic_link_request(*, email: str) -> str:
     from accounts.tasks import send_magic_link_email_task
 
     email = email_key(email)
-    window = ratelimit.hit(
-        f"magic-link:{_hash(email)[:32]}",
-        limit=settings.MAGIC_LINK_REQUESTS_PER_WINDOW,
-        period=settings.MAGIC_LINK_REQUEST_WINDOW_SECONDS,
-    )
-    if window.exceeded:
-        raise RateLimitedError(
-            "Too many sign-in links requested for this address. Try again later.",
-            retry_after=window.reset,
-        )
+    period = settings.MAGIC_LINK_REQUEST_WINDOW_SECONDS
+    for key, limit in (
+        (f"magic-link:{client_ip}:{_hash(email)[:32]}", settings.MAGIC_LINK_REQUESTS_PER_WINDOW),
+        (f"magic-link:{client_ip}:*", settings.MAGIC_LINK_REQUESTS_PER_ADDRESS),
+    ):
+        window = ratelimit.hit(key, limit=limit, period=period)
+        if window.exceeded:
+            raise RateLimitedError(
+                "Too many sign-in links requested. Try again later.", retry_after=window.reset
+            )
     token = secrets.token_urlsafe(TOKEN_BYTES)
     now = timezone.now()
     MagicLinkToken.objects.create(

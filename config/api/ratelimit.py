@@ -137,3 +137,32 @@ def reset(key: str) -> None:
         get_redis().delete(full_key)
     except RedisError:
         logger.warning("Rate-limit store unavailable; %s not reset", key, exc_info=True)
+
+
+def stamp(key: str, *, period: int) -> None:
+    """Remember now as the last event of `key` for `period` seconds (progressive delays)."""
+    full_key = f"{_key(key)}:last"
+    now = time.time()
+    if not settings.REDIS_URL:
+        cache.set(full_key, now, period)
+        return
+    try:
+        get_redis().set(full_key, repr(now), ex=period)
+    except RedisError:
+        logger.warning("Rate-limit store unavailable; %s not stamped", key, exc_info=True)
+
+
+def last(key: str) -> float | None:
+    """When `key` was last stamped (Unix seconds), None if never or the store is down."""
+    full_key = f"{_key(key)}:last"
+    if not settings.REDIS_URL:
+        value = cache.get(full_key)
+        return float(value) if value is not None else None
+    try:
+        raw = get_redis().get(full_key)
+    except RedisError:
+        logger.warning(
+            "Rate-limit store unavailable; %s not read (failing open)", key, exc_info=True
+        )
+        return None
+    return float(raw) if raw is not None else None

@@ -301,13 +301,21 @@ PLAN_CURRENCY = env.str("PLAN_CURRENCY", default="INR").upper()
 # A signed payment event whose created_at is older than this is stored but not applied.
 PAYMENT_EVENT_TOLERANCE_SECONDS = env.int("PAYMENT_EVENT_TOLERANCE_SECONDS", default=24 * 3600)
 MAGIC_LINK_LIFETIME = timedelta(minutes=15)
-MAGIC_LINK_REQUESTS_PER_WINDOW = 5  # per e-mail address
+# Magic-link requests per 15 minutes: per (e-mail, client address), and per client address over
+# all e-mails. Nothing per e-mail alone: requests from elsewhere never stop the owner's.
+MAGIC_LINK_REQUESTS_PER_WINDOW = env.int("MAGIC_LINK_REQUESTS_PER_WINDOW", default=5)
+MAGIC_LINK_REQUESTS_PER_ADDRESS = env.int("MAGIC_LINK_REQUESTS_PER_ADDRESS", default=20)
 MAGIC_LINK_REQUEST_WINDOW_SECONDS = 15 * 60
-# Wrong passwords: per (address, e-mail) and, looser, per e-mail from anywhere. A window ends
-# on its own, so the owner is never locked out for longer than one window.
-LOGIN_FAILURES_PER_CLIENT = 10
-LOGIN_FAILURES_PER_EMAIL = 50
+# Wrong passwords, per 15-minute window: from one address for one e-mail, the first
+# LOGIN_FREE_FAILURES are free, then each try waits 2, 4, 8... seconds (at most
+# LOGIN_MAX_DELAY_SECONDS) after the last failure, and LOGIN_FAILURES_PER_CLIENT stop it; one
+# address is stopped after LOGIN_FAILURES_PER_ADDRESS failures over all e-mails. Nothing counts
+# per e-mail from everywhere: strangers' failures never lock the owner out.
 LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60
+LOGIN_FREE_FAILURES = env.int("LOGIN_FREE_FAILURES", default=3)
+LOGIN_MAX_DELAY_SECONDS = env.int("LOGIN_MAX_DELAY_SECONDS", default=60)
+LOGIN_FAILURES_PER_CLIENT = env.int("LOGIN_FAILURES_PER_CLIENT", default=20)
+LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=100)
 AI_PROVIDER = env.str("AI_PROVIDER", default="offline")
 AI_BASE_URL = env.str("AI_BASE_URL", default="")
 AI_API_KEY = env.str("AI_API_KEY", default="")

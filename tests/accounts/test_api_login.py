@@ -3,6 +3,7 @@
 import pytest
 
 from accounts.models import User
+from accounts.services.login import login_delay
 
 pytestmark = pytest.mark.django_db
 
@@ -152,23 +153,32 @@ def test_invalid_bearer_token_on_login_is_401(api, user):
     assert response.json()["message"] == "Unauthorized: Session expired or invalid"
 
 
-def test_repeated_wrong_passwords_are_slowed_down(api, user, settings):
-    settings.LOGIN_FAILURES_PER_CLIENT = 3
-    for _ in range(3):
-        assert (
-            api.post(
-                "/api/auth/login", {"email": "ada@example.com", "password": "nope-nope"}
-            ).status_code
-            == 401
-        )
-    # Blocked now, even with the right password, from this address...
+def test_repeated_wrong_passwords_are_slowed_down_then_stopped(api, user, settings):
+    settings.LOGIN_FREE_FAILURES = 2
+    settings.LOGIN_FAILURES_PER_CLIENT = 4
+    for _ in range(2):  # the free ones
+        response = api.post("/api/auth/login", {"email": "ada@example.com", "password": "no-no-no"})
+        assert response.status_code == 401
+    # Then each try must wait after the last failure, 1 s, 2 s, 4 s...
+    assert login_delay(2) == 1
+    assert login_delay(3) == 2
+    assert login_delay(30) == settings.LOGIN_MAX_DELAY_SECONDS
+    waiting = api.post("/api/auth/login", {"email": "ada@example.com", "password": "no-no-no"})
+    assert waiting.status_code == 429
+    assert waiting.json()["message"].startswith("Too many failed sign-in attempts. Wait")
+    assert waiting["Retry-After"] == "1"
+    # After the limit the address is stopped for this e-mail, even with the right password...
+    for _ in range(2):
+        _forget_last_failure(user.email, "127.0.0.1")
+        api.post("/api/auth/login", {"email": "ada@example.com", "password": "no-no-no"})
+    _forget_last_failure(user.email, "127.0.0.1")
     response = api.post(
         "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
     )
     assert response.status_code == 429
     assert response.json()["error"]["code"] == "rate_limited"
     assert 1 <= int(response["Retry-After"]) <= settings.LOGIN_FAILURE_WINDOW_SECONDS
-    # ...but the owner still gets in from another address.
+    # ...but the owner still gets in from their own address.
     response = api.post(
         "/api/auth/login",
         {"email": "ada@example.com", "password": "correct-horse"},
@@ -177,18 +187,46 @@ def test_repeated_wrong_passwords_are_slowed_down(api, user, settings):
     assert response.status_code == 200
 
 
-def test_failures_from_everywhere_are_capped_per_email(api, user, settings):
-    settings.LOGIN_FAILURES_PER_EMAIL = 4
-    for n in range(4):
+def _forget_last_failure(email: str, address: str) -> None:
+    """Stand in for the passing of time: the delay since the last failure is over."""
+    from django.core.cache import cache
+
+    from accounts.services.login import _failure_keys
+    from config.api.ratelimit import _key
+
+    cache.delete(f"{_key(_failure_keys(email, address)[0])}:last")
+
+
+def test_strangers_failures_from_many_addresses_never_lock_the_owner_out(api, user, settings):
+    settings.LOGIN_FAILURES_PER_CLIENT = 10
+    for n in range(50):  # 50 failures from 5 addresses, as in the attack review
         api.post(
             "/api/auth/login",
             {"email": "ada@example.com", "password": "x" * 8},
-            REMOTE_ADDR=f"198.51.100.{n}",
+            REMOTE_ADDR=f"198.51.100.{n % 5}",
         )
     response = api.post(
         "/api/auth/login",
         {"email": "ada@example.com", "password": "correct-horse"},
         REMOTE_ADDR="192.0.2.9",
+    )
+    assert response.status_code == 200
+
+
+def test_one_address_failing_across_many_e_mails_is_stopped(api, settings):
+    from accounts.services.users import user_create
+
+    settings.LOGIN_FAILURES_PER_ADDRESS = 5
+    settings.LOGIN_FREE_FAILURES = 100
+    for n in range(6):
+        user_create(email=f"user{n}@example.com", password="Right-pass-42")
+    for n in range(5):
+        response = api.post(
+            "/api/auth/login", {"email": f"user{n}@example.com", "password": "Wr0ng-pass!"}
+        )
+        assert response.status_code == 401
+    response = api.post(
+        "/api/auth/login", {"email": "user5@example.com", "password": "Right-pass-42"}
     )
     assert response.status_code == 429
 

@@ -80,6 +80,7 @@ def test_same_answer_for_known_and_unknown_addresses(api, user, settings, reques
 
 def test_known_and_unknown_take_the_same_time(api, user, settings, request_link):
     settings.MAGIC_LINK_REQUESTS_PER_WINDOW = 1000
+    settings.MAGIC_LINK_REQUESTS_PER_ADDRESS = 1000
 
     def median(email: str) -> float:
         samples = []
@@ -109,6 +110,25 @@ def test_at_most_five_requests_per_address_per_window(api, request_link):
     assert "Retry-After" in response
     assert MagicLinkToken.objects.count() == 5
     assert request_link("b@example.com").status_code == 200
+
+
+def test_requests_from_elsewhere_never_stop_the_owners_link(api, request_link):
+    # Anyone may ask links for the victim's address, from as many places as they like...
+    for n in range(5):
+        for _ in range(5):
+            request_link("victim@example.com", REMOTE_ADDR=f"198.51.100.{n}")
+    # ...the owner's own request, from their address, still produces a link.
+    response = request_link("victim@example.com", REMOTE_ADDR="203.0.113.7")
+    assert response.status_code == 200
+    assert MagicLinkToken.objects.filter(email="victim@example.com").count() == 26
+
+
+def test_one_address_asking_for_many_e_mails_is_stopped(api, request_link, settings):
+    settings.MAGIC_LINK_REQUESTS_PER_ADDRESS = 3
+    for n in range(3):
+        assert request_link(f"user{n}@example.com").status_code == 200
+    assert request_link("user9@example.com").status_code == 429
+    assert request_link("user9@example.com", REMOTE_ADDR="203.0.113.7").status_code == 200
 
 
 @pytest.fixture
