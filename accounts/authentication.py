@@ -8,7 +8,7 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken
 
 from accounts.models import User
-from accounts.services.sessions import VERSION_CLAIM
+from accounts.services.sessions import VERSION_CLAIM, session_revoked
 
 
 class BearerAuthentication(JWTAuthentication):
@@ -31,6 +31,8 @@ class BearerAuthentication(JWTAuthentication):
             raise AuthenticationFailed(str(exc)) from exc
         if not isinstance(user, User) or validated_token.get(VERSION_CLAIM) != user.token_version:
             raise AuthenticationFailed("Token revoked")
+        if session_revoked(user=user, claims=validated_token):
+            raise AuthenticationFailed("Session revoked")
         return user
 
 

@@ -96,6 +96,9 @@ class User(AbstractBaseUser, PermissionsMixin):
     is_active = models.BooleanField(default=True)
     # Every session token carries the version it was issued under; bumping it revokes them all.
     token_version = models.PositiveIntegerField(default=0)
+    # Session families revoked by a refresh-token replay: {sid: revoked at (Unix seconds)},
+    # pruned past the longest session's lifetime. Read with the user, so checking costs nothing.
+    revoked_sessions = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     objects: ClassVar[UserManager] = UserManager()

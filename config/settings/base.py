@@ -213,6 +213,8 @@ REST_FRAMEWORK = {
 # Lists without page/limit return everything up to this many rows, then the first page of it.
 API_LIST_CEILING = env.int("API_LIST_CEILING", default=1000)
 
+# A session (sign-in) lasts at most this long, however often its tokens are refreshed.
+SESSION_MAX_AGE_DAYS = env.int("SESSION_MAX_AGE_DAYS", default=30)
 SIMPLE_JWT = {
     "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_ACCESS_MINUTES", default=60)),
     "REFRESH_TOKEN_LIFETIME": timedelta(days=env.int("JWT_REFRESH_DAYS", default=14)),

@@ -182,3 +182,55 @@ def test_logout_everywhere_revokes_every_session(authed, api, user, session):
     assert bearer(second.token).get("/api/auth/me").status_code == 401
     assert api.post("/api/auth/refresh", {"refreshToken": second.refresh_token}).status_code == 401
     assert authed.get("/api/auth/me").status_code == 401
+
+
+def _me(token: str) -> int:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client.get("/api/auth/me").status_code
+
+
+def test_replaying_a_rotated_refresh_token_ends_that_whole_session(api, user):
+    from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken
+
+    stolen = session_issue(user=user)
+    laptop = session_issue(user=user)  # another sign-in of the same person
+    # The thief refreshes first and holds the newest pair of the family...
+    thief = api.post("/api/auth/refresh", {"refreshToken": stolen.refresh_token}).json()["data"]
+    BlacklistedToken.objects.update(blacklisted_at=timezone.now() - timedelta(minutes=5))
+    # ...then the owner's client presents the rotated token again: a replay.
+    replay = api.post("/api/auth/refresh", {"refreshToken": stolen.refresh_token})
+    assert replay.status_code == 401
+    # The whole family is dead, the thief's newest tokens included...
+    assert _me(thief["token"]) == 401
+    assert api.post("/api/auth/refresh", {"refreshToken": thief["refreshToken"]}).status_code == 401
+    # ...and the other session lives on.
+    assert _me(laptop.token) == 200
+    assert api.post("/api/auth/refresh", {"refreshToken": laptop.refresh_token}).status_code == 200
+
+
+def test_a_client_refreshing_twice_at_once_keeps_its_session(api, user):
+    session = session_issue(user=user)
+    first = api.post("/api/auth/refresh", {"refreshToken": session.refresh_token}).json()["data"]
+    # The second tab's refresh a moment later loses the race but ends nothing.
+    assert api.post("/api/auth/refresh", {"refreshToken": session.refresh_token}).status_code == 401
+    assert _me(first["token"]) == 200
+
+
+def test_rotation_never_extends_a_session_past_its_absolute_lifetime(api, user, settings):
+    import time
+
+    settings.SESSION_MAX_AGE_DAYS = 30
+    day = 86400
+    fresh = session_issue(user=user, auth_time=int(time.time()) - 29 * day)
+    renewed = api.post("/api/auth/refresh", {"refreshToken": fresh.refresh_token})
+    assert renewed.status_code == 200
+    # The new pair keeps the sign-in time: a month after signing in, it is over.
+    claims = jwt.decode(renewed.json()["data"]["refreshToken"], options={"verify_signature": False})
+    assert claims["auth_time"] == fresh_auth_time(fresh.refresh_token)
+    old = session_issue(user=user, auth_time=int(time.time()) - 31 * day)
+    assert api.post("/api/auth/refresh", {"refreshToken": old.refresh_token}).status_code == 401
+
+
+def fresh_auth_time(refresh_token: str) -> int:
+    return int(jwt.decode(refresh_token, options={"verify_signature": False})["auth_time"])
