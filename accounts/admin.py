@@ -5,23 +5,33 @@ from their own admin modules they call `user_admin_extend()` to add actions (bil
 grants, notifications' system alerts) and to save fields that are theirs (billing's plan).
 """
 
+import logging
 from collections.abc import Callable
 from typing import Any, cast
 
 from django import forms
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.db import transaction
 from django.http import HttpRequest
 
 from accounts.models import MagicLinkToken, User
+from accounts.services.login import (
+    sign_in_failure_record,
+    sign_in_success_record,
+    sign_in_throttle_check,
+)
 from accounts.services.users import (
     password_check,
     user_create,
     user_set_role,
     user_update_profile,
 )
-from config.errors import ValidationFailed
+from config.api.ratelimit import client_ip
+from config.errors import RateLimitedError, ValidationFailed
+
+logger = logging.getLogger(__name__)
 
 # Filled by higher apps' admin modules (loaded by admin autodiscovery, before any request).
 _extra_actions: list[Callable[..., Any]] = []
@@ -36,6 +46,34 @@ def user_admin_extend(
     """Add changelist actions, and savers for form fields another app owns (name -> saver)."""
     _extra_actions.extend(action for action in actions if action not in _extra_actions)
     _field_savers.update(field_savers or {})
+
+
+class ThrottledAdminLoginForm(AdminAuthenticationForm):
+    """The admin's door, throttled like the API's login (slow-down and stop per e-mail and
+    address, per address over all e-mails) and logged; strangers cannot lock an operator out
+    from the operator's own address."""
+
+    def clean(self) -> dict[str, Any]:
+        email = str(self.data.get("username", ""))
+        address = client_ip(self.request) if self.request is not None else "unknown"
+        try:
+            sign_in_throttle_check(email, address, scope="admin-login")
+        except RateLimitedError as exc:
+            logger.warning("Admin sign-in refused (throttled) for %s from %s", email, address)
+            raise forms.ValidationError(
+                f"Too many failed sign-in attempts. Try again in {exc.details['retryAfter']} s."
+            ) from None
+        try:
+            data = super().clean()
+        except forms.ValidationError:
+            sign_in_failure_record(email, address, scope="admin-login")
+            raise
+        sign_in_success_record(email, address, scope="admin-login")
+        logger.info("Admin sign-in for %s from %s", email, address)
+        return data
+
+
+admin.site.login_form = ThrottledAdminLoginForm
 
 
 class UserChangeForm(forms.ModelForm[User]):

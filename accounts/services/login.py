@@ -31,10 +31,11 @@ class LoginResult:
     created: bool
 
 
-def _failure_keys(email: str, client_ip: str) -> tuple[str, str]:
-    """(this address and this e-mail), and (this address, any e-mail)."""
+def failure_keys(email: str, client_ip: str, *, scope: str = "login") -> tuple[str, str]:
+    """(this address and this e-mail), and (this address, any e-mail), per door (`scope`:
+    the API's login, the admin's)."""
     digest = hashlib.sha256(email_key(email).encode()).hexdigest()[:32]
-    return f"login-fail:{client_ip}:{digest}", f"login-fail:{client_ip}:*"
+    return f"{scope}-fail:{client_ip}:{digest}", f"{scope}-fail:{client_ip}:*"
 
 
 def login_delay(failures: int) -> int:
@@ -43,12 +44,12 @@ def login_delay(failures: int) -> int:
     return 0 if extra < 0 else min(2**extra, settings.LOGIN_MAX_DELAY_SECONDS)
 
 
-def _check_not_blocked(email: str, client_ip: str) -> None:
+def sign_in_throttle_check(email: str, client_ip: str, *, scope: str = "login") -> None:
     """Failures slow down and then stop this address for this e-mail, and this address for
     every e-mail (credential stuffing); never another address: a stranger's failures cannot
     lock the owner out."""
     period = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    client_key, address_key = _failure_keys(email, client_ip)
+    client_key, address_key = failure_keys(email, client_ip, scope=scope)
     for key, limit in (
         (client_key, settings.LOGIN_FAILURES_PER_CLIENT),
         (address_key, settings.LOGIN_FAILURES_PER_ADDRESS),
@@ -68,15 +69,18 @@ def _check_not_blocked(email: str, client_ip: str) -> None:
         )
 
 
-def _record_failure(email: str, client_ip: str) -> None:
+def sign_in_failure_record(email: str, client_ip: str, *, scope: str = "login") -> None:
     period = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    client_key, address_key = _failure_keys(email, client_ip)
+    client_key, address_key = failure_keys(email, client_ip, scope=scope)
     ratelimit.hit(client_key, limit=settings.LOGIN_FAILURES_PER_CLIENT, period=period)
     ratelimit.hit(address_key, limit=settings.LOGIN_FAILURES_PER_ADDRESS, period=period)
     ratelimit.stamp(client_key, period=period)
-    logger.info(
-        "Failed sign-in for e-mail hash %s from %s", client_key.rsplit(":", 1)[1], client_ip
-    )
+    digest = client_key.rsplit(":", 1)[1]
+    logger.warning("Failed %s for e-mail hash %s from %s", scope, digest, client_ip)
+
+
+def sign_in_success_record(email: str, client_ip: str, *, scope: str = "login") -> None:
+    ratelimit.reset(failure_keys(email, client_ip, scope=scope)[0])
 
 
 def login(
@@ -103,7 +107,7 @@ def login(
                 user_set_password(user=bearer_user, password=password)
             return signed_in(bearer_user, created=False)
 
-    _check_not_blocked(email, client_ip)
+    sign_in_throttle_check(email, client_ip)
     with transaction.atomic():
         user, created = user_get_or_create(
             email=email, password=password, full_name=full_name or ""
@@ -115,10 +119,10 @@ def login(
                 raise InvalidCredentials(MAGIC_LINK_ONLY)
             if not password or not user.check_password(password):
                 # Recorded outside the rolled-back transaction: counters live in the cache.
-                _record_failure(email, client_ip)
+                sign_in_failure_record(email, client_ip)
                 raise InvalidCredentials()
             user_update_profile(user=user, full_name=full_name)
-        ratelimit.reset(_failure_keys(email, client_ip)[0])
+        sign_in_success_record(email, client_ip)
         return signed_in(user, created=created)
 
 

@@ -96,3 +96,31 @@ def test_the_admin_refuses_a_weak_password(operator):
     assert response.status_code == 200  # the form again, with the validator's message
     assert "This password is too common." in response.content.decode()
     assert not User.objects.filter(email="weak@example.com").exists()
+
+
+def test_admin_sign_in_is_throttled_per_operator_and_address(client, settings, caplog):
+    import logging
+
+    User.objects.create_superuser(email="root@example.com", password="Root-pass-2026")
+    settings.LOGIN_FREE_FAILURES = 100
+    settings.LOGIN_FAILURES_PER_CLIENT = 5
+    with caplog.at_level(logging.WARNING):
+        for _ in range(5):
+            wrong = client.post(
+                "/admin/login/", {"username": "root@example.com", "password": "guess-again"}
+            )
+            assert wrong.status_code == 200  # the form again
+    assert sum("Failed admin-login" in r.getMessage() for r in caplog.records) == 5
+    # The right password from this address is refused now...
+    right = client.post(
+        "/admin/login/", {"username": "root@example.com", "password": "Root-pass-2026"}
+    )
+    assert right.status_code == 200
+    assert "Too many failed sign-in attempts" in right.content.decode()
+    # ...but not from the operator's own address.
+    elsewhere = client.post(
+        "/admin/login/",
+        {"username": "root@example.com", "password": "Root-pass-2026"},
+        REMOTE_ADDR="203.0.113.9",
+    )
+    assert elsewhere.status_code == 302

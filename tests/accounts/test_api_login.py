@@ -191,10 +191,10 @@ def _forget_last_failure(email: str, address: str) -> None:
     """Stand in for the passing of time: the delay since the last failure is over."""
     from django.core.cache import cache
 
-    from accounts.services.login import _failure_keys
+    from accounts.services.login import failure_keys
     from config.api.ratelimit import _key
 
-    cache.delete(f"{_key(_failure_keys(email, address)[0])}:last")
+    cache.delete(f"{_key(failure_keys(email, address)[0])}:last")
 
 
 def test_strangers_failures_from_many_addresses_never_lock_the_owner_out(api, user, settings):
