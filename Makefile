@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT VENV
 
-.PHONY: run dev test lint typecheck imports migrations-check schema pytest superuser bench lock \
+.PHONY: run dev test lint typecheck imports migrations-check schema audit pytest superuser bench lock \
 	smoke clean
 
 $(VENV)/bin/python:
@@ -41,7 +41,7 @@ lock: $(VENV)/.dev
 	$(VENV)/bin/uv pip compile pyproject.toml --quiet --extra dev --generate-hashes --no-header \
 		--python-version 3.11 -c requirements.txt -o requirements-dev.txt
 
-test: $(VENV)/.dev lint typecheck imports migrations-check schema pytest
+test: $(VENV)/.dev lint typecheck imports migrations-check schema audit pytest
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
@@ -68,6 +68,10 @@ pytest: $(VENV)/.dev
 superuser: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py createsuperuser
+
+# Known vulnerabilities in the runtime lock; "not audited" (not a failure) when offline.
+audit: $(VENV)/.dev
+	$(PY) scripts/audit.py
 
 # The runtime lock alone, in a fresh virtualenv, against real PostgreSQL and Redis (CI).
 smoke:
