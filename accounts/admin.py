@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts.models import MagicLinkToken, User
@@ -25,6 +26,7 @@ from accounts.services.login import (
 from accounts.services.users import (
     password_check,
     user_create,
+    user_erase,
     user_set_role,
     user_update_profile,
 )
@@ -161,6 +163,23 @@ class UserAdmin(admin.ModelAdmin[User]):
             description = getattr(action, "short_description", name.replace("_", " "))
             actions[name] = (action, name, description)
         return actions
+
+    # Deleting a user erases it (accounts.services.users.user_erase): what is theirs goes, and
+    # the row stays anonymised so the ledger and payment records keep valid references.
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        erased = [
+            f"{user}: personal data, AI history and notifications removed; ledger rows kept, "
+            "anonymised"
+            for user in objs
+        ]
+        return erased, {"users erased": len(erased)}, set(), []
+
+    def delete_model(self, request: HttpRequest, obj: User) -> None:
+        user_erase(user=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        for user in queryset:
+            user_erase(user=user)
 
     @transaction.atomic
     def save_model(self, request: HttpRequest, obj: User, form: Any, change: bool) -> None:

@@ -3,7 +3,7 @@
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -15,6 +15,11 @@ from accounts.models import User, validate_plain_name
 from accounts.services.login import LoginResult, login
 from accounts.services.magic_links import magic_link_request, magic_link_verify
 from accounts.services.sessions import session_logout, session_refresh
+from accounts.services.users import (
+    ERASE_FRESH_SESSION_SECONDS,
+    account_erase,
+    user_update_profile,
+)
 from config.api.envelope import Envelope
 from config.api.ratelimit import client_ip
 
@@ -246,12 +251,71 @@ class LogoutView(APIView):
 
 
 class MeView(APIView):
-    """The signed-in user's profile and credit balance."""
+    """The signed-in user's profile and credit balance; edit the profile; erase the account."""
 
     class OutputSerializer(ProfileSerializer):
         class Meta(ProfileSerializer.Meta):
             fields = (*ProfileSerializer.Meta.fields, "created_at")
 
+    class UpdateSerializer(serializers.Serializer[Any]):
+        fullName = serializers.CharField(
+            max_length=200, required=False, allow_blank=True, validators=[validate_plain_name]
+        )
+        avatarUrl = serializers.URLField(max_length=1000, required=False, allow_blank=True)
+
+        def validate_avatarUrl(self, value: str) -> str:
+            if value and not value.lower().startswith(("https://", "http://")):
+                raise serializers.ValidationError("Use an http(s) address.")
+            return value
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if not attrs:
+                raise serializers.ValidationError("Send fullName, avatarUrl or both.")
+            return attrs
+
+    class EraseSerializer(serializers.Serializer[Any]):
+        password = serializers.CharField(max_length=128, required=False, trim_whitespace=False)
+
     @extend_schema(operation_id="auth_me", tags=["auth"], responses=OutputSerializer)
     def get(self, request: Request) -> Response:
         return Response(self.OutputSerializer(request_user(request)).data)
+
+    @extend_schema(
+        operation_id="auth_me_update",
+        tags=["auth"],
+        request=UpdateSerializer,
+        responses=OutputSerializer,
+    )
+    def patch(self, request: Request) -> Response:
+        serializer = self.UpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        user = user_update_profile(
+            user=request_user(request),
+            full_name=data.get("fullName"),
+            avatar_url=data.get("avatarUrl"),
+        )
+        return Response(Envelope(data=self.OutputSerializer(user).data, message="Profile updated"))
+
+    @extend_schema(
+        operation_id="auth_me_erase",
+        tags=["auth"],
+        request=EraseSerializer,
+        responses=inline_serializer("Erased", {"success": serializers.BooleanField()}),
+        description=(
+            "Erase the account: with the password, or, for an account without one, from a "
+            "session signed in (by magic link) within the last "
+            f"{ERASE_FRESH_SESSION_SECONDS // 60} minutes. See docs/accounts.md."
+        ),
+    )
+    def delete(self, request: Request) -> Response:
+        serializer = self.EraseSerializer(data=request.data or {})
+        serializer.is_valid(raise_exception=True)
+        # The validated access token says when this session signed in.
+        claims: Any = request.auth
+        account_erase(
+            user=request_user(request),
+            password=serializer.validated_data.get("password"),
+            signed_in_at=claims.get("auth_time") if claims is not None else None,
+        )
+        return Response(Envelope(data={"success": True}, message="Account erased"))

@@ -19,3 +19,9 @@ class InvalidCredentials(ApplicationError):
 
 class EmailBelongsToAnotherUser(ConflictError):
     message = "This e-mail address belongs to another account."
+
+
+class ReauthenticationRequired(ApplicationError):
+    status_code = HTTPStatus.FORBIDDEN
+    code = "reauthentication_required"
+    message = "Sign in again with a magic link, then erase the account within 10 minutes."

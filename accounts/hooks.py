@@ -45,3 +45,19 @@ def on_email_verified(hook: VerifiedHook) -> VerifiedHook:
 def email_verified(user: User, *, took_over: bool) -> None:
     for hook in _email_verified:
         hook(user, took_over)
+
+
+_user_erased: list[UserHook] = []
+
+
+def on_user_erased(hook: UserHook) -> UserHook:
+    """Register `hook(user)` to delete what another app keeps of a user being erased; runs in
+    the erasing transaction, before the user row is anonymised."""
+    if hook not in _user_erased:
+        _user_erased.append(hook)
+    return hook
+
+
+def user_erased(user: User) -> None:
+    for hook in _user_erased:
+        hook(user)

@@ -99,6 +99,9 @@ class User(AbstractBaseUser, PermissionsMixin):
     # Session families revoked by a refresh-token replay: {sid: revoked at (Unix seconds)},
     # pruned past the longest session's lifetime. Read with the user, so checking costs nothing.
     revoked_sessions = models.JSONField(default=dict, blank=True)
+    # Set when the account was erased: the row stays (anonymised) so the ledger and payment
+    # records keep a valid reference; nothing personal is left on it.
+    erased_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     objects: ClassVar[UserManager] = UserManager()

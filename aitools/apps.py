@@ -8,7 +8,8 @@ class AitoolsConfig(AppConfig):
     name = "aitools"
 
     def ready(self) -> None:
-        from accounts.hooks import on_email_verified
-        from aitools.services import history_clear_reclaimed
+        from accounts.hooks import on_email_verified, on_user_erased
+        from aitools.services import history_clear_reclaimed, history_erase
 
         on_email_verified(history_clear_reclaimed)
+        on_user_erased(history_erase)

@@ -263,3 +263,9 @@ def history_clear_reclaimed(user: User, took_over: bool) -> None:
         Gig.objects.filter(user=user).delete()
         Proposal.objects.filter(user=user).delete()
         Generation.objects.filter(user=user).delete()
+
+
+def history_erase(user: User) -> None:
+    """accounts' user_erased hook: a user's AI history, gigs and proposals go with them (the
+    ledger keeps its anonymous spend and refund rows)."""
+    history_clear_reclaimed(user, True)

@@ -8,7 +8,8 @@ class NotificationsConfig(AppConfig):
     name = "notifications"
 
     def ready(self) -> None:
-        from accounts.hooks import on_email_verified
-        from notifications.services import notifications_clear_reclaimed
+        from accounts.hooks import on_email_verified, on_user_erased
+        from notifications.services import notifications_clear_reclaimed, notifications_erase
 
         on_email_verified(notifications_clear_reclaimed)
+        on_user_erased(notifications_erase)

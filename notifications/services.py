@@ -219,3 +219,12 @@ def notifications_clear_reclaimed(user: User, took_over: bool) -> None:
         notifications_delete(
             notification_ids=Notification.objects.filter(user=user).values_list("id", flat=True)
         )
+
+
+def notifications_erase(user: User) -> None:
+    """accounts' user_erased hook: the user's notifications, counters and domain events."""
+    from notifications.models import NotificationCounter, OutboxEvent
+
+    Notification.objects.filter(user=user).delete()
+    NotificationCounter.objects.filter(user=user).delete()
+    OutboxEvent.objects.filter(user=user).delete()

@@ -1,12 +1,15 @@
-"""Writes on users: creation, profile and role (the plan is billing's: billing.services.plans)."""
+"""Writes on users: creation, profile, role and erasure (plans are billing's: billing.services)."""
 
+import time
 from typing import Any
 
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from accounts import hooks
+from accounts.errors import InvalidCredentials, ReauthenticationRequired
 from accounts.models import Role, User
 from accounts.selectors import user_get_by_email
 from config.errors import ValidationFailed
@@ -79,3 +82,49 @@ def user_set_role(*, user: User, role: str) -> User:
         user.role = role
         user.save(update_fields=["role"])
     return user
+
+
+ERASED_DOMAIN = "erased.invalid"  # a reserved top-level domain: never deliverable
+
+
+@transaction.atomic
+def user_erase(*, user: User) -> User:
+    """Erase an account: what other apps keep of it goes (their hooks: AI history, gigs,
+    proposals, notifications, events), and the row itself is anonymised, not deleted, so the
+    credit ledger and the payment records keep valid, anonymous references. Signs out
+    everywhere. Erasing an erased account changes nothing."""
+    from accounts.models import MagicLinkToken
+    from accounts.services.sessions import sessions_revoke_all
+
+    locked = User.objects.select_for_update().get(pk=user.pk)
+    if locked.erased_at is not None:
+        return locked
+    hooks.user_erased(locked)
+    MagicLinkToken.objects.filter(email__iexact=locked.email).delete()
+    sessions_revoke_all(user=locked)
+    locked.email = f"erased-{locked.pk.hex}@{ERASED_DOMAIN}"
+    locked.full_name, locked.avatar_url = "", ""
+    locked.set_unusable_password()
+    locked.is_active = False
+    locked.email_verified = False
+    locked.role = Role.USER
+    locked.is_superuser = False
+    locked.revoked_sessions = {}
+    locked.erased_at = timezone.now()
+    locked.save()
+    return locked
+
+
+ERASE_FRESH_SESSION_SECONDS = 10 * 60
+
+
+def account_erase(*, user: User, password: str | None, signed_in_at: int | None) -> User:
+    """The user's own erasure: proven by the password, or, for an account that has none, by
+    a sign-in (magic link) in the last ten minutes, so a forgotten open session cannot erase
+    an account."""
+    if user.has_usable_password():
+        if not password or not user.check_password(password):
+            raise InvalidCredentials("The password is not correct.")
+    elif signed_in_at is None or time.time() - signed_in_at > ERASE_FRESH_SESSION_SECONDS:
+        raise ReauthenticationRequired()
+    return user_erase(user=user)
