@@ -15,6 +15,7 @@ from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.db import transaction
 from django.db.models import QuerySet
+from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from accounts.models import MagicLinkToken, User
@@ -38,16 +39,46 @@ logger = logging.getLogger(__name__)
 # Filled by higher apps' admin modules (loaded by admin autodiscovery, before any request).
 _extra_actions: list[Callable[..., Any]] = []
 _field_savers: dict[str, Callable[[User, Any], Any]] = {}
+_extra_inlines: list[type[admin.options.InlineModelAdmin[Any, Any]]] = []
 
 
 def user_admin_extend(
     *,
     actions: tuple[Callable[..., Any], ...] = (),
     field_savers: dict[str, Callable[[User, Any], Any]] | None = None,
+    inlines: tuple[type[admin.options.InlineModelAdmin[Any, Any]], ...] = (),
 ) -> None:
-    """Add changelist actions, and savers for form fields another app owns (name -> saver)."""
+    """Add changelist actions, savers for form fields another app owns (name -> saver), and
+    inlines on the user's page (e.g. `RecentInline` subclasses)."""
     _extra_actions.extend(action for action in actions if action not in _extra_actions)
     _field_savers.update(field_savers or {})
+    _extra_inlines.extend(inline for inline in inlines if inline not in _extra_inlines)
+
+
+class _RecentFormSet(BaseInlineFormSet):  # type: ignore[type-arg]
+    limit = 20
+
+    def get_queryset(self) -> Any:
+        return super().get_queryset()[: self.limit]
+
+
+class RecentInline(admin.TabularInline[Any, Any]):
+    """A read-only inline of a user's newest rows (at most 20), for the user's page."""
+
+    formset = _RecentFormSet
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 class ThrottledAdminLoginForm(AdminAuthenticationForm):
@@ -155,6 +186,9 @@ class UserAdmin(admin.ModelAdmin[User]):
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> Any:
         return self.readonly_fields if obj is not None else ()
+
+    def get_inlines(self, request: HttpRequest, obj: User | None) -> Any:
+        return list(_extra_inlines) if obj is not None else []
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
         actions = super().get_actions(request)

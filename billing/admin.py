@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import user_admin_extend
+from accounts.admin import RecentInline, user_admin_extend
 from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent, PaymentEventStatus
 from billing.services.credits import credits_adjust, credits_grant
@@ -61,7 +61,16 @@ def grant_credits(
     )
 
 
+class RecentCreditsInline(RecentInline):
+    model = CreditTransaction
+    verbose_name_plural = "Latest credit changes (why was I charged?)"
+    fields = ("created_at", "delta", "balance_after", "reason", "reference")
+    readonly_fields = fields
+    ordering = ("-created_at", "-id")
+
+
 user_admin_extend(
+    inlines=(RecentCreditsInline,),
     actions=(grant_credits,),
     field_savers={"plan": lambda user, plan: plan_set(user=user, plan=plan)},
 )
@@ -91,12 +100,15 @@ class CreditTransactionAdmin(ReadOnlyAdmin):
 
 @admin.register(PaymentEvent)
 class PaymentEventAdmin(ReadOnlyAdmin):
-    list_display = ("received_at", "event_type", "event_id", "status", "user", "attempts")
+    # Status and user first, the long provider ids shortened: readable at 1280 px.
+    list_display = ("status", "user", "event_type", "short_event_id", "received_at", "attempts")
+    list_display_links = ("status", "short_event_id")
     list_filter = ("status", "event_type")
-    search_fields = ("event_id", "user__email")
+    search_fields = ("event_id", "entity_key", "user__email")
     list_select_related = ("user",)
     readonly_fields = (
         "event_id",
+        "entity_key",
         "event_type",
         "status",
         "detail",
@@ -109,14 +121,25 @@ class PaymentEventAdmin(ReadOnlyAdmin):
     )
     actions = ["reapply"]
 
+    @admin.display(description="event id", ordering="event_id")
+    def short_event_id(self, obj: PaymentEvent) -> str:
+        return obj.event_id if len(obj.event_id) <= 24 else f"{obj.event_id[:21]}..."
+
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return True  # the change page shows the payload; every field is read-only
 
     @admin.action(description="Re-apply selected unmatched or invalid events")
     def reapply(self, request: HttpRequest, queryset: QuerySet[PaymentEvent]) -> None:
-        applied = 0
+        """Each event's outcome is named: applied, still not applicable (and why), or left
+        alone because it was not unmatched or invalid."""
         for event in queryset:
-            if payment_event_reapply(event=event).status == PaymentEventStatus.APPLIED:
-                applied += 1
-        level = messages.SUCCESS if applied else messages.WARNING
-        self.message_user(request, f"{applied} of {queryset.count()} events applied.", level)
+            before = event.status
+            after = payment_event_reapply(event=event)
+            if before not in (PaymentEventStatus.UNMATCHED, PaymentEventStatus.INVALID):
+                text, level = f"{event.event_id}: left alone (it is {before}).", messages.INFO
+            elif after.status == PaymentEventStatus.APPLIED:
+                text, level = f"{event.event_id}: applied.", messages.SUCCESS
+            else:
+                text = f"{event.event_id}: still {after.status}: {after.detail}"
+                level = messages.WARNING
+            self.message_user(request, text, level)

@@ -13,7 +13,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import user_admin_extend
+from accounts.admin import RecentInline, user_admin_extend
 from accounts.models import User
 from notifications.models import Notification
 from notifications.services import BATCH_SIZE, notifications_delete, system_alert_send
@@ -105,4 +105,12 @@ class NotificationAdmin(admin.ModelAdmin[Notification]):
         notifications_delete(notification_ids=queryset.values_list("pk", flat=True))
 
 
-user_admin_extend(actions=(send_system_alert_action,))
+class RecentNotificationsInline(RecentInline):
+    model = Notification
+    verbose_name_plural = "Latest notifications"
+    fields = ("created_at", "type", "title", "read")
+    readonly_fields = fields
+    ordering = ("-created_at", "-id")
+
+
+user_admin_extend(actions=(send_system_alert_action,), inlines=(RecentNotificationsInline,))

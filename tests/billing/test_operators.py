@@ -110,3 +110,24 @@ def test_grant_credits_admin_action(operator, ada):
     assert done.status_code == 302
     ada.refresh_from_db()
     assert ada.credits_remaining == 27
+
+
+def test_reapply_names_each_events_outcome(operator, webhook, ada):
+    webhook(order_paid(notes={"email": "ghost@example.com", "plan": "pro"}), event_id="evt_ghost")
+    webhook(order_paid(notes={"email": "ada@example.com", "plan": "gold"}), event_id="evt_gold")
+    webhook(
+        order_paid(notes={"email": "ada@example.com", "plan": "pro"}, order_id="order_ok"),
+        event_id="evt_ok",
+    )
+    ids = list(PaymentEvent.objects.values_list("pk", flat=True))
+    response = operator.post(
+        "/admin/billing/paymentevent/",
+        {"action": "reapply", "_selected_action": ids},
+        follow=True,
+    )
+    texts = sorted(str(message) for message in response.context["messages"])
+    assert texts == [
+        "evt_ghost: still unmatched: No user matches notes.user_id or notes.email",
+        "evt_gold: still invalid: Unknown plan 'gold'",
+        "evt_ok: left alone (it is applied).",
+    ]
