@@ -12,14 +12,16 @@ from django.template.response import TemplateResponse
 from accounts.admin import RecentInline, user_admin_extend
 from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent, PaymentEventStatus
-from billing.services.credits import credits_adjust, credits_grant
+from billing.services.credits import MAX_OPERATOR_CREDITS, credits_adjust, credits_grant
 from billing.services.payments import payment_event_reapply
 from billing.services.plans import plan_set
 
 
 class GrantCreditsForm(forms.Form):
     credits = forms.IntegerField(
-        help_text="Credits to add to each user; a negative number removes (never below 0)."
+        min_value=-MAX_OPERATOR_CREDITS,
+        max_value=MAX_OPERATOR_CREDITS,
+        help_text="Credits to add to each user; a negative number removes (never below 0).",
     )
     reason = forms.CharField(max_length=150, help_text="Kept on each ledger row.")
 

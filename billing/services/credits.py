@@ -19,6 +19,10 @@ from billing.services.plans import plan_set
 from notifications import events
 from notifications.events import event_record
 
+# The most an operator grants or removes at once (command and admin): a typo of a few zeros
+# must not mint millions of credits, and the value always fits the ledger's integer column.
+MAX_OPERATOR_CREDITS = 1_000_000
+
 
 def _balance(user_id: UUID) -> int:
     return int(User.objects.values_list("credits_remaining", flat=True).get(pk=user_id))

@@ -131,3 +131,20 @@ def test_reapply_names_each_events_outcome(operator, webhook, ada):
         "evt_gold: still invalid: Unknown plan 'gold'",
         "evt_ok: left alone (it is applied).",
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--credits", "10" * 20], "--credits must be between 1 and 1,000,000"),
+        (["--credits", "1000001"], "--credits must be between 1 and 1,000,000"),
+        (["--credits", "-1000001"], "--credits must be between 1 and 1,000,000"),
+        (["--credits", "5", "--reason", "   "], "--reason must say why"),
+    ],
+)
+def test_grant_credits_refuses_bad_input_with_a_clear_error(ada, args, message):
+    options = ["--email", "ada@example.com", "--reason", "promo", *args]
+    with pytest.raises(CommandError, match=message):
+        call_command("grant_credits", *options, stdout=StringIO())
+    ada.refresh_from_db()
+    assert ada.credits_remaining == 20
