@@ -65,13 +65,19 @@ schema: $(VENV)/.dev
 pytest: $(VENV)/.dev
 	$(VENV)/bin/pytest
 
+# An admin login: asks in a terminal; without one, reads DJANGO_SUPERUSER_EMAIL and
+# DJANGO_SUPERUSER_PASSWORD (and says so when they are missing).
 superuser: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py createsuperuser
-
-# Known vulnerabilities in the runtime lock; "not audited" (not a failure) when offline.
-audit: $(VENV)/.dev
-	$(PY) scripts/audit.py
+	@if [ -n "$$DJANGO_SUPERUSER_EMAIL" ] && [ -n "$$DJANGO_SUPERUSER_PASSWORD" ]; then \
+		$(PY) manage.py createsuperuser --noinput; \
+	elif [ -t 0 ]; then \
+		$(PY) manage.py createsuperuser; \
+	else \
+		echo "No terminal to ask in: set DJANGO_SUPERUSER_EMAIL and DJANGO_SUPERUSER_PASSWORD,"; \
+		echo "e.g. DJANGO_SUPERUSER_EMAIL=ops@example.com DJANGO_SUPERUSER_PASSWORD=... make superuser"; \
+		exit 1; \
+	fi
 
 # The runtime lock alone, in a fresh virtualenv, against real PostgreSQL and Redis (CI).
 smoke:
