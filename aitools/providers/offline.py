@@ -529,28 +529,35 @@ def _competition(phrase: str) -> str:
 
 # --- pricing_optimize ----------------------------------------------------------------------------
 
-PRICE_STEP_CAP = Decimal("0.30")  # a bigger jump at once tends to stall orders
-
 
 def _pricing(data: Data) -> Data:
+    """The market range for this experience level, service and delivery time; the
+    recommendation always lies inside it (a price below the floor is raised to the floor, one
+    above the ceiling lowered to it, one inside moved halfway toward the market price)."""
     level = data.get("experienceLevel") or d.DEFAULT_LEVEL
     currency = data.get("currency") or "USD"
     rate = d.HOURLY_RATES[level] * d.CURRENCY_PER_USD.get(currency, Decimal(1))
     hours = _service_hours(data["service"])
     factor, delivery_reason = _delivery_factor(data.get("deliveryDays"))
-    market = _money(rate * hours * factor)
+    market = _money(min(max(rate * hours * factor, Decimal(1)), MAX_MONEY))
+    low, high = _money(market * Decimal("0.85")), _money(market * Decimal("1.25"))
     # Decimal(str(...)) also accepts a float from a caller that skipped the input serializer.
     current = Decimal(str(data["currentPrice"])) if data.get("currentPrice") else None
-    recommended = _step_toward(current, market) if current else market
-    recommended = _money(min(max(recommended, Decimal(1)), MAX_MONEY))
-    low, high = _money(recommended * Decimal("0.85")), _money(recommended * Decimal("1.25"))
+    if current is None:
+        recommended = market
+    elif current < low:
+        recommended = low
+    elif current > high:
+        recommended = high
+    else:
+        recommended = _money(current + (market - current) / 2)
     sentences = [
         f"{_capitalize(level)} freelancers charge about {_money(rate)} {currency} an hour, and "
         f"'{_clip_words(data['service'], 8)}' typically takes {hours} hours, so the market "
-        f"price is {market} {currency} ({delivery_reason}).",
-        _current_price_advice(current, market, recommended, currency),
-        f"Quote between {low} and {high} {currency}: the low end for a simple brief, the high "
-        "end for extra revisions or complex requirements.",
+        f"price is {market} {currency} ({delivery_reason}), within {low}-{high} {currency}.",
+        _current_price_advice(current, low, high, recommended, currency),
+        f"Quote near {low} {currency} for a simple brief and near {high} {currency} for extra "
+        "revisions or complex requirements.",
     ]
     if currency not in d.CURRENCY_PER_USD:
         sentences.append(f"No exchange rate is known for {currency}, so amounts are USD-level.")
@@ -580,25 +587,28 @@ def _delivery_factor(days: int | None) -> tuple[Decimal, str]:
     return Decimal(1), f"{days}-day delivery"
 
 
-def _step_toward(current: Decimal, market: Decimal) -> Decimal:
-    step = (market - current) / 2
-    cap = current * PRICE_STEP_CAP
-    return current + max(-cap, min(step, cap))
-
-
 def _current_price_advice(
-    current: Decimal | None, market: Decimal, recommended: Decimal, currency: str
+    current: Decimal | None, low: Decimal, high: Decimal, recommended: Decimal, currency: str
 ) -> str:
-    if not current:
+    if current is None:
         return ""
-    gap = (current - market) / market * 100 if market else Decimal(0)
-    if abs(gap) < 5:
-        return f"Your current price of {current} {currency} is already at the market level."
-    direction = "below" if gap < 0 else "above"
+    if current < low:
+        gap = (low - current) / low * 100
+        return (
+            f"Your current price of {current} {currency} is {gap:.0f}% below the bottom of that "
+            f"range: raise it to {recommended} {currency}; below it, buyers read the price as a "
+            "sign of low quality and the work does not pay for your time."
+        )
+    if current > high:
+        return (
+            f"Your current price of {current} {currency} is above what the market pays at this "
+            f"level; {recommended} {currency} keeps you at the top of the range until reviews "
+            "and a portfolio justify more."
+        )
     return (
-        f"Your current price of {current} {currency} is {abs(gap):.0f}% {direction} that, so "
-        f"move to {recommended} {currency} now rather than all at once, and re-check after your "
-        "next few orders."
+        f"Your current price of {current} {currency} is inside the range; moving to "
+        f"{recommended} {currency} brings it halfway to the market price without a jump that "
+        "would stall orders."
     )
 
 

@@ -325,11 +325,36 @@ def test_price_range_brackets_the_recommendation():
     assert 2 <= output["rationale"].count(". ") + 1 <= 4
 
 
-def test_current_price_moves_gradually_toward_the_market():
+def test_a_price_below_the_range_is_raised_to_its_floor_at_every_level():
+    # The attack review's case: a $50 logo. Each level gets its own market range, and the
+    # recommendation is never below the range it quotes.
+    outputs = {
+        level: price(service="Logo design", currentPrice="50", experienceLevel=level)
+        for level in ("beginner", "intermediate", "expert")
+    }
+    for level, output in outputs.items():
+        assert output["minPrice"] <= output["recommendedPrice"] <= output["maxPrice"], level
+        assert output["recommendedPrice"] > Decimal(50)
+        assert "below the bottom of that range" in output["rationale"]
+    recommended = [outputs[level]["recommendedPrice"] for level in outputs]
+    assert recommended == sorted(recommended)
+    assert len(set(recommended)) == 3
+
+
+def test_a_price_inside_the_range_moves_halfway_to_the_market():
     market = price()["recommendedPrice"]
-    output = price(currentPrice="100")
-    assert Decimal(100) < output["recommendedPrice"] <= Decimal(130) < market
-    assert "current price of 100.00 USD" in output["rationale"]
+    current = (market * Decimal("0.9")).quantize(Decimal("0.01"))
+    inside = price(currentPrice=str(current))
+    assert current < inside["recommendedPrice"] < market
+    assert "inside the range" in inside["rationale"]
+    above = price(currentPrice=str(market * 3))
+    assert above["recommendedPrice"] == above["maxPrice"]
+
+
+def test_a_rush_delivery_costs_more_than_a_relaxed_one():
+    rush = price(service="Logo design", deliveryDays=1)["recommendedPrice"]
+    relaxed = price(service="Logo design", deliveryDays=14)["recommendedPrice"]
+    assert rush > relaxed
 
 
 # --- gig_health ----------------------------------------------------------------------------------
