@@ -808,7 +808,7 @@ def _sample_case_study(skill: str, client: str) -> Data:
 
 @dataclass(frozen=True, slots=True)
 class _Incoming:
-    """What a client's message asks for, as the reply needs to know it."""
+    """What a client's message says and asks for, as the reply needs to know it."""
 
     topic: str
     sender: str
@@ -817,26 +817,74 @@ class _Incoming:
     thanks: bool
     price: str | None  # the amount they named, "" for a price question without one
     day: str | None  # the day they proposed, "" for a scheduling question without one
+    deadline: str | None  # a day they need it by (not a meeting), quoted as they wrote it
+    complaint: str | None  # the sentence that says what went wrong, as they wrote it
+    praise: bool
+    stars: str | None  # "5" for "I left you 5 stars"
+    scope_change: str | None  # what they want added, in the reply's words ("your logo")
 
 
 _AMOUNT = re.compile(
     r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp)\b",
     re.IGNORECASE,
 )
+_STARS = re.compile(r"\b([1-5])(?:\s|-)?stars?\b", re.IGNORECASE)
+_SCOPE = re.compile(
+    r"\b(?:(?:could|can|would) you also|also (?:need|want|like)|(?:please )?(?:also )?add|"
+    r"include|one more thing:?)\s+(?P<item>[^.?!;\n]+)",
+    re.IGNORECASE,
+)
+
+
+def _swap_pronouns(text: str) -> str:
+    return " ".join(d.PRONOUN_SWAPS.get(word.lower(), word) for word in text.split())
+
+
+def _complaint(message: str, words: set[str]) -> str | None:
+    lowered = message.lower()
+    if not (words & d.COMPLAINT_WORDS or any(p in lowered for p in d.COMPLAINT_PHRASES)):
+        return None
+    for sentence in _sentences(message):
+        sentence_words = set(_tokens(sentence))
+        if sentence_words & d.COMPLAINT_WORDS or any(
+            p in sentence.lower() for p in d.COMPLAINT_PHRASES
+        ):
+            return _clip_words(sentence.rstrip(".!"), 25)
+    return None
 
 
 def _read_message(message: str) -> _Incoming:
     words = set(_tokens(message))
     amount = _AMOUNT.search(message)
     days = [day for day in d.WEEKDAYS if day in words]
+    stars = _STARS.search(message)
+    complaint = _complaint(message, words)
+    praise = not complaint and bool(words & d.PRAISE_WORDS or stars)
+    scope = _SCOPE.search(message)
+    meeting = bool(words & d.SCHEDULE_WORDS)
     return _Incoming(
+        # Praise and complaints are answered by what they say, not by a guessed topic word.
         topic=(_key_phrases(message, 1) or ["your project"])[0],
         sender=_sender_name(message),
         questions=[s for s in _sentences(message) if s.endswith("?")][:2],
         urgent=bool(words & d.URGENCY_WORDS),
         thanks=bool(words & d.THANKS_WORDS),
         price=amount.group(0) if amount else ("" if words & d.PRICE_WORDS else None),
-        day=(days[0] if days else "") if words & d.SCHEDULE_WORDS else None,
+        day=(days[0] if days else "") if meeting else None,
+        deadline=days[0] if days and not meeting else None,
+        complaint=complaint,
+        praise=praise,
+        stars=stars.group(1) if stars else None,
+        scope_change=(
+            _clip_words(
+                _swap_pronouns(
+                    re.sub(r"^(?:add|include)\s+", "", scope["item"].strip(), flags=re.IGNORECASE)
+                ),
+                12,
+            )
+            if scope
+            else None
+        ),
     )
 
 
@@ -851,20 +899,66 @@ def _sender_name(message: str) -> str:
     return ""
 
 
-def _answer(question: str) -> str:
-    """'Can you deliver my logo by Friday?' becomes 'Yes, I can deliver your logo by Friday.'"""
+def _answer(question: str, incoming: _Incoming) -> str | None:
+    """'Can you deliver my logo by Friday?' becomes 'Yes, I can deliver your logo by Friday.';
+    other questions get the answer their kind calls for (None when another sentence of the
+    reply already answers it: a price, a meeting day)."""
     text = question.rstrip("?").strip()
     lowered = text.lower()
     for opener, answer in d.YES_NO_OPENERS.items():
         if lowered.startswith(opener + " "):
-            rest = " ".join(d.PRONOUN_SWAPS.get(w.lower(), w) for w in text[len(opener) :].split())
+            rest = _swap_pronouns(text[len(opener) :])
             return f"{answer} {_clip_words(rest, 20)}."
-    return f'You asked: "{_clip_words(text, 20)}?" I will give you a concrete answer on that today.'
+    words = set(_tokens(lowered))
+    if words & d.PRICE_WORDS or lowered.startswith("how much"):
+        return None  # the price sentence answers it
+    if words & d.SCHEDULE_WORDS:
+        return None  # the scheduling sentence answers it
+    if lowered.startswith(("when", "how long", "how soon")):
+        return (
+            "I can have the first version ready within three working days of your go-ahead, "
+            "and I will confirm the exact date as soon as the scope is settled."
+        )
+    if lowered.startswith(("why", "what happened")):
+        return (
+            "Here is what happened: I will send you a short written explanation today, with "
+            "what I have changed so it does not happen again."
+        )
+    return (
+        f"My suggestion for the {incoming.topic}: start from what matters most to your users, "
+        "then refine; I will send you a short written outline today so you can compare options."
+    )
 
 
 def _reply_sentences(incoming: _Incoming, tone: dict[str, str], context: str) -> list[str]:
-    sentences = [tone["thanks" if incoming.thanks else "opening"].format(topic=incoming.topic)]
-    sentences += [_answer(q) for q in incoming.questions]
+    if incoming.complaint:
+        sentences = [
+            f'I am sorry about this: "{incoming.complaint}." That is not the standard I hold '
+            "myself to.",
+            "I will fix it and send you a corrected version within 24 hours, at no extra cost.",
+        ]
+    elif incoming.praise:
+        review = f"the {incoming.stars}-star review" if incoming.stars else "the kind words"
+        sentences = [
+            f"Thank you so much for {review}; it means a lot and helps my work get found.",
+            "If you have another project in mind, I would be glad to work with you again.",
+        ]
+    else:
+        sentences = [tone["thanks" if incoming.thanks else "opening"].format(topic=incoming.topic)]
+    # A question that asks for the added work is answered by the scope sentence below.
+    questions = [q for q in incoming.questions if not (incoming.scope_change and _SCOPE.search(q))]
+    sentences += [a for q in questions if (a := _answer(q, incoming))]
+    if incoming.scope_change:
+        sentences.append(
+            f"Happy to add {incoming.scope_change}. It goes beyond what we agreed, so I will send "
+            "you an updated quote and timeline for it before starting; the current work stays "
+            "on schedule."
+        )
+    if incoming.deadline and not any(incoming.deadline in q.lower() for q in incoming.questions):
+        sentences.append(
+            f"{_capitalize(incoming.deadline)} works: I have planned the work so you have it by "
+            f"{_capitalize(incoming.deadline)}, with a progress update before then."
+        )
     if incoming.urgent:
         sentences.append(
             "I understand this is time-sensitive, so I can start right away and will send you a "
@@ -905,7 +999,11 @@ def _compose_reply(incoming: _Incoming, tone_name: str, context: str, short: boo
     sentences = _reply_sentences(incoming, tone, context)
     if short:
         # The answer that matters most: their question, else the first concrete point.
-        sentences = sentences[1:2] if len(sentences) > 1 else sentences
+        sentences = (
+            sentences[:1]
+            if incoming.complaint or incoming.praise
+            else (sentences[1:2] if len(sentences) > 1 else sentences)
+        )
     return f"{greeting}\n\n{' '.join(sentences)}\n\n{tone['closing']}"
 
 

@@ -155,6 +155,27 @@ THANKS_WORDS: Final = wordset("thanks thank thx appreciate appreciated grateful"
 PRICE_WORDS: Final = wordset(
     "price prices pricing budget cost costs quote rate rates fee fees pay paid charge"
 )
+# What a message is: a complaint, praise, a change of scope (besides questions, prices, days).
+COMPLAINT_WORDS: Final = wordset(
+    """disappointed unhappy unacceptable frustrated frustrating wrong broken bug bugs issue
+    issues problem problems error errors delayed missing refund poor worse worst annoyed
+    mistake mistakes"""
+)
+COMPLAINT_PHRASES: Final = (
+    "not what",
+    "doesn't work",
+    "does not work",
+    "not working",
+    "still waiting",
+    "haven't received",
+    "have not received",
+    "not happy",
+    "too late",
+)
+PRAISE_WORDS: Final = wordset(
+    """love loved amazing excellent fantastic perfect awesome impressed brilliant wonderful
+    outstanding superb stars star delighted thrilled beautiful"""
+)
 # A day alone is usually a deadline; it is a meeting request only next to one of these.
 SCHEDULE_WORDS: Final = wordset("call meeting meet schedule available availability zoom chat")
 WEEKDAYS: Final = (

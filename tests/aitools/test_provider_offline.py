@@ -426,6 +426,54 @@ def test_reply_proposes_a_meeting_time():
     assert "Tuesday works for me" in reply
 
 
+def reply_to(message: str, **fields: Any) -> str:
+    return run("messages_reply", {"message": message, **fields})["reply"]
+
+
+def test_praise_is_thanked_with_its_facts_and_no_invented_topic():
+    reply = reply_to("Hi! I left you 5 stars, the logo is perfect. Thanks,\nMia")
+    assert reply.startswith("Hello Mia,")
+    assert "5-star review" in reply
+    assert "about the" not in reply  # no topic guessed from "left"
+    assert "another project" in reply
+
+
+def test_a_complaint_is_apologised_for_quoting_it_and_fixed_at_no_cost():
+    message = "The contact form is broken. I am really disappointed."
+    reply = reply_to(message)
+    assert '"The contact form is broken."' in reply
+    assert "sorry" in reply.lower()
+    assert "at no extra cost" in reply
+    assert "Thank you for your message" not in reply
+
+
+def test_a_scope_change_is_acknowledged_with_its_quote_and_timeline():
+    reply = reply_to("Could you also add a dark mode to my dashboard? How much would that cost?")
+    assert "Happy to add a dark mode to your dashboard." in reply
+    assert "updated quote and timeline" in reply
+    assert "fixed quote" in reply  # the price question
+    assert reply.count("dark mode to your dashboard") == 1  # answered once, not echoed
+
+
+def test_a_deadline_is_confirmed_by_its_day():
+    reply = reply_to("I need the final files by Friday for the launch.")
+    assert "by Friday" in reply
+    assert "You asked" not in reply
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("When will the first draft be ready?", "within three working days"),
+        ("What font would you recommend for the menu?", "My suggestion for the"),
+    ],
+)
+def test_open_questions_get_an_answer_not_an_echo(message, expected):
+    reply = reply_to(message)
+    assert expected in reply
+    assert message not in reply
+
+
 # --- reviews_analyze -----------------------------------------------------------------------------
 
 
