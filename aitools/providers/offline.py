@@ -2,6 +2,7 @@
 
 import hashlib
 import re
+import secrets
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -1321,7 +1322,7 @@ def _social(data: Data) -> Data:
     room = limit - len(" ".join(hashtags)) - 2 if hashtags else limit
     if action == "generate":
         length = data.get("length") or ("long" if limit >= 2000 else "medium")
-        content = _fit(_generated_post(topic, tone, length), room)
+        content = _fit(_generated_post(topic, source, tone, length, platform, room), room)
     elif action == "rewrite":
         content = _fit(_rewritten_post(source, tone), room)
     else:
@@ -1337,9 +1338,14 @@ def _social(data: Data) -> Data:
 
 _INSTRUCTION = re.compile(
     r"^(?:please\s+)?(?:write|create|draft|make|generate|compose)\s+(?:me\s+)?(?:an?\s+)?"
-    r"(?:\w+\s+)?(?:post|tweet|thread|update|caption|article|status)\s+(?:about|on|for)\s+",
+    r"(?:\w+\s+)?(?:post|tweet|thread|update|caption|article|status)\s+"
+    r"(?:about|on|for|announcing|sharing|celebrating|promoting|introducing)\s+",
     re.IGNORECASE,
 )
+
+
+# Variants: each generation picks its own (a regeneration is a new text, worth its credit).
+_CHOICE = secrets.SystemRandom()
 
 
 def _topic_of(text: str) -> str:
@@ -1350,17 +1356,41 @@ def _topic_of(text: str) -> str:
     return " ".join(clause.rstrip(".!?").split()[:12]) or first
 
 
-def _generated_post(topic: str, tone: str, length: str) -> str:
-    opener = _pick(d.SOCIAL_OPENERS[tone], topic).format(topic=topic, Topic=_capitalize(topic))
-    # Single words read naturally in the point templates ("Clients notice when pricing...").
-    terms = _key_terms(topic, 4) or [topic]
+def _post_kind(text: str) -> str:
+    words = set(_tokens(text))
+    for kind, markers in d.POST_KINDS:
+        if words & markers:
+            return kind
+    return d.DEFAULT_POST_KIND
+
+
+def _generated_post(
+    topic: str, prompt: str, tone: str, length: str, platform: str, room: int
+) -> str:
+    """A post about the prompt's subject, shaped for the platform, a new variant each call:
+    short platforms get the hook and a question on one line; long ones a hook, short
+    paragraphs and the question; dev.to a markdown article outline."""
+    kind = _post_kind(prompt)
+    hook = _CHOICE.choice(d.POST_HOOKS[kind]).format(topic=topic, Topic=_capitalize(topic))
+    body = list(_CHOICE.choice(d.POST_BODIES[kind]))
+    question = _CHOICE.choice(d.POST_QUESTIONS[kind])
     count = d.BODY_SENTENCES.get(length.strip().lower(), 2)
-    first = d.SOCIAL_POINTS.index(_pick(d.SOCIAL_POINTS, topic))
-    points = [
-        d.SOCIAL_POINTS[(first + i) % len(d.SOCIAL_POINTS)].format(term=terms[i % len(terms)])
-        for i in range(count)
-    ]
-    return " ".join([opener, *points, f"How do you handle {terms[0]}?"])
+    if tone == "formal":
+        body = [_expand_contractions(sentence) for sentence in body]
+    elif tone == "confident":
+        hook = hook.replace("I wish I had known", "you need to know")
+    if platform in ("bluesky", "twitter", "x", "threads", "mastodon"):
+        # As many body sentences as fit between the hook and the question (which stays).
+        kept: list[str] = []
+        for sentence in body[: max(1, count - 1)]:
+            if len(" ".join([hook, *kept, sentence, question])) > room:
+                break
+            kept.append(sentence)
+        return " ".join([hook, *kept, question])
+    if platform == "devto":
+        sections = "\n\n".join(f"## {i}. {sentence}" for i, sentence in enumerate(body, 1))
+        return f"{hook}\n\n{sections}\n\n{question}"
+    return "\n\n".join([hook, *body[:count], question])
 
 
 def _tightened(text: str) -> str:

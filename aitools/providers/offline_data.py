@@ -394,33 +394,104 @@ SOCIAL_HASHTAGS: Final[dict[str, int]] = {
     "instagram": 5,
 }
 DEFAULT_HASHTAGS: Final = 3
-BODY_SENTENCES: Final[dict[str, int]] = {"short": 1, "medium": 2, "long": 4}
+# What a post is about decides what it says. Words that tell the kind of a prompt:
+POST_KINDS: Final[tuple[tuple[str, frozenset[str]], ...]] = (
+    ("lesson", wordset(
+        "tips tip how lessons lesson mistakes mistake guide learned learn avoid pricing ways"
+    )),
+    ("announcement", wordset(
+        "announce announcing launch launching launched release releasing introducing"
+    )),
+    ("milestone", wordset(
+        "finished completed delivered milestone anniversary celebrating celebrate reached"
+    )),
+    ("offer", wordset("discount offer deal booking slots hire hiring sale promo spots")),
+)  # fmt: skip
+DEFAULT_POST_KIND: Final = "lesson"
 
-SOCIAL_OPENERS: Final[dict[str, tuple[str, ...]]] = {
-    "formal": (
-        "A few thoughts on {topic}.",
-        "Here is what I have learned about {topic}.",
-        "Let's talk about {topic}.",
+# Post skeletons per kind, several each: every call picks one at random (a regeneration is a
+# new text, worth its credit). {topic} is the prompt's subject, in the author's words.
+POST_HOOKS: Final[dict[str, tuple[str, ...]]] = {
+    "announcement": (
+        "Big news: {topic}.",
+        "It's official: {topic}.",
+        "Something I have been working on for weeks: {topic}.",
+        "Today is the day: {topic}.",
     ),
-    "friendly": (
-        "Quick one about {topic}!",
-        "Can we talk about {topic} for a second?",
-        "Been thinking a lot about {topic} lately.",
+    "milestone": (
+        "A small milestone worth sharing: {topic}.",
+        "Looking back on this one: {topic}.",
+        "Proud of this: {topic}.",
     ),
-    "confident": (
-        "{Topic} is where most people leave value on the table.",
-        "Here is the truth about {topic}.",
-        "If you get one thing right this month, make it {topic}.",
+    "offer": (
+        "For the next few weeks: {topic}.",
+        "If you have been waiting for the right moment: {topic}.",
+        "Quick heads-up for clients: {topic}.",
+    ),
+    "lesson": (
+        "What I wish I had known earlier about {topic}.",
+        "{Topic}: three things that made the difference for me.",
+        "Most freelancers get {topic} wrong at first. I did too.",
+        "A practical take on {topic}, from real client work.",
     ),
 }
-SOCIAL_POINTS: Final = (
-    "Getting {term} right early saves hours of rework later.",
-    "Clients notice when {term} is handled with care.",
-    "Small, consistent improvements in {term} add up fast.",
-    "The best results with {term} come from a clear plan, not more hours.",
-    "Ask better questions about {term} before you start, and the rest gets easier.",
-    "Treat {term} as part of the product, not an afterthought.",
-)
+POST_BODIES: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    "announcement": (
+        (
+            "Here is why it matters to the people I work with, and what changes for them.",
+            "It took more iterations than I expected, and every one of them made it better.",
+            "I would love your honest feedback on it.",
+        ),
+        (
+            "It started as a side note in a client call and grew into something I am proud of.",
+            "If it can help you or someone you know, the details are in my profile.",
+            "Tell me what you would add next.",
+        ),
+    ),
+    "milestone": (
+        (
+            "None of it would have happened without clients who trusted the process.",
+            "The biggest lesson: clear scope and regular updates beat heroic all-nighters.",
+            "Thank you to everyone who was part of it.",
+        ),
+        (
+            "It was not a straight line, and the detours taught me the most.",
+            "What I am taking into the next one: ask more questions at the start.",
+            "On to the next chapter.",
+        ),
+    ),
+    "offer": (
+        (
+            "It is for clients who want the work done properly, with a clear scope and dates.",
+            "Spots are limited so each project gets real attention.",
+            "Send me a message if it fits what you need.",
+        ),
+        (
+            "No long contracts, no surprises: a fixed quote once the brief is clear.",
+            "I take a few projects at a time so each one gets my full focus.",
+            "Reply or message me to book a spot.",
+        ),
+    ),
+    "lesson": (
+        (
+            "Start with the outcome the client is paying for, not the hours it takes.",
+            "Write it down: a one-page scope prevents most of the disagreements later.",
+            "Review it after every project and keep what worked.",
+        ),
+        (
+            "Ask one more question than feels comfortable before you quote.",
+            "Show the client a small first version early; feedback is cheapest then.",
+            "Say no to work that does not fit, so you can say a great yes to work that does.",
+        ),
+    ),
+}
+POST_QUESTIONS: Final[dict[str, tuple[str, ...]]] = {
+    "announcement": ("What do you think?", "What would you like to see next?"),
+    "milestone": ("What milestone are you working toward?", "What did your last one teach you?"),
+    "offer": ("Know someone who needs this?", "Questions? Ask away."),
+    "lesson": ("How do you handle it?", "What would you add?", "What worked for you?"),
+}
+BODY_SENTENCES: Final[dict[str, int]] = {"short": 1, "medium": 2, "long": 3}
 SOCIAL_CTAS: Final[dict[str, str]] = {
     "linkedin": "Share your experience in the comments and follow for more.",
     "bluesky": "Reply with your take.",
