@@ -15,8 +15,8 @@ from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.db import transaction
 from django.db.models import QuerySet
-from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
 
 from accounts.models import MagicLinkToken, User
 from accounts.services.login import (
@@ -39,46 +39,38 @@ logger = logging.getLogger(__name__)
 # Filled by higher apps' admin modules (loaded by admin autodiscovery, before any request).
 _extra_actions: list[Callable[..., Any]] = []
 _field_savers: dict[str, Callable[[User, Any], Any]] = {}
-_extra_inlines: list[type[admin.options.InlineModelAdmin[Any, Any]]] = []
+# A panel: a title and what to show for a user, as (column names, rows); shown read-only on
+# the user's page, so saving the user's form never depends on another app's rows.
+Panel = tuple[str, Callable[[User], tuple[tuple[str, ...], list[tuple[Any, ...]]]]]
+_panels: list[Panel] = []
+PANEL_ROWS = 20  # the newest rows of each panel
 
 
 def user_admin_extend(
     *,
     actions: tuple[Callable[..., Any], ...] = (),
     field_savers: dict[str, Callable[[User, Any], Any]] | None = None,
-    inlines: tuple[type[admin.options.InlineModelAdmin[Any, Any]], ...] = (),
+    panels: tuple[Panel, ...] = (),
 ) -> None:
     """Add changelist actions, savers for form fields another app owns (name -> saver), and
-    inlines on the user's page (e.g. `RecentInline` subclasses)."""
+    read-only panels of a user's recent rows on the user's page."""
     _extra_actions.extend(action for action in actions if action not in _extra_actions)
     _field_savers.update(field_savers or {})
-    _extra_inlines.extend(inline for inline in inlines if inline not in _extra_inlines)
+    _panels.extend(panel for panel in panels if panel not in _panels)
 
 
-class _RecentFormSet(BaseInlineFormSet):  # type: ignore[type-arg]
-    limit = 20
-
-    def get_queryset(self) -> Any:
-        return super().get_queryset()[: self.limit]
-
-
-class RecentInline(admin.TabularInline[Any, Any]):
-    """A read-only inline of a user's newest rows (at most 20), for the user's page."""
-
-    formset = _RecentFormSet
-    extra = 0
-    max_num = 0
-    can_delete = False
-    show_change_link = True
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+def _panel_html(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
+    head = format_html_join("", "<th>{}</th>", ((column,) for column in columns))
+    body = format_html_join(
+        "",
+        "<tr>{}</tr>",
+        ((format_html_join("", "<td>{}</td>", ((value,) for value in row)),) for row in rows),
+    )
+    if not rows:
+        body = format_html("<tr><td colspan='{}'>None yet.</td></tr>", len(columns))
+    return format_html(
+        "<h3>{}</h3><table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", title, head, body
+    )
 
 
 class ThrottledAdminLoginForm(AdminAuthenticationForm):
@@ -171,6 +163,8 @@ class UserAdmin(admin.ModelAdmin[User]):
         "is_superuser",
         "last_login",
         "created_at",
+        "erased_at",
+        "recent_activity",
     )
 
     def get_form(
@@ -187,8 +181,13 @@ class UserAdmin(admin.ModelAdmin[User]):
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> Any:
         return self.readonly_fields if obj is not None else ()
 
-    def get_inlines(self, request: HttpRequest, obj: User | None) -> Any:
-        return list(_extra_inlines) if obj is not None else []
+    @admin.display(description="Recent activity")
+    def recent_activity(self, obj: User) -> str:
+        """The panels other apps add (ledger, AI calls, notifications): "why was I charged?"
+        answered on one page."""
+        return format_html_join(
+            "", "{}", ((_panel_html(title, *rows_of(obj)),) for title, rows_of in _panels)
+        )
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
         actions = super().get_actions(request)

@@ -6,7 +6,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from accounts.admin import RecentInline, user_admin_extend
+from accounts.admin import PANEL_ROWS, user_admin_extend
 from aitools.models import Generation, Gig, Proposal
 
 
@@ -64,12 +64,12 @@ class ProposalAdmin(ReadOnlyAdmin):
     list_select_related = ("user",)
 
 
-class RecentGenerationsInline(RecentInline):
-    model = Generation
-    verbose_name_plural = "Latest AI calls"
-    fields = ("created_at", "tool", "title", "status", "credits_charged", "error")
-    readonly_fields = fields
-    ordering = ("-created_at", "-id")
+def _recent_generations(user: Any) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
+    rows = Generation.objects.filter(user=user).order_by("-created_at", "-id")
+    return ("when", "tool", "title", "status", "credits", "error"), [
+        (g.created_at, g.tool, g.title, g.status, g.credits_charged, g.error)
+        for g in rows[:PANEL_ROWS]
+    ]
 
 
-user_admin_extend(inlines=(RecentGenerationsInline,))
+user_admin_extend(panels=(("Latest AI calls", _recent_generations),))

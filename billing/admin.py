@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import RecentInline, user_admin_extend
+from accounts.admin import PANEL_ROWS, user_admin_extend
 from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent, PaymentEventStatus
 from billing.services.credits import MAX_OPERATOR_CREDITS, credits_adjust, credits_grant
@@ -63,16 +63,22 @@ def grant_credits(
     )
 
 
-class RecentCreditsInline(RecentInline):
-    model = CreditTransaction
-    verbose_name_plural = "Latest credit changes (why was I charged?)"
-    fields = ("created_at", "delta", "balance_after", "reason", "reference")
-    readonly_fields = fields
-    ordering = ("-created_at", "-id")
+def _recent_credits(user: User) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
+    rows = CreditTransaction.objects.filter(user=user).order_by("-created_at", "-id")
+    return ("when", "change", "balance", "reason", "reference"), [
+        (
+            row.created_at,
+            f"{row.delta:+d}",
+            row.balance_after,
+            row.get_reason_display(),
+            row.reference,
+        )
+        for row in rows[:PANEL_ROWS]
+    ]
 
 
 user_admin_extend(
-    inlines=(RecentCreditsInline,),
+    panels=(("Latest credit changes (why was I charged?)", _recent_credits),),
     actions=(grant_credits,),
     field_savers={"plan": lambda user, plan: plan_set(user=user, plan=plan)},
 )

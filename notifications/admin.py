@@ -13,7 +13,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import RecentInline, user_admin_extend
+from accounts.admin import PANEL_ROWS, user_admin_extend
 from accounts.models import User
 from notifications.models import Notification
 from notifications.services import BATCH_SIZE, notifications_delete, system_alert_send
@@ -105,12 +105,15 @@ class NotificationAdmin(admin.ModelAdmin[Notification]):
         notifications_delete(notification_ids=queryset.values_list("pk", flat=True))
 
 
-class RecentNotificationsInline(RecentInline):
-    model = Notification
-    verbose_name_plural = "Latest notifications"
-    fields = ("created_at", "type", "title", "read")
-    readonly_fields = fields
-    ordering = ("-created_at", "-id")
+def _recent_notifications(user: User) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
+    rows = Notification.objects.filter(user=user).order_by("-created_at", "-id")
+    return ("when", "type", "title", "read"), [
+        (note.created_at, note.type, note.title, "yes" if note.read else "no")
+        for note in rows[:PANEL_ROWS]
+    ]
 
 
-user_admin_extend(actions=(send_system_alert_action,), inlines=(RecentNotificationsInline,))
+user_admin_extend(
+    actions=(send_system_alert_action,),
+    panels=(("Latest notifications", _recent_notifications),),
+)
