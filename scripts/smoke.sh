@@ -2,7 +2,8 @@
 # CI smoke stage: the runtime lock alone, in a clean virtualenv, with the production settings,
 # against real PostgreSQL and Redis (DATABASE_URL, REDIS_URL). Starts the server, a worker and
 # beat as production does, then checks them through HTTP (scripts/smoke_check.py): health, a
-# sign-in, and an AI call queued to the worker and finished by it. Bounded: about two minutes.
+# sign-up, an operator's credit grant (manage.py), and an AI call queued to the worker and
+# finished by it. Bounded: about two minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${DATABASE_URL:?set DATABASE_URL (PostgreSQL)}" "${REDIS_URL:?set REDIS_URL}"
@@ -55,7 +56,11 @@ pids+=($!)
   >"$work/beat.log" 2>&1 &
 pids+=($!)
 
-timeout 120 "$py" scripts/smoke_check.py "http://127.0.0.1:$PORT"
+email="smoke-$(date +%s)@example.com"
+timeout 120 "$py" scripts/smoke_check.py "http://127.0.0.1:$PORT" signup "$email"
+# Production grants starting credits on e-mail verification; an operator grants some instead.
+timeout 60 "$py" manage.py grant_credits --email "$email" --credits 5 --reason "CI smoke stage"
+timeout 120 "$py" scripts/smoke_check.py "http://127.0.0.1:$PORT" ai "$email"
 for pid in "${pids[@]}"; do
   kill -0 "$pid" 2>/dev/null || { echo "smoke: a process died (see its log)" >&2; exit 1; }
 done
