@@ -79,6 +79,10 @@ superuser: $(VENV)/.runtime
 		exit 1; \
 	fi
 
+# Known vulnerabilities in the runtime lock; "not audited" (not a failure) when offline.
+audit: $(VENV)/.dev
+	$(PY) scripts/audit.py
+
 # The runtime lock alone, in a fresh virtualenv, against real PostgreSQL and Redis (CI).
 smoke:
 	./scripts/smoke.sh
