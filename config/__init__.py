@@ -1,6 +1,6 @@
 """Freelancer Growth Platform API: Django project package."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the same as pyproject.toml (tests check)
 
 from config.celery_app import app as celery_app
 

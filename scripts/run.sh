@@ -16,7 +16,9 @@ pids=()
 stopping=0
 stop() {
   stopping=1
-  trap - INT TERM
+  # Ignore further signals (make passes its own on, a second Ctrl-C): stopping must finish, or
+  # the children would be left running without this script.
+  trap '' INT TERM HUP
   echo
   echo "Stopping the server, the worker and beat..."
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

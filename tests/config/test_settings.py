@@ -104,3 +104,12 @@ def test_console_mail_is_allowed_when_chosen_explicitly():
     result = run({**VALID, "EMAIL_HOST": None, "EMAIL_BACKEND": backend})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[-1] == backend
+
+
+def test_the_version_is_the_one_pyproject_declares():
+    import tomllib
+
+    import config
+
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        assert tomllib.load(file)["project"]["version"] == config.__version__
