@@ -59,6 +59,20 @@ def user_admin_extend(
     _panels.extend(panel for panel in panels if panel not in _panels)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
+    """For records written by services alone (ledger, payment events, AI history): operators
+    look, never add, edit or delete by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 def _panel_html(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
     head = format_html_join("", "<th>{}</th>", ((column,) for column in columns))
     body = format_html_join(

@@ -4,21 +4,9 @@ charged?" (each entry links its ledger spend and shows input, output and error).
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
 
-from accounts.admin import PANEL_ROWS, user_admin_extend
+from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
 from aitools.models import Generation, Gig, Proposal
-
-
-class ReadOnlyAdmin(admin.ModelAdmin[Any]):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Generation)

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import PANEL_ROWS, user_admin_extend
+from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
 from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent, PaymentEventStatus
 from billing.services.credits import MAX_OPERATOR_CREDITS, credits_adjust, credits_grant
@@ -82,17 +82,6 @@ user_admin_extend(
     actions=(grant_credits,),
     field_savers={"plan": lambda user, plan: plan_set(user=user, plan=plan)},
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin[Any]):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(CreditTransaction)
