@@ -13,6 +13,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("notifications.urls")),
     path("", include("billing.urls")),
     path("", include("aitools.urls")),
+    path("", include("social.urls")),
 ]
 
 urlpatterns = [

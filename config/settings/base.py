@@ -331,6 +331,10 @@ FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
 # User-given URLs (Mastodon instances, media, webhook endpoints) may use http and private or
 # loopback addresses: development and tests only; production refuses to start with it on.
 OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# Social providers: base URLs are settings so tests point the adapters at local stand-ins.
+SOCIAL_HTTP_TIMEOUT_SECONDS = env.float("SOCIAL_HTTP_TIMEOUT_SECONDS", default=20.0)
+DEVTO_API_URL = env.str("DEVTO_API_URL", default="https://dev.to/api").rstrip("/")
+BLUESKY_SERVICE_URL = env.str("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
 # Domain events (and their per-consumer rows) are kept this long, then purged daily.
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 

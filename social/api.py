@@ -1,0 +1,148 @@
+"""Social hub endpoints: platforms, connect, accounts, disconnect (social.md sections 1, 2)."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import request_user
+from config.api.envelope import Envelope
+from social.models import Provider, SocialAccount
+from social.providers import PLATFORMS
+from social.providers.base import ConnectRequest
+from social.selectors import account_list
+from social.services.accounts import account_connect, account_disconnect
+
+MAX_CODE_LENGTH = 4096  # OAuth codes, app passwords and API keys are far shorter
+
+
+class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
+    """The social account record; credentials are never part of it."""
+
+    user_id = serializers.UUIDField(read_only=True)
+
+    class Meta:
+        model = SocialAccount
+        fields = (
+            "id",
+            "user_id",
+            "provider",
+            "provider_user_id",
+            "username",
+            "display_name",
+            "email",
+            "avatar",
+            "status",
+            "last_sync",
+            "created_at",
+            "expires_at",
+            "instance",
+            "limits",
+        )
+
+
+class PlatformListView(APIView):
+    class OutputSerializer(serializers.Serializer[Any]):
+        provider = serializers.CharField()
+        name = serializers.CharField()
+        connectMethod = serializers.CharField()
+        configured = serializers.BooleanField()
+        limits = serializers.DictField()
+
+    @extend_schema(
+        operation_id="social_platforms", tags=["social"], responses=OutputSerializer(many=True)
+    )
+    def get(self, request: Request) -> Response:
+        platforms = [
+            {
+                "provider": platform.provider,
+                "name": platform.name,
+                "connectMethod": platform.connect_method,
+                "configured": platform.configured,
+                "limits": platform.limits,
+            }
+            for platform in PLATFORMS.values()
+        ]
+        return Response(self.OutputSerializer(platforms, many=True).data)
+
+
+class ConnectView(APIView):
+    class InputSerializer(serializers.Serializer[Any]):
+        provider = serializers.ChoiceField(choices=Provider.values)
+        code = serializers.CharField(max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+        redirectUri = serializers.URLField(required=False, max_length=2000)
+        state = serializers.CharField(required=False, max_length=200)
+        identifier = serializers.CharField(required=False, max_length=254)
+        instance = serializers.URLField(required=False, max_length=255)
+        pageId = serializers.CharField(required=False, max_length=64)
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if attrs["provider"] == Provider.BLUESKY and not attrs.get("identifier"):
+                raise serializers.ValidationError(
+                    {"identifier": ["Your Bluesky handle or e-mail is required."]}
+                )
+            if attrs["provider"] == Provider.MASTODON and not attrs.get("instance"):
+                raise serializers.ValidationError(
+                    {"instance": ["Your Mastodon server's address is required."]}
+                )
+            return attrs
+
+    @extend_schema(
+        operation_id="social_connect",
+        tags=["social"],
+        request=InputSerializer,
+        responses=AccountSerializer,
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        account = account_connect(
+            user=request_user(request),
+            provider=data["provider"],
+            request=ConnectRequest(
+                code=data["code"],
+                identifier=data.get("identifier", ""),
+                redirect_uri=data.get("redirectUri", ""),
+                instance=data.get("instance", ""),
+            ),
+        )
+        return Response(Envelope(data=AccountSerializer(account).data, message="Connected"))
+
+
+class AccountListView(APIView):
+    @extend_schema(
+        operation_id="social_accounts", tags=["social"], responses=AccountSerializer(many=True)
+    )
+    def get(self, request: Request) -> Response:
+        return Response(AccountSerializer(account_list(user=request_user(request)), many=True).data)
+
+
+class DisconnectView(APIView):
+    class InputSerializer(serializers.Serializer[Any]):
+        accountId = serializers.UUIDField()
+
+    @extend_schema(
+        operation_id="social_disconnect",
+        tags=["social"],
+        request=InputSerializer,
+        responses=inline_serializer(
+            "Disconnected",
+            {"success": serializers.BooleanField(), "cancelledCount": serializers.IntegerField()},
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        cancelled = account_disconnect(
+            user=request_user(request), account_id=serializer.validated_data["accountId"]
+        )
+        return Response(
+            Envelope(
+                data={"success": True, "cancelledCount": cancelled},
+                message="Account disconnected",
+            )
+        )
