@@ -46,6 +46,11 @@ app.conf.update(
             "task": "notifications.tasks.outbox_purge_task",
             "schedule": crontab(minute=23, hour=4),
         },
+        # Expiry warnings, renewals and Mastodon limits: once a day.
+        "social-accounts-maintain": {
+            "task": "social.tasks.accounts_maintain_task",
+            "schedule": crontab(minute=35, hour=2),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

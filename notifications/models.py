@@ -24,6 +24,9 @@ class NotificationType(models.TextChoices):
     AI_FAILED = "ai_failed", "AI generation failed"
     POST_PUBLISHED = "post_published", "Post published"
     POST_FAILED = "post_failed", "Post failed"
+    ACCOUNT_CONNECTED = "account_connected", "Social account connected"
+    ACCOUNT_CONNECT_FAILED = "account_connect_failed", "Social account connection failed"
+    TOKEN_EXPIRING = "token_expiring", "Social account connection expiring"
 
 
 CATEGORY_OF_TYPE: dict[str, str] = {
@@ -35,6 +38,9 @@ CATEGORY_OF_TYPE: dict[str, str] = {
     NotificationType.AI_FAILED: Category.AI_GENERATION,
     NotificationType.POST_PUBLISHED: Category.SOCIAL_HUB,
     NotificationType.POST_FAILED: Category.SOCIAL_HUB,
+    NotificationType.ACCOUNT_CONNECTED: Category.SOCIAL_HUB,
+    NotificationType.ACCOUNT_CONNECT_FAILED: Category.SOCIAL_HUB,
+    NotificationType.TOKEN_EXPIRING: Category.SOCIAL_HUB,
 }
 
 

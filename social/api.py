@@ -10,11 +10,12 @@ from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from config.api.envelope import Envelope
+from config.errors import ValidationFailed
 from social.models import Provider, SocialAccount
 from social.providers import PLATFORMS
 from social.providers.base import ConnectRequest
 from social.selectors import account_list
-from social.services.accounts import account_connect, account_disconnect
+from social.services.accounts import account_connect, account_disconnect, connect_authorize
 
 MAX_CODE_LENGTH = 4096  # OAuth codes, app passwords and API keys are far shorter
 
@@ -69,6 +70,37 @@ class PlatformListView(APIView):
         return Response(self.OutputSerializer(platforms, many=True).data)
 
 
+class AuthorizeView(APIView):
+    class InputSerializer(serializers.Serializer[Any]):
+        redirectUri = serializers.URLField(max_length=2000)
+        instance = serializers.URLField(required=False, max_length=255)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        provider = serializers.CharField()
+        url = serializers.CharField()
+        state = serializers.CharField()
+        expiresAt = serializers.DateTimeField(source="expires_at")
+
+    @extend_schema(
+        operation_id="social_connect_authorize",
+        tags=["social"],
+        parameters=[InputSerializer],
+        responses=OutputSerializer,
+    )
+    def get(self, request: Request, provider: str) -> Response:
+        if provider not in PLATFORMS:
+            raise ValidationFailed(details={"provider": [f'"{provider}" is not a platform.']})
+        serializer = self.InputSerializer(data=request.query_params)
+        serializer.is_valid(raise_exception=True)
+        consent = connect_authorize(
+            user=request_user(request),
+            provider=provider,
+            redirect_uri=serializer.validated_data["redirectUri"],
+            instance=serializer.validated_data.get("instance", ""),
+        )
+        return Response(self.OutputSerializer(consent).data)
+
+
 class ConnectView(APIView):
     class InputSerializer(serializers.Serializer[Any]):
         provider = serializers.ChoiceField(choices=Provider.values)
@@ -108,7 +140,9 @@ class ConnectView(APIView):
                 identifier=data.get("identifier", ""),
                 redirect_uri=data.get("redirectUri", ""),
                 instance=data.get("instance", ""),
+                page_id=data.get("pageId", ""),
             ),
+            state=data.get("state", ""),
         )
         return Response(Envelope(data=AccountSerializer(account).data, message="Connected"))
 

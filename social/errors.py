@@ -29,3 +29,23 @@ class AccountAlreadyConnected(ConflictError):
 
 class AccountNotFound(NotFoundError):
     message = "Social account not found."
+
+
+class InvalidState(ApplicationError):
+    code = "invalid_state"
+    message = "The sign-in with the provider expired or was already used. Start again."
+
+
+class AuthorizeFirst(ApplicationError):
+    code = "authorize_first"
+    message = "Authorize with this Mastodon server first."
+
+
+class NoFacebookPage(ApplicationError):
+    code = "no_facebook_page"
+    message = "The Facebook login manages no page this app may publish to."
+
+
+class NoInstagramAccount(ApplicationError):
+    code = "no_instagram_account"
+    message = "No Facebook page of this login has an Instagram business account linked."

@@ -1,4 +1,5 @@
-"""Social accounts a user connects; their credentials are encrypted at rest."""
+"""Social accounts a user connects (their credentials encrypted at rest), the OAuth consent in
+flight, the apps registered on Mastodon instances, and each user's social hub settings."""
 
 import uuid
 
@@ -50,6 +51,14 @@ class SocialAccount(models.Model):
     access_token = EncryptedTextField(blank=True, default="")
     refresh_token = EncryptedTextField(blank=True, default="")
     expires_at = models.DateTimeField(null=True, blank=True)  # of the access token, if any
+    # The last expiry warning sent (7 or 1 days before), so the daily task warns once each.
+    expiry_warned_days = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The account's own API server, where it has one (a Bluesky PDS); '' for the platform's.
+    endpoint = models.CharField(max_length=255, blank=True, default="")
+    # Mastodon: the app registered on the instance (its secret revokes the token).
+    app = models.ForeignKey(
+        "social.MastodonApp", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     limits = models.JSONField(default=dict, blank=True)  # the account's live limits
     last_sync = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(default=timezone.now)
@@ -69,3 +78,83 @@ class SocialAccount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider}: {self.username or self.provider_user_id} ({self.status})"
+
+
+class MastodonApp(models.Model):
+    """Our app as registered on one Mastodon instance for one redirect URI, reused by every
+    user of that instance."""
+
+    instance = models.CharField(max_length=255)
+    redirect_uri = models.CharField(max_length=2000)
+    client_id = models.CharField(max_length=255)
+    client_secret = EncryptedTextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["instance", "redirect_uri"], name="social_mastodon_app_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.instance} ({self.redirect_uri})"
+
+
+class ConnectState(models.Model):
+    """An OAuth consent in flight: the `state` a user received (stored as its SHA-256), bound
+    to the provider, redirect URI and instance, good once for SOCIAL_CONNECT_STATE_SECONDS."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    provider = models.CharField(max_length=16, choices=Provider.choices)
+    state_hash = models.CharField(max_length=64, unique=True)
+    redirect_uri = models.CharField(max_length=2000)
+    instance = models.CharField(max_length=255, blank=True, default="")
+    app = models.ForeignKey(MastodonApp, null=True, blank=True, on_delete=models.CASCADE)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["expires_at"], name="social_state_expiry_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.provider} consent of {self.user_id}"
+
+
+NOTIFICATION_PREFERENCES = (
+    "oauthSuccess",
+    "oauthFailure",
+    "tokenExpiry",
+    "postPublished",
+    "postFailed",
+)
+
+
+class SocialSettings(models.Model):
+    """A user's social hub defaults; a user without a row has the defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="social_settings",
+    )
+    default_platform = models.CharField(  # noqa: DJ001 (null is the API's "no default")
+        max_length=16, choices=Provider.choices, null=True, blank=True
+    )
+    default_timezone = models.CharField(max_length=64, default="UTC")
+    auto_retry = models.BooleanField(default=True)
+    # Only the keys the user changed; missing keys are on.
+    notification_preferences = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "social settings"
+
+    def __str__(self) -> str:
+        return f"Social settings of {self.user_id}"
+
+    def wants(self, preference: str) -> bool:
+        return bool(self.notification_preferences.get(preference, True))

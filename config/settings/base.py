@@ -335,6 +335,27 @@ OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
 SOCIAL_HTTP_TIMEOUT_SECONDS = env.float("SOCIAL_HTTP_TIMEOUT_SECONDS", default=20.0)
 DEVTO_API_URL = env.str("DEVTO_API_URL", default="https://dev.to/api").rstrip("/")
 BLUESKY_SERVICE_URL = env.str("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
+LINKEDIN_CLIENT_ID = env.str("LINKEDIN_CLIENT_ID", default="")
+LINKEDIN_CLIENT_SECRET = env.str("LINKEDIN_CLIENT_SECRET", default="")
+LINKEDIN_AUTH_URL = env.str(
+    "LINKEDIN_AUTH_URL", default="https://www.linkedin.com/oauth/v2"
+).rstrip("/")
+LINKEDIN_API_URL = env.str("LINKEDIN_API_URL", default="https://api.linkedin.com").rstrip("/")
+# LinkedIn retires an API version about a year after its release: a configuration change.
+LINKEDIN_API_VERSION = env.str("LINKEDIN_API_VERSION", default="202510")
+FACEBOOK_APP_ID = env.str("FACEBOOK_APP_ID", default="")
+FACEBOOK_APP_SECRET = env.str("FACEBOOK_APP_SECRET", default="")
+FACEBOOK_DIALOG_URL = env.str("FACEBOOK_DIALOG_URL", default="https://www.facebook.com").rstrip("/")
+FACEBOOK_GRAPH_URL = env.str("FACEBOOK_GRAPH_URL", default="https://graph.facebook.com").rstrip("/")
+FACEBOOK_GRAPH_VERSION = env.str("FACEBOOK_GRAPH_VERSION", default="v24.0")
+MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
+# An OAuth `state` (and the consent it stands for) is good for this long, once.
+SOCIAL_CONNECT_STATE_SECONDS = 10 * 60
+# The API's own public address: absolute URLs of uploaded media, the Mastodon app's website.
+PUBLIC_URL = env.str(
+    "PUBLIC_URL",
+    default=f"http://{env.str('HOST', default='127.0.0.1')}:{env.int('PORT', default=8000)}",
+).rstrip("/")
 # Domain events (and their per-consumer rows) are kept this long, then purged daily.
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 

@@ -1,10 +1,9 @@
 """The platforms: one table drives the platforms list, connecting and the adapters.
 
-An entry without an adapter is listed (clients see what exists) but not `configured`, and
-connecting to it answers 503 `provider_not_configured`.
+A platform whose app credentials are not set (LinkedIn, Facebook and Instagram need ours) is
+listed but not `configured`, and connecting to it answers 503 `provider_not_configured`.
 """
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +11,9 @@ from social.models import Provider
 from social.providers.base import Adapter
 from social.providers.bluesky import BlueskyAdapter
 from social.providers.devto import DevtoAdapter
+from social.providers.linkedin import LinkedInAdapter
+from social.providers.mastodon import MastodonAdapter
+from social.providers.meta import FacebookAdapter, InstagramAdapter
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,11 +22,11 @@ class Platform:
     name: str
     connect_method: str  # oauth, app_password, api_key
     limits: dict[str, Any]
-    adapter: Callable[[], Adapter] | None = None
+    adapter: Adapter
 
     @property
     def configured(self) -> bool:
-        return self.adapter is not None
+        return self.adapter.configured()
 
 
 def _limits(
@@ -49,29 +51,38 @@ def _limits(
 
 
 PLATFORMS: dict[str, Platform] = {
-    Provider.LINKEDIN: Platform(Provider.LINKEDIN, "LinkedIn", "oauth", _limits(3000, max_media=9)),
+    Provider.LINKEDIN: Platform(
+        Provider.LINKEDIN, "LinkedIn", "oauth", _limits(3000, max_media=9), LinkedInAdapter()
+    ),
     Provider.FACEBOOK: Platform(
-        Provider.FACEBOOK, "Facebook Pages", "oauth", _limits(63206, max_media=10)
+        Provider.FACEBOOK,
+        "Facebook Pages",
+        "oauth",
+        _limits(63206, max_media=10),
+        FacebookAdapter(),
     ),
     Provider.INSTAGRAM: Platform(
         Provider.INSTAGRAM,
         "Instagram",
         "oauth",
         _limits(2200, max_media=10, media_required=True, max_hashtags=30),
+        InstagramAdapter(),
     ),
     Provider.BLUESKY: Platform(
         Provider.BLUESKY,
         "Bluesky",
         "app_password",
         _limits(300, counts_by="graphemes"),
-        adapter=BlueskyAdapter,
+        BlueskyAdapter(),
     ),
-    Provider.MASTODON: Platform(Provider.MASTODON, "Mastodon", "oauth", _limits(500)),
+    Provider.MASTODON: Platform(
+        Provider.MASTODON, "Mastodon", "oauth", _limits(500), MastodonAdapter()
+    ),
     Provider.DEVTO: Platform(
         Provider.DEVTO,
         "DEV Community",
         "api_key",
         _limits(100_000, max_media=1, max_hashtags=4, title_required=True, max_title=128),
-        adapter=DevtoAdapter,
+        DevtoAdapter(),
     ),
 }

@@ -1,13 +1,31 @@
-"""The one small interface every provider adapter implements, and what it returns.
+"""The one small interface every provider adapter implements, and what it takes and returns.
 
 Adapters speak to a provider's API through the outbound layer (config/outbound.py) and raise
 its errors (TransientError, PermanentError, AuthenticationError), refined per provider by
-their `classify` hook. They never touch the database: services load and store accounts.
+their `classify` hook. They never touch the database: services load the account into
+`Credentials`, call the adapter outside any transaction, and store what the adapter renewed
+(`Credentials.renewed`) afterwards.
 """
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
+
+import requests
+from django.conf import settings
+from django.utils import timezone
+
+from config import outbound
+
+
+class ConnectionRefused(Exception):
+    """The provider accepted the login but the connection cannot be made (Facebook: the user
+    manages no page; Instagram: no page has a business account). `code` is the API error."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +41,16 @@ class Identity:
     refresh_token: str = ""
     expires_at: datetime | None = None
     limits: dict[str, Any] = field(default_factory=dict)
+    endpoint: str = ""  # the account's own API server, where it has one (a Bluesky PDS)
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthApp:
+    """The app the user authorizes: ours from settings, or one registered on a Mastodon
+    instance."""
+
+    client_id: str
+    client_secret: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +60,203 @@ class ConnectRequest:
     code: str  # an OAuth code, an app password or an API key, by connect method
     identifier: str = ""  # Bluesky: handle or e-mail
     redirect_uri: str = ""
-    instance: str = ""  # Mastodon
+    instance: str = ""  # Mastodon: the normalized server URL
+    page_id: str = ""  # Facebook / Instagram: which page
+    app: OAuthApp | None = None  # Mastodon: the app registered on the instance
+
+
+@dataclass(slots=True)
+class Credentials:
+    """An account's credentials as an adapter acts with them. An adapter that renews them (a
+    refreshed session) calls `renew`; the service then stores them."""
+
+    provider_user_id: str
+    access_token: str
+    refresh_token: str = ""
+    expires_at: datetime | None = None
+    username: str = ""
+    instance: str = ""  # Mastodon's server
+    endpoint: str = ""  # the account's own API server (a Bluesky PDS)
+    app: OAuthApp | None = None
+    renewed: bool = False
+
+    def renew(
+        self, *, access_token: str, refresh_token: str | None = None, expires_at: datetime | None
+    ) -> None:
+        self.access_token = access_token
+        if refresh_token is not None:
+            self.refresh_token = refresh_token
+        self.expires_at = expires_at
+        self.renewed = True
+
+    def __repr__(self) -> str:  # never a secret in a log line or a traceback
+        return f"Credentials(provider_user_id={self.provider_user_id!r}, ...)"
+
+
+@dataclass(frozen=True, slots=True)
+class MediaFile:
+    """An image to attach. `data` holds the bytes of a file we store ourselves; a hosted file
+    is fetched from `url` through the outbound guard when a platform needs its bytes."""
+
+    url: str
+    mime: str = "image/jpeg"
+    size: int | None = None
+    alt: str = ""
+    data: bytes | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """What to publish, already composed for the platform (the posts service composes):
+    `text` is the body (a link is in it, except where the platform has a link field and
+    `link` is set), `title` and `tags` serve Dev.to, `media` the images."""
+
+    text: str
+    link: str = ""
+    title: str = ""
+    tags: tuple[str, ...] = ()
+    media: tuple[MediaFile, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One target's publication, stable across its retries: `key` makes a repeated create
+    recognisable (Mastodon's Idempotency-Key, Bluesky's record key), `since` bounds the
+    lookup among recent posts."""
+
+    key: str
+    since: datetime = field(default_factory=timezone.now)
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    provider_post_id: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """Cumulative counters of one published post (0 where the platform reports none)."""
+
+    impressions: int = 0
+    engagement: int = 0
+    clicks: int = 0
 
 
 class Adapter(Protocol):
-    """What the services call. Publish, lookup and metrics join with the posts issue."""
+    provider: str
 
-    def connect(self, request: ConnectRequest) -> Identity: ...
+    def configured(self) -> bool:
+        """Whether this server can connect the platform (its app credentials are set)."""
+        ...
 
-    def revoke(self, *, access_token: str, refresh_token: str) -> None: ...
+    def authorize_url(
+        self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
+    ) -> str:
+        """The provider's consent page (OAuth providers only)."""
+        ...
+
+    def connect(self, request: ConnectRequest) -> Identity:
+        """Exchange the code (or check the credentials) and say who the account is."""
+        ...
+
+    def refresh(self, credentials: Credentials) -> None:
+        """Renew the credentials if the provider allows it and they need it."""
+        ...
+
+    def identity(self, credentials: Credentials) -> Identity:
+        """Who the account is now (profile, live limits), with the stored credentials."""
+        ...
+
+    def publish(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> Published: ...
+
+    def lookup(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> Published | None:
+        """The post an earlier attempt may have created, among the account's recent posts;
+        None when it is not there."""
+        ...
+
+    def metrics(self, credentials: Credentials, published: Published) -> Metrics: ...
+
+    def revoke(self, credentials: Credentials) -> None:
+        """End the provider session or token, where the provider offers it."""
+        ...
+
+
+def same_text(a: str, b: str) -> bool:
+    """Whether a platform's copy of a text is ours: whitespace differences and the
+    platform's own trimming ignored."""
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+class ProviderClient:
+    """A provider's way out: the outbound client with the provider's classification, and the
+    configured read timeout read at each call (tests and operators change it)."""
+
+    def __init__(self, name: str, classify: outbound.Classifier | None = None) -> None:
+        self.name = name
+        self._client = outbound.Client(
+            name, read_timeout=settings.SOCIAL_HTTP_TIMEOUT_SECONDS, classify=classify
+        )
+
+    def call(self, method: str, url: str, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("timeout", settings.SOCIAL_HTTP_TIMEOUT_SECONDS)
+        return self._client.request(method, url, **kwargs)
+
+    def json(self, method: str, url: str, **kwargs: Any) -> Any:
+        return json_of(self.call(method, url, **kwargs))
+
+
+def json_of(response: requests.Response) -> Any:
+    """The JSON body of a successful answer. A success we cannot read may still have done its
+    work (a publish): transient, possibly delivered, so the next attempt looks it up first."""
+    try:
+        return response.json()
+    except ValueError:
+        raise outbound.TransientError(
+            "The provider's answer could not be read.",
+            status=response.status_code,
+            maybe_delivered=True,
+            excerpt=outbound.excerpt(response),
+        ) from None
+
+
+def body_of(response: requests.Response) -> dict[str, Any]:
+    """An error response's JSON object, or {} (error bodies are not always JSON)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def seconds_from_now(seconds: Any) -> datetime | None:
+    try:
+        return timezone.now() + timedelta(seconds=int(seconds))
+    except (TypeError, ValueError):
+        return None
+
+
+MAX_MEDIA_FETCH_BYTES = 8 * 1024 * 1024  # the largest image any of the platforms accepts
+_media_client = outbound.Client("media", read_timeout=20.0, retries=1)
+
+
+def media_bytes(media: MediaFile) -> bytes:
+    """The file's bytes: ours as stored, a hosted one fetched through the guard (a user gave
+    the URL), at most MAX_MEDIA_FETCH_BYTES."""
+    if media.data is not None:
+        return media.data
+    response = _media_client.request("GET", media.url, guarded=True, stream=True)
+    try:
+        chunks, size = [], 0
+        for chunk in response.iter_content(64 * 1024):
+            size += len(chunk)
+            if size > MAX_MEDIA_FETCH_BYTES:
+                raise outbound.PermanentError("The media file is too large to publish.")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        response.close()

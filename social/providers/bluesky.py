@@ -1,73 +1,352 @@
 """Bluesky (AT Protocol): an app password opens a session, which is kept and refreshed.
 
-createSession is limited (30 per 5 minutes, 300 a day per account), so the session's refresh
-token is stored and used; the app password itself is never stored.
+createSession is limited (30 per 5 minutes, 300 a day per account), so the app password is
+never stored: the session's tokens are, and the access token is refreshed with the refresh
+token when it is about to expire. Calls go to the account's own server (its PDS, named in the
+session's DID document) when it has one; a PDS address comes from the user's DID document,
+which the user controls, so calls to it pass the outbound guard.
+
+Posts are created with a record key chosen before the first attempt (a TID derived from the
+target's key and time), so a retried create collides with the first instead of duplicating,
+and the lookup of an unknown outcome is one `getRecord`.
 """
 
+import base64
+import hashlib
+import json
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
 from django.conf import settings
+from django.utils import timezone
 
 from config import outbound
-from social.providers.base import ConnectRequest, Identity
+from social.providers.base import (
+    Attempt,
+    ConnectRequest,
+    Content,
+    Credentials,
+    Identity,
+    Metrics,
+    OAuthApp,
+    ProviderClient,
+    Published,
+    body_of,
+    media_bytes,
+    same_text,
+)
 
 # Expired or invalid sessions come back as HTTP 400 with these `error` values.
 AUTH_ERRORS = frozenset({"ExpiredToken", "InvalidToken", "AuthenticationRequired"})
+NOT_FOUND = "RecordNotFound"
+POST = "app.bsky.feed.post"
+TID_ALPHABET = "234567abcdefghijklmnopqrstuvwxyz"
+REFRESH_MARGIN = timedelta(minutes=5)
+URL = re.compile(r"https?://[^\s<>\"]+[^\s<>\"'.,;:!?)\]]")
+TAG = re.compile(r"(?<![\w#])#([^\s#.,;:!?()\[\]{}<>\"']+)")
+MENTION = re.compile(r"(?<![\w@])@([a-zA-Z0-9][a-zA-Z0-9.-]*\.[a-zA-Z]{2,})")
 
 
-def _classify(response: requests.Response) -> outbound.OutboundError | None:
-    if response.status_code in (400, 401):
-        try:
-            error = str(response.json().get("error", ""))
-        except ValueError:
-            error = ""
-        if error in AUTH_ERRORS or response.status_code == 401:
-            return outbound.AuthenticationError(
-                f"Bluesky refused the credentials ({error or response.status_code}).",
-                status=response.status_code,
-                excerpt=outbound.excerpt(response),
-            )
+def classify(response: requests.Response) -> outbound.OutboundError | None:
+    """XRPC errors are named in the body's `error`; expired sessions are HTTP 400."""
+    if 200 <= response.status_code < 300:
+        return None
+    error = str(body_of(response).get("error") or "")
+    text = outbound.excerpt(response)
+    if error in AUTH_ERRORS or response.status_code == 401:
+        return outbound.AuthenticationError(
+            f"Bluesky refused the session ({error or response.status_code}).",
+            status=response.status_code,
+            excerpt=text,
+        )
+    if response.status_code == 429:
+        return outbound.TransientError(
+            "Bluesky's rate limit was reached.",
+            status=429,
+            retry_after=outbound.retry_after_seconds(response) or _reset_in(response),
+            excerpt=text,
+        )
     return None
 
 
-class BlueskyAdapter:
-    def __init__(self) -> None:
-        self.client = outbound.Client(
-            "bluesky", read_timeout=settings.SOCIAL_HTTP_TIMEOUT_SECONDS, classify=_classify
-        )
+def tid(moment: datetime, key: str) -> str:
+    """A timestamp identifier: 53 bits of microseconds, 10 bits of clock id (from `key`), in
+    base32-sortable, 13 characters."""
+    micros = int(moment.timestamp() * 1_000_000) & ((1 << 53) - 1)
+    clock = int.from_bytes(hashlib.sha256(key.encode()).digest()[:2], "big") & 0x3FF
+    value = (micros << 10) | clock
+    return "".join(TID_ALPHABET[(value >> shift) & 31] for shift in range(60, -1, -5))
 
-    def _xrpc(self, method: str) -> str:
-        return f"{settings.BLUESKY_SERVICE_URL}/xrpc/{method}"
+
+def facets(text: str, resolve: Any = None) -> list[dict[str, Any]]:
+    """Links, hashtags (and mentions `resolve` turns into DIDs) with UTF-8 byte offsets."""
+    found: list[dict[str, Any]] = []
+
+    def span(start: int, end: int) -> dict[str, int]:
+        return {
+            "byteStart": len(text[:start].encode()),
+            "byteEnd": len(text[:end].encode()),
+        }
+
+    for match in URL.finditer(text):
+        found.append(
+            {"index": span(*match.span()),
+             "features": [{"$type": "app.bsky.richtext.facet#link", "uri": match.group(0)}]}
+        )  # fmt: skip
+    for match in TAG.finditer(text):
+        found.append(
+            {"index": span(*match.span()),
+             "features": [{"$type": "app.bsky.richtext.facet#tag", "tag": match.group(1)}]}
+        )  # fmt: skip
+    for match in MENTION.finditer(text) if resolve else ():
+        did = resolve(match.group(1))
+        if did:
+            found.append(
+                {"index": span(*match.span()),
+                 "features": [{"$type": "app.bsky.richtext.facet#mention", "did": did}]}
+            )  # fmt: skip
+    return sorted(found, key=lambda facet: facet["index"]["byteStart"])
+
+
+def jwt_expiry(token: str) -> datetime | None:
+    """The `exp` claim of a session JWT (read, not verified: the server verifies)."""
+    try:
+        payload = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        return datetime.fromtimestamp(int(claims["exp"]), tz=UTC)
+    except (IndexError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _pds(session: dict[str, Any]) -> str:
+    """The PDS endpoint of a session's DID document, '' when it names none."""
+    for service in (session.get("didDoc") or {}).get("service") or []:
+        if str(service.get("id", "")).endswith("#atproto_pds"):
+            return str(service.get("serviceEndpoint") or "").rstrip("/")
+    return ""
+
+
+class BlueskyAdapter:
+    provider = "bluesky"
+    _client = ProviderClient("bluesky", classify)
+
+    @staticmethod
+    def configured() -> bool:
+        return True  # app passwords need no app of ours
+
+    def _xrpc(self, method: str, credentials: Credentials | None = None) -> tuple[str, bool]:
+        """The method's URL, and whether it must pass the guard (a user's own PDS)."""
+        server = (credentials.endpoint if credentials else "") or settings.BLUESKY_SERVICE_URL
+        return f"{server}/xrpc/{method}", server != settings.BLUESKY_SERVICE_URL
+
+    def _call(
+        self, http_method: str, method: str, credentials: Credentials | None, **kwargs: Any
+    ) -> Any:
+        url, guarded = self._xrpc(method, credentials)
+        if credentials is not None and "headers" not in kwargs:
+            kwargs["headers"] = {"Authorization": f"Bearer {credentials.access_token}"}
+        return self._client.json(http_method, url, guarded=guarded, **kwargs)
+
+    def authorize_url(
+        self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
+    ) -> str:
+        raise NotImplementedError("Bluesky connects with an app password")
 
     def connect(self, request: ConnectRequest) -> Identity:
-        session: dict[str, Any] = self.client.request(
+        session: dict[str, Any] = self._call(
             "POST",
-            self._xrpc("com.atproto.server.createSession"),
+            "com.atproto.server.createSession",
+            None,
             json={"identifier": request.identifier, "password": request.code},
-        ).json()
-        profile: dict[str, Any] = self.client.request(
-            "GET",
-            self._xrpc("app.bsky.actor.getProfile"),
-            params={"actor": session["did"]},
-            headers={"Authorization": f"Bearer {session['accessJwt']}"},
-        ).json()
-        return Identity(
+        )
+        credentials = Credentials(
             provider_user_id=str(session["did"]),
-            username=str(session.get("handle") or profile.get("handle") or ""),
-            display_name=str(profile.get("displayName") or ""),
-            email=str(session.get("email") or ""),
-            avatar=str(profile.get("avatar") or ""),
             access_token=str(session["accessJwt"]),
             refresh_token=str(session["refreshJwt"]),
+            username=str(session.get("handle") or ""),
+            endpoint=_pds(session),
+        )
+        identity = self.identity(credentials)
+        return Identity(
+            provider_user_id=identity.provider_user_id,
+            username=identity.username,
+            display_name=identity.display_name,
+            email=str(session.get("email") or ""),
+            avatar=identity.avatar,
+            access_token=credentials.access_token,
+            refresh_token=credentials.refresh_token,
+            expires_at=jwt_expiry(credentials.refresh_token),
+            endpoint=credentials.endpoint,
         )
 
-    def revoke(self, *, access_token: str, refresh_token: str) -> None:
-        """Ends the session at the server (deleteSession takes the refresh token)."""
-        if refresh_token:
-            self.client.request(
+    def identity(self, credentials: Credentials) -> Identity:
+        profile: dict[str, Any] = self._call(
+            "GET",
+            "app.bsky.actor.getProfile",
+            credentials,
+            params={"actor": credentials.provider_user_id},
+        )
+        return Identity(
+            provider_user_id=credentials.provider_user_id,
+            username=str(profile.get("handle") or credentials.username),
+            display_name=str(profile.get("displayName") or ""),
+            avatar=str(profile.get("avatar") or ""),
+            access_token=credentials.access_token,
+            refresh_token=credentials.refresh_token,
+            expires_at=jwt_expiry(credentials.refresh_token),
+            endpoint=credentials.endpoint,
+        )
+
+    def refresh(self, credentials: Credentials) -> None:
+        """Refresh the session when its access token expires within 5 minutes; the account
+        then expires with the refresh token (90 days after the last refresh)."""
+        expiry = jwt_expiry(credentials.access_token)
+        if expiry is not None and expiry - timezone.now() > REFRESH_MARGIN:
+            return
+        session: dict[str, Any] = self._call(
+            "POST",
+            "com.atproto.server.refreshSession",
+            credentials,
+            headers={"Authorization": f"Bearer {credentials.refresh_token}"},
+        )
+        credentials.renew(
+            access_token=str(session["accessJwt"]),
+            refresh_token=str(session["refreshJwt"]),
+            expires_at=jwt_expiry(str(session["refreshJwt"])),
+        )
+
+    def _resolve_handle(self, credentials: Credentials, handle: str) -> str:
+        try:
+            answer = self._call(
+                "GET", "com.atproto.identity.resolveHandle", credentials, params={"handle": handle}
+            )
+        except outbound.PermanentError:
+            return ""  # not a Bluesky handle: plain text
+        return str(answer.get("did") or "")
+
+    def _embed(self, credentials: Credentials, content: Content) -> dict[str, Any] | None:
+        if content.media:
+            images = []
+            for media in content.media[:4]:
+                blob = self._call(
+                    "POST",
+                    "com.atproto.repo.uploadBlob",
+                    credentials,
+                    data=media_bytes(media),
+                    headers={
+                        "Authorization": f"Bearer {credentials.access_token}",
+                        "Content-Type": media.mime,
+                    },
+                )
+                images.append({"alt": media.alt, "image": blob["blob"]})
+            return {"$type": "app.bsky.embed.images", "images": images}
+        if content.link:
+            return {
+                "$type": "app.bsky.embed.external",
+                "external": {"uri": content.link, "title": content.title, "description": ""},
+            }
+        return None
+
+    def _record_key(self, attempt: Attempt) -> str:
+        return tid(attempt.since, attempt.key)
+
+    def _published(self, credentials: Credentials, uri: str) -> Published:
+        rkey = uri.rsplit("/", 1)[-1]
+        handle = credentials.username or credentials.provider_user_id
+        return Published(provider_post_id=uri, url=f"https://bsky.app/profile/{handle}/post/{rkey}")
+
+    def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
+        self.refresh(credentials)
+        record: dict[str, Any] = {
+            "$type": POST,
+            "text": content.text,
+            "createdAt": timezone.now().isoformat().replace("+00:00", "Z"),
+            "facets": facets(
+                content.text, lambda handle: self._resolve_handle(credentials, handle)
+            ),
+        }
+        embed = self._embed(credentials, content)
+        if embed is not None:
+            record["embed"] = embed
+        try:
+            created: dict[str, Any] = self._call(
                 "POST",
-                self._xrpc("com.atproto.server.deleteSession"),
-                headers={"Authorization": f"Bearer {refresh_token}"},
+                "com.atproto.repo.createRecord",
+                credentials,
+                json={
+                    "repo": credentials.provider_user_id,
+                    "collection": POST,
+                    "rkey": self._record_key(attempt),
+                    "record": record,
+                },
+            )
+        except outbound.PermanentError as error:
+            if isinstance(error, outbound.AuthenticationError):
+                raise
+            # The key is taken: an earlier attempt created it (or this is not ours to take).
+            found = self.lookup(credentials, content, attempt)
+            if found is not None:
+                return found
+            raise
+        return self._published(credentials, str(created["uri"]))
+
+    def lookup(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> Published | None:
+        self.refresh(credentials)
+        try:
+            found: dict[str, Any] = self._call(
+                "GET",
+                "com.atproto.repo.getRecord",
+                credentials,
+                params={
+                    "repo": credentials.provider_user_id,
+                    "collection": POST,
+                    "rkey": self._record_key(attempt),
+                },
+            )
+        except outbound.PermanentError as error:
+            if isinstance(error, outbound.AuthenticationError) or NOT_FOUND not in error.excerpt:
+                raise
+            return None
+        if not same_text(str((found.get("value") or {}).get("text") or ""), content.text):
+            return None
+        return self._published(credentials, str(found["uri"]))
+
+    def metrics(self, credentials: Credentials, published: Published) -> Metrics:
+        self.refresh(credentials)
+        answer: dict[str, Any] = self._call(
+            "GET",
+            "app.bsky.feed.getPosts",
+            credentials,
+            params={"uris": published.provider_post_id},
+        )
+        posts = answer.get("posts") or [{}]
+        engagement = sum(
+            int(posts[0].get(name) or 0)
+            for name in ("likeCount", "repostCount", "replyCount", "quoteCount")
+        )
+        return Metrics(engagement=engagement)
+
+    def revoke(self, credentials: Credentials) -> None:
+        """Ends the session at the server (deleteSession takes the refresh token)."""
+        if credentials.refresh_token:
+            url, guarded = self._xrpc("com.atproto.server.deleteSession", credentials)
+            self._client.call(
+                "POST",
+                url,
+                guarded=guarded,
+                headers={"Authorization": f"Bearer {credentials.refresh_token}"},
                 idempotent=True,
             )
+
+
+def _reset_in(response: requests.Response) -> float | None:
+    """`RateLimit-Reset` is a Unix time."""
+    try:
+        reset = float(response.headers.get("RateLimit-Reset", ""))
+    except ValueError:
+        return None
+    return max(0.0, reset - timezone.now().timestamp())

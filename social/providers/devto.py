@@ -1,42 +1,120 @@
-"""Dev.to (Forem): an API key; identity from GET /users/me."""
+"""Dev.to (Forem): an API key; articles with a title, markdown and up to four tags."""
 
 from typing import Any
 
-import requests
 from django.conf import settings
 
 from config import outbound
-from social.providers.base import ConnectRequest, Identity
+from social.providers.base import (
+    Attempt,
+    ConnectRequest,
+    Content,
+    Credentials,
+    Identity,
+    Metrics,
+    OAuthApp,
+    ProviderClient,
+    Published,
+    same_text,
+)
 
 ACCEPT = "application/vnd.forem.api-v1+json"
-
-
-def _classify(response: requests.Response) -> outbound.OutboundError | None:
-    # Forem answers a bad key with 401 {"error": "unauthorized"}; the default classes fit.
-    return None
+RECENT_ARTICLES = 30
+METRICS_PAGES = 10  # /articles/me/all pages of 100 searched for one article's counters
 
 
 class DevtoAdapter:
-    def __init__(self) -> None:
-        self.client = outbound.Client(
-            "devto", read_timeout=settings.SOCIAL_HTTP_TIMEOUT_SECONDS, classify=_classify
-        )
+    """Forem answers a bad key with 401, rejects with 422 and limits with 429 and Retry-After:
+    the default classification by status code fits."""
+
+    provider = "devto"
+    _client = ProviderClient("devto")
+
+    @staticmethod
+    def configured() -> bool:
+        return True  # each user brings an API key
 
     def _headers(self, api_key: str) -> dict[str, str]:
         return {"api-key": api_key, "Accept": ACCEPT}
 
-    def connect(self, request: ConnectRequest) -> Identity:
-        response = self.client.request(
-            "GET", f"{settings.DEVTO_API_URL}/users/me", headers=self._headers(request.code)
+    def _get(self, path: str, credentials: Credentials, **params: Any) -> Any:
+        return self._client.json(
+            "GET",
+            f"{settings.DEVTO_API_URL}{path}",
+            params=params,
+            headers=self._headers(credentials.access_token),
         )
-        me: dict[str, Any] = response.json()
+
+    def authorize_url(
+        self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
+    ) -> str:
+        raise NotImplementedError("Dev.to connects with an API key")
+
+    def connect(self, request: ConnectRequest) -> Identity:
+        return self.identity(Credentials(provider_user_id="", access_token=request.code))
+
+    def identity(self, credentials: Credentials) -> Identity:
+        me: dict[str, Any] = self._get("/users/me", credentials)
         return Identity(
             provider_user_id=str(me["id"]),
             username=str(me.get("username") or ""),
             display_name=str(me.get("name") or ""),
             avatar=str(me.get("profile_image") or ""),
-            access_token=request.code,
+            access_token=credentials.access_token,
         )
 
-    def revoke(self, *, access_token: str, refresh_token: str) -> None:
+    def refresh(self, credentials: Credentials) -> None:
+        """API keys do not expire."""
+
+    def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
+        article: dict[str, Any] = {
+            "title": content.title,
+            "body_markdown": content.text,
+            "published": True,
+            "tags": list(content.tags[:4]),
+        }
+        if content.media:
+            article["main_image"] = content.media[0].url
+        if content.link:
+            article["canonical_url"] = content.link
+        created: dict[str, Any] = self._client.json(
+            "POST",
+            f"{settings.DEVTO_API_URL}/articles",
+            json={"article": article},
+            headers=self._headers(credentials.access_token),
+        )
+        return Published(provider_post_id=str(created["id"]), url=str(created.get("url") or ""))
+
+    def lookup(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> Published | None:
+        articles: list[dict[str, Any]] = self._get(
+            "/articles/me/all", credentials, per_page=RECENT_ARTICLES
+        )
+        for article in articles:
+            if same_text(str(article.get("title") or ""), content.title) and same_text(
+                str(article.get("body_markdown") or content.text), content.text
+            ):
+                return Published(
+                    provider_post_id=str(article["id"]), url=str(article.get("url") or "")
+                )
+        return None
+
+    def metrics(self, credentials: Credentials, published: Published) -> Metrics:
+        for page in range(1, METRICS_PAGES + 1):
+            articles: list[dict[str, Any]] = self._get(
+                "/articles/me/all", credentials, per_page=100, page=page
+            )
+            for article in articles:
+                if str(article.get("id")) == published.provider_post_id:
+                    return Metrics(
+                        impressions=int(article.get("page_views_count") or 0),
+                        engagement=int(article.get("public_reactions_count") or 0)
+                        + int(article.get("comments_count") or 0),
+                    )
+            if len(articles) < 100:
+                break
+        raise outbound.PermanentError("The article is no longer among the account's articles.")
+
+    def revoke(self, credentials: Credentials) -> None:
         """Forem has no revocation endpoint: the user deletes the key in their settings."""

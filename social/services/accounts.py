@@ -1,51 +1,251 @@
-"""Connecting and disconnecting accounts. Provider calls happen outside any transaction; the
-account row is written in a short one after the provider answered."""
+"""Connecting, calling and disconnecting social accounts.
 
+Provider calls happen outside any transaction; rows are written in short transactions before
+(the consent `state` consumed) and after (the account stored) the provider answered.
+"""
+
+import hashlib
 import logging
+import secrets
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
 from config import outbound
+from config.errors import ValidationFailed
+from notifications.models import NotificationType
+from notifications.services import notify
 from social.errors import (
     AccountAlreadyConnected,
     AccountNotFound,
+    AuthorizeFirst,
+    InvalidState,
+    NoFacebookPage,
+    NoInstagramAccount,
     ProviderAuthFailed,
     ProviderNotConfigured,
     ProviderUnavailable,
 )
-from social.models import AccountStatus, SocialAccount
+from social.models import AccountStatus, ConnectState, MastodonApp, Provider, SocialAccount
 from social.providers import PLATFORMS
-from social.providers.base import ConnectRequest, Identity
+from social.providers.base import (
+    ConnectionRefused,
+    ConnectRequest,
+    Credentials,
+    Identity,
+    OAuthApp,
+)
+from social.providers.mastodon import MastodonAdapter, normalize_instance
+from social.selectors import settings_for
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
 
-def account_connect(*, user: User, provider: str, request: ConnectRequest) -> SocialAccount:
-    """Check the credentials with the provider, then store the account (or refresh the one
-    this user already has). Nothing is stored when the provider refuses or cannot be
-    reached."""
+REFUSALS = {"no_facebook_page": NoFacebookPage, "no_instagram_account": NoInstagramAccount}
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    provider: str
+    url: str
+    state: str
+    expires_at: datetime
+
+
+def _state_hash(state: str) -> str:
+    return hashlib.sha256(state.encode()).hexdigest()
+
+
+def _platform_adapter(provider: str) -> Any:
     platform = PLATFORMS[provider]
-    if platform.adapter is None:
+    if not platform.configured:
         raise ProviderNotConfigured(details={"provider": provider})
+    return platform.adapter
+
+
+def _checked_instance(instance: str) -> str:
+    """A Mastodon server address: normalized, https and public (the outbound guard)."""
+    normalized = normalize_instance(instance)
     try:
-        identity = platform.adapter().connect(request)
-    except outbound.TransientError as exc:
-        raise ProviderUnavailable(details={"provider": provider}) from exc
-    except outbound.PermanentError as exc:  # authentication errors included
-        raise ProviderAuthFailed(
-            details={"provider": provider, "providerMessage": exc.excerpt[:500] or exc.message}
-        ) from exc
+        outbound.guard_url(normalized)
+    except outbound.UnsafeURL as error:
+        raise ValidationFailed(details={"instance": [error.message]}) from None
+    return normalized
+
+
+def _provider_error(provider: str, error: outbound.OutboundError) -> Exception:
+    if isinstance(error, outbound.TransientError):
+        return ProviderUnavailable(details={"provider": provider})
+    return ProviderAuthFailed(
+        details={"provider": provider, "providerMessage": error.excerpt[:500] or error.message}
+    )
+
+
+# --- Consent (OAuth providers) ----------------------------------------------------------------
+
+
+def connect_authorize(
+    *, user: User, provider: str, redirect_uri: str, instance: str = ""
+) -> Consent:
+    """The provider's consent page for this user, with a fresh single-use `state`."""
+    adapter = _platform_adapter(provider)
+    if PLATFORMS[provider].connect_method != "oauth":
+        raise ValidationFailed(
+            details={
+                "provider": [
+                    f"{PLATFORMS[provider].name} connects with credentials, not a consent page: "
+                    "send them to POST /api/social/connect."
+                ]
+            }
+        )
+    app: MastodonApp | None = None
+    if provider == Provider.MASTODON:
+        if not instance:
+            raise ValidationFailed(details={"instance": ["Your Mastodon server is required."]})
+        instance = _checked_instance(instance)
+        app = _mastodon_app(instance=instance, redirect_uri=redirect_uri)
+    state = secrets.token_urlsafe(32)
+    expires_at = timezone.now() + timedelta(seconds=settings.SOCIAL_CONNECT_STATE_SECONDS)
+    ConnectState.objects.create(
+        user=user,
+        provider=provider,
+        state_hash=_state_hash(state),
+        redirect_uri=redirect_uri,
+        instance=instance,
+        app=app,
+        expires_at=expires_at,
+    )
+    url = adapter.authorize_url(
+        redirect_uri=redirect_uri,
+        state=state,
+        app=OAuthApp(app.client_id, str(app.client_secret)) if app else None,
+        instance=instance,
+    )
+    return Consent(provider=provider, url=url, state=state, expires_at=expires_at)
+
+
+def _mastodon_app(*, instance: str, redirect_uri: str) -> MastodonApp:
+    """Our app on the instance for this redirect URI: registered once, then reused."""
+    existing = MastodonApp.objects.filter(instance=instance, redirect_uri=redirect_uri).first()
+    if existing is not None:
+        return existing
+    adapter: MastodonAdapter = PLATFORMS[Provider.MASTODON].adapter  # type: ignore[assignment]
     try:
-        return _store(user=user, provider=provider, instance=request.instance, identity=identity)
+        registered = adapter.register_app(instance=instance, redirect_uri=redirect_uri)
+    except outbound.OutboundError as error:
+        raise _provider_error(Provider.MASTODON, error) from error
+    try:
+        with transaction.atomic():
+            return MastodonApp.objects.create(
+                instance=instance,
+                redirect_uri=redirect_uri,
+                client_id=registered.client_id,
+                client_secret=registered.client_secret,
+            )
+    except IntegrityError:  # registered by a concurrent request: use that one
+        return MastodonApp.objects.get(instance=instance, redirect_uri=redirect_uri)
+
+
+def _consume_state(*, user: User, provider: str, state: str) -> ConnectState:
+    """The consent this `state` stands for, used up now (one conditional UPDATE: a replayed
+    or concurrent use finds it taken)."""
+    now = timezone.now()
+    consent = ConnectState.objects.filter(
+        state_hash=_state_hash(state), user=user, provider=provider, used_at__isnull=True,
+        expires_at__gt=now,
+    ).select_related("app").first()  # fmt: skip
+    if consent is None:
+        raise InvalidState()
+    taken = ConnectState.objects.filter(pk=consent.pk, used_at__isnull=True).update(used_at=now)
+    if not taken:
+        raise InvalidState()
+    return consent
+
+
+def _mastodon_request(
+    *, user: User, request: ConnectRequest, consent: ConnectState | None
+) -> ConnectRequest:
+    """The connect request completed with the instance's app (authorized first)."""
+    instance = _checked_instance(request.instance)
+    app: MastodonApp | None = None
+    redirect_uri = request.redirect_uri
+    if consent is not None:
+        if consent.instance != instance:
+            raise InvalidState(details={"instance": "The consent was given on another server."})
+        app = consent.app
+    else:
+        latest = (
+            ConnectState.objects.filter(user=user, provider=Provider.MASTODON, instance=instance)
+            .filter(**({"redirect_uri": redirect_uri} if redirect_uri else {}))
+            .select_related("app")
+            .order_by("-created_at")
+            .first()
+        )
+        if latest is not None:
+            app, redirect_uri = latest.app, redirect_uri or latest.redirect_uri
+    if app is None:
+        raise AuthorizeFirst()
+    return ConnectRequest(
+        code=request.code,
+        redirect_uri=redirect_uri or app.redirect_uri,
+        instance=instance,
+        app=OAuthApp(app.client_id, str(app.client_secret)),
+    )
+
+
+# --- Connecting -------------------------------------------------------------------------------
+
+
+def account_connect(
+    *, user: User, provider: str, request: ConnectRequest, state: str = ""
+) -> SocialAccount:
+    """Check the code or credentials with the provider, then store the account (or renew the
+    one this user already has). Nothing is stored when the provider refuses or cannot be
+    reached; the user is notified either way (as their preferences say)."""
+    adapter = _platform_adapter(provider)
+    consent = _consume_state(user=user, provider=provider, state=state) if state else None
+    if consent is not None:
+        if request.redirect_uri and request.redirect_uri != consent.redirect_uri:
+            raise InvalidState(details={"redirectUri": "It differs from the authorized one."})
+        request = ConnectRequest(
+            code=request.code,
+            identifier=request.identifier,
+            redirect_uri=consent.redirect_uri,
+            instance=request.instance or consent.instance,
+            page_id=request.page_id,
+        )
+    if provider == Provider.MASTODON:
+        request = _mastodon_request(user=user, request=request, consent=consent)
+    app = MastodonApp.objects.filter(
+        instance=request.instance, client_id=request.app.client_id
+    ).first() if request.app else None  # fmt: skip
+    try:
+        identity = adapter.connect(request)
+    except ConnectionRefused as refusal:
+        _notify_failed(user=user, provider=provider, reason=refusal.message)
+        raise REFUSALS[refusal.code](refusal.message) from None
+    except outbound.OutboundError as error:
+        _notify_failed(user=user, provider=provider, reason=error.message)
+        raise _provider_error(provider, error) from error
+    try:
+        return _store(user=user, provider=provider, instance=request.instance, identity=identity,
+                      app=app)  # fmt: skip
     except IntegrityError:  # another user connected the same account a moment ago
         raise AccountAlreadyConnected() from None
 
 
 @transaction.atomic
-def _store(*, user: User, provider: str, instance: str, identity: Identity) -> SocialAccount:
+def _store(
+    *, user: User, provider: str, instance: str, identity: Identity, app: MastodonApp | None
+) -> SocialAccount:
     live = (
         SocialAccount.objects.select_for_update()
         .filter(provider=provider, instance=instance, provider_user_id=identity.provider_user_id)
@@ -65,15 +265,128 @@ def _store(*, user: User, provider: str, instance: str, identity: Identity) -> S
     account.username = identity.username
     account.display_name = identity.display_name
     account.email = identity.email
-    account.avatar = identity.avatar
+    account.avatar = identity.avatar[:1000]
     account.access_token = identity.access_token
     account.refresh_token = identity.refresh_token
     account.expires_at = identity.expires_at
+    account.expiry_warned_days = None
+    account.endpoint = identity.endpoint
+    account.app = app
     account.limits = identity.limits or PLATFORMS[provider].limits
     account.status = AccountStatus.CONNECTED
     account.last_sync = timezone.now()
     account.save()
+    name = PLATFORMS[provider].name
+    notify_preferring(
+        user=user,
+        preference="oauthSuccess",
+        type=NotificationType.ACCOUNT_CONNECTED,
+        title=f"{name} connected",
+        message=f"{account.username or name} is connected: you can publish and schedule to it.",
+        metadata={"accountId": str(account.id), "platform": provider},
+    )
     return account
+
+
+def notify_preferring(*, user: User, preference: str, **notification: Any) -> None:
+    """Notify the user unless their social settings turned this kind off."""
+    if settings_for(user).wants(preference):
+        notify(user=user, **notification)
+
+
+def _notify_failed(*, user: User, provider: str, reason: str) -> None:
+    name = PLATFORMS[provider].name
+    notify_preferring(
+        user=user,
+        preference="oauthFailure",
+        type=NotificationType.ACCOUNT_CONNECT_FAILED,
+        title=f"{name} could not be connected",
+        message=reason,
+        metadata={"platform": provider},
+    )
+
+
+# --- Acting as an account ---------------------------------------------------------------------
+
+
+def credentials_of(account: SocialAccount) -> Credentials:
+    app = account.app
+    return Credentials(
+        provider_user_id=account.provider_user_id,
+        access_token=str(account.access_token),
+        refresh_token=str(account.refresh_token),
+        expires_at=account.expires_at,
+        username=account.username,
+        instance=account.instance,
+        endpoint=account.endpoint,
+        app=OAuthApp(app.client_id, str(app.client_secret)) if app else None,
+    )
+
+
+def account_call(account: SocialAccount, call: Callable[[Any, Credentials], T]) -> T:
+    """Run `call(adapter, credentials)` for the account, outside any transaction: renewed
+    credentials are stored afterwards, and an authentication failure marks the account
+    `expired` (the user must reconnect) before the error goes on to the caller."""
+    adapter = PLATFORMS[account.provider].adapter
+    credentials = credentials_of(account)
+    try:
+        adapter.refresh(credentials)
+        return call(adapter, credentials)
+    except outbound.AuthenticationError as error:
+        account_mark_expired(account=account, reason=error.message)
+        raise
+    finally:
+        if credentials.renewed:
+            _credentials_store(account, credentials)
+
+
+def _credentials_store(account: SocialAccount, credentials: Credentials) -> None:
+    account.access_token = credentials.access_token
+    account.refresh_token = credentials.refresh_token
+    account.expires_at = credentials.expires_at
+    account.expiry_warned_days = None
+    account.last_sync = timezone.now()
+    SocialAccount.objects.filter(pk=account.pk, status=AccountStatus.CONNECTED).update(
+        access_token=account.access_token,
+        refresh_token=account.refresh_token,
+        expires_at=account.expires_at,
+        expiry_warned_days=None,
+        last_sync=account.last_sync,
+        updated_at=timezone.now(),
+    )
+
+
+def account_mark_expired(*, account: SocialAccount, reason: str = "") -> bool:
+    """The provider refused the account's credentials: `expired`, and the user is told to
+    reconnect (once: an account already expired is left as it is). Whether it changed."""
+    with transaction.atomic():
+        changed = SocialAccount.objects.filter(
+            pk=account.pk, status=AccountStatus.CONNECTED
+        ).update(status=AccountStatus.EXPIRED, updated_at=timezone.now())
+        if changed:
+            account.status = AccountStatus.EXPIRED
+            name = PLATFORMS[account.provider].name
+            notify_preferring(
+                user=account.user,
+                preference="tokenExpiry",
+                type=NotificationType.TOKEN_EXPIRING,
+                title=f"Reconnect {name}",
+                message=(
+                    f"{name} no longer accepts the connection of {account.username or name}: "
+                    "reconnect it to keep publishing." + (f" ({reason})" if reason else "")
+                ),
+                metadata={
+                    "accountId": str(account.id),
+                    "platform": account.provider,
+                    "expired": True,
+                },
+            )
+    if changed:
+        logger.info("Social account %s (%s) marked expired", account.pk, account.provider)
+    return bool(changed)
+
+
+# --- Disconnecting ----------------------------------------------------------------------------
 
 
 def account_disconnect(*, user: User, account_id: uuid.UUID) -> int:
@@ -82,21 +395,25 @@ def account_disconnect(*, user: User, account_id: uuid.UUID) -> int:
     with transaction.atomic():
         account = (
             SocialAccount.objects.select_for_update()
+            .select_related("app")
             .filter(pk=account_id, user=user)
             .exclude(status=AccountStatus.DISCONNECTED)
             .first()
         )
         if account is None:
             raise AccountNotFound()
-        access, refresh = str(account.access_token), str(account.refresh_token)
+        credentials = credentials_of(account)
         account.access_token = account.refresh_token = ""
         account.status = AccountStatus.DISCONNECTED
         account.save(update_fields=["access_token", "refresh_token", "status", "updated_at"])
-        provider = account.provider
-    adapter = PLATFORMS[provider].adapter
-    if adapter is not None:
-        try:
-            adapter().revoke(access_token=access, refresh_token=refresh)
-        except outbound.OutboundError:
-            logger.warning("Could not revoke the %s session at the provider", provider)
-    return 0  # scheduled records arrive with the posts issue
+        cancelled = _records_cancel(account)
+    try:
+        PLATFORMS[account.provider].adapter.revoke(credentials)
+    except outbound.OutboundError:
+        logger.warning("Could not revoke the %s session at the provider", account.provider)
+    return cancelled
+
+
+def _records_cancel(account: SocialAccount) -> int:
+    """Cancel the account's pending scheduled records (none exist before posts do)."""
+    return 0

@@ -1,40 +1,700 @@
-"""Local stand-ins of the providers' APIs, behaving like the real ones (providers.md): the
-requests they accept, their answers and their error bodies. A test points the settings' base
-URLs at them and reads what they received."""
+"""Local stand-ins of the six providers' APIs, one HTTP server each, behaving like the real ones
+(providers.md): the consent redirects and code checks, the requests they accept, their answers,
+their error bodies and codes, 429 with the platform's reset header, expired tokens.
 
+A test points the settings at `standins.settings()` and reads what each stand-in received
+(`calls`) or created (`posts`). `fail` makes a stand-in answer like an outage or a rate limit,
+`latency` slows every answer, `expire` makes its tokens stop working.
+"""
+
+import base64
+import itertools
 import json
+import re
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import parse_qs, urlparse
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, urlencode, urlparse
 
+LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
+FACEBOOK_APP = ("fb-app-id", "fb-app-secret")
+GRAPH_VERSION = "v24.0"
+LINKEDIN_VERSION = "202510"
 DEVTO_KEY = "devto-key-0123456789"
 BLUESKY_HANDLE = "ada.bsky.social"
 BLUESKY_APP_PASSWORD = "abcd-efgh-ijkl-mnop"
 BLUESKY_DID = "did:plc:ada123"
+LINKEDIN_SUB = "li-ada-42"
+FACEBOOK_PAGES: list[dict[str, Any]] = [
+    {"id": "1001", "name": "Ada Designs", "ig": "17841400000000001"},
+    {"id": "1002", "name": "Ada Side Project", "ig": None},
+]
+MASTODON_ACCOUNT_ID = "109000000000000001"
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any  # JSON, a form as a dict, or bytes
+
+    def q(self, name: str) -> str:
+        return self.query.get(name, [""])[0]
+
+
+Answer = tuple[int, Any, dict[str, str]]
 
 
 @dataclass
 class StandIn:
+    """One provider's API. Subclasses declare `routes`: (method, path regex, handler)."""
+
+    name: str = ""
     url: str = ""
-    mode: str = "ok"  # ok, down (503), busy (429 with Retry-After)
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    fail: str = ""  # "", "down" (503), "busy" (429), "timeout" (no answer in time)
+    latency: float = 0.0
+    expired: bool = False
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    routes: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+
+    def next_id(self) -> int:
+        with self.lock:
+            return next(self._ids)
+
+    def received(self, method: str, path: str) -> list[Call]:
+        return [call for call in self.calls if call.method == method and call.path == path]
+
+    def busy(self) -> Answer:
+        return (
+            429,
+            {"error": "RateLimitExceeded", "message": "Too many requests"},
+            {"Retry-After": "30"},
+        )
+
+    def down(self) -> Answer:
+        return 503, {"error": "ServiceUnavailable"}, {}
+
+    def dispatch(self, call: Call) -> Answer:
+        for method, pattern, handler in self.routes:
+            match = re.fullmatch(pattern, call.path)
+            if method == call.method and match:
+                answer: Answer = getattr(self, handler)(call, *match.groups())
+                return answer
+        return 404, {"error": "NotFound", "message": f"{call.method} {call.path}"}, {}
+
+
+def _bearer(call: Call) -> str:
+    value = call.headers.get("Authorization", "")
+    return value[7:] if value.startswith("Bearer ") else ""
+
+
+def _consent_redirect(call: Call, code: str) -> Answer:
+    """The consent page after the user approved: back to the redirect URI with code and state."""
+    query = urlencode({"code": code, "state": call.q("state")})
+    return 302, b"", {"Location": f"{call.q('redirect_uri')}?{query}"}
+
+
+# --- LinkedIn ---------------------------------------------------------------------------------
+
+
+@dataclass
+class LinkedInStandIn(StandIn):
+    codes: dict[str, str] = field(default_factory=dict)  # code -> redirect URI
+    routes = (
+        ("GET", r"/oauth/v2/authorization", "authorize"),
+        ("POST", r"/oauth/v2/accessToken", "token"),
+        ("GET", r"/v2/userinfo", "userinfo"),
+        ("POST", r"/rest/posts", "create_post"),
+        ("GET", r"/rest/posts", "find_posts"),
+        ("POST", r"/rest/images", "initialize_upload"),
+        ("PUT", r"/upload/(\w+)", "upload"),
+        ("GET", r"/rest/memberCreatorPostAnalytics", "analytics"),
+    )
+
+    def _token_ok(self, call: Call) -> Answer | None:
+        if self.expired or _bearer(call) != "li-access-token":
+            return 401, {"status": 401, "serviceErrorCode": 65602, "code": "EXPIRED_ACCESS_TOKEN",
+                         "message": "The token used in the request has expired"}, {}  # fmt: skip
+        return None
+
+    def _versioned(self, call: Call) -> Answer | None:
+        if call.headers.get("LinkedIn-Version") != LINKEDIN_VERSION:
+            return 426, {"status": 426, "code": "NONEXISTENT_VERSION",
+                         "message": "Requested version is not active"}, {}  # fmt: skip
+        if call.headers.get("X-Restli-Protocol-Version") != "2.0.0":
+            return 400, {"status": 400, "message": "Restli protocol 2.0.0 required"}, {}
+        return self._token_ok(call)
+
+    def authorize(self, call: Call) -> Answer:
+        if call.q("client_id") != LINKEDIN_CLIENT[0] or "w_member_social" not in call.q("scope"):
+            return 400, {"error": "invalid_request", "error_description": "bad client or scope"}, {}
+        code = f"li-code-{self.next_id()}"
+        self.codes[code] = call.q("redirect_uri")
+        return _consent_redirect(call, code)
+
+    def token(self, call: Call) -> Answer:
+        form = call.body
+        if (form.get("client_id"), form.get("client_secret")) != LINKEDIN_CLIENT:
+            return 401, {"error": "invalid_client",
+                         "error_description": "Client authentication failed"}, {}  # fmt: skip
+        exchange = form.get("grant_type") == "authorization_code"
+        if exchange and self.codes.pop(form.get("code", ""), None) != form.get("redirect_uri"):
+            return 400, {"error": "invalid_request",
+                             "error_description": "Unable to retrieve access token: "
+                             "authorization code not found"}, {}  # fmt: skip
+        return 200, {"access_token": "li-access-token", "expires_in": 5184000,
+                     "scope": "email,openid,profile,w_member_social"}, {}  # fmt: skip
+
+    def userinfo(self, call: Call) -> Answer:
+        return self._token_ok(call) or (
+            200,
+            {"sub": LINKEDIN_SUB, "name": "Ada Lovelace", "email": "ada@example.com",
+             "picture": "https://media.licdn.com/ada.jpg", "email_verified": True},
+            {},
+        )  # fmt: skip
+
+    def create_post(self, call: Call) -> Answer:
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        body = call.body
+        if body.get("author") != f"urn:li:person:{LINKEDIN_SUB}" or "commentary" not in body:
+            return 422, {"status": 422, "message": "author and commentary are required"}, {}
+        if any(post["commentary"] == body["commentary"] for post in self.posts):
+            return 422, {"status": 422, "code": "DUPLICATE_POST",
+                         "message": "Content is a duplicate of urn:li:share:1"}, {}  # fmt: skip
+        urn = f"urn:li:share:{7000 + self.next_id()}"
+        self.posts.append({**body, "id": urn, "createdAt": int(time.time() * 1000)})
+        return 201, b"", {"x-restli-id": urn}
+
+    def find_posts(self, call: Call) -> Answer:
+        return self._versioned(call) or (200, {"elements": list(reversed(self.posts))}, {})
+
+    def initialize_upload(self, call: Call) -> Answer:
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        number = self.next_id()
+        return 200, {"value": {"uploadUrl": f"{self.url}/upload/{number}",
+                               "image": f"urn:li:image:{number}"}}, {}  # fmt: skip
+
+    def upload(self, call: Call, number: str) -> Answer:
+        return 201, b"", {}
+
+    def analytics(self, call: Call) -> Answer:
+        counts = {"IMPRESSION": 120, "REACTION": 7, "COMMENT": 2, "RESHARE": 1}
+        return self._versioned(call) or (
+            200,
+            {"elements": [{"count": counts.get(call.q("queryType"), 0)}]},
+            {},
+        )
+
+
+# --- Meta: Facebook Pages and Instagram -------------------------------------------------------
+
+
+def _graph_error(code: int, message: str, status: int = 400) -> Answer:
+    return status, {"error": {"message": message, "type": "OAuthException", "code": code,
+                              "fbtrace_id": "AbCdEf"}}, {}  # fmt: skip
+
+
+@dataclass
+class MetaStandIn(StandIn):
+    codes: dict[str, str] = field(default_factory=dict)
+    pages: list[dict[str, Any]] = field(default_factory=lambda: [dict(p) for p in FACEBOOK_PAGES])
+    containers: dict[str, str] = field(default_factory=dict)  # container -> caption
+    routes = (
+        ("GET", rf"/{GRAPH_VERSION}/dialog/oauth", "authorize"),
+        ("GET", rf"/{GRAPH_VERSION}/oauth/access_token", "token"),
+        ("GET", rf"/{GRAPH_VERSION}/me/accounts", "accounts"),
+        ("POST", rf"/{GRAPH_VERSION}/(\d+)/feed", "create_feed_post"),
+        ("GET", rf"/{GRAPH_VERSION}/(\d+)/feed", "feed"),
+        ("POST", rf"/{GRAPH_VERSION}/(\d+)/photos", "create_photo"),
+        ("POST", rf"/{GRAPH_VERSION}/(\d+)/media", "create_container"),
+        ("POST", rf"/{GRAPH_VERSION}/(\d+)/media_publish", "publish_container"),
+        ("GET", rf"/{GRAPH_VERSION}/(\d+)/media", "media"),
+        ("GET", rf"/{GRAPH_VERSION}/([\w]+)/insights", "insights"),
+        ("GET", rf"/{GRAPH_VERSION}/([\w]+)", "node"),
+    )
+
+    def dispatch(self, call: Call) -> Answer:
+        if not call.path.startswith(f"/{GRAPH_VERSION}/"):
+            return _graph_error(2635, "You are calling a deprecated version of the Graph API.")
+        return super().dispatch(call)
+
+    def _page_token(self, call: Call) -> Answer | None:
+        if self.expired or not _bearer(call).startswith("page-token-"):
+            return _graph_error(190, "Error validating access token: Session has expired.")
+        return None
+
+    def authorize(self, call: Call) -> Answer:
+        if call.q("client_id") != FACEBOOK_APP[0]:
+            return _graph_error(101, "Error validating application. Invalid application ID.")
+        code = f"fb-code-{self.next_id()}"
+        self.codes[code] = call.q("redirect_uri")
+        return _consent_redirect(call, code)
+
+    def token(self, call: Call) -> Answer:
+        if call.q("client_id") != FACEBOOK_APP[0] or call.q("client_secret") != FACEBOOK_APP[1]:
+            return _graph_error(1, "Error validating client secret.")
+        if call.q("grant_type") == "fb_exchange_token":
+            if call.q("fb_exchange_token") != "fb-short-token":
+                return _graph_error(190, "Invalid OAuth access token.")
+            return 200, {"access_token": "fb-long-token", "token_type": "bearer",
+                         "expires_in": 5183944}, {}  # fmt: skip
+        if self.codes.pop(call.q("code"), None) != call.q("redirect_uri"):
+            return _graph_error(100, "Invalid verification code format.")
+        return 200, {"access_token": "fb-short-token", "token_type": "bearer",
+                     "expires_in": 5400}, {}  # fmt: skip
+
+    def accounts(self, call: Call) -> Answer:
+        if _bearer(call) != "fb-long-token":
+            return _graph_error(190, "Invalid OAuth access token.")
+        data = [
+            {"id": page["id"], "name": page["name"], "access_token": f"page-token-{page['id']}",
+             "picture": {"data": {"url": f"https://scontent.example/{page['id']}.jpg"}}}
+            for page in self.pages
+        ]  # fmt: skip
+        return 200, {"data": data, "paging": {}}, {}
+
+    def _page_post(self, page: str, message: str, kind: str) -> str:
+        post_id = f"{page}_{9000 + self.next_id()}"
+        self.posts.append({"id": post_id, "page": page, "message": message, "kind": kind,
+                           "created_time": int(time.time())})  # fmt: skip
+        return post_id
+
+    def create_feed_post(self, call: Call, page: str) -> Answer:
+        refused = self._page_token(call)
+        if refused:
+            return refused
+        if not call.body.get("message") and not call.body.get("link"):
+            return _graph_error(100, "(#100) Missing message or attachment.")
+        post_id = self._page_post(page, call.body.get("message", ""), "feed")
+        self.posts[-1]["body"] = call.body
+        return 200, {"id": post_id}, {}
+
+    def create_photo(self, call: Call, page: str) -> Answer:
+        refused = self._page_token(call)
+        if refused:
+            return refused
+        photo = str(9500 + self.next_id())
+        if call.body.get("published") == "false":
+            return 200, {"id": photo}, {}
+        post_id = self._page_post(page, call.body.get("caption", ""), "photo")
+        self.posts[-1]["body"] = call.body
+        return 200, {"id": photo, "post_id": post_id}, {}
+
+    def feed(self, call: Call, page: str) -> Answer:
+        items = [
+            {"id": post["id"], "message": post["message"],
+             "permalink_url": f"https://www.facebook.com/{post['id']}"}
+            for post in reversed(self.posts) if post.get("page") == page
+        ]  # fmt: skip
+        return self._page_token(call) or (200, {"data": items}, {})
+
+    def create_container(self, call: Call, ig: str) -> Answer:
+        refused = self._page_token(call)
+        if refused:
+            return refused
+        if not call.body.get("image_url") and call.body.get("media_type") != "CAROUSEL":
+            return _graph_error(9004, "Only photo or video can be accepted as media type.")
+        container = str(18000 + self.next_id())
+        self.containers[container] = call.body.get("caption", "")
+        return 200, {"id": container}, {}
+
+    def publish_container(self, call: Call, ig: str) -> Answer:
+        refused = self._page_token(call)
+        if refused:
+            return refused
+        container = call.body.get("creation_id", "")
+        if container not in self.containers:
+            return _graph_error(24, "The media container was not found.")
+        media = str(17900 + self.next_id())
+        self.posts.append({"id": media, "ig": ig, "caption": self.containers.pop(container)})
+        return 200, {"id": media}, {}
+
+    def media(self, call: Call, ig: str) -> Answer:
+        items = [
+            {"id": post["id"], "caption": post["caption"],
+             "permalink": f"https://www.instagram.com/p/{post['id']}/"}
+            for post in reversed(self.posts) if post.get("ig") == ig
+        ]  # fmt: skip
+        return self._page_token(call) or (200, {"data": items}, {})
+
+    def insights(self, call: Call, node: str) -> Answer:
+        names = call.q("metric").split(",")
+        data = [{"name": name, "values": [{"value": 10 + index}]} for index, name in
+                enumerate(names)]  # fmt: skip
+        return self._page_token(call) or (200, {"data": data}, {})
+
+    def node(self, call: Call, node: str) -> Answer:
+        refused = self._page_token(call)
+        if refused:
+            return refused
+        fields = call.q("fields")
+        page = next((p for p in self.pages if p["id"] == node), None)
+        if page is not None:
+            if "instagram_business_account" in fields:
+                linked = {"instagram_business_account": {"id": page["ig"]}} if page["ig"] else {}
+                return 200, {"id": node, **linked}, {}
+            return 200, {"id": node, "name": page["name"]}, {}
+        if any(p["ig"] == node for p in self.pages):
+            return 200, {"id": node, "username": "ada.designs", "name": "Ada Designs",
+                         "profile_picture_url": "https://scontent.example/ig.jpg"}, {}  # fmt: skip
+        if node in self.containers:
+            return 200, {"id": node, "status_code": "FINISHED"}, {}
+        if "permalink_url" in fields:
+            return 200, {"id": node, "permalink_url": f"https://www.facebook.com/{node}"}, {}
+        if "permalink" in fields:
+            return 200, {"id": node, "permalink": f"https://www.instagram.com/p/{node}/"}, {}
+        if "reactions" in fields:
+            return 200, {"id": node, "reactions": {"summary": {"total_count": 5}},
+                         "comments": {"summary": {"total_count": 2}},
+                         "shares": {"count": 1}}, {}  # fmt: skip
+        return _graph_error(100, f"Unsupported get request. Object with ID '{node}' does not exist")
+
+
+# --- Bluesky ----------------------------------------------------------------------------------
+
+
+def _jwt(subject: str, lifetime: int, scope: str) -> str:
+    def part(value: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    claims = {"sub": subject, "scope": scope, "iat": int(time.time()),
+              "exp": int(time.time()) + lifetime, "jti": str(time.time_ns())}  # fmt: skip
+    return f"{part({'alg': 'HS256', 'typ': 'JWT'})}.{part(claims)}.c2lnbmF0dXJl"
+
+
+@dataclass
+class BlueskyStandIn(StandIn):
+    access_tokens: set[str] = field(default_factory=set)
+    refresh_tokens: set[str] = field(default_factory=set)
+    sessions_created: int = 0
     deleted_sessions: list[str] = field(default_factory=list)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)  # rkey -> record
+    access_lifetime: int = 7200
+    routes = (
+        ("POST", r"/xrpc/com.atproto.server.createSession", "create_session"),
+        ("POST", r"/xrpc/com.atproto.server.refreshSession", "refresh_session"),
+        ("POST", r"/xrpc/com.atproto.server.deleteSession", "delete_session"),
+        ("GET", r"/xrpc/app.bsky.actor.getProfile", "profile"),
+        ("GET", r"/xrpc/com.atproto.identity.resolveHandle", "resolve_handle"),
+        ("POST", r"/xrpc/com.atproto.repo.uploadBlob", "upload_blob"),
+        ("POST", r"/xrpc/com.atproto.repo.createRecord", "create_record"),
+        ("GET", r"/xrpc/com.atproto.repo.getRecord", "get_record"),
+        ("GET", r"/xrpc/app.bsky.feed.getPosts", "get_posts"),
+    )
+
+    def busy(self) -> Answer:
+        reset = str(int(time.time()) + 30)
+        return (
+            429,
+            {"error": "RateLimitExceeded", "message": "Rate Limit Exceeded"},
+            {"RateLimit-Reset": reset},
+        )
+
+    def _session(self) -> dict[str, Any]:
+        access = _jwt(BLUESKY_DID, self.access_lifetime, "com.atproto.appPass")
+        refresh = _jwt(BLUESKY_DID, 90 * 86400, "com.atproto.refresh")
+        self.access_tokens.add(access)
+        self.refresh_tokens.add(refresh)
+        return {"did": BLUESKY_DID, "handle": BLUESKY_HANDLE, "accessJwt": access,
+                "refreshJwt": refresh, "email": "ada@example.com", "active": True}  # fmt: skip
+
+    def _access_ok(self, call: Call) -> Answer | None:
+        if self.expired or _bearer(call) not in self.access_tokens:
+            return 400, {"error": "ExpiredToken", "message": "Token has expired"}, {}
+        return None
+
+    def create_session(self, call: Call) -> Answer:
+        if (call.body.get("identifier"), call.body.get("password")) != (
+            BLUESKY_HANDLE,
+            BLUESKY_APP_PASSWORD,
+        ):
+            return 401, {"error": "AuthenticationRequired",
+                         "message": "Invalid identifier or password"}, {}  # fmt: skip
+        self.sessions_created += 1
+        return 200, self._session(), {}
+
+    def refresh_session(self, call: Call) -> Answer:
+        token = _bearer(call)
+        if self.expired or token not in self.refresh_tokens:
+            return 400, {"error": "ExpiredToken", "message": "Token has expired"}, {}
+        self.refresh_tokens.discard(token)  # refresh tokens rotate
+        return 200, self._session(), {}
+
+    def delete_session(self, call: Call) -> Answer:
+        self.deleted_sessions.append(_bearer(call))
+        self.refresh_tokens.discard(_bearer(call))
+        return 200, b"", {}
+
+    def profile(self, call: Call) -> Answer:
+        return self._access_ok(call) or (
+            200, {"did": BLUESKY_DID, "handle": BLUESKY_HANDLE, "displayName": "Ada",
+                  "avatar": "https://cdn.bsky.app/ada.jpg"}, {}
+        )  # fmt: skip
+
+    def resolve_handle(self, call: Call) -> Answer:
+        if call.q("handle") == "grace.bsky.social":
+            return 200, {"did": "did:plc:grace456"}, {}
+        return 400, {"error": "InvalidRequest", "message": "Unable to resolve handle"}, {}
+
+    def upload_blob(self, call: Call) -> Answer:
+        return self._access_ok(call) or (
+            200, {"blob": {"$type": "blob", "ref": {"$link": f"bafk{self.next_id()}"},
+                           "mimeType": call.headers.get("Content-Type", ""),
+                           "size": len(call.body)}}, {}
+        )  # fmt: skip
+
+    def create_record(self, call: Call) -> Answer:
+        refused = self._access_ok(call)
+        if refused:
+            return refused
+        rkey = call.body.get("rkey") or f"3k{self.next_id():011d}"
+        with self.lock:
+            if rkey in self.records:
+                return 400, {"error": "InvalidSwap", "message": "Record already exists"}, {}
+            record = call.body["record"]
+            self.records[rkey] = record
+            self.posts.append({"rkey": rkey, **record})
+        uri = f"at://{BLUESKY_DID}/app.bsky.feed.post/{rkey}"
+        return 200, {"uri": uri, "cid": f"bafyrei{rkey}"}, {}
+
+    def get_record(self, call: Call) -> Answer:
+        refused = self._access_ok(call)
+        if refused:
+            return refused
+        record = self.records.get(call.q("rkey"))
+        if record is None:
+            return 400, {"error": "RecordNotFound", "message": "Could not locate record"}, {}
+        uri = f"at://{BLUESKY_DID}/app.bsky.feed.post/{call.q('rkey')}"
+        return 200, {"uri": uri, "cid": "bafyrei", "value": record}, {}
+
+    def get_posts(self, call: Call) -> Answer:
+        return self._access_ok(call) or (
+            200, {"posts": [{"uri": call.q("uris"), "likeCount": 4, "repostCount": 1,
+                             "replyCount": 2, "quoteCount": 0}]}, {}
+        )  # fmt: skip
 
 
-def _handler(state: StandIn) -> type[BaseHTTPRequestHandler]:
+# --- Mastodon ---------------------------------------------------------------------------------
+
+
+@dataclass
+class MastodonStandIn(StandIn):
+    apps: dict[str, dict[str, str]] = field(default_factory=dict)  # client_id -> app
+    codes: dict[str, tuple[str, str]] = field(default_factory=dict)  # code -> (client, redirect)
+    tokens: set[str] = field(default_factory=set)
+    revoked: list[str] = field(default_factory=list)
+    keys: dict[str, dict[str, Any]] = field(default_factory=dict)  # Idempotency-Key -> status
+    max_characters: int = 1000
+    routes = (
+        ("POST", r"/api/v1/apps", "register"),
+        ("GET", r"/oauth/authorize", "authorize"),
+        ("POST", r"/oauth/token", "token"),
+        ("POST", r"/oauth/revoke", "revoke"),
+        ("GET", r"/api/v1/accounts/verify_credentials", "verify"),
+        ("GET", r"/api/v2/instance", "instance"),
+        ("POST", r"/api/v2/media", "upload"),
+        ("POST", r"/api/v1/statuses", "create_status"),
+        ("GET", r"/api/v1/statuses/(\d+)", "status"),
+        ("GET", r"/api/v1/accounts/(\d+)/statuses", "statuses"),
+    )
+
+    def busy(self) -> Answer:
+        reset = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 30))
+        return 429, {"error": "Too many requests"}, {"X-RateLimit-Reset": reset}
+
+    def _token_ok(self, call: Call) -> Answer | None:
+        if self.expired or _bearer(call) not in self.tokens:
+            return 401, {"error": "The access token is invalid"}, {}
+        return None
+
+    def register(self, call: Call) -> Answer:
+        if not call.body.get("client_name") or not call.body.get("redirect_uris"):
+            return 422, {"error": "Validation failed: Application name can't be blank"}, {}
+        number = self.next_id()
+        app = {
+            "client_id": f"masto-client-{number}",
+            "client_secret": f"masto-secret-{number}",
+            "redirect_uri": call.body["redirect_uris"],
+            "scopes": call.body.get("scopes", ""),
+        }
+        self.apps[app["client_id"]] = app  # fmt: skip
+        return 200, {"id": str(number), "name": call.body["client_name"], **app}, {}
+
+    def authorize(self, call: Call) -> Answer:
+        app = self.apps.get(call.q("client_id"))
+        if app is None or app["redirect_uri"] != call.q("redirect_uri"):
+            return 400, {"error": "invalid_client"}, {}
+        code = f"masto-code-{self.next_id()}"
+        self.codes[code] = (app["client_id"], call.q("redirect_uri"))
+        return _consent_redirect(call, code)
+
+    def token(self, call: Call) -> Answer:
+        form = call.body
+        app = self.apps.get(form.get("client_id", ""))
+        if app is None or app["client_secret"] != form.get("client_secret"):
+            return 401, {"error": "invalid_client",
+                         "error_description": "Client authentication failed"}, {}  # fmt: skip
+        if self.codes.pop(form.get("code", ""), None) != (
+            app["client_id"],
+            form.get("redirect_uri"),
+        ):
+            return 400, {"error": "invalid_grant", "error_description": "The provided "
+                         "authorization grant is invalid, expired or revoked"}, {}  # fmt: skip
+        token = f"masto-token-{self.next_id()}"
+        self.tokens.add(token)
+        return 200, {"access_token": token, "token_type": "Bearer", "scope": app["scopes"],
+                     "created_at": int(time.time())}, {}  # fmt: skip
+
+    def revoke(self, call: Call) -> Answer:
+        self.revoked.append(call.body.get("token", ""))
+        self.tokens.discard(call.body.get("token", ""))
+        return 200, {}, {}
+
+    def verify(self, call: Call) -> Answer:
+        return self._token_ok(call) or (
+            200, {"id": MASTODON_ACCOUNT_ID, "username": "ada", "acct": "ada",
+                  "display_name": "Ada", "avatar": f"{self.url}/avatars/ada.png",
+                  "url": f"{self.url}/@ada"}, {}
+        )  # fmt: skip
+
+    def instance(self, call: Call) -> Answer:
+        return 200, {"domain": "127.0.0.1", "configuration": {"statuses": {
+            "max_characters": self.max_characters, "max_media_attachments": 4,
+            "characters_reserved_per_url": 23}}}, {}  # fmt: skip
+
+    def upload(self, call: Call) -> Answer:
+        return self._token_ok(call) or (
+            200, {"id": str(110000 + self.next_id()), "type": "image",
+                  "url": f"{self.url}/media/1.png"}, {}
+        )  # fmt: skip
+
+    def create_status(self, call: Call) -> Answer:
+        refused = self._token_ok(call)
+        if refused:
+            return refused
+        key = call.headers.get("Idempotency-Key", "")
+        with self.lock:
+            if key and key in self.keys:
+                return 200, self.keys[key], {}
+            text = str(call.body.get("status") or "")
+            if not text and not call.body.get("media_ids"):
+                return 422, {"error": "Validation failed: Text can't be blank"}, {}
+            if len(text) > self.max_characters:
+                return 422, {"error": "Validation failed: Text character limit exceeded"}, {}
+            number = str(111000 + self.next_id())
+            status = {"id": number, "url": f"{self.url}/@ada/{number}",
+                      "content": "<p>" + text.replace("\n\n", "</p><p>") + "</p>",
+                      "replies_count": 1, "reblogs_count": 2, "favourites_count": 3}  # fmt: skip
+            self.posts.append({**status, "body": call.body, "key": key})
+            if key:
+                self.keys[key] = status
+        return 200, status, {}
+
+    def status(self, call: Call, number: str) -> Answer:
+        found = next((post for post in self.posts if post["id"] == number), None)
+        if found is None:
+            return 404, {"error": "Record not found"}, {}
+        return self._token_ok(call) or (200, found, {})
+
+    def statuses(self, call: Call, account: str) -> Answer:
+        return self._token_ok(call) or (200, list(reversed(self.posts)), {})
+
+
+# --- Dev.to -----------------------------------------------------------------------------------
+
+
+@dataclass
+class DevtoStandIn(StandIn):
+    routes = (
+        ("GET", r"/api/users/me", "me"),
+        ("POST", r"/api/articles", "create_article"),
+        ("GET", r"/api/articles/me/all", "my_articles"),
+    )
+
+    def _key_ok(self, call: Call) -> Answer | None:
+        if self.expired or call.headers.get("api-key") != DEVTO_KEY:
+            return 401, {"error": "unauthorized", "status": 401}, {}
+        return None
+
+    def me(self, call: Call) -> Answer:
+        return self._key_ok(call) or (
+            200, {"id": 4242, "username": "ada", "name": "Ada Lovelace",
+                  "profile_image": "https://media.dev.to/ada.png"}, {}
+        )  # fmt: skip
+
+    def create_article(self, call: Call) -> Answer:
+        refused = self._key_ok(call)
+        if refused:
+            return refused
+        article = call.body.get("article") or {}
+        if not article.get("title"):
+            return 422, {"error": "Title can't be blank", "status": 422}, {}
+        if len(article.get("tags") or []) > 4:
+            return 422, {"error": "Tag list exceed the maximum of 4 tags", "status": 422}, {}
+        number = 1_900_000 + self.next_id()
+        created = {"id": number, "title": article["title"],
+                   "body_markdown": article.get("body_markdown", ""),
+                   "url": f"https://dev.to/ada/post-{number}", "page_views_count": 30,
+                   "public_reactions_count": 4, "comments_count": 1}  # fmt: skip
+        self.posts.append({**created, "article": article})
+        return 201, created, {}
+
+    def my_articles(self, call: Call) -> Answer:
+        return self._key_ok(call) or (200, list(reversed(self.posts)), {})
+
+
+# --- Serving ----------------------------------------------------------------------------------
+
+
+def _parse_body(headers: Any, raw: bytes) -> Any:
+    kind = headers.get("Content-Type", "")
+    if not raw:
+        return {}
+    if kind.startswith("application/json"):
+        return json.loads(raw)
+    if kind.startswith("application/x-www-form-urlencoded"):
+        return {name: values[0] for name, values in parse_qs(raw.decode()).items()}
+    if kind.startswith("multipart/form-data"):
+        message = BytesParser(policy=HTTP).parsebytes(
+            f"Content-Type: {kind}\r\n\r\n".encode() + raw
+        )
+        return {
+            part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+            for part in message.iter_parts()
+        }
+    return raw
+
+
+def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-        def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-            raw = json.dumps(body).encode()
+        def _send(self, answer: Answer) -> None:
+            status, body, headers = answer
+            raw = body if isinstance(body, bytes) else json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            for name, value in (headers or {}).items():
+            if not isinstance(body, bytes):
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+            for name, value in headers.items():
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(raw)))
             self.end_headers()
@@ -43,66 +703,85 @@ def _handler(state: StandIn) -> type[BaseHTTPRequestHandler]:
         def _handle(self) -> None:
             parsed = urlparse(self.path)
             length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}") if length else {}
-            state.requests.append(
-                {"method": self.command, "path": parsed.path, "headers": dict(self.headers),
-                 "body": body, "query": parse_qs(parsed.query)}
-            )  # fmt: skip
-            if state.mode == "down":
-                return self._send(503, {"error": "ServiceUnavailable"})
-            if state.mode == "busy":
-                return self._send(429, {"error": "RateLimitExceeded"}, {"Retry-After": "30"})
-            route = (self.command, parsed.path)
-            if route == ("GET", "/devto/api/users/me"):
-                if self.headers.get("api-key") != DEVTO_KEY:
-                    return self._send(401, {"error": "unauthorized", "status": 401})
-                return self._send(
-                    200,
-                    {"id": 4242, "username": "ada", "name": "Ada Lovelace",
-                     "profile_image": "https://media.dev.to/ada.png"},
-                )  # fmt: skip
-            if route == ("POST", "/bsky/xrpc/com.atproto.server.createSession"):
-                if (body.get("identifier"), body.get("password")) != (
-                    BLUESKY_HANDLE,
-                    BLUESKY_APP_PASSWORD,
-                ):
-                    return self._send(
-                        401,
-                        {"error": "AuthenticationRequired",
-                         "message": "Invalid identifier or password"},
-                    )  # fmt: skip
-                return self._send(
-                    200,
-                    {"did": BLUESKY_DID, "handle": BLUESKY_HANDLE, "accessJwt": "access-jwt-1",
-                     "refreshJwt": "refresh-jwt-1", "email": "ada@example.com"},
-                )  # fmt: skip
-            if route == ("GET", "/bsky/xrpc/app.bsky.actor.getProfile"):
-                if self.headers.get("Authorization") != "Bearer access-jwt-1":
-                    return self._send(400, {"error": "ExpiredToken"})
-                return self._send(
-                    200,
-                    {"did": BLUESKY_DID, "handle": BLUESKY_HANDLE, "displayName": "Ada",
-                     "avatar": "https://cdn.bsky.app/ada.jpg"},
-                )  # fmt: skip
-            if route == ("POST", "/bsky/xrpc/com.atproto.server.deleteSession"):
-                state.deleted_sessions.append(self.headers.get("Authorization", ""))
-                return self._send(200, {})
-            return self._send(404, {"error": "NotFound"})
+            raw = self.rfile.read(length) if length else b""
+            call = Call(self.command, parsed.path, parse_qs(parsed.query), dict(self.headers),
+                        _parse_body(self.headers, raw))  # fmt: skip
+            with standin.lock:
+                standin.calls.append(call)
+            if standin.latency:
+                time.sleep(standin.latency)
+            if standin.fail == "timeout":
+                time.sleep(3)
+            if standin.fail == "down":
+                self._send(standin.down())
+            elif standin.fail == "busy":
+                self._send(standin.busy())
+            else:
+                self._send(standin.dispatch(call))
 
-        do_GET = do_POST = _handle
+        do_GET = do_POST = do_PUT = do_DELETE = _handle
 
     return Handler
 
 
 @contextmanager
-def provider_standin() -> Iterator[StandIn]:
-    state = StandIn()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+def serve(standin: StandIn) -> Iterator[StandIn]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(standin))
+    server.daemon_threads = True
+    standin.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
-        yield state
+        yield standin
     finally:
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class Providers:
+    linkedin: LinkedInStandIn
+    meta: MetaStandIn
+    bluesky: BlueskyStandIn
+    mastodon: MastodonStandIn
+    devto: DevtoStandIn
+
+    def settings(self) -> dict[str, Any]:
+        """The settings that point the adapters at these stand-ins."""
+        return {
+            "LINKEDIN_CLIENT_ID": LINKEDIN_CLIENT[0],
+            "LINKEDIN_CLIENT_SECRET": LINKEDIN_CLIENT[1],
+            "LINKEDIN_AUTH_URL": f"{self.linkedin.url}/oauth/v2",
+            "LINKEDIN_API_URL": self.linkedin.url,
+            "LINKEDIN_API_VERSION": LINKEDIN_VERSION,
+            "FACEBOOK_APP_ID": FACEBOOK_APP[0],
+            "FACEBOOK_APP_SECRET": FACEBOOK_APP[1],
+            "FACEBOOK_DIALOG_URL": self.meta.url,
+            "FACEBOOK_GRAPH_URL": self.meta.url,
+            "FACEBOOK_GRAPH_VERSION": GRAPH_VERSION,
+            "BLUESKY_SERVICE_URL": self.bluesky.url,
+            "DEVTO_API_URL": f"{self.devto.url}/api",
+            "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
+        }
+
+    def by_provider(self, provider: str) -> StandIn:
+        return {"facebook": self.meta, "instagram": self.meta}.get(provider) or getattr(
+            self, provider
+        )
+
+
+@contextmanager
+def provider_standins() -> Iterator[Providers]:
+    with ExitStack() as stack:
+        started: dict[str, Any] = {}
+        kinds: dict[str, Callable[[], StandIn]] = {
+            "linkedin": LinkedInStandIn,
+            "meta": MetaStandIn,
+            "bluesky": BlueskyStandIn,
+            "mastodon": MastodonStandIn,
+            "devto": DevtoStandIn,
+        }
+        for name, kind in kinds.items():
+            started[name] = stack.enter_context(serve(kind()))
+            started[name].name = name
+        yield Providers(**started)

@@ -1,74 +1,34 @@
-"""Connecting accounts through the HTTP API against provider stand-ins: Dev.to (API key) and
-Bluesky (app password); listing, disconnecting, and every refusal storing nothing."""
+"""Connecting accounts through the HTTP API against the six provider stand-ins: the consent
+flows, credentials, the account records, listing, disconnecting, and every refusal storing
+nothing (social.md sections 1 and 2)."""
 
-from typing import Any
+from datetime import timedelta
 
 import pytest
 from django.db import connection
-from rest_framework.test import APIClient
+from django.utils import timezone
 
-from accounts.services.sessions import session_issue
 from accounts.services.users import user_create
-from social.models import SocialAccount
+from notifications.models import Notification
+from social.models import ConnectState, MastodonApp, SocialAccount, SocialSettings
+from tests.social.conftest import REDIRECT_URI, client_for, connect, consent
 from tests.social.standins import (
-    BLUESKY_APP_PASSWORD,
     BLUESKY_DID,
     BLUESKY_HANDLE,
     DEVTO_KEY,
-    provider_standin,
+    LINKEDIN_SUB,
+    MASTODON_ACCOUNT_ID,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=False)
 
 PREFIXES = ["/api", "/api/v1"]
+PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"]
 
 
-def client_for(user: Any) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
-    return client
-
-
-@pytest.fixture
-def standin(settings):
-    with provider_standin() as state:
-        settings.DEVTO_API_URL = f"{state.url}/devto/api"
-        settings.BLUESKY_SERVICE_URL = f"{state.url}/bsky"
-        yield state
-
-
-@pytest.fixture
-def ada():
-    return user_create(email="ada@example.com")
-
-
-@pytest.fixture
-def api(ada):
-    return client_for(ada)
-
-
-def connect_devto(api: Any, prefix: str = "/api", key: str = DEVTO_KEY) -> Any:
-    return api.post(f"{prefix}/social/connect", {"provider": "devto", "code": key})
-
-
-def connect_bluesky(api: Any, prefix: str = "/api", password: str = BLUESKY_APP_PASSWORD) -> Any:
-    return api.post(
-        f"{prefix}/social/connect",
-        {"provider": "bluesky", "code": password, "identifier": BLUESKY_HANDLE},
-    )
-
-
-@pytest.mark.parametrize("prefix", PREFIXES)
-def test_platforms_list_every_provider_with_its_limits(api, prefix):
-    data = api.get(f"{prefix}/social/platforms").json()["data"]
-    assert [p["provider"] for p in data] == [
-        "linkedin",
-        "facebook",
-        "instagram",
-        "bluesky",
-        "mastodon",
-        "devto",
-    ]
+def test_platforms_list_every_provider_with_its_limits(api):
+    data = api.get("/api/social/platforms").json()["data"]
+    assert [p["provider"] for p in data] == PROVIDERS
     bluesky = next(p for p in data if p["provider"] == "bluesky")
     assert bluesky == {
         "provider": "bluesky",
@@ -85,87 +45,168 @@ def test_platforms_list_every_provider_with_its_limits(api, prefix):
             "maxTitle": None,
         },
     }
+    # Without our app credentials, LinkedIn and Meta are listed but not configured.
+    configured = {p["provider"]: p["configured"] for p in data}
+    assert configured == {"linkedin": False, "facebook": False, "instagram": False,
+                          "bluesky": True, "mastodon": True, "devto": True}  # fmt: skip
+
+
+def test_platforms_are_configured_by_the_app_credentials(api, providers):
+    data = api.get("/api/social/platforms").json()["data"]
+    assert all(p["configured"] for p in data)
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
-def test_connect_devto_with_an_api_key(api, ada, standin, prefix):
-    response = connect_devto(api, prefix)
-    assert response.status_code == 200
-    data = response.json()["data"]
-    account = SocialAccount.objects.get()
-    assert data == {
-        "id": str(account.id),
-        "user_id": str(ada.id),
-        "provider": "devto",
-        "provider_user_id": "4242",
-        "username": "ada",
-        "display_name": "Ada Lovelace",
-        "email": "",
-        "avatar": "https://media.dev.to/ada.png",
-        "status": "connected",
-        "last_sync": data["last_sync"],
-        "created_at": data["created_at"],
-        "expires_at": None,
-        "instance": "",
-        "limits": data["limits"],
+def test_a_user_connects_all_six_sees_them_and_disconnects_them(
+    api, ada, providers, connect_all, prefix
+):
+    accounts = connect_all(prefix)
+    expected = {
+        "linkedin": (LINKEDIN_SUB, "ada@example.com", "Ada Lovelace", ""),
+        "facebook": ("1001", "Ada Designs", "Ada Designs", ""),
+        "instagram": ("17841400000000001", "ada.designs", "Ada Designs", ""),
+        "bluesky": (BLUESKY_DID, BLUESKY_HANDLE, "Ada", ""),
+        "mastodon": (MASTODON_ACCOUNT_ID, "ada", "Ada", providers.mastodon.url),
+        "devto": ("4242", "ada", "Ada Lovelace", ""),
     }
-    # The provider saw the real request shape; the key is stored encrypted, never returned.
-    call = standin.requests[-1]
-    assert (call["method"], call["path"]) == ("GET", "/devto/api/users/me")
-    assert call["headers"]["api-key"] == DEVTO_KEY
-    assert call["headers"]["Accept"] == "application/vnd.forem.api-v1+json"
-    assert DEVTO_KEY not in response.content.decode()
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT access_token FROM social_socialaccount")
-        stored = cursor.fetchone()[0]
-    assert stored
-    assert DEVTO_KEY not in stored
-    assert account.access_token == DEVTO_KEY
-
-
-def test_connect_bluesky_keeps_the_session_not_the_app_password(api, standin):
-    response = connect_bluesky(api)
-    assert response.status_code == 200
-    data = response.json()["data"]
-    assert (data["provider_user_id"], data["username"], data["display_name"]) == (
-        BLUESKY_DID,
-        BLUESKY_HANDLE,
-        "Ada",
+    for provider, record in accounts.items():
+        assert set(record) == {
+            "id", "user_id", "provider", "provider_user_id", "username", "display_name",
+            "email", "avatar", "status", "last_sync", "created_at", "expires_at", "instance",
+            "limits",
+        }  # fmt: skip
+        assert (record["provider_user_id"], record["username"], record["display_name"],
+                record["instance"]) == expected[provider]  # fmt: skip
+        assert (record["user_id"], record["status"]) == (str(ada.id), "connected")
+    # LinkedIn tokens last 60 days; Bluesky's session as long as its refresh token (90 days).
+    linkedin_expiry = accounts["linkedin"]["expires_at"]
+    assert linkedin_expiry is not None
+    assert linkedin_expiry[:10] == (
+        (timezone.now() + timedelta(seconds=5184000)).date().isoformat()
     )
+    assert accounts["bluesky"]["expires_at"] is not None
+    assert accounts["devto"]["expires_at"] is None
+    # The Mastodon account carries its instance's live limits.
+    assert accounts["mastodon"]["limits"] == {
+        "maxCharacters": 1000, "maxMedia": 4, "charactersPerUrl": 23
+    }  # fmt: skip
+
+    listed = api.get(f"{prefix}/social/accounts").json()["data"]
+    assert sorted(a["provider"] for a in listed) == sorted(PROVIDERS)
+    for record in accounts.values():
+        response = api.post(f"{prefix}/social/disconnect", {"accountId": record["id"]})
+        assert response.status_code == 200
+        assert response.json()["data"] == {"success": True, "cancelledCount": 0}
+    assert api.get(f"{prefix}/social/accounts").json()["data"] == []
+    # Credentials deleted; sessions revoked where the platform offers it.
+    assert set(SocialAccount.objects.values_list("status", "access_token", "refresh_token")) == {
+        ("disconnected", "", "")
+    }
+    assert len(providers.bluesky.deleted_sessions) == 1
+    assert len(providers.mastodon.revoked) == 1
+
+
+def test_the_providers_see_their_real_request_shapes(api, providers, connect_all):
+    connect_all()
+    token = providers.linkedin.received("POST", "/oauth/v2/accessToken")[0].body
+    assert token == {"grant_type": "authorization_code", "code": "li-code-1",
+                     "redirect_uri": REDIRECT_URI, "client_id": "li-client-id",
+                     "client_secret": "li-client-secret"}  # fmt: skip
+    userinfo = providers.linkedin.received("GET", "/v2/userinfo")[0]
+    assert userinfo.headers["Authorization"] == "Bearer li-access-token"
+    exchange = providers.meta.received("GET", "/v24.0/oauth/access_token")
+    assert exchange[1].q("grant_type") == "fb_exchange_token"
+    assert providers.meta.received("GET", "/v24.0/me/accounts")[0].headers["Authorization"] == (
+        "Bearer fb-long-token"
+    )
+    registered = providers.mastodon.received("POST", "/api/v1/apps")[0].body
+    assert registered["redirect_uris"] == REDIRECT_URI
+    assert registered["scopes"] == "write:statuses write:media profile"
+    devto = providers.devto.received("GET", "/api/users/me")[0]
+    assert devto.headers["api-key"] == DEVTO_KEY
+    assert devto.headers["Accept"] == "application/vnd.forem.api-v1+json"
+
+
+def test_consent_urls_carry_the_client_redirect_scopes_and_state(api, providers):
+    for provider, host, scope in [
+        ("linkedin", providers.linkedin.url, "openid profile email w_member_social"),
+        ("facebook", providers.meta.url,
+         "pages_manage_posts,pages_read_engagement,pages_show_list"),
+        ("instagram", providers.meta.url, "instagram_content_publish"),
+    ]:  # fmt: skip
+        data = api.get(
+            f"/api/social/connect/{provider}/authorize", {"redirectUri": REDIRECT_URI}
+        ).json()["data"]
+        assert data["url"].startswith(host)
+        assert "response_type=code" in data["url"]
+        assert "redirect_uri=https%3A%2F%2Fapp.example.com%2Foauth%2Fcallback" in data["url"]
+        assert f"state={data['state']}" in data["url"]
+        assert scope.replace(" ", "+").replace(",", "%2C") in data["url"]
+        assert data["provider"] == provider
+        assert data["expiresAt"]
+
+
+def test_credentials_are_encrypted_at_rest_and_never_returned(api, providers, connect_all):
+    accounts = connect_all()
+    listed = api.get("/api/social/accounts").content.decode()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT access_token, refresh_token FROM social_socialaccount")
+        stored = " ".join(value for row in cursor.fetchall() for value in row)
+    for secret in (DEVTO_KEY, "li-access-token", "page-token-1001", "masto-token"):
+        assert secret not in listed
+        assert secret not in stored
+        assert secret not in str(accounts)
+    assert SocialAccount.objects.get(provider="devto").access_token == DEVTO_KEY
+    client_secret = MastodonApp.objects.get().client_secret
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT client_secret FROM social_mastodonapp")
+        assert client_secret not in cursor.fetchone()[0]
+
+
+def test_bluesky_keeps_the_session_never_the_app_password(api, providers):
+    assert connect(api, "bluesky").status_code == 200
     account = SocialAccount.objects.get()
-    assert (account.access_token, account.refresh_token) == ("access-jwt-1", "refresh-jwt-1")
-    assert BLUESKY_APP_PASSWORD not in str(account.access_token)
+    assert str(account.access_token) in providers.bluesky.access_tokens
+    assert str(account.refresh_token) in providers.bluesky.refresh_tokens
+    assert "abcd-efgh" not in str(account.access_token) + str(account.refresh_token)
+    assert providers.bluesky.sessions_created == 1
 
 
-def test_accounts_list_and_disconnect(api, standin):
-    connect_devto(api)
-    connect_bluesky(api)
-    listed = api.get("/api/social/accounts").json()["data"]
-    assert sorted(a["provider"] for a in listed) == ["bluesky", "devto"]
-    bluesky_id = next(a["id"] for a in listed if a["provider"] == "bluesky")
-    response = api.post("/api/social/disconnect", {"accountId": bluesky_id})
-    assert response.status_code == 200
-    assert response.json()["data"] == {"success": True, "cancelledCount": 0}
-    # Credentials deleted, session revoked at the provider (best effort), gone from the list.
-    account = SocialAccount.objects.get(pk=bluesky_id)
-    assert (account.status, account.access_token, account.refresh_token) == ("disconnected", "", "")
-    assert standin.deleted_sessions == ["Bearer refresh-jwt-1"]
-    assert [a["provider"] for a in api.get("/api/social/accounts").json()["data"]] == ["devto"]
-    # Disconnecting again, or an unknown id, is 404.
-    assert api.post("/api/social/disconnect", {"accountId": bluesky_id}).status_code == 404
+def test_mastodon_registers_its_app_once_per_instance_and_redirect(api, providers):
+    instance = providers.mastodon.url
+    connect(api, "mastodon", instance=instance)
+    grace = client_for(user_create(email="grace@example.com"))
+    consent(grace, "mastodon", instance=instance + "/")  # the same server, written differently
+    assert MastodonApp.objects.count() == 1
+    assert len(providers.mastodon.received("POST", "/api/v1/apps")) == 1
 
 
-def test_reconnecting_replaces_the_credentials_of_the_same_account(api, standin):
-    first = connect_devto(api).json()["data"]["id"]
-    second = connect_devto(api).json()["data"]["id"]
+def test_connecting_notifies_as_the_preferences_say(api, ada, providers):
+    connect(api, "devto")
+    connected = Notification.objects.get(type="account_connected")
+    assert (connected.category, connected.metadata["platform"]) == ("Social Hub", "devto")
+    connect(api, "bluesky", code="wrong-password")
+    failed = Notification.objects.get(type="account_connect_failed")
+    assert failed.metadata == {"platform": "bluesky"}
+    SocialSettings.objects.create(
+        user=ada, notification_preferences={"oauthSuccess": False, "oauthFailure": False}
+    )
+    connect(api, "bluesky")
+    connect(api, "devto", code="wrong")
+    assert Notification.objects.count() == 2
+
+
+def test_reconnecting_replaces_the_credentials_of_the_same_account(api, providers):
+    first = connect(api, "linkedin").json()["data"]["id"]
+    second = connect(api, "linkedin").json()["data"]["id"]
     assert first == second
     assert SocialAccount.objects.count() == 1
 
 
-def test_another_users_account_is_409_and_404(api, standin):
-    connect_devto(api)
+def test_another_users_account_is_409_and_404(api, providers):
+    connect(api, "devto")
     mallory = client_for(user_create(email="mallory@example.com"))
-    response = connect_devto(mallory)
+    response = connect(mallory, "devto")
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "account_already_connected"
     account_id = SocialAccount.objects.get().id
@@ -174,30 +215,127 @@ def test_another_users_account_is_409_and_404(api, standin):
     assert SocialAccount.objects.get().status == "connected"
 
 
-@pytest.mark.parametrize(
-    ("mode", "status", "code"),
-    [("down", 502, "provider_unavailable"), ("busy", 502, "provider_unavailable")],
-)
-def test_a_provider_outage_is_502_and_stores_nothing(api, standin, mode, status, code):
-    standin.mode = mode
-    response = connect_devto(api)
-    assert response.status_code == status
-    assert response.json()["error"]["code"] == code
+def test_facebook_connects_the_chosen_page(api, providers):
+    response = connect(api, "facebook", pageId="1002")
+    assert response.json()["data"]["provider_user_id"] == "1002"
+    assert SocialAccount.objects.get().access_token == "page-token-1002"
+
+
+def test_facebook_without_a_page_is_400_no_facebook_page(api, providers):
+    providers.meta.pages = []
+    response = connect(api, "facebook")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "no_facebook_page"
     assert not SocialAccount.objects.exists()
 
 
-@pytest.mark.parametrize("provider", ["devto", "bluesky"])
-def test_refused_credentials_are_400_and_store_nothing(api, standin, provider):
-    response = (
-        connect_devto(api, key="wrong-key")
-        if provider == "devto"
-        else connect_bluesky(api, password="wrong-password")
-    )
+def test_instagram_without_a_business_account_is_400_no_instagram_account(api, providers):
+    providers.meta.pages = [{"id": "1002", "name": "Ada Side Project", "ig": None}]
+    response = connect(api, "instagram")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "no_instagram_account"
+    assert not SocialAccount.objects.exists()
+
+
+def test_a_wrong_app_secret_fails_the_connection_without_retrying(api, providers, settings):
+    back = consent(api, "facebook")
+    settings.FACEBOOK_APP_SECRET = "not-the-secret"
+    response = api.post("/api/social/connect", {"provider": "facebook", "code": back["code"],
+                                                "state": back["state"]})  # fmt: skip
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "provider_auth_failed"
+    assert "Error validating client secret" in error["details"]["providerMessage"]
+    # Graph's code 1 is "retry later" elsewhere; during the exchange it is final.
+    assert len(providers.meta.received("GET", "/v24.0/oauth/access_token")) == 1
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_refused_code_or_credential_is_400_and_stores_nothing(api, providers, provider):
+    extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
+    response = connect(api, provider, code="wrong-code", **extra)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "provider_auth_failed"
     assert error["details"]["provider"] == provider
+    assert error["details"]["providerMessage"]
     assert not SocialAccount.objects.exists()
+
+
+@pytest.mark.parametrize("fail", ["down", "busy"])
+@pytest.mark.parametrize("provider", ["linkedin", "bluesky", "devto"])
+def test_a_provider_outage_is_502_and_stores_nothing(api, providers, provider, fail):
+    back = consent(api, provider) if provider == "linkedin" else {}
+    providers.by_provider(provider).fail = fail
+    body = {"provider": provider, "code": back.get("code", DEVTO_KEY), "identifier": "x"}
+    response = api.post("/api/social/connect", body)
+    assert response.status_code == 502
+    assert response.json()["error"]["code"] == "provider_unavailable"
+    assert not SocialAccount.objects.exists()
+
+
+def test_a_state_is_single_use_and_bound_to_its_user_provider_and_time(api, providers):
+    back = consent(api, "linkedin")
+    body = {"provider": "linkedin", "code": back["code"], "state": back["state"]}
+    # Another user cannot use it; another provider cannot either.
+    mallory = client_for(user_create(email="mallory@example.com"))
+    assert mallory.post("/api/social/connect", body).json()["error"]["code"] == "invalid_state"
+    wrong = {**body, "provider": "facebook"}
+    assert api.post("/api/social/connect", wrong).json()["error"]["code"] == "invalid_state"
+    # Its owner can, once.
+    assert api.post("/api/social/connect", body).status_code == 200
+    replay = api.post("/api/social/connect", body)
+    assert (replay.status_code, replay.json()["error"]["code"]) == (400, "invalid_state")
+    # An expired one is refused; nothing reaches the provider.
+    back = consent(api, "linkedin")
+    ConnectState.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    calls = len(providers.linkedin.calls)
+    expired = {"provider": "linkedin", "code": back["code"], "state": back["state"]}
+    assert api.post("/api/social/connect", expired).json()["error"]["code"] == "invalid_state"
+    assert len(providers.linkedin.calls) == calls
+
+
+def test_mastodon_without_authorizing_first_is_400(api, providers):
+    response = api.post(
+        "/api/social/connect",
+        {"provider": "mastodon", "code": "x", "instance": providers.mastodon.url},
+    )
+    assert (response.status_code, response.json()["error"]["code"]) == (400, "authorize_first")
+    assert providers.mastodon.calls == []
+
+
+def test_credential_platforms_have_no_consent_page(api, providers):
+    for provider in ("bluesky", "devto"):
+        response = api.get(
+            f"/api/social/connect/{provider}/authorize", {"redirectUri": REDIRECT_URI}
+        )
+        assert response.status_code == 400
+        assert "provider" in response.json()["error"]["details"]
+
+
+def test_unconfigured_platforms_are_503(api):
+    for provider in ("linkedin", "facebook", "instagram"):
+        authorize = api.get(
+            f"/api/social/connect/{provider}/authorize", {"redirectUri": REDIRECT_URI}
+        )
+        assert authorize.status_code == 503
+        assert authorize.json()["error"]["code"] == "provider_not_configured"
+        response = api.post("/api/social/connect", {"provider": provider, "code": "x"})
+        assert response.status_code == 503
+    assert not SocialAccount.objects.exists()
+
+
+def test_a_mastodon_instance_on_a_private_address_is_refused(api, providers, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = False
+    for instance in (providers.mastodon.url, "https://127.0.0.1", "https://10.1.2.3"):
+        response = api.get(
+            "/api/social/connect/mastodon/authorize",
+            {"redirectUri": REDIRECT_URI, "instance": instance},
+        )
+        assert response.status_code == 400
+        assert "instance" in response.json()["error"]["details"]
+    assert providers.mastodon.calls == []
+    assert not MastodonApp.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -223,16 +361,26 @@ def test_refused_credentials_are_400_and_store_nothing(api, standin, provider):
         ),
     ],
 )
-def test_bad_input_is_400_and_stores_nothing(api, standin, body, details):
+def test_bad_input_is_400_and_stores_nothing(api, providers, body, details):
     response = api.post("/api/social/connect", body)
     assert response.status_code == 400
     assert response.json()["error"]["details"] == details
     assert not SocialAccount.objects.exists()
-    assert standin.requests == []
+    assert all(not standin.calls for standin in vars(providers).values())
 
 
-def test_a_provider_without_an_adapter_yet_is_503(api, standin):
-    response = api.post("/api/social/connect", {"provider": "linkedin", "code": "x"})
-    assert response.status_code == 503
-    assert response.json()["error"]["code"] == "provider_not_configured"
-    assert not SocialAccount.objects.exists()
+@pytest.mark.parametrize(
+    ("provider", "query", "field"),
+    [
+        ("myspace", {"redirectUri": REDIRECT_URI}, "provider"),
+        ("linkedin", {}, "redirectUri"),
+        ("linkedin", {"redirectUri": "not a url"}, "redirectUri"),
+        ("mastodon", {"redirectUri": REDIRECT_URI}, "instance"),
+        ("mastodon", {"redirectUri": REDIRECT_URI, "instance": "ftp://x"}, "instance"),
+    ],
+)
+def test_bad_authorize_input_is_400(api, providers, provider, query, field):
+    response = api.get(f"/api/social/connect/{provider}/authorize", query)
+    assert response.status_code == 400
+    assert field in response.json()["error"]["details"]
+    assert not ConnectState.objects.exists()

@@ -1,0 +1,268 @@
+"""LinkedIn: OAuth 2.0 (OpenID Connect for identity) and the versioned `rest/posts` API.
+
+Access tokens last 60 days; refresh tokens are issued to approved partners only, so the
+account is warned before expiry (the daily task) and refreshed when a refresh token exists.
+"""
+
+import re
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import requests
+from django.conf import settings
+from django.utils import timezone
+
+from config import outbound
+from social.providers.base import (
+    Attempt,
+    ConnectRequest,
+    Content,
+    Credentials,
+    Identity,
+    Metrics,
+    OAuthApp,
+    ProviderClient,
+    Published,
+    body_of,
+    media_bytes,
+    same_text,
+    seconds_from_now,
+)
+
+SCOPES = "openid profile email w_member_social"
+EXPIRED_TOKEN = 65602
+# "little text": these characters are markup in commentary and must be escaped.
+LITTLE_TEXT_RESERVED = re.compile(r"([|{}@\[\]()<>#\\*_~])")
+HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
+RECENT_POSTS = 20
+
+
+def classify(response: requests.Response) -> outbound.OutboundError | None:
+    """401 (code 65602: expired) is authentication; 429 and 5xx are transient (the default);
+    400, 403 and 422 (DUPLICATE_POST among them) are permanent."""
+    body = body_of(response)
+    if response.status_code == 403:
+        return outbound.PermanentError(
+            str(body.get("message") or "LinkedIn refused the request (HTTP 403)."),
+            status=403,
+            excerpt=outbound.excerpt(response),
+        )
+    if response.status_code == 401 or body.get("serviceErrorCode") == EXPIRED_TOKEN:
+        return outbound.AuthenticationError(
+            "LinkedIn refused the access token: reconnect the account.",
+            status=response.status_code,
+            excerpt=outbound.excerpt(response),
+        )
+    return None
+
+
+def commentary(text: str) -> str:
+    """Plain text as LinkedIn's little text: markup escaped, #tags as hashtag templates."""
+    parts: list[str] = []
+    position = 0
+    for match in HASHTAG.finditer(text):
+        parts.append(LITTLE_TEXT_RESERVED.sub(r"\\\1", text[position : match.start()]))
+        parts.append("{hashtag|\\#|" + match.group(1) + "}")
+        position = match.end()
+    parts.append(LITTLE_TEXT_RESERVED.sub(r"\\\1", text[position:]))
+    return "".join(parts)
+
+
+def post_url(urn: str) -> str:
+    return f"https://www.linkedin.com/feed/update/{urn}"
+
+
+class LinkedInAdapter:
+    provider = "linkedin"
+    _client = ProviderClient("linkedin", classify)
+
+    @staticmethod
+    def configured() -> bool:
+        return bool(settings.LINKEDIN_CLIENT_ID and settings.LINKEDIN_CLIENT_SECRET)
+
+    def _rest_headers(self, credentials: Credentials) -> dict[str, str]:
+        return {
+            "Authorization": f"Bearer {credentials.access_token}",
+            "LinkedIn-Version": settings.LINKEDIN_API_VERSION,
+            "X-Restli-Protocol-Version": "2.0.0",
+        }
+
+    def authorize_url(
+        self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
+    ) -> str:
+        query = urlencode(
+            {
+                "response_type": "code",
+                "client_id": settings.LINKEDIN_CLIENT_ID,
+                "redirect_uri": redirect_uri,
+                "scope": SCOPES,
+                "state": state,
+            }
+        )
+        return f"{settings.LINKEDIN_AUTH_URL}/authorization?{query}"
+
+    def _token(self, form: dict[str, str]) -> dict[str, Any]:
+        token: dict[str, Any] = self._client.json(
+            "POST",
+            f"{settings.LINKEDIN_AUTH_URL}/accessToken",
+            data={
+                **form,
+                "client_id": settings.LINKEDIN_CLIENT_ID,
+                "client_secret": settings.LINKEDIN_CLIENT_SECRET,
+            },
+        )
+        return token
+
+    def connect(self, request: ConnectRequest) -> Identity:
+        token = self._token(
+            {
+                "grant_type": "authorization_code",
+                "code": request.code,
+                "redirect_uri": request.redirect_uri,
+            }
+        )
+        credentials = Credentials(
+            provider_user_id="",
+            access_token=str(token["access_token"]),
+            refresh_token=str(token.get("refresh_token") or ""),
+            expires_at=seconds_from_now(token.get("expires_in")),
+        )
+        return self.identity(credentials)
+
+    def identity(self, credentials: Credentials) -> Identity:
+        me: dict[str, Any] = self._client.json(
+            "GET",
+            f"{settings.LINKEDIN_API_URL}/v2/userinfo",
+            headers={"Authorization": f"Bearer {credentials.access_token}"},
+        )
+        return Identity(
+            provider_user_id=str(me["sub"]),
+            username=str(me.get("email") or me.get("name") or me["sub"]),
+            display_name=str(me.get("name") or ""),
+            email=str(me.get("email") or ""),
+            avatar=str(me.get("picture") or ""),
+            access_token=credentials.access_token,
+            refresh_token=credentials.refresh_token,
+            expires_at=credentials.expires_at,
+        )
+
+    def refresh(self, credentials: Credentials) -> None:
+        """Only partners get refresh tokens; without one the token runs until it expires."""
+        if not credentials.refresh_token or not _expires_soon(credentials.expires_at):
+            return
+        token = self._token(
+            {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
+        )
+        credentials.renew(
+            access_token=str(token["access_token"]),
+            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
+            expires_at=seconds_from_now(token.get("expires_in")),
+        )
+
+    def _author(self, credentials: Credentials) -> str:
+        return f"urn:li:person:{credentials.provider_user_id}"
+
+    def _upload_image(self, credentials: Credentials, media: Any) -> str:
+        initialized: dict[str, Any] = self._client.json(
+            "POST",
+            f"{settings.LINKEDIN_API_URL}/rest/images",
+            params={"action": "initializeUpload"},
+            headers=self._rest_headers(credentials),
+            json={"initializeUploadRequest": {"owner": self._author(credentials)}},
+        )
+        value = initialized["value"]
+        self._client.call(
+            "PUT",
+            str(value["uploadUrl"]),
+            data=media_bytes(media),
+            headers={"Authorization": f"Bearer {credentials.access_token}"},
+        )
+        return str(value["image"])
+
+    def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
+        body: dict[str, Any] = {
+            "author": self._author(credentials),
+            "commentary": commentary(content.text),
+            "visibility": "PUBLIC",
+            "distribution": {
+                "feedDistribution": "MAIN_FEED",
+                "targetEntities": [],
+                "thirdPartyDistributionChannels": [],
+            },
+            "lifecycleState": "PUBLISHED",
+            "isReshareDisabledByAuthor": False,
+        }
+        images = [self._upload_image(credentials, media) for media in content.media]
+        if len(images) == 1:
+            body["content"] = {"media": {"id": images[0]}}
+        elif images:
+            body["content"] = {"multiImage": {"images": [{"id": image} for image in images]}}
+        elif content.link:
+            body["content"] = {"article": {"source": content.link, "title": content.title or ""}}
+        try:
+            response = self._client.call(
+                "POST",
+                f"{settings.LINKEDIN_API_URL}/rest/posts",
+                headers=self._rest_headers(credentials),
+                json=body,
+            )
+        except outbound.PermanentError as error:
+            # A repeat of a post LinkedIn already has: 422 DUPLICATE_POST. Find it.
+            if error.status == 422 and "DUPLICATE" in error.excerpt.upper():
+                found = self.lookup(credentials, content, attempt)
+                if found is not None:
+                    return found
+            raise
+        urn = response.headers.get("x-restli-id", "")
+        if not urn:
+            raise outbound.TransientError(
+                "LinkedIn did not name the created post.", maybe_delivered=True
+            )
+        return Published(provider_post_id=urn, url=post_url(urn))
+
+    def lookup(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> Published | None:
+        found: dict[str, Any] = self._client.json(
+            "GET",
+            f"{settings.LINKEDIN_API_URL}/rest/posts",
+            params={"q": "author", "author": self._author(credentials), "count": RECENT_POSTS},
+            headers={**self._rest_headers(credentials), "X-RestLi-Method": "FINDER"},
+        )
+        since_ms = int(attempt.since.timestamp() * 1000) - 60_000
+        expected = commentary(content.text)
+        for element in found.get("elements") or []:
+            if int(element.get("createdAt") or 0) < since_ms:
+                continue
+            if same_text(str(element.get("commentary") or ""), expected):
+                urn = str(element["id"])
+                return Published(provider_post_id=urn, url=post_url(urn))
+        return None
+
+    def metrics(self, credentials: Credentials, published: Published) -> Metrics:
+        kind = "ugc" if ":ugcPost:" in published.provider_post_id else "share"
+        entity = f"({kind}:{quote(published.provider_post_id, safe='')})"
+        counts: dict[str, int] = {}
+        for query_type in ("IMPRESSION", "REACTION", "COMMENT", "RESHARE"):
+            answer: dict[str, Any] = self._client.json(
+                "GET",
+                f"{settings.LINKEDIN_API_URL}/rest/memberCreatorPostAnalytics",
+                # Rest.li tuple syntax: the parentheses must reach LinkedIn unencoded.
+                params=f"q=entity&entity={entity}&queryType={query_type}&aggregation=TOTAL",
+                headers=self._rest_headers(credentials),
+            )
+            counts[query_type] = sum(
+                int(element.get("count") or 0) for element in answer.get("elements") or []
+            )
+        return Metrics(
+            impressions=counts["IMPRESSION"],
+            engagement=counts["REACTION"] + counts["COMMENT"] + counts["RESHARE"],
+        )
+
+    def revoke(self, credentials: Credentials) -> None:
+        """LinkedIn offers members no token revocation to apps: the token lapses."""
+
+
+def _expires_soon(expires_at: datetime | None) -> bool:
+    return expires_at is not None and (expires_at - timezone.now()).total_seconds() < 86400

@@ -1,0 +1,271 @@
+"""Mastodon: every instance is its own server. An app is registered once per (instance,
+redirect URI) and reused; the user authorizes it with OAuth; tokens do not expire.
+
+The instance URL is user input, so every call goes through the outbound guard (https, public
+addresses, the connection pinned to the checked address). Statuses are created with an
+`Idempotency-Key` (the target's key), so a repeat within an hour returns the original status
+instead of a second one; the create is then safe to retry inline.
+"""
+
+import html
+import re
+import time
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import requests
+from django.conf import settings
+
+from config import outbound
+from social.providers.base import (
+    Attempt,
+    ConnectRequest,
+    Content,
+    Credentials,
+    Identity,
+    Metrics,
+    OAuthApp,
+    ProviderClient,
+    Published,
+    media_bytes,
+    same_text,
+)
+
+SCOPES = "write:statuses write:media profile"
+RECENT_POSTS = 20
+MEDIA_POLL_SECONDS = (0.5, 1.0, 2.0, 4.0)
+DEFAULT_LIMITS = {"maxCharacters": 500, "maxMedia": 4, "charactersPerUrl": 23}
+TAG = re.compile(r"<[^>]+>")
+BREAK = re.compile(r"<br\s*/?>|</p>\s*<p>", re.IGNORECASE)
+
+
+def classify(response: requests.Response) -> outbound.OutboundError | None:
+    """401 is authentication, 422 a rejected status (permanent, the default); a 429 says when
+    the window resets in `X-RateLimit-Reset` (an ISO time) rather than `Retry-After`."""
+    if response.status_code == 429 and "Retry-After" not in response.headers:
+        return outbound.TransientError(
+            "Mastodon's rate limit was reached.",
+            status=429,
+            retry_after=_seconds_until(response.headers.get("X-RateLimit-Reset", "")),
+            excerpt=outbound.excerpt(response),
+        )
+    return None
+
+
+def normalize_instance(url: str) -> str:
+    """`https://Mastodon.Social/` and `https://mastodon.social` name one server."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    netloc = (
+        host
+        if parts.port in (None, 443 if parts.scheme == "https" else 80)
+        else (f"{host}:{parts.port}")
+    )
+    return f"{parts.scheme.lower()}://{netloc}"
+
+
+def status_text(content_html: str) -> str:
+    """A status's HTML as plain text (paragraphs and breaks as newlines)."""
+    return html.unescape(TAG.sub("", BREAK.sub("\n", content_html)))
+
+
+class MastodonAdapter:
+    provider = "mastodon"
+    _client = ProviderClient("mastodon", classify)
+
+    @staticmethod
+    def configured() -> bool:
+        return True  # each instance registers our app on demand
+
+    def _call(self, method: str, instance: str, path: str, **kwargs: Any) -> Any:
+        return self._client.json(method, f"{instance}{path}", guarded=True, **kwargs)
+
+    def _auth(self, credentials: Credentials) -> dict[str, str]:
+        return {"Authorization": f"Bearer {credentials.access_token}"}
+
+    def register_app(self, *, instance: str, redirect_uri: str) -> OAuthApp:
+        registered: dict[str, Any] = self._call(
+            "POST",
+            instance,
+            "/api/v1/apps",
+            json={
+                "client_name": settings.MASTODON_CLIENT_NAME,
+                "redirect_uris": redirect_uri,
+                "scopes": SCOPES,
+                "website": settings.PUBLIC_URL,
+            },
+        )
+        return OAuthApp(
+            client_id=str(registered["client_id"]), client_secret=str(registered["client_secret"])
+        )
+
+    def authorize_url(
+        self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
+    ) -> str:
+        if app is None:
+            raise ValueError("Mastodon authorizes the app registered on the instance")
+        query = urlencode(
+            {
+                "client_id": app.client_id,
+                "redirect_uri": redirect_uri,
+                "response_type": "code",
+                "scope": SCOPES,
+                "state": state,
+            }
+        )
+        return f"{instance}/oauth/authorize?{query}"
+
+    def connect(self, request: ConnectRequest) -> Identity:
+        if request.app is None:
+            raise ValueError("the service finds the instance's app first")
+        token: dict[str, Any] = self._call(
+            "POST",
+            request.instance,
+            "/oauth/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": request.code,
+                "client_id": request.app.client_id,
+                "client_secret": request.app.client_secret,
+                "redirect_uri": request.redirect_uri,
+                "scope": SCOPES,
+            },
+        )
+        return self.identity(
+            Credentials(
+                provider_user_id="",
+                access_token=str(token["access_token"]),
+                instance=request.instance,
+            )
+        )
+
+    def identity(self, credentials: Credentials) -> Identity:
+        me: dict[str, Any] = self._call(
+            "GET",
+            credentials.instance,
+            "/api/v1/accounts/verify_credentials",
+            headers=self._auth(credentials),
+        )
+        return Identity(
+            provider_user_id=str(me["id"]),
+            username=str(me.get("acct") or me.get("username") or ""),
+            display_name=str(me.get("display_name") or ""),
+            avatar=str(me.get("avatar") or ""),
+            access_token=credentials.access_token,
+            limits=self.limits(credentials.instance),
+        )
+
+    def limits(self, instance: str) -> dict[str, int]:
+        """The instance's live limits (`GET /api/v2/instance`), defaults where it is silent."""
+        try:
+            about: dict[str, Any] = self._call("GET", instance, "/api/v2/instance")
+        except outbound.OutboundError:
+            return dict(DEFAULT_LIMITS)
+        configuration = about.get("configuration") or {}
+        statuses = configuration.get("statuses") or {}
+        return {
+            "maxCharacters": _int(statuses.get("max_characters"), 500),
+            "maxMedia": _int(statuses.get("max_media_attachments"), 4),
+            "charactersPerUrl": _int(statuses.get("characters_reserved_per_url"), 23),
+        }
+
+    def refresh(self, credentials: Credentials) -> None:
+        """Mastodon tokens do not expire."""
+
+    def _upload(self, credentials: Credentials, media: Any) -> str:
+        uploaded: dict[str, Any] = self._call(
+            "POST",
+            credentials.instance,
+            "/api/v2/media",
+            headers=self._auth(credentials),
+            files={"file": ("image", media_bytes(media), media.mime)},
+            data={"description": media.alt} if media.alt else None,
+        )
+        media_id = str(uploaded["id"])
+        for delay in MEDIA_POLL_SECONDS:  # 202: still processing until `url` is set
+            if uploaded.get("url"):
+                return media_id
+            time.sleep(delay)
+            uploaded = self._call(
+                "GET",
+                credentials.instance,
+                f"/api/v1/media/{media_id}",
+                headers=self._auth(credentials),
+            )
+        if not uploaded.get("url"):
+            raise outbound.TransientError("Mastodon is still processing the media.")
+        return media_id
+
+    def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
+        media_ids = [self._upload(credentials, media) for media in content.media]
+        status: dict[str, Any] = self._call(
+            "POST",
+            credentials.instance,
+            "/api/v1/statuses",
+            headers={**self._auth(credentials), "Idempotency-Key": attempt.key},
+            json={"status": content.text, "media_ids": media_ids, "visibility": "public"},
+            idempotent=True,  # the key makes a repeat return the original status
+        )
+        return Published(provider_post_id=str(status["id"]), url=str(status.get("url") or ""))
+
+    def lookup(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> Published | None:
+        statuses: list[dict[str, Any]] = self._call(
+            "GET",
+            credentials.instance,
+            f"/api/v1/accounts/{credentials.provider_user_id}/statuses",
+            params={"limit": RECENT_POSTS, "exclude_replies": "true", "exclude_reblogs": "true"},
+            headers=self._auth(credentials),
+        )
+        for status in statuses:
+            if same_text(status_text(str(status.get("content") or "")), content.text):
+                return Published(
+                    provider_post_id=str(status["id"]), url=str(status.get("url") or "")
+                )
+        return None
+
+    def metrics(self, credentials: Credentials, published: Published) -> Metrics:
+        status: dict[str, Any] = self._call(
+            "GET",
+            credentials.instance,
+            f"/api/v1/statuses/{published.provider_post_id}",
+            headers=self._auth(credentials),
+        )
+        return Metrics(
+            engagement=sum(
+                _int(status.get(name), 0)
+                for name in ("replies_count", "reblogs_count", "favourites_count")
+            )
+        )
+
+    def revoke(self, credentials: Credentials) -> None:
+        if credentials.app is None:
+            return
+        self._client.call(
+            "POST",
+            f"{credentials.instance}/oauth/revoke",
+            guarded=True,
+            data={
+                "client_id": credentials.app.client_id,
+                "client_secret": credentials.app.client_secret,
+                "token": credentials.access_token,
+            },
+            idempotent=True,
+        )
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _seconds_until(iso: str) -> float | None:
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0.0, moment.timestamp() - time.time())

@@ -1,0 +1,109 @@
+"""The daily upkeep of connected accounts: sessions kept alive where the provider allows it,
+warnings before a connection expires, expired connections marked, Mastodon instances' live
+limits refreshed, consent states that ran out purged. Safe to run twice: each warning is sent
+once (`expiry_warned_days`)."""
+
+import logging
+from collections import Counter
+from datetime import timedelta
+
+from django.db.models import Q
+from django.utils import timezone
+
+from config import outbound
+from notifications.models import NotificationType
+from social.models import AccountStatus, ConnectState, Provider, SocialAccount
+from social.providers import PLATFORMS
+from social.providers.mastodon import MastodonAdapter
+from social.services.accounts import account_call, account_mark_expired, notify_preferring
+
+logger = logging.getLogger(__name__)
+
+WARN_DAYS = (7, 1)  # warnings this many days before a connection expires
+
+
+def accounts_maintain() -> dict[str, int]:
+    done: Counter[str] = Counter()
+    now = timezone.now()
+    soon = now + timedelta(days=WARN_DAYS[0])
+    expiring = SocialAccount.objects.filter(
+        status=AccountStatus.CONNECTED, expires_at__isnull=False, expires_at__lte=soon
+    ).select_related("user", "app")
+    for account in expiring.iterator(chunk_size=200):
+        if account.expires_at is not None and account.expires_at > now:
+            _renew(account, done)  # a provider that can refresh pushes the expiry back
+        if account.expires_at is None or account.status != AccountStatus.CONNECTED:
+            continue
+        if account.expires_at <= now:
+            if account_mark_expired(account=account, reason="the connection's time ran out"):
+                done["expired"] += 1
+            continue
+        days = next(
+            (d for d in reversed(WARN_DAYS) if account.expires_at - now <= timedelta(days=d)), None
+        )
+        if days is None or (account.expiry_warned_days or 99) <= days:
+            continue
+        if SocialAccount.objects.filter(
+            Q(expiry_warned_days__isnull=True) | Q(expiry_warned_days__gt=days),
+            pk=account.pk,
+        ).update(expiry_warned_days=days):
+            _warn(account, days)
+            done["warned"] += 1
+    done["limitsRefreshed"] = _mastodon_limits_refresh()
+    done["statesPurged"], _ = ConnectState.objects.filter(
+        expires_at__lt=now - timedelta(days=1)
+    ).delete()
+    return dict(done)
+
+
+def _renew(account: SocialAccount, done: Counter[str]) -> None:
+    before = account.expires_at
+    try:
+        account_call(account, lambda adapter, credentials: None)  # refresh() runs first
+    except outbound.AuthenticationError:
+        done["expired"] += 1  # marked by account_call
+        return
+    except outbound.OutboundError as error:
+        logger.info("Could not renew %s account %s: %s", account.provider, account.pk, error)
+        return
+    account.refresh_from_db(fields=["expires_at", "expiry_warned_days", "status"])
+    if account.expires_at != before:
+        done["renewed"] += 1
+
+
+def _warn(account: SocialAccount, days: int) -> None:
+    name = PLATFORMS[account.provider].name
+    when = "tomorrow" if days == 1 else f"within {days} days"
+    notify_preferring(
+        user=account.user,
+        preference="tokenExpiry",
+        type=NotificationType.TOKEN_EXPIRING,
+        title=f"Reconnect {name} soon",
+        message=(
+            f"The connection to {account.username or name} expires {when}. Reconnect it to "
+            "keep your scheduled posts publishing."
+        ),
+        metadata={
+            "accountId": str(account.id),
+            "platform": account.provider,
+            "expiresAt": account.expires_at.isoformat() if account.expires_at else None,
+        },
+    )
+
+
+def _mastodon_limits_refresh() -> int:
+    """One `GET /api/v2/instance` per instance, written to every account on it."""
+    adapter: MastodonAdapter = PLATFORMS[Provider.MASTODON].adapter  # type: ignore[assignment]
+    instances = (
+        SocialAccount.objects.filter(provider=Provider.MASTODON)
+        .exclude(status=AccountStatus.DISCONNECTED)
+        .values_list("instance", flat=True)
+        .distinct()
+    )
+    refreshed = 0
+    for instance in instances:
+        limits = adapter.limits(instance)  # the defaults when the instance does not answer
+        refreshed += SocialAccount.objects.filter(
+            provider=Provider.MASTODON, instance=instance
+        ).update(limits=limits, last_sync=timezone.now())
+    return refreshed

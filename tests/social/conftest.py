@@ -1,0 +1,93 @@
+"""Fixtures of the social hub's tests: the provider stand-ins, a user and their client, and the
+consent flow a browser would go through."""
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+from rest_framework.test import APIClient
+
+from accounts.services.sessions import session_issue
+from accounts.services.users import user_create
+from tests.social.standins import (
+    BLUESKY_APP_PASSWORD,
+    BLUESKY_HANDLE,
+    DEVTO_KEY,
+    Providers,
+    provider_standins,
+)
+
+REDIRECT_URI = "https://app.example.com/oauth/callback"
+
+
+def client_for(user: Any) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
+    return client
+
+
+@pytest.fixture
+def providers(settings) -> Any:
+    with provider_standins() as started:
+        for name, value in started.settings().items():
+            setattr(settings, name, value)
+        yield started
+
+
+@pytest.fixture
+def ada(db):
+    return user_create(email="ada@example.com")
+
+
+@pytest.fixture
+def api(ada):
+    return client_for(ada)
+
+
+def consent(api: Any, provider: str, prefix: str = "/api", **query: str) -> dict[str, str]:
+    """Ask our API for the consent page, "approve" it at the stand-in as the user's browser
+    would, and return what the provider's redirect carried back (code, state)."""
+    response = api.get(
+        f"{prefix}/social/connect/{provider}/authorize",
+        {"redirectUri": REDIRECT_URI, **query},
+    )
+    assert response.status_code == 200, response.content
+    page = requests.get(response.json()["data"]["url"], allow_redirects=False, timeout=5)
+    assert page.status_code == 302, page.content
+    location = page.headers["Location"]
+    assert location.startswith(REDIRECT_URI)
+    back = {name: values[0] for name, values in parse_qs(urlsplit(location).query).items()}
+    assert back["state"] == response.json()["data"]["state"]
+    return back
+
+
+def connect(api: Any, provider: str, prefix: str = "/api", **extra: Any) -> Any:
+    """Connect `provider` the way the web client does; the response."""
+    if provider == "devto":
+        body: dict[str, Any] = {"provider": "devto", "code": DEVTO_KEY}
+    elif provider == "bluesky":
+        body = {"provider": "bluesky", "code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
+    else:
+        query = {"instance": extra["instance"]} if provider == "mastodon" else {}
+        back = consent(api, provider, prefix, **query)
+        body = {"provider": provider, "code": back["code"], "state": back["state"],
+                "redirectUri": REDIRECT_URI}  # fmt: skip
+    body.update(extra)
+    return api.post(f"{prefix}/social/connect", body, format="json")
+
+
+@pytest.fixture
+def connect_all(api, providers: Providers) -> Any:
+    """Connect all six providers; their account records by provider."""
+
+    def run(prefix: str = "/api") -> dict[str, dict[str, Any]]:
+        accounts = {}
+        for provider in ("linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"):
+            extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
+            response = connect(api, provider, prefix, **extra)
+            assert response.status_code == 200, (provider, response.content)
+            accounts[provider] = response.json()["data"]
+        return accounts
+
+    return run
