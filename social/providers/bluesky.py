@@ -44,6 +44,7 @@ NOT_FOUND = "RecordNotFound"
 POST = "app.bsky.feed.post"
 TID_ALPHABET = "234567abcdefghijklmnopqrstuvwxyz"
 REFRESH_MARGIN = timedelta(minutes=5)
+RENEW_WITHIN = timedelta(days=7)  # the daily upkeep renews sessions ending within a week
 URL = re.compile(r"https?://[^\s<>\"]+[^\s<>\"'.,;:!?)\]]")
 TAG = re.compile(r"(?<![\w#])#([^\s#.,;:!?()\[\]{}<>\"']+)")
 MENTION = re.compile(r"(?<![\w@])@([a-zA-Z0-9][a-zA-Z0-9.-]*\.[a-zA-Z]{2,})")
@@ -200,10 +201,13 @@ class BlueskyAdapter:
         )
 
     def refresh(self, credentials: Credentials) -> None:
-        """Refresh the session when its access token expires within 5 minutes; the account
-        then expires with the refresh token (90 days after the last refresh)."""
-        expiry = jwt_expiry(credentials.access_token)
-        if expiry is not None and expiry - timezone.now() > REFRESH_MARGIN:
+        """Refresh the session when its access token expires within 5 minutes, or the session
+        itself (the refresh token, 90 days after the last refresh) within a week."""
+        now = timezone.now()
+        access_expiry = jwt_expiry(credentials.access_token)
+        fresh = access_expiry is not None and access_expiry - now > REFRESH_MARGIN
+        lasting = credentials.expires_at is None or credentials.expires_at - now > RENEW_WITHIN
+        if fresh and lasting:
             return
         session: dict[str, Any] = self._call(
             "POST",

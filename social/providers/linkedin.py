@@ -5,7 +5,7 @@ account is warned before expiry (the daily task) and refreshed when a refresh to
 """
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -36,6 +36,7 @@ EXPIRED_TOKEN = 65602
 LITTLE_TEXT_RESERVED = re.compile(r"([|{}@\[\]()<>#\\*_~])")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
 RECENT_POSTS = 20
+RENEW_WITHIN = timedelta(days=7)  # a refresh token (partners only) renews within a week
 
 
 def classify(response: requests.Response) -> outbound.OutboundError | None:
@@ -265,4 +266,4 @@ class LinkedInAdapter:
 
 
 def _expires_soon(expires_at: datetime | None) -> bool:
-    return expires_at is not None and (expires_at - timezone.now()).total_seconds() < 86400
+    return expires_at is not None and expires_at - timezone.now() < RENEW_WITHIN

@@ -394,7 +394,7 @@ def account_disconnect(*, user: User, account_id: uuid.UUID) -> int:
     revoked afterwards, best effort. The number of scheduled records cancelled."""
     with transaction.atomic():
         account = (
-            SocialAccount.objects.select_for_update()
+            SocialAccount.objects.select_for_update(of=("self",))
             .select_related("app")
             .filter(pk=account_id, user=user)
             .exclude(status=AccountStatus.DISCONNECTED)

@@ -22,6 +22,9 @@ CATEGORIES = {
     "ai_failed": "AI Generation",
     "post_published": "Social Hub",
     "post_failed": "Social Hub",
+    "account_connected": "Social Hub",
+    "account_connect_failed": "Social Hub",
+    "token_expiring": "Social Hub",
 }
 
 

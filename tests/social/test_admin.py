@@ -1,0 +1,54 @@
+"""The social hub in the admin: accounts without their credentials, and reconnection."""
+
+import pytest
+
+from accounts.models import User
+from notifications.models import Notification
+from social.models import MastodonApp, SocialAccount
+from tests.social.conftest import connect
+from tests.social.standins import DEVTO_KEY
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client):
+    admin = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
+    client.force_login(admin)
+    return client
+
+
+def test_account_pages_never_show_credentials(admin_client, api, ada, providers):
+    connect(api, "devto")
+    connect(api, "mastodon", instance=providers.mastodon.url)
+    account = SocialAccount.objects.get(provider="mastodon")
+    pages = [
+        admin_client.get("/admin/social/socialaccount/"),
+        admin_client.get(f"/admin/social/socialaccount/{account.pk}/change/"),
+        admin_client.get(
+            f"/admin/social/socialaccount/{SocialAccount.objects.get(provider='devto').pk}/change/"
+        ),
+        admin_client.get(f"/admin/social/mastodonapp/{MastodonApp.objects.get().pk}/change/"),
+        admin_client.get(f"/admin/accounts/user/{ada.pk}/change/"),
+    ]
+    secrets = (DEVTO_KEY, str(account.access_token), str(MastodonApp.objects.get().client_secret))
+    for page in pages:
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert all(secret not in html for secret in secrets)
+    assert "Social accounts" in pages[-1].content.decode()
+
+
+def test_mark_for_reconnection(admin_client, api, providers):
+    connect(api, "devto")
+    account = SocialAccount.objects.get()
+    response = admin_client.post(
+        "/admin/social/socialaccount/",
+        {"action": "mark_for_reconnection", "_selected_action": [str(account.pk)]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "1 account(s) marked for reconnection" in response.content.decode()
+    account.refresh_from_db()
+    assert account.status == "expired"
+    assert Notification.objects.filter(type="token_expiring").count() == 1

@@ -1,0 +1,87 @@
+"""The daily upkeep of connected accounts: warnings before expiry (once each), expired
+connections marked, sessions renewed where the platform allows, Mastodon limits refreshed."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from notifications.models import Notification
+from social.models import ConnectState, SocialAccount, SocialSettings
+from social.tasks import accounts_maintain_task
+from tests.social.conftest import connect, consent
+
+pytestmark = pytest.mark.django_db
+
+
+def expiring(api, provider: str, **extra) -> SocialAccount:
+    response = connect(api, provider, **extra)
+    assert response.status_code == 200
+    return SocialAccount.objects.get(pk=response.json()["data"]["id"])
+
+
+def warnings() -> list[tuple[str, bool]]:
+    return [
+        (n.title, bool(n.metadata.get("expired")))
+        for n in Notification.objects.filter(type="token_expiring").order_by("created_at")
+    ]
+
+
+def test_warned_seven_days_and_one_day_before_then_marked_expired(api, providers):
+    account = expiring(api, "linkedin")
+    SocialAccount.objects.filter(pk=account.pk).update(
+        expires_at=timezone.now() + timedelta(days=6)
+    )
+    accounts_maintain_task.delay()
+    accounts_maintain_task.delay()  # twice on a day: one warning
+    assert warnings() == [("Reconnect LinkedIn soon", False)]
+    SocialAccount.objects.filter(pk=account.pk).update(
+        expires_at=timezone.now() + timedelta(hours=20)
+    )
+    accounts_maintain_task.delay()
+    assert len(warnings()) == 2
+    latest = Notification.objects.filter(type="token_expiring").order_by("-created_at")[0]
+    assert "tomorrow" in latest.message
+    SocialAccount.objects.filter(pk=account.pk).update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
+    result = accounts_maintain_task.delay().get()
+    assert result["expired"] == 1
+    account.refresh_from_db()
+    assert account.status == "expired"
+    assert warnings()[-1] == ("Reconnect LinkedIn", True)
+
+
+def test_the_token_expiry_preference_silences_warnings(api, ada, providers):
+    account = expiring(api, "linkedin")
+    SocialSettings.objects.create(user=ada, notification_preferences={"tokenExpiry": False})
+    SocialAccount.objects.filter(pk=account.pk).update(
+        expires_at=timezone.now() + timedelta(days=3)
+    )
+    accounts_maintain_task.delay()
+    assert warnings() == []
+
+
+def test_a_bluesky_session_is_renewed_instead_of_warned(api, providers):
+    account = expiring(api, "bluesky")
+    soon = timezone.now() + timedelta(days=5)
+    SocialAccount.objects.filter(pk=account.pk).update(expires_at=soon)
+    result = accounts_maintain_task.delay().get()
+    account.refresh_from_db()
+    assert result["renewed"] == 1
+    assert account.expires_at is not None
+    assert account.expires_at > timezone.now() + timedelta(days=80)
+    assert warnings() == []
+
+
+def test_mastodon_limits_follow_the_instance_and_old_states_are_purged(api, providers):
+    account = expiring(api, "mastodon", instance=providers.mastodon.url)
+    providers.mastodon.max_characters = 5000
+    consent(api, "linkedin")
+    ConnectState.objects.update(expires_at=timezone.now() - timedelta(days=2))
+    result = accounts_maintain_task.delay().get()
+    account.refresh_from_db()
+    assert account.limits["maxCharacters"] == 5000
+    assert result["limitsRefreshed"] == 1
+    assert result["statesPurged"] == 2
+    assert api.get("/api/social/accounts").json()["data"][0]["limits"]["maxCharacters"] == 5000
