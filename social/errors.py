@@ -49,3 +49,50 @@ class NoFacebookPage(ApplicationError):
 class NoInstagramAccount(ApplicationError):
     code = "no_instagram_account"
     message = "No Facebook page of this login has an Instagram business account linked."
+
+
+class PostNotFound(NotFoundError):
+    message = "Post not found."
+
+
+class RecordNotFound(NotFoundError):
+    message = "Scheduled record not found."
+
+
+class CampaignNotFound(NotFoundError):
+    message = "Campaign not found."
+
+
+class PostAlreadyPublished(ConflictError):
+    code = "post_already_published"
+    message = "A published post cannot be edited."
+
+
+class AlreadyPublished(ConflictError):
+    code = "already_published"
+    message = "This post was already published to that account."
+
+
+class RecordNotScheduled(ConflictError):
+    code = "not_scheduled"
+    message = "Only a scheduled record that is still waiting can be moved or cancelled."
+
+
+class PlatformNotConnected(ApplicationError):
+    code = "platform_not_connected"
+    message = "No connected account for that platform."
+
+
+class PlatformAmbiguous(ApplicationError):
+    code = "platform_ambiguous"
+    message = "Several connected accounts for that platform: choose them with accountIds."
+
+
+class NonexistentLocalTime(ApplicationError):
+    code = "nonexistent_local_time"
+    message = "That local time does not exist in the time zone (the clocks skip it)."
+
+
+class AccountExpiresBefore(ApplicationError):
+    code = "account_expires_before"
+    message = "An account's connection expires before the scheduled time: reconnect it first."

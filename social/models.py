@@ -158,3 +158,185 @@ class SocialSettings(models.Model):
 
     def wants(self, preference: str) -> bool:
         return bool(self.notification_preferences.get(preference, True))
+
+
+class CampaignStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    ACTIVE = "active", "Active"
+    PAUSED = "paused", "Paused"
+    COMPLETED = "completed", "Completed"
+
+
+class Campaign(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns"
+    )
+    name = models.CharField(max_length=120)
+    description = models.TextField(max_length=2000, blank=True, default="")
+    color = models.CharField(max_length=7, blank=True, default="")
+    start_date = models.DateField(null=True, blank=True)
+    end_date = models.DateField(null=True, blank=True)
+    budget = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    goal = models.CharField(max_length=500, blank=True, default="")
+    status = models.CharField(
+        max_length=16, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PostStatus(models.TextChoices):
+    DRAFT = "Draft", "Draft"
+    SCHEDULED = "Scheduled", "Scheduled"
+    PUBLISHED = "Published", "Published"
+    PARTIALLY_PUBLISHED = "PartiallyPublished", "Partially published"
+    FAILED = "Failed", "Failed"
+
+
+class Post(models.Model):
+    """What the user wrote. `status` is derived from the post's scheduled records (stored, so
+    lists filter on it), `Draft` while it has none that count."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="posts", db_index=False
+    )
+    title = models.CharField(max_length=300, blank=True, default="")
+    content = models.TextField(max_length=100_000)
+    hashtags = models.CharField(max_length=1000, blank=True, default="")
+    mentions = models.CharField(max_length=1000, blank=True, default="")
+    link = models.CharField(max_length=2000, blank=True, default="")
+    media_urls = models.JSONField(default=list, blank=True)
+    media_ids = models.JSONField(default=list, blank=True)
+    platforms = models.JSONField(default=list, blank=True)  # a draft's intended targets
+    # "|linkedin|bluesky|": the providers in `platforms` or in a record, for the list filter.
+    provider_set = models.CharField(max_length=120, blank=True, default="")
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
+    )
+    status = models.CharField(max_length=20, choices=PostStatus.choices, default=PostStatus.DRAFT)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [
+            models.Index(fields=["user", "-created_at", "-id"], name="social_post_user_idx"),
+            models.Index(fields=["campaign"], name="social_post_campaign_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.content[:60]
+
+
+class RecordStatus(models.TextChoices):
+    SCHEDULED = "Scheduled", "Scheduled"  # waiting for its time, or for its next attempt
+    PUBLISHING = "Publishing", "Publishing"  # claimed by a worker under a lease
+    PUBLISHED = "Published", "Published"
+    FAILED = "Failed", "Failed"
+    CANCELLED = "Cancelled", "Cancelled"
+    UNCONFIRMED = "Unconfirmed", "Unconfirmed"  # the outcome could not be established
+
+
+# A record in one of these holds its (post, account) target: no second one may be created.
+HOLDING_STATUSES = (
+    RecordStatus.SCHEDULED,
+    RecordStatus.PUBLISHING,
+    RecordStatus.PUBLISHED,
+    RecordStatus.UNCONFIRMED,
+)
+OPEN_STATUSES = (RecordStatus.SCHEDULED, RecordStatus.PUBLISHING)
+
+
+class ScheduledRecord(models.Model):
+    """One (post, account) target and its publication: when, how many attempts, the outcome.
+
+    `due_at` is when the scheduler should next look at it: the scheduled time before the first
+    attempt, then the next attempt's time. `outcome_unknown` says an attempt may have reached
+    the platform without an answer: the next attempt looks the post up before creating it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="records")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    account = models.ForeignKey(SocialAccount, on_delete=models.CASCADE, related_name="records")
+    provider = models.CharField(max_length=16, choices=Provider.choices)
+    scheduled_time = models.DateTimeField()
+    due_at = models.DateTimeField()
+    status = models.CharField(
+        max_length=16, choices=RecordStatus.choices, default=RecordStatus.SCHEDULED
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    outcome_unknown = models.BooleanField(default=False)
+    published_at = models.DateTimeField(null=True, blank=True)
+    url = models.CharField(max_length=2000, blank=True, default="")
+    provider_post_id = models.CharField(max_length=500, blank=True, default="")
+    error = models.TextField(max_length=2000, blank=True, default="")
+    error_code = models.CharField(max_length=40, blank=True, default="")
+    history = models.JSONField(default=list, blank=True)  # one entry per attempt
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("scheduled_time", "id")
+        indexes = [
+            # The scheduler's due set: waiting records by due time.
+            models.Index(
+                fields=["due_at"],
+                condition=Q(status="Scheduled"),
+                name="social_record_due_idx",
+            ),
+            # Leases to reap.
+            models.Index(
+                fields=["lease_expires_at"],
+                condition=Q(status="Publishing"),
+                name="social_record_lease_idx",
+            ),
+            models.Index(fields=["user", "scheduled_time"], name="social_record_user_idx"),
+            models.Index(fields=["account", "status"], name="social_record_account_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["post", "account"],
+                condition=Q(status__in=["Scheduled", "Publishing", "Published", "Unconfirmed"]),
+                name="social_record_one_per_target",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.status} at {self.scheduled_time:%Y-%m-%d %H:%M}"
+
+
+class MediaItem(models.Model):
+    """A file in the user's media library: hosted elsewhere (`url` only) or uploaded here
+    (`file`, stored through Django's storage API; `url` is its absolute public address)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="media", db_index=False
+    )
+    type = models.CharField(max_length=64)  # MIME type
+    url = models.CharField(max_length=2000)
+    filename = models.CharField(max_length=255, blank=True, default="")
+    size = models.PositiveBigIntegerField()
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    file = models.FileField(upload_to="media/%Y/%m/", blank=True, max_length=300)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [models.Index(fields=["user", "-created_at"], name="social_media_user_idx")]
+
+    def __str__(self) -> str:
+        return self.filename or self.url

@@ -349,6 +349,13 @@ FACEBOOK_DIALOG_URL = env.str("FACEBOOK_DIALOG_URL", default="https://www.facebo
 FACEBOOK_GRAPH_URL = env.str("FACEBOOK_GRAPH_URL", default="https://graph.facebook.com").rstrip("/")
 FACEBOOK_GRAPH_VERSION = env.str("FACEBOOK_GRAPH_VERSION", default="v24.0")
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
+# The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
+# calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
+SCHEDULER_INTERVAL_SECONDS = env.float("SCHEDULER_INTERVAL_SECONDS", default=10.0)
+SCHEDULER_RETRY_BASE_SECONDS = env.int("SCHEDULER_RETRY_BASE_SECONDS", default=60)
+SCHEDULER_BATCH_SIZE = env.int("SCHEDULER_BATCH_SIZE", default=500)
+SCHEDULER_CONCURRENCY = env.int("SCHEDULER_CONCURRENCY", default=16)
+SCHEDULER_LEASE_SECONDS = env.int("SCHEDULER_LEASE_SECONDS", default=300)
 # An OAuth `state` (and the consent it stands for) is good for this long, once.
 SOCIAL_CONNECT_STATE_SECONDS = 10 * 60
 # The API's own public address: absolute URLs of uploaded media, the Mastodon app's website.

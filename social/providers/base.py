@@ -95,13 +95,15 @@ class Credentials:
 
 @dataclass(frozen=True, slots=True)
 class MediaFile:
-    """An image to attach. `data` holds the bytes of a file we store ourselves; a hosted file
-    is fetched from `url` through the outbound guard when a platform needs its bytes."""
+    """An image to attach. A file we store ourselves is read from storage (`stored`, its name
+    there) and `data` may hold its bytes already; a hosted file is fetched from `url` through
+    the outbound guard when a platform needs its bytes."""
 
     url: str
     mime: str = "image/jpeg"
     size: int | None = None
     alt: str = ""
+    stored: str = ""
     data: bytes | None = field(default=None, repr=False)
 
 
@@ -249,6 +251,14 @@ def media_bytes(media: MediaFile) -> bytes:
     the URL), at most MAX_MEDIA_FETCH_BYTES."""
     if media.data is not None:
         return media.data
+    if media.stored:
+        from django.core.files.storage import default_storage
+
+        with default_storage.open(media.stored, "rb") as stored:
+            data = bytes(stored.read(MAX_MEDIA_FETCH_BYTES + 1))
+        if len(data) > MAX_MEDIA_FETCH_BYTES:
+            raise outbound.PermanentError("The media file is too large to publish.")
+        return data
     response = _media_client.request("GET", media.url, guarded=True, stream=True)
     try:
         chunks, size = [], 0

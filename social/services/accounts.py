@@ -337,10 +337,10 @@ def account_call(account: SocialAccount, call: Callable[[Any, Credentials], T]) 
         raise
     finally:
         if credentials.renewed:
-            _credentials_store(account, credentials)
+            credentials_store(account, credentials)
 
 
-def _credentials_store(account: SocialAccount, credentials: Credentials) -> None:
+def credentials_store(account: SocialAccount, credentials: Credentials) -> None:
     account.access_token = credentials.access_token
     account.refresh_token = credentials.refresh_token
     account.expires_at = credentials.expires_at
@@ -415,5 +415,6 @@ def account_disconnect(*, user: User, account_id: uuid.UUID) -> int:
 
 
 def _records_cancel(account: SocialAccount) -> int:
-    """Cancel the account's pending scheduled records (none exist before posts do)."""
-    return 0
+    from social.services.scheduling import account_records_cancel  # scheduling uses accounts
+
+    return account_records_cancel(account)

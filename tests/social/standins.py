@@ -595,7 +595,7 @@ class MastodonStandIn(StandIn):
             text = str(call.body.get("status") or "")
             if not text and not call.body.get("media_ids"):
                 return 422, {"error": "Validation failed: Text can't be blank"}, {}
-            if len(text) > self.max_characters:
+            if len(re.sub(r"https?://\S+", "x" * 23, text)) > self.max_characters:
                 return 422, {"error": "Validation failed: Text character limit exceeded"}, {}
             number = str(111000 + self.next_id())
             status = {"id": number, "url": f"{self.url}/@ada/{number}",
@@ -657,6 +657,29 @@ class DevtoStandIn(StandIn):
 
     def my_articles(self, call: Call) -> Answer:
         return self._key_ok(call) or (200, list(reversed(self.posts)), {})
+
+
+# --- A CDN for hosted images ------------------------------------------------------------------
+
+# The smallest valid JPEG: what a user's hosted image looks like to the platforms.
+JPEG = bytes.fromhex(
+    "ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b0b"
+    "0c1912130f141d1a1f1e1d1a1c1c20242e2720222c231c1c2837292c30313434341f27393d38323c2e333432ff"
+    "c0000b080001000101011100ffc4001f0000010501010101010100000000000000000102030405060708090a0b"
+    "ffc400b5100002010303020403050504040000017d01020300041105122131410613516107227114328191a108"
+    "2342b1c11552d1f02433627282090a161718191a25262728292a3435363738393a434445464748494a53545556"
+    "5758595a636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9"
+    "aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7"
+    "f8f9faffda0008010100003f00fbd3ffd9"
+)
+
+
+@dataclass
+class CdnStandIn(StandIn):
+    routes = (("GET", r"/(.+\.jpg)", "image"),)
+
+    def image(self, call: Call, name: str) -> Answer:
+        return 200, JPEG, {"Content-Type": "image/jpeg"}
 
 
 # --- Serving ----------------------------------------------------------------------------------
@@ -745,6 +768,10 @@ class Providers:
     bluesky: BlueskyStandIn
     mastodon: MastodonStandIn
     devto: DevtoStandIn
+    cdn: CdnStandIn
+
+    def image(self, name: str = "launch.jpg") -> str:
+        return f"{self.cdn.url}/{name}"
 
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
@@ -780,6 +807,7 @@ def provider_standins() -> Iterator[Providers]:
             "bluesky": BlueskyStandIn,
             "mastodon": MastodonStandIn,
             "devto": DevtoStandIn,
+            "cdn": CdnStandIn,
         }
         for name, kind in kinds.items():
             started[name] = stack.enter_context(serve(kind()))

@@ -1,0 +1,1 @@
+"""Social hub endpoints, one module per area."""

@@ -1,0 +1,435 @@
+"""Posts, publishing now and scheduling (social.md sections 3 and 4)."""
+
+from typing import Any
+from uuid import UUID
+
+from django.db.models import Prefetch, QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import request_user
+from config.api.envelope import Envelope
+from config.errors import ValidationFailed
+from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
+from social.services.posts import post_delete, post_save, user_post
+from social.services.publishing import Outcome
+from social.services.scheduling import (
+    platform_accounts,
+    publish_now,
+    record_cancel,
+    record_move,
+    resolve_time,
+    schedule,
+    user_accounts,
+)
+
+MAX_MEDIA = 10
+MAX_TARGETS = 20
+
+
+class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
+    postId = serializers.UUIDField(source="post_id", read_only=True)
+    accountId = serializers.UUIDField(source="account_id", read_only=True)
+    providerPostId = serializers.CharField(source="provider_post_id", read_only=True)
+
+    class Meta:
+        model = ScheduledRecord
+        fields = (
+            "id",
+            "postId",
+            "accountId",
+            "provider",
+            "scheduled_time",
+            "status",
+            "attempts",
+            "next_attempt_at",
+            "published_at",
+            "url",
+            "providerPostId",
+            "error",
+        )
+
+
+class PostSerializer(serializers.ModelSerializer[Post]):
+    user_id = serializers.UUIDField(read_only=True)
+    mediaUrls = serializers.ListField(source="media_urls", read_only=True)
+    mediaIds = serializers.ListField(source="media_ids", read_only=True)
+    campaignId = serializers.UUIDField(source="campaign_id", read_only=True, allow_null=True)
+    scheduledRecords = RecordSerializer(source="records", many=True, read_only=True)
+
+    class Meta:
+        model = Post
+        fields = (
+            "id",
+            "user_id",
+            "title",
+            "content",
+            "hashtags",
+            "mentions",
+            "link",
+            "mediaUrls",
+            "mediaIds",
+            "platforms",
+            "campaignId",
+            "status",
+            "created_at",
+            "updated_at",
+            "scheduledRecords",
+        )
+
+
+def with_records(posts: QuerySet[Post]) -> QuerySet[Post]:
+    return posts.prefetch_related(
+        Prefetch("records", queryset=ScheduledRecord.objects.order_by("scheduled_time", "id"))
+    )
+
+
+def post_data(post: Post) -> Any:
+    return PostSerializer(with_records(Post.objects.filter(pk=post.pk)).get()).data
+
+
+class PostFields(serializers.Serializer[Any]):
+    """The writable post fields (API names); only those sent are applied."""
+
+    title = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    content = serializers.CharField(required=False, max_length=100_000, trim_whitespace=False)
+    hashtags = serializers.CharField(required=False, allow_blank=True, max_length=1000)
+    mentions = serializers.CharField(required=False, allow_blank=True, max_length=1000)
+    link = serializers.URLField(required=False, allow_blank=True, max_length=2000)
+    mediaUrls = serializers.ListField(
+        child=serializers.URLField(max_length=2000), required=False, max_length=MAX_MEDIA
+    )
+    mediaIds = serializers.ListField(
+        child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
+    )
+    platforms = serializers.ListField(
+        child=serializers.ChoiceField(choices=Provider.values), required=False, max_length=6
+    )
+    campaignId = serializers.UUIDField(required=False, allow_null=True)
+    status = serializers.ChoiceField(
+        choices=[PostStatus.DRAFT],
+        required=False,
+        error_messages={"invalid_choice": "Only Draft may be sent; other statuses are derived."},
+    )
+
+    def validate_content(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Ensure this field has at least 1 character.")
+        return value
+
+
+def _fields(data: dict[str, Any]) -> dict[str, Any]:
+    fields = {name: value for name, value in data.items() if name in PostFields().fields}
+    fields.pop("status", None)
+    if "mediaIds" in fields:
+        fields["mediaIds"] = [str(media_id) for media_id in fields["mediaIds"]]
+    if "platforms" in fields:
+        fields["platforms"] = list(dict.fromkeys(fields["platforms"]))
+    return fields
+
+
+class PostListView(generics.ListAPIView[Post]):
+    serializer_class = PostSerializer
+    queryset = Post.objects.none()
+    page_size = 20
+    max_page_size = 100
+
+    class FilterSerializer(serializers.Serializer[Any]):
+        platform = serializers.ChoiceField(choices=Provider.values, required=False)
+        status = serializers.ChoiceField(choices=PostStatus.values, required=False)
+        campaignId = serializers.UUIDField(required=False)
+
+    class InputSerializer(PostFields):
+        id = serializers.UUIDField(required=False)
+
+    def get_queryset(self) -> QuerySet[Post]:
+        filters = self.FilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        posts = Post.objects.filter(user=request_user(self.request))
+        found = filters.validated_data
+        if "platform" in found:
+            posts = posts.filter(provider_set__contains=f"|{found['platform']}|")
+        if "status" in found:
+            posts = posts.filter(status=found["status"])
+        if "campaignId" in found:
+            posts = posts.filter(campaign_id=found["campaignId"])
+        return with_records(posts.order_by("-created_at", "-id"))
+
+    @extend_schema(
+        operation_id="social_posts_list",
+        tags=["social"],
+        parameters=[
+            OpenApiParameter("platform", str, enum=Provider.values),
+            OpenApiParameter("status", str, enum=PostStatus.values),
+            OpenApiParameter("campaignId", str),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="social_posts_save",
+        tags=["social"],
+        request=InputSerializer,
+        responses=PostSerializer,
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if "id" not in data and "content" not in data:
+            raise ValidationFailed(details={"content": ["This field is required."]})
+        post = post_save(user=request_user(request), fields=_fields(data), post_id=data.get("id"))
+        return Response(Envelope(data=post_data(post), message="Post saved"))
+
+
+class PostDetailView(APIView):
+    @extend_schema(operation_id="social_posts_get", tags=["social"], responses=PostSerializer)
+    def get(self, request: Request, post_id: UUID) -> Response:
+        return Response(post_data(user_post(user=request_user(request), post_id=post_id)))
+
+    @extend_schema(
+        operation_id="social_posts_delete",
+        tags=["social"],
+        responses=inline_serializer("PostDeleted", {"success": serializers.BooleanField()}),
+    )
+    def delete(self, request: Request, post_id: UUID) -> Response:
+        post_delete(user=request_user(request), post_id=post_id)
+        return Response(Envelope(data={"success": True}, message="Post deleted"))
+
+
+def _outcome_data(outcome: Outcome) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "accountId": outcome.account_id,
+        "provider": outcome.provider,
+        "success": outcome.success,
+        "url": outcome.url,
+        "providerPostId": outcome.provider_post_id,
+        "recordId": outcome.record_id,
+        "status": outcome.status,
+    }
+    if not outcome.success:
+        error: dict[str, Any] = {"code": outcome.error_code, "message": outcome.error}
+        if outcome.retry_at is not None:
+            error["retryAt"] = outcome.retry_at.isoformat().replace("+00:00", "Z")
+        data["error"] = error
+    return data
+
+
+class PublishView(APIView):
+    class InputSerializer(PostFields):
+        postId = serializers.UUIDField(required=False)
+        url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
+        accountIds = serializers.ListField(
+            child=serializers.UUIDField(), min_length=1, max_length=MAX_TARGETS
+        )
+
+    @extend_schema(
+        operation_id="social_publish",
+        tags=["social"],
+        request=InputSerializer,
+        responses=inline_serializer(
+            "PublishResult",
+            {
+                "accountId": serializers.UUIDField(),
+                "provider": serializers.CharField(),
+                "success": serializers.BooleanField(),
+                "url": serializers.CharField(),
+                "providerPostId": serializers.CharField(),
+                "recordId": serializers.UUIDField(),
+                "status": serializers.CharField(),
+                "error": serializers.DictField(required=False),
+            },
+            many=True,
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if "postId" not in data and "content" not in data:
+            raise ValidationFailed(details={"content": ["This field is required."]})
+        fields = _fields(data)
+        if "url" in data:
+            fields["link"] = data["url"]
+        _, outcomes = publish_now(
+            user=request_user(request),
+            account_ids=data["accountIds"],
+            fields=fields,
+            post_id=data.get("postId"),
+        )
+        published = sum(outcome.success for outcome in outcomes)
+        return Response(
+            Envelope(
+                data=[_outcome_data(outcome) for outcome in outcomes],
+                message=f"Published to {published} of {len(outcomes)} accounts",
+            )
+        )
+
+
+class ScheduleView(generics.ListAPIView[ScheduledRecord]):
+    """POST: schedule (shape A with `accountIds`, shape B with `platforms`); GET: the
+    calendar of the user's scheduled records."""
+
+    serializer_class = RecordSerializer
+    queryset = ScheduledRecord.objects.none()
+    page_size = 50
+    max_page_size = 100
+
+    class ShapeA(PostFields):
+        postId = serializers.UUIDField(required=False)
+        url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
+        scheduledTime = serializers.CharField(max_length=64)
+        timezone = serializers.CharField(required=False, max_length=64)
+        accountIds = serializers.ListField(
+            child=serializers.UUIDField(), min_length=1, max_length=MAX_TARGETS
+        )
+
+    class ShapeB(serializers.Serializer[Any]):
+        content = serializers.CharField(max_length=100_000, trim_whitespace=False)
+        platforms = serializers.ListField(
+            child=serializers.ChoiceField(choices=Provider.values), min_length=1, max_length=6
+        )
+        scheduledAt = serializers.CharField(max_length=64)
+        mediaIds = serializers.ListField(
+            child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
+        )
+
+    class FilterSerializer(serializers.Serializer[Any]):
+        status = serializers.ChoiceField(choices=RecordStatus.values, required=False)
+        accountId = serializers.UUIDField(required=False)
+        # Named `from` and `to` on the wire.
+        start = serializers.DateTimeField(required=False)
+        end = serializers.DateTimeField(required=False)
+
+    def get_queryset(self) -> QuerySet[ScheduledRecord]:
+        params = self.request.query_params
+        filters = self.FilterSerializer(
+            data={
+                **{k: params[k] for k in ("status", "accountId") if k in params},
+                **({"start": params["from"]} if "from" in params else {}),
+                **({"end": params["to"]} if "to" in params else {}),
+            }
+        )
+        filters.is_valid(raise_exception=True)
+        found = filters.validated_data
+        records = ScheduledRecord.objects.filter(user=request_user(self.request))
+        if "status" in found:
+            records = records.filter(status=found["status"])
+        if "accountId" in found:
+            records = records.filter(account_id=found["accountId"])
+        if "start" in found:
+            records = records.filter(scheduled_time__gte=found["start"])
+        if "end" in found:
+            records = records.filter(scheduled_time__lte=found["end"])
+        return records.order_by("scheduled_time", "id")
+
+    @extend_schema(
+        operation_id="social_schedule_list",
+        tags=["social"],
+        parameters=[
+            OpenApiParameter("status", str, enum=RecordStatus.values),
+            OpenApiParameter("accountId", str),
+            OpenApiParameter("from", str, description="ISO 8601, inclusive"),
+            OpenApiParameter("to", str, description="ISO 8601, inclusive"),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="social_schedule",
+        tags=["social"],
+        request=ShapeA,
+        responses=inline_serializer(
+            "ScheduleResult",
+            {"post": PostSerializer(), "scheduledRecords": RecordSerializer(many=True)},
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        user = request_user(request)
+        if "accountIds" not in request.data and "platforms" in request.data:
+            shape_b = self.ShapeB(data=request.data)
+            shape_b.is_valid(raise_exception=True)
+            data = shape_b.validated_data
+            platforms = list(dict.fromkeys(data["platforms"]))
+            when = resolve_time(data["scheduledAt"], zone_name=None, user=user,
+                                field="scheduledAt")  # fmt: skip
+            fields: dict[str, Any] = {"content": data["content"]}
+            if data.get("mediaIds"):
+                fields["mediaIds"] = [str(media_id) for media_id in data["mediaIds"]]
+            done = schedule(
+                user=user,
+                accounts=platform_accounts(user=user, platforms=platforms),
+                when=when,
+                fields=fields,
+            )
+            return Response(
+                Envelope(
+                    data={
+                        "scheduleId": str(done.post.pk),
+                        "status": "scheduled",
+                        "scheduledAt": when.isoformat().replace("+00:00", "Z"),
+                        "platforms": platforms,
+                    },
+                    message="Post scheduled",
+                )
+            )
+        shape_a = self.ShapeA(data=request.data)
+        shape_a.is_valid(raise_exception=True)
+        data = shape_a.validated_data
+        if "postId" not in data and "content" not in data:
+            raise ValidationFailed(details={"content": ["This field is required."]})
+        when = resolve_time(data["scheduledTime"], zone_name=data.get("timezone"), user=user,
+                            field="scheduledTime")  # fmt: skip
+        fields = _fields(data)
+        if "url" in data:
+            fields["link"] = data["url"]
+        done = schedule(
+            user=user,
+            accounts=user_accounts(user=user, account_ids=data["accountIds"]),
+            when=when,
+            fields=fields,
+            post_id=data.get("postId"),
+        )
+        return Response(
+            Envelope(
+                data={
+                    "post": post_data(done.post),
+                    "scheduledRecords": RecordSerializer(done.records, many=True).data,
+                },
+                message="Post scheduled",
+            )
+        )
+
+
+class ScheduleDetailView(APIView):
+    class MoveSerializer(serializers.Serializer[Any]):
+        scheduledTime = serializers.CharField(max_length=64)
+        timezone = serializers.CharField(required=False, max_length=64)
+
+    @extend_schema(
+        operation_id="social_schedule_move",
+        tags=["social"],
+        request=MoveSerializer,
+        responses=RecordSerializer,
+    )
+    def patch(self, request: Request, record_id: UUID) -> Response:
+        user = request_user(request)
+        serializer = self.MoveSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        when = resolve_time(data["scheduledTime"], zone_name=data.get("timezone"), user=user,
+                            field="scheduledTime")  # fmt: skip
+        record = record_move(user=user, record_id=record_id, when=when)
+        return Response(Envelope(data=RecordSerializer(record).data, message="Moved"))
+
+    @extend_schema(
+        operation_id="social_schedule_cancel", tags=["social"], responses=RecordSerializer
+    )
+    def delete(self, request: Request, record_id: UUID) -> Response:
+        record = record_cancel(user=request_user(request), record_id=record_id)
+        return Response(Envelope(data=RecordSerializer(record).data, message="Cancelled"))

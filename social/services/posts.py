@@ -1,0 +1,175 @@
+"""Posts: create, edit, delete, and the status derived from their scheduled records."""
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count, Q
+
+from accounts.models import User
+from config.errors import ValidationFailed
+from social.errors import PostAlreadyPublished, PostNotFound
+from social.models import (
+    OPEN_STATUSES,
+    AccountStatus,
+    Campaign,
+    Post,
+    PostStatus,
+    RecordStatus,
+    ScheduledRecord,
+    SocialAccount,
+)
+from social.providers.base import MediaFile
+from social.services.composition import Draft, Target, validate_targets
+from social.services.media import media_files, media_ids_check
+
+# The post fields a client writes, by their API names.
+FIELDS = {
+    "title": "title",
+    "content": "content",
+    "hashtags": "hashtags",
+    "mentions": "mentions",
+    "link": "link",
+    "mediaUrls": "media_urls",
+    "mediaIds": "media_ids",
+    "platforms": "platforms",
+    "campaignId": "campaign_id",
+}
+
+
+def draft_of(post: Post) -> Draft:
+    media = tuple(MediaFile(url=url) for url in post.media_urls)
+    return Draft(
+        content=post.content,
+        title=post.title,
+        hashtags=post.hashtags,
+        link=post.link,
+        media=media + tuple(_media_items(post)),
+    )
+
+
+def _media_items(post: Post) -> Iterable[MediaFile]:
+    if not post.media_ids:
+        return ()
+    return media_files(user_id=post.user_id, media_ids=post.media_ids)
+
+
+def account_target(account: SocialAccount) -> Target:
+    return Target(provider=account.provider, account_id=str(account.id), limits=account.limits)
+
+
+def platform_targets(user: User, platforms: list[str]) -> list[Target]:
+    """A draft's intended platforms: the user's account there (its live limits) when there is
+    exactly one, the platform's limits otherwise."""
+    accounts: dict[str, list[SocialAccount]] = {}
+    for account in SocialAccount.objects.filter(
+        user=user, provider__in=platforms, status=AccountStatus.CONNECTED
+    ):
+        accounts.setdefault(account.provider, []).append(account)
+    return [
+        account_target(accounts[p][0]) if len(accounts.get(p, [])) == 1 else Target(provider=p)
+        for p in platforms
+    ]
+
+
+def user_post(*, user: User, post_id: uuid.UUID | str, lock: bool = False) -> Post:
+    posts = Post.objects.select_for_update() if lock else Post.objects
+    post = posts.filter(pk=post_id, user=user).first()
+    if post is None:
+        raise PostNotFound()
+    return post
+
+
+def _campaign(user: User, campaign_id: Any) -> Campaign | None:
+    if campaign_id in (None, ""):
+        return None
+    campaign = Campaign.objects.filter(pk=campaign_id, user=user).first()
+    if campaign is None:
+        raise ValidationFailed(details={"campaignId": ["No such campaign."]})
+    return campaign
+
+
+def post_apply(
+    *,
+    user: User,
+    post: Post,
+    fields: dict[str, Any],
+    extra_targets: list[Target] = (),  # type: ignore[assignment]
+) -> Post:
+    """Apply the given fields (API names) to the post in memory and validate it against its
+    intended platforms, its waiting records' accounts and `extra_targets`. Nothing is saved."""
+    for name, value in fields.items():
+        if name == "campaignId":
+            post.campaign = _campaign(user, value)
+        elif name == "mediaIds":
+            post.media_ids = media_ids_check(user_id=user.pk, media_ids=value)
+        elif name in FIELDS:
+            setattr(post, FIELDS[name], value)
+    targets = platform_targets(user, list(post.platforms)) + list(extra_targets)
+    if post.pk and not post._state.adding:
+        waiting = ScheduledRecord.objects.filter(
+            post=post, status=RecordStatus.SCHEDULED
+        ).select_related("account")
+        targets += [account_target(record.account) for record in waiting]
+    validate_targets(draft_of(post), targets)
+    return post
+
+
+def post_save(*, user: User, fields: dict[str, Any], post_id: Any = None) -> Post:
+    """Create a post, or edit the user's post `post_id`. A published post cannot be edited;
+    editing a scheduled one changes what its waiting records will publish."""
+    with transaction.atomic():
+        if post_id is None:
+            post = Post(user=user)
+        else:
+            post = user_post(user=user, post_id=post_id, lock=True)
+            if post.records.filter(
+                status__in=(RecordStatus.PUBLISHED, RecordStatus.PUBLISHING)
+            ).exists():
+                raise PostAlreadyPublished()
+        post_apply(user=user, post=post, fields=fields)
+        post.provider_set = _provider_set(post)
+        post.save()
+    return post
+
+
+def post_delete(*, user: User, post_id: Any) -> None:
+    """Remove the post and its records. A record being published at this moment finishes at
+    the platform; its result finds no row and nothing is published again."""
+    with transaction.atomic():
+        user_post(user=user, post_id=post_id, lock=True).delete()
+
+
+def _provider_set(post: Post, record_providers: Iterable[str] = ()) -> str:
+    providers = sorted({*post.platforms, *record_providers})
+    return f"|{'|'.join(providers)}|" if providers else ""
+
+
+def post_status_refresh(post_id: Any) -> str | None:
+    """Derive the post's status from its records (cancelled ones do not count): Draft with
+    none, Scheduled while any waits or publishes, then Published, PartiallyPublished or
+    Failed. Call inside the transaction that changed a record."""
+    counts = ScheduledRecord.objects.filter(post_id=post_id).aggregate(
+        total=Count("id", filter=~Q(status=RecordStatus.CANCELLED)),
+        open=Count("id", filter=Q(status__in=OPEN_STATUSES)),
+        published=Count("id", filter=Q(status=RecordStatus.PUBLISHED)),
+    )
+    if not counts["total"]:
+        status = PostStatus.DRAFT
+    elif counts["open"]:
+        status = PostStatus.SCHEDULED
+    elif counts["published"] == counts["total"]:
+        status = PostStatus.PUBLISHED
+    elif counts["published"]:
+        status = PostStatus.PARTIALLY_PUBLISHED
+    else:
+        status = PostStatus.FAILED
+    post = Post.objects.filter(pk=post_id).only("platforms").first()
+    if post is None:  # deleted meanwhile
+        return None
+    providers = ScheduledRecord.objects.filter(post_id=post_id).values_list("provider", flat=True)
+    Post.objects.filter(pk=post_id).update(
+        status=status, provider_set=_provider_set(post, providers)
+    )
+    return status

@@ -1,0 +1,270 @@
+"""One attempt at publishing claimed records, used by "publish now" and by the scheduler.
+
+A record arrives claimed: `Publishing`, with a lease (`lease_expires_at`) that also fences its
+result. The provider calls run concurrently in threads that touch no database; their results
+are settled one by one in the calling thread, each in a short transaction that writes the
+record, the post's derived status, the notification and the outbox event together. A result
+whose lease was lost (the record was reclaimed after its lease ran out, or the post deleted)
+changes nothing.
+
+Attempts (social.md section 5): 3 per record. A transient failure with attempts left and
+`autoRetry` on waits `SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1)` (or the platform's
+`Retry-After`, when later). An attempt that may have reached the platform marks the outcome
+unknown: the next attempt first looks the post up. Permanent failures, authentication
+failures (the account is marked `expired`) and the last attempt end the record: `Failed`, or
+`Unconfirmed` when it may have been published and the lookups could not tell.
+"""
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from config import outbound
+from notifications import events
+from notifications.models import NotificationType
+from social.models import RecordStatus, ScheduledRecord
+from social.providers import PLATFORMS
+from social.providers.base import Attempt, Credentials, Published
+from social.selectors import settings_for
+from social.services.accounts import (
+    account_mark_expired,
+    credentials_of,
+    credentials_store,
+    notify_preferring,
+)
+from social.services.composition import Draft, compose
+from social.services.posts import draft_of, post_status_refresh
+
+logger = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3
+
+
+@dataclass
+class Job:
+    """A claimed record and what its attempt needs, prepared in the calling thread."""
+
+    record: ScheduledRecord
+    draft: Draft
+    credentials: Credentials
+    auto_retry: bool
+    published: Published | None = None
+    found: bool = False  # published by an earlier attempt, found by the lookup
+    error: outbound.OutboundError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    record_id: str
+    post_id: str
+    account_id: str
+    provider: str
+    status: str
+    success: bool
+    url: str = ""
+    provider_post_id: str = ""
+    error_code: str = ""
+    error: str = ""
+    retry_at: datetime | None = None
+    attempts: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list[Outcome]:
+    """Attempt each claimed record once (records need post, account, account.app and user
+    loaded); the outcomes in the same order."""
+    auto_retry: dict[Any, bool] = {}
+    jobs = []
+    for record in records:
+        if record.user_id not in auto_retry:
+            auto_retry[record.user_id] = settings_for(record.user).auto_retry
+        jobs.append(
+            Job(
+                record,
+                draft_of(record.post),
+                credentials_of(record.account),
+                auto_retry[record.user_id],
+            )
+        )
+    if jobs:
+        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
+            list(pool.map(_call, jobs))
+    return [_settle(job) for job in jobs]
+
+
+def _call(job: Job) -> None:
+    """The provider calls of one attempt; no database (a worker thread)."""
+    record = job.record
+    adapter = PLATFORMS[record.provider].adapter
+    content = compose(job.draft, record.provider)
+    attempt = Attempt(key=str(record.id), since=record.created_at)
+    try:
+        adapter.refresh(job.credentials)
+        if record.outcome_unknown:
+            job.published = adapter.lookup(job.credentials, content, attempt)
+            job.found = job.published is not None
+        if job.published is None:
+            job.published = adapter.publish(job.credentials, content, attempt)
+    except outbound.OutboundError as error:
+        job.error = error
+    except Exception as error:  # a bug or a provider answer we did not expect
+        logger.exception(
+            "Publishing record %s to %s failed unexpectedly", record.pk, record.provider
+        )
+        job.error = outbound.TransientError(
+            f"Unexpected error ({type(error).__name__}).", maybe_delivered=True
+        )
+
+
+def _backoff(attempts: int, error: outbound.OutboundError) -> timedelta:
+    delay = settings.SCHEDULER_RETRY_BASE_SECONDS * 2 ** (attempts - 1)
+    return timedelta(seconds=max(delay, error.retry_after or 0))
+
+
+def _settle(job: Job) -> Outcome:
+    record, error, now = job.record, job.error, timezone.now()
+    attempts = record.attempts + 1
+    entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat()}
+    changes: dict[str, Any] = {
+        "attempts": attempts,
+        "lease_expires_at": None,
+        "next_attempt_at": None,
+        "updated_at": now,
+    }
+    if error is None and job.published is not None:
+        changes.update(
+            status=RecordStatus.PUBLISHED,
+            published_at=now,
+            url=job.published.url[:2000],
+            provider_post_id=job.published.provider_post_id[:500],
+            outcome_unknown=False,
+            error="",
+            error_code="",
+        )
+        entry.update(outcome="published", found=job.found, url=job.published.url)
+    else:
+        error = error or outbound.TransientError("No result.", maybe_delivered=True)
+        maybe = record.outcome_unknown or error.maybe_delivered
+        retry = (
+            isinstance(error, outbound.TransientError)
+            and job.auto_retry
+            and attempts < MAX_ATTEMPTS
+        )
+        if retry:
+            due = now + _backoff(attempts, error)
+            changes.update(
+                status=RecordStatus.SCHEDULED,
+                due_at=due,
+                next_attempt_at=due,
+                outcome_unknown=maybe,
+                error_code="retry_scheduled",
+            )
+        elif isinstance(error, outbound.TransientError) and maybe:
+            changes.update(status=RecordStatus.UNCONFIRMED, error_code="unconfirmed")
+        else:
+            code = (
+                "account_expired"
+                if isinstance(error, outbound.AuthenticationError)
+                else "provider_rejected"
+                if isinstance(error, outbound.PermanentError)
+                else "provider_unavailable"
+            )
+            changes.update(status=RecordStatus.FAILED, error_code=code)
+        changes["error"] = error.message[:2000]
+        entry.update(outcome="error", error=error.message, status=error.status,
+                     maybeDelivered=error.maybe_delivered)  # fmt: skip
+    changes["history"] = [*record.history, entry]
+    with transaction.atomic():
+        if job.credentials.renewed:
+            credentials_store(record.account, job.credentials)
+        if isinstance(error, outbound.AuthenticationError):
+            account_mark_expired(account=record.account, reason=error.message)
+        won = ScheduledRecord.objects.filter(
+            pk=record.pk,
+            status=RecordStatus.PUBLISHING,
+            lease_expires_at=record.lease_expires_at,
+        ).update(**changes)
+        if won:
+            for name, value in changes.items():
+                setattr(record, name, value)
+            post_status_refresh(record.post_id)
+            _announce(record)
+    if not won:
+        logger.warning("Record %s: result of a lost lease discarded", record.pk)
+    return Outcome(
+        record_id=str(record.pk),
+        post_id=str(record.post_id),
+        account_id=str(record.account_id),
+        provider=record.provider,
+        status=record.status if won else "Lost",
+        success=bool(won) and record.status == RecordStatus.PUBLISHED,
+        url=record.url,
+        provider_post_id=record.provider_post_id,
+        error_code=record.error_code if won else "lease_lost",
+        error=record.error,
+        retry_at=record.next_attempt_at,
+        attempts=record.attempts,
+    )
+
+
+def _announce(record: ScheduledRecord) -> None:
+    """The notification (as the user's preferences say) and the event (always) of an ended
+    record, in the transaction that ended it."""
+    name = PLATFORMS[record.provider].name
+    post_id, user = str(record.post_id), record.user
+    if record.status == RecordStatus.PUBLISHED:
+        notify_preferring(
+            user=user,
+            preference="postPublished",
+            type=NotificationType.POST_PUBLISHED,
+            title=f"Published on {name}",
+            message=f"Your post is live on {name}: {record.url}".rstrip(": "),
+            metadata={"postId": post_id, "platform": record.provider, "url": record.url,
+                      "recordId": str(record.pk)},
+        )  # fmt: skip
+        events.event_record(
+            user=user,
+            payload=events.post_published(
+                post_id=post_id,
+                record_id=str(record.pk),
+                account_id=str(record.account_id),
+                platform=record.provider,
+                post_url=record.url,
+                provider_post_id=record.provider_post_id,
+                published_at=record.published_at or timezone.now(),
+            ),
+        )
+    elif record.status in (RecordStatus.FAILED, RecordStatus.UNCONFIRMED):
+        message = (
+            f"We could not confirm whether your post appeared on {name}: check your profile "
+            "there before posting it again."
+            if record.status == RecordStatus.UNCONFIRMED
+            else f"Your post could not be published on {name}: {record.error}"
+        )
+        notify_preferring(
+            user=user,
+            preference="postFailed",
+            type=NotificationType.POST_FAILED,
+            title=f"Not published on {name}",
+            message=message,
+            metadata={"postId": post_id, "platform": record.provider, "error": record.error,
+                      "attempts": record.attempts, "recordId": str(record.pk),
+                      "unconfirmed": record.status == RecordStatus.UNCONFIRMED},
+        )  # fmt: skip
+        events.event_record(
+            user=user,
+            payload=events.post_failed(
+                post_id=post_id,
+                record_id=str(record.pk),
+                account_id=str(record.account_id),
+                platform=record.provider,
+                error=record.error,
+                retry_count=record.attempts,
+            ),
+        )

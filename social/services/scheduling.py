@@ -1,0 +1,276 @@
+"""Publishing now and scheduling (social.md section 4): targets checked first, then records.
+
+A scheduled record is one (post, account) target. At most one record holds a target
+(waiting, publishing, published or unconfirmed; a database constraint): scheduling a post
+again to an account moves its waiting record, and a target already published is 409.
+"""
+
+import uuid
+import zoneinfo
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from config.errors import ValidationFailed
+from notifications import events
+from social.errors import (
+    AccountExpiresBefore,
+    AlreadyPublished,
+    NonexistentLocalTime,
+    PlatformAmbiguous,
+    PlatformNotConnected,
+    RecordNotFound,
+    RecordNotScheduled,
+)
+from social.models import (
+    HOLDING_STATUSES,
+    AccountStatus,
+    Post,
+    RecordStatus,
+    ScheduledRecord,
+    SocialAccount,
+)
+from social.selectors import settings_for
+from social.services.posts import account_target, post_apply, post_status_refresh, user_post
+from social.services.publishing import Outcome, records_attempt
+
+MAX_DAYS_AHEAD = 365
+
+
+# --- Time -------------------------------------------------------------------------------------
+
+
+def zone_of(name: str) -> zoneinfo.ZoneInfo:
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationFailed(details={"timezone": [f'"{name}" is not a time zone.']}) from None
+
+
+def resolve_time(value: str, *, zone_name: str | None, user: User, field: str) -> datetime:
+    """An ISO 8601 time as UTC. With an offset it is absolute; without one it is read in
+    `zone_name`, else the user's default zone, else UTC. A local time the clocks skip (a DST
+    gap) is refused; one they pass twice (an overlap) is its first occurrence."""
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationFailed(details={field: ["Not an ISO 8601 date and time."]}) from None
+    if moment.tzinfo is None:
+        zone = zone_of(zone_name or settings_for(user).default_timezone or "UTC")
+        local = moment.replace(tzinfo=zone, fold=0)
+        if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != moment:
+            raise NonexistentLocalTime(details={field: value, "timezone": str(zone)})
+        moment = local
+    elif zone_name:
+        zone_of(zone_name)  # still a zone the client must spell right
+    moment = moment.astimezone(UTC)
+    now = timezone.now()
+    if moment <= now:
+        raise ValidationFailed(details={field: ["The time is in the past."]})
+    if moment > now + timedelta(days=MAX_DAYS_AHEAD):
+        raise ValidationFailed(details={field: [f"At most {MAX_DAYS_AHEAD} days ahead."]})
+    return moment
+
+
+# --- Targets ----------------------------------------------------------------------------------
+
+
+def user_accounts(*, user: User, account_ids: list[Any]) -> list[SocialAccount]:
+    """The user's connected accounts, in the order asked; 400 naming the others."""
+    wanted = list(dict.fromkeys(str(account_id) for account_id in account_ids))
+    found = {
+        str(account.pk): account
+        for account in SocialAccount.objects.filter(pk__in=wanted, user=user).select_related(
+            "app", "user"
+        )
+    }
+    problems = []
+    for account_id in wanted:
+        account = found.get(account_id)
+        if account is None or account.status == AccountStatus.DISCONNECTED:
+            problems.append(f"{account_id}: no such connected account.")
+        elif account.status == AccountStatus.EXPIRED:
+            problems.append(f"{account_id}: the connection expired; reconnect the account.")
+    if problems:
+        raise ValidationFailed(details={"accountIds": problems})
+    return [found[account_id] for account_id in wanted]
+
+
+def platform_accounts(*, user: User, platforms: list[str]) -> list[SocialAccount]:
+    """Shape B: each platform's one connected account of the user."""
+    by_provider: dict[str, list[SocialAccount]] = {}
+    for account in SocialAccount.objects.filter(
+        user=user, provider__in=platforms, status=AccountStatus.CONNECTED
+    ).select_related("app", "user"):
+        by_provider.setdefault(account.provider, []).append(account)
+    missing = [p for p in platforms if not by_provider.get(p)]
+    if missing:
+        raise PlatformNotConnected(details={"platforms": missing})
+    ambiguous = [p for p in platforms if len(by_provider[p]) > 1]
+    if ambiguous:
+        raise PlatformAmbiguous(details={"platforms": ambiguous})
+    return [by_provider[p][0] for p in dict.fromkeys(platforms)]
+
+
+def _holding(post: Post, accounts: list[SocialAccount]) -> dict[Any, ScheduledRecord]:
+    """The records that hold these targets now, by account; 409 when one already published
+    (or is publishing, or ended unconfirmed: publishing again could duplicate it)."""
+    if post._state.adding:
+        return {}
+    holding = {
+        record.account_id: record
+        for record in ScheduledRecord.objects.select_for_update().filter(
+            post=post, account__in=accounts, status__in=HOLDING_STATUSES
+        )
+    }
+    done = [r for r in holding.values() if r.status != RecordStatus.SCHEDULED]
+    if done:
+        raise AlreadyPublished(details={"accountIds": [str(r.account_id) for r in done]})
+    return holding
+
+
+def _post_for(user: User, post_id: Any, fields: dict[str, Any]) -> Post:
+    if post_id is None:
+        return Post(user=user)
+    post = user_post(user=user, post_id=post_id, lock=True)
+    if "content" not in fields and not post.content:
+        raise ValidationFailed(details={"content": ["This field is required."]})
+    return post
+
+
+# --- Publishing now ---------------------------------------------------------------------------
+
+
+def publish_now(
+    *, user: User, account_ids: list[Any], fields: dict[str, Any], post_id: Any = None
+) -> tuple[Post, list[Outcome]]:
+    """Publish the post (created from `fields`, or the user's `post_id` updated with them) to
+    the accounts at once, concurrently. Every target is validated before anything is sent."""
+    accounts = user_accounts(user=user, account_ids=account_ids)
+    now = timezone.now()
+    lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
+    with transaction.atomic():
+        post = _post_for(user, post_id, fields)
+        post_apply(user=user, post=post, fields=fields,
+                   extra_targets=[account_target(a) for a in accounts])  # fmt: skip
+        post.save()
+        holding = _holding(post, accounts)
+        records = []
+        for account in accounts:
+            record = holding.get(account.pk) or ScheduledRecord(
+                post=post, user=user, account=account, provider=account.provider
+            )
+            record.scheduled_time = record.due_at = now
+            record.status = RecordStatus.PUBLISHING
+            record.lease_expires_at = lease
+            record.save()
+            record.post, record.account, record.user = post, account, user
+            records.append(record)
+        post_status_refresh(post.pk)
+    outcomes = records_attempt(records, concurrency=len(records))
+    post.refresh_from_db()
+    return post, outcomes
+
+
+# --- Scheduling -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduled:
+    post: Post
+    records: list[ScheduledRecord]
+    scheduled_at: datetime
+
+
+def schedule(
+    *,
+    user: User,
+    accounts: list[SocialAccount],
+    when: datetime,
+    fields: dict[str, Any],
+    post_id: Any = None,
+) -> Scheduled:
+    """Schedule the post to the accounts at `when` (UTC): a waiting record of the same
+    target is moved, never duplicated. Emits `post.scheduled`."""
+    expiring = [str(a.pk) for a in accounts if a.expires_at is not None and a.expires_at < when]
+    if expiring:
+        raise AccountExpiresBefore(details={"accountIds": expiring})
+    with transaction.atomic():
+        post = _post_for(user, post_id, fields)
+        post_apply(user=user, post=post, fields=fields,
+                   extra_targets=[account_target(a) for a in accounts])  # fmt: skip
+        post.save()
+        holding = _holding(post, accounts)
+        records = []
+        for account in accounts:
+            record = holding.get(account.pk) or ScheduledRecord(
+                post=post, user=user, account=account, provider=account.provider
+            )
+            record.scheduled_time = when
+            record.due_at = record.next_attempt_at or when
+            if record.next_attempt_at and record.next_attempt_at < when:
+                record.due_at = record.next_attempt_at = when
+            record.save()
+            records.append(record)
+        post_status_refresh(post.pk)
+        events.event_record(
+            user=user,
+            payload=events.post_scheduled(
+                post_id=str(post.pk),
+                platforms=list(dict.fromkeys(a.provider for a in accounts)),
+                account_ids=[str(a.pk) for a in accounts],
+                scheduled_at=when,
+            ),
+        )
+    post.refresh_from_db()
+    return Scheduled(post=post, records=records, scheduled_at=when)
+
+
+def _user_record(user: User, record_id: uuid.UUID) -> ScheduledRecord:
+    record = (
+        ScheduledRecord.objects.select_for_update()
+        .filter(pk=record_id, user=user)
+        .select_related("account")
+        .first()
+    )
+    if record is None:
+        raise RecordNotFound()
+    if record.status != RecordStatus.SCHEDULED:
+        raise RecordNotScheduled(details={"status": record.status})
+    return record
+
+
+def record_move(*, user: User, record_id: uuid.UUID, when: datetime) -> ScheduledRecord:
+    with transaction.atomic():
+        record = _user_record(user, record_id)
+        expires = record.account.expires_at
+        if expires is not None and expires < when:
+            raise AccountExpiresBefore(details={"accountIds": [str(record.account_id)]})
+        record.scheduled_time = record.due_at = when
+        record.next_attempt_at = None if not record.attempts else when
+        record.save(update_fields=["scheduled_time", "due_at", "next_attempt_at", "updated_at"])
+    return record
+
+
+def record_cancel(*, user: User, record_id: uuid.UUID) -> ScheduledRecord:
+    with transaction.atomic():
+        record = _user_record(user, record_id)
+        record.status = RecordStatus.CANCELLED
+        record.save(update_fields=["status", "updated_at"])
+        post_status_refresh(record.post_id)
+    return record
+
+
+def account_records_cancel(account: SocialAccount) -> int:
+    """A disconnected account's waiting records (inside the disconnect's transaction)."""
+    waiting = ScheduledRecord.objects.filter(account=account, status=RecordStatus.SCHEDULED)
+    post_ids = set(waiting.values_list("post_id", flat=True))
+    cancelled = waiting.update(status=RecordStatus.CANCELLED, updated_at=timezone.now())
+    for post_id in post_ids:
+        post_status_refresh(post_id)
+    return cancelled
