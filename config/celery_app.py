@@ -51,6 +51,11 @@ app.conf.update(
             "task": "social.tasks.accounts_maintain_task",
             "schedule": crontab(minute=35, hour=2),
         },
+        # Published posts' counters, for 30 days after publishing.
+        "social-metrics-collect": {
+            "task": "social.tasks.metrics_collect_task",
+            "schedule": crontab(minute=50, hour="*/6"),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

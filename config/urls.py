@@ -1,7 +1,10 @@
 """Root URLs: every app's API under both /api/ and /api/v1/, plus admin, schema and docs."""
 
+from django.conf import settings
 from django.contrib import admin
-from django.urls import URLPattern, URLResolver, include, path
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, URLResolver, include, path, re_path
+from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.api.routing import api_fallback, versioned
@@ -25,6 +28,16 @@ urlpatterns = [
     *versioned(api_patterns),
     api_fallback(),
 ]
+
+
+def media(request: HttpRequest, path: str) -> HttpResponse:
+    """Uploaded media from local storage (the default); a bucket or CDN serves them
+    otherwise (MEDIA_SERVE off)."""
+    return serve(request, path, document_root=settings.MEDIA_ROOT)
+
+
+if settings.MEDIA_SERVE and settings.STORAGES["default"]["BACKEND"].endswith("FileSystemStorage"):
+    urlpatterns.insert(0, re_path(r"^media/(?P<path>.+)$", media, name="media"))
 
 admin.site.site_header = "Freelancer Growth Platform"
 admin.site.site_title = "Freelancer Growth admin"

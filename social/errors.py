@@ -96,3 +96,7 @@ class NonexistentLocalTime(ApplicationError):
 class AccountExpiresBefore(ApplicationError):
     code = "account_expires_before"
     message = "An account's connection expires before the scheduled time: reconnect it first."
+
+
+class MediaNotFound(NotFoundError):
+    message = "Media item not found."

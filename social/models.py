@@ -331,7 +331,7 @@ class MediaItem(models.Model):
     size = models.PositiveBigIntegerField()
     width = models.PositiveIntegerField(null=True, blank=True)
     height = models.PositiveIntegerField(null=True, blank=True)
-    file = models.FileField(upload_to="media/%Y/%m/", blank=True, max_length=300)
+    file = models.FileField(upload_to="social/", blank=True, max_length=300)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -340,3 +340,31 @@ class MediaItem(models.Model):
 
     def __str__(self) -> str:
         return self.filename or self.url
+
+
+class AnalyticsRecord(models.Model):
+    """A published record's cumulative counters on one day (one row per record and date)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    record = models.ForeignKey(ScheduledRecord, on_delete=models.CASCADE, related_name="metrics")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey(SocialAccount, on_delete=models.CASCADE, related_name="+")
+    provider = models.CharField(max_length=16, choices=Provider.choices)
+    date = models.DateField()
+    impressions = models.PositiveBigIntegerField(default=0)
+    engagement = models.PositiveBigIntegerField(default=0)
+    clicks = models.PositiveBigIntegerField(default=0)
+    collected_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-date", "provider", "id")
+        indexes = [models.Index(fields=["user", "-date"], name="social_metrics_user_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["record", "date"], name="social_metrics_once_a_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.date}: {self.impressions}/{self.engagement}/{self.clicks}"

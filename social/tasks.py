@@ -2,9 +2,15 @@
 
 from celery import shared_task
 
+from social.services.analytics import metrics_collect
 from social.services.lifecycle import accounts_maintain
 
 
 @shared_task(acks_late=True)  # idempotent: each warning is sent once
 def accounts_maintain_task() -> dict[str, int]:
     return accounts_maintain()
+
+
+@shared_task(acks_late=True, soft_time_limit=1500, time_limit=1800)  # idempotent: a day's row
+def metrics_collect_task() -> dict[str, int]:
+    return metrics_collect()

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from social.api import accounts as api
-from social.api import posts
+from social.api import analytics, library, posts
 
 urlpatterns = [
     path("social/platforms", api.PlatformListView.as_view(), name="social-platforms"),
@@ -19,6 +19,18 @@ urlpatterns = [
     path("social/posts/<uuid:post_id>", posts.PostDetailView.as_view(), name="social-post"),
     path("social/publish", posts.PublishView.as_view(), name="social-publish"),
     path("social/schedule", posts.ScheduleView.as_view(), name="social-schedule"),
+    path("social/campaigns", library.CampaignListView.as_view(), name="social-campaigns"),
+    path(
+        "social/campaigns/<uuid:campaign_id>",
+        library.CampaignDetailView.as_view(),
+        name="social-campaign",
+    ),
+    path("social/media", library.MediaListView.as_view(), name="social-media"),
+    path(
+        "social/media/<uuid:media_id>", library.MediaDetailView.as_view(), name="social-media-item"
+    ),
+    path("social/settings", library.SettingsView.as_view(), name="social-settings"),
+    path("social/analytics", analytics.AnalyticsListView.as_view(), name="social-analytics"),
     path(
         "social/schedule/<uuid:record_id>",
         posts.ScheduleDetailView.as_view(),

@@ -39,6 +39,17 @@ def _declared_length(request: HttpRequest) -> int:
         return 0
 
 
+# The one endpoint that takes files (multipart/form-data) instead of JSON: media uploads.
+UPLOAD_PATHS = frozenset({"/api/social/media", "/api/v1/social/media"})
+UPLOAD_OVERHEAD = 64 * 1024  # the multipart framing and form fields around the file
+
+
+def _is_upload(request: HttpRequest) -> bool:
+    return request.path.rstrip("/") in UPLOAD_PATHS and (request.content_type or "").startswith(
+        "multipart/form-data"
+    )
+
+
 class ApiEdgeMiddleware:
     """Runs before sessions, auth and views, so a rejected request costs one cache hit.
 
@@ -82,16 +93,22 @@ class ApiEdgeMiddleware:
     def _reject_body(self, request: HttpRequest) -> HttpResponse | None:
         if request.method not in BODY_METHODS:
             return None
+        upload = request.method == "POST" and _is_upload(request)
+        limit = (
+            settings.MEDIA_MAX_UPLOAD_BYTES + UPLOAD_OVERHEAD
+            if upload
+            else (settings.API_MAX_BODY_BYTES)
+        )
         length = _declared_length(request)
-        if length > settings.API_MAX_BODY_BYTES:
+        if length > limit:
             return error_response(
                 status=413,
                 code="payload_too_large",
                 message="The request body is larger than the server accepts.",
-                details={"maxBytes": settings.API_MAX_BODY_BYTES},
+                details={"maxBytes": limit},
             )
         has_body = length > 0 or "HTTP_TRANSFER_ENCODING" in request.META
-        if has_body and not _is_json(request.content_type or ""):
+        if has_body and not upload and not _is_json(request.content_type or ""):
             return error_response(
                 status=415,
                 code="unsupported_media_type",

@@ -12,7 +12,8 @@ DEFAULT_SORT = "created_at"
 
 
 class SortOrderFilter(BaseFilterBackend):
-    """Views declare `sort_fields = {"api_name": "model_field", ...}`; default `created_at`.
+    """Views declare `sort_fields = {"api_name": "model_field", ...}`, and may change the
+    default sort (`default_sort`, else `created_at`) and order (`default_order`, else desc).
 
     The primary key breaks ties so that pages never overlap or skip rows.
     """
@@ -25,7 +26,7 @@ class SortOrderFilter(BaseFilterBackend):
     ) -> QuerySet[Any]:
         fields = self._fields(view)
         sort = request.query_params.get("sort", getattr(view, "default_sort", DEFAULT_SORT))
-        order = request.query_params.get("order", "desc").lower()
+        order = request.query_params.get("order", getattr(view, "default_order", "desc")).lower()
         errors: dict[str, list[str]] = {}
         if sort not in fields:
             errors["sort"] = [f"Unknown sort field. Choose one of: {', '.join(sorted(fields))}."]

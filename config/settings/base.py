@@ -175,8 +175,19 @@ AUTH_PASSWORD_VALIDATORS = [
 # --- Static files -----------------------------------------------------------------------------
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Uploaded media: local files under var/media by default, served by the app at MEDIA_URL;
+# MEDIA_STORAGE_BACKEND (e.g. storages.backends.s3.S3Storage, with that backend's AWS_*
+# variables) keeps them elsewhere (docs/social.md, "Media").
+MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media"))
+MEDIA_URL = "/media/"
+MEDIA_MAX_UPLOAD_BYTES = env.int("MEDIA_MAX_UPLOAD_BYTES", default=10 * 1024 * 1024)
+MEDIA_SERVE = env.bool("MEDIA_SERVE", default=True)  # off when a CDN or bucket serves them
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": env.str(
+            "MEDIA_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage"
+        )
+    },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 

@@ -278,6 +278,9 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
     queryset = ScheduledRecord.objects.none()
     page_size = 50
     max_page_size = 100
+    sort_fields = {"scheduled_time": "scheduled_time", "created_at": "created_at"}
+    default_sort = "scheduled_time"
+    default_order = "asc"
 
     class ShapeA(PostFields):
         postId = serializers.UUIDField(required=False)

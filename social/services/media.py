@@ -1,11 +1,21 @@
 """The media library: hosted files registered by URL, uploads stored through Django's storage
 API (local files by default; S3 and others by configuration), and what posts attach."""
 
+import io
 import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from PIL import Image, UnidentifiedImageError
+
+from accounts.models import User
 from config.errors import ValidationFailed
+from social.errors import MediaNotFound
 from social.models import MediaItem
 from social.providers.base import MediaFile
 
@@ -44,3 +54,92 @@ def media_ids_check(*, user_id: Any, media_ids: list[str]) -> list[str]:
     if unknown:
         raise ValidationFailed(details={"mediaIds": [f"{m}: no such media item." for m in unknown]})
     return wanted
+
+
+IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+VIDEO_TYPES = frozenset({"video/mp4", "video/quicktime"})
+PILLOW_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
+EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
+              "video/mp4": "mp4", "video/quicktime": "mov"}  # fmt: skip
+
+
+def media_register(*, user: User, type: str, url: str, filename: str, size: int) -> MediaItem:
+    """A file hosted elsewhere, registered by its URL (the serializer checked the fields)."""
+    return MediaItem.objects.create(user=user, type=type, url=url, filename=filename, size=size)
+
+
+def sniff(head: bytes) -> str | None:
+    """The MIME type of a file from its first bytes: images through Pillow, videos by their
+    ISO base media `ftyp` box; None for anything else."""
+    try:
+        with Image.open(io.BytesIO(head)) as image:
+            return PILLOW_TYPES.get(str(image.format))
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        pass
+    if head[4:8] == b"ftyp":
+        return "video/quicktime" if head[8:10] == b"qt" else "video/mp4"
+    return None
+
+
+def media_upload(*, user: User, upload: UploadedFile) -> MediaItem:
+    """Store an uploaded file: its type read from its bytes, never its name; images get their
+    width and height. The file is written before the row: a failed write stores nothing, and
+    a failed row insert removes the file."""
+    size = int(upload.size or 0)
+    if size <= 0:
+        raise ValidationFailed(details={"file": ["The file is empty."]})
+    if size > settings.MEDIA_MAX_UPLOAD_BYTES:
+        raise ValidationFailed(
+            details={"file": [f"The file is larger than {settings.MEDIA_MAX_UPLOAD_BYTES} bytes."]}
+        )
+    upload.seek(0)
+    data = upload.read()
+    mime = sniff(data)
+    if mime is None:
+        raise ValidationFailed(
+            details={"file": ["Only JPEG, PNG, GIF and WebP images and MP4 or MOV videos."]}
+        )
+    width = height = None
+    if mime in IMAGE_TYPES:
+        try:
+            with Image.open(io.BytesIO(data)) as image:
+                image.verify()  # a truncated or corrupt image is refused here
+            with Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+        except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError):
+            raise ValidationFailed(details={"file": ["The image is damaged."]}) from None
+    item_id = uuid.uuid4()
+    original = (upload.name or "")[:255]
+    name = default_storage.save(f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}", ContentFile(data))
+    try:
+        return MediaItem.objects.create(
+            id=item_id,
+            user=user,
+            type=mime,
+            url=_public_url(name),
+            filename=original,
+            size=len(data),
+            width=width,
+            height=height,
+            file=name,
+        )
+    except Exception:
+        default_storage.delete(name)
+        raise
+
+
+def _public_url(name: str) -> str:
+    url = default_storage.url(name)
+    return url if url.startswith(("http://", "https://")) else f"{settings.PUBLIC_URL}{url}"
+
+
+def media_delete(*, user: User, media_id: Any) -> None:
+    """Remove the item, and its file when we stored it (after the row is gone)."""
+    with transaction.atomic():
+        item = MediaItem.objects.select_for_update().filter(pk=media_id, user=user).first()
+        if item is None:
+            raise MediaNotFound()
+        name = item.file.name if item.file else ""
+        item.delete()
+        if name:
+            transaction.on_commit(lambda: default_storage.delete(name))

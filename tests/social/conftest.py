@@ -91,3 +91,9 @@ def connect_all(api, providers: Providers) -> Any:
         return accounts
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    return tmp_path / "media"

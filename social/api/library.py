@@ -1,0 +1,233 @@
+"""Campaigns, the media library and the social settings (social.md section 6)."""
+
+from typing import Any
+from uuid import UUID
+
+from django.db.models import Count, QuerySet
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import request_user
+from config.api.envelope import Envelope
+from config.errors import ValidationFailed
+from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
+from social.selectors import settings_for
+from social.services.campaigns import campaign_delete, campaign_save, user_campaign
+from social.services.media import IMAGE_TYPES, VIDEO_TYPES, media_delete, media_register
+from social.services.media import media_upload as media_store
+from social.services.preferences import settings_data, settings_update
+
+Deleted = inline_serializer("Deleted", {"success": serializers.BooleanField()})
+
+# --- Campaigns --------------------------------------------------------------------------------
+
+
+class CampaignSerializer(serializers.ModelSerializer[Campaign]):
+    postCount = serializers.IntegerField(source="post_count", read_only=True, default=0)
+    budget = serializers.DecimalField(
+        max_digits=14, decimal_places=2, coerce_to_string=False, allow_null=True
+    )
+
+    class Meta:
+        model = Campaign
+        fields = (
+            "id",
+            "name",
+            "description",
+            "color",
+            "start_date",
+            "end_date",
+            "budget",
+            "goal",
+            "status",
+            "created_at",
+            "updated_at",
+            "postCount",
+        )
+
+
+def campaigns_counted(user: Any) -> QuerySet[Campaign]:
+    return Campaign.objects.filter(user=user).annotate(post_count=Count("posts"))
+
+
+class CampaignListView(generics.ListAPIView[Campaign]):
+    serializer_class = CampaignSerializer
+    queryset = Campaign.objects.none()
+
+    class InputSerializer(serializers.Serializer[Any]):
+        id = serializers.UUIDField(required=False)
+        name = serializers.CharField(max_length=120, required=False)
+        description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+        color = serializers.RegexField(
+            r"^#[0-9A-Fa-f]{6}$",
+            required=False,
+            allow_blank=True,
+            error_messages={"invalid": "A color is #RRGGBB."},
+        )
+        start_date = serializers.DateField(required=False, allow_null=True)
+        end_date = serializers.DateField(required=False, allow_null=True)
+        budget = serializers.DecimalField(
+            max_digits=14, decimal_places=2, min_value=0, required=False, allow_null=True
+        )
+        goal = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        status = serializers.ChoiceField(choices=CampaignStatus.values, required=False)
+
+    def get_queryset(self) -> QuerySet[Campaign]:
+        return campaigns_counted(request_user(self.request)).order_by("-created_at", "-id")
+
+    @extend_schema(operation_id="social_campaigns_list", tags=["social"])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="social_campaigns_save",
+        tags=["social"],
+        request=InputSerializer,
+        responses=CampaignSerializer,
+    )
+    def post(self, request: Request) -> Response:
+        user = request_user(request)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fields = dict(serializer.validated_data)
+        campaign_id = fields.pop("id", None)
+        current = user_campaign(user=user, campaign_id=campaign_id) if campaign_id else None
+        if current is None and not fields.get("name"):
+            raise ValidationFailed(details={"name": ["This field is required."]})
+        start = fields.get("start_date", current.start_date if current else None)
+        end = fields.get("end_date", current.end_date if current else None)
+        if start and end and end < start:
+            raise ValidationFailed(details={"end_date": ["The end is before the start."]})
+        campaign = campaign_save(user=user, fields=fields, campaign_id=campaign_id)
+        data = CampaignSerializer(campaigns_counted(user).get(pk=campaign.pk)).data
+        return Response(Envelope(data=data, message="Campaign saved"))
+
+
+class CampaignDetailView(APIView):
+    @extend_schema(
+        operation_id="social_campaigns_get", tags=["social"], responses=CampaignSerializer
+    )
+    def get(self, request: Request, campaign_id: UUID) -> Response:
+        user = request_user(request)
+        found = user_campaign(user=user, campaign_id=campaign_id)
+        return Response(CampaignSerializer(campaigns_counted(user).get(pk=found.pk)).data)
+
+    @extend_schema(operation_id="social_campaigns_delete", tags=["social"], responses=Deleted)
+    def delete(self, request: Request, campaign_id: UUID) -> Response:
+        campaign_delete(user=request_user(request), campaign_id=campaign_id)
+        return Response(Envelope(data={"success": True}, message="Campaign deleted"))
+
+
+# --- Media ------------------------------------------------------------------------------------
+
+
+class MediaSerializer(serializers.ModelSerializer[MediaItem]):
+    class Meta:
+        model = MediaItem
+        fields = ("id", "type", "url", "filename", "size", "width", "height", "created_at")
+
+
+class MediaListView(generics.ListAPIView[MediaItem]):
+    """GET the library; POST registers a hosted file (JSON) or uploads one (multipart, part
+    `file`)."""
+
+    serializer_class = MediaSerializer
+    queryset = MediaItem.objects.none()
+    parser_classes = [JSONParser, MultiPartParser]
+
+    class RegisterSerializer(serializers.Serializer[Any]):
+        type = serializers.ChoiceField(choices=sorted(IMAGE_TYPES | VIDEO_TYPES))
+        url = serializers.URLField(max_length=2000)
+        filename = serializers.CharField(max_length=255, required=False, allow_blank=True)
+        size = serializers.IntegerField(min_value=1)
+
+        def validate_size(self, value: int) -> int:
+            from django.conf import settings
+
+            if value > settings.MEDIA_MAX_UPLOAD_BYTES:
+                raise serializers.ValidationError(
+                    f"At most {settings.MEDIA_MAX_UPLOAD_BYTES} bytes."
+                )
+            return value
+
+    class UploadSerializer(serializers.Serializer[Any]):
+        file = serializers.FileField(allow_empty_file=False)
+
+    def get_queryset(self) -> QuerySet[MediaItem]:
+        return MediaItem.objects.filter(user=request_user(self.request)).order_by(
+            "-created_at", "-id"
+        )
+
+    @extend_schema(operation_id="social_media_list", tags=["social"])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="social_media_add",
+        tags=["social"],
+        request={"application/json": RegisterSerializer, "multipart/form-data": UploadSerializer},
+        responses=MediaSerializer,
+    )
+    def post(self, request: Request) -> Response:
+        user = request_user(request)
+        if (request.content_type or "").startswith("multipart/form-data"):
+            upload = self.UploadSerializer(data=request.data)
+            upload.is_valid(raise_exception=True)
+            item = media_store(user=user, upload=upload.validated_data["file"])
+        else:
+            register = self.RegisterSerializer(data=request.data)
+            register.is_valid(raise_exception=True)
+            data = register.validated_data
+            item = media_register(
+                user=user,
+                type=data["type"],
+                url=data["url"],
+                filename=data.get("filename", ""),
+                size=data["size"],
+            )
+        return Response(Envelope(data=MediaSerializer(item).data, message="Media added"))
+
+
+class MediaDetailView(APIView):
+    @extend_schema(operation_id="social_media_delete", tags=["social"], responses=Deleted)
+    def delete(self, request: Request, media_id: UUID) -> Response:
+        media_delete(user=request_user(request), media_id=media_id)
+        return Response(Envelope(data={"success": True}, message="Media deleted"))
+
+
+# --- Settings ---------------------------------------------------------------------------------
+
+
+class SettingsView(APIView):
+    class SettingsSerializer(serializers.Serializer[Any]):
+        defaultPlatform = serializers.ChoiceField(
+            choices=Provider.values, required=False, allow_null=True
+        )
+        defaultTimezone = serializers.CharField(max_length=64, required=False)
+        autoRetry = serializers.BooleanField(required=False)
+        notificationPreferences = serializers.DictField(
+            child=serializers.BooleanField(), required=False
+        )
+
+    @extend_schema(
+        operation_id="social_settings_get", tags=["social"], responses=SettingsSerializer
+    )
+    def get(self, request: Request) -> Response:
+        return Response(settings_data(settings_for(request_user(request))))
+
+    @extend_schema(
+        operation_id="social_settings_update",
+        tags=["social"],
+        request=SettingsSerializer,
+        responses=SettingsSerializer,
+        description=f"Preference keys: {', '.join(NOTIFICATION_PREFERENCES)}.",
+    )
+    def put(self, request: Request) -> Response:
+        serializer = self.SettingsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        updated = settings_update(user=request_user(request), changes=serializer.validated_data)
+        return Response(Envelope(data=settings_data(updated), message="Settings saved"))
