@@ -2,7 +2,8 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -30,7 +31,7 @@ urlpatterns = [
 ]
 
 
-def media(request: HttpRequest, path: str) -> HttpResponse:
+def media(request: HttpRequest, path: str) -> HttpResponseBase:
     """Uploaded media from local storage (the default); a bucket or CDN serves them
     otherwise (MEDIA_SERVE off)."""
     return serve(request, path, document_root=settings.MEDIA_ROOT)
