@@ -56,6 +56,10 @@ app.conf.update(
             "task": "social.tasks.metrics_collect_task",
             "schedule": crontab(minute=50, hour="*/6"),
         },
+        "accounts-purge-idempotency-records": {
+            "task": "accounts.tasks.purge_idempotency_records_task",
+            "schedule": crontab(minute=11),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

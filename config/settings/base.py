@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Replays the stored response of a repeated POST with the same Idempotency-Key.
+    "accounts.idempotency.IdempotencyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -367,6 +369,9 @@ SCHEDULER_RETRY_BASE_SECONDS = env.int("SCHEDULER_RETRY_BASE_SECONDS", default=6
 SCHEDULER_BATCH_SIZE = env.int("SCHEDULER_BATCH_SIZE", default=500)
 SCHEDULER_CONCURRENCY = env.int("SCHEDULER_CONCURRENCY", default=16)
 SCHEDULER_LEASE_SECONDS = env.int("SCHEDULER_LEASE_SECONDS", default=300)
+# Idempotency-Key: responses kept this long; a first request silent this long is taken over.
+IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
+IDEMPOTENCY_ABANDONED_SECONDS = 15 * 60
 # An OAuth `state` (and the consent it stands for) is good for this long, once.
 SOCIAL_CONNECT_STATE_SECONDS = 10 * 60
 # The API's own public address: absolute URLs of uploaded media, the Mastodon app's website.

@@ -1,0 +1,156 @@
+"""`Idempotency-Key` for every authenticated POST of the API (social.md section 4): one
+middleware, not one per view.
+
+The first response for (user, key) is stored for 24 hours and replayed for a repeat with the
+same path and body (header `Idempotent-Replayed: true`) without doing the work again. The same
+key with another body is 422 `idempotency_key_reused`; a repeat while the first is still
+running is 409 `idempotency_key_in_progress`. Server errors (5xx), and refusals a retry may
+not meet again (401, 403, 429), are not stored: the key stays usable. A first request whose
+process died is taken over after IDEMPOTENCY_ABANDONED_SECONDS.
+"""
+
+import hashlib
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
+from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
+from rest_framework_simplejwt.settings import api_settings
+
+from accounts.authentication import BearerAuthentication
+from accounts.models import IdempotencyRecord
+from config.api.envelope import error_response
+
+HEADER = "Idempotency-Key"
+REPLAYED = "Idempotent-Replayed"
+MAX_KEY_LENGTH = 255
+NOT_STORED = frozenset({401, 403, 429})
+
+
+def _user_id(request: HttpRequest) -> str | None:
+    """The user id of a valid Bearer token (the view checks revocation itself)."""
+    authenticator = BearerAuthentication()
+    try:
+        header = authenticator.get_header(Request(request))
+        if header is None:
+            return None
+        raw = authenticator.get_raw_token(header)
+        if raw is None:
+            return None
+        token = authenticator.get_validated_token(raw)
+    except (AuthenticationFailed, InvalidToken, TokenError):
+        return None
+    value = token.get(api_settings.USER_ID_CLAIM)
+    return str(value) if value else None
+
+
+def request_fingerprint(method: str, path: str, body: bytes) -> str:
+    path = path.replace("/api/v1/", "/api/", 1)  # both prefixes: one operation
+    digest = hashlib.sha256(f"{method} {path}\n".encode())
+    digest.update(body)
+    return digest.hexdigest()
+
+
+def _replay(record: IdempotencyRecord) -> HttpResponse:
+    response = HttpResponse(
+        bytes(record.body), status=record.status or 200, content_type=record.content_type
+    )
+    response[REPLAYED] = "true"
+    if record.location:
+        response["Location"] = record.location
+    return response
+
+
+class IdempotencyMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = request.headers.get(HEADER)
+        if request.method != "POST" or key is None or not request.path.startswith("/api/"):
+            return self.get_response(request)
+        if not 1 <= len(key) <= MAX_KEY_LENGTH:
+            return error_response(
+                status=400,
+                code="validation_error",
+                message="Validation Failed",
+                details={HEADER: [f"Between 1 and {MAX_KEY_LENGTH} characters."]},
+            )
+        user_id = _user_id(request)
+        if user_id is None:  # anonymous or a bad token: the view answers
+            return self.get_response(request)
+        fingerprint = request_fingerprint(request.method or "POST", request.path, request.body)
+        record, answer = _begin(user_id=user_id, key=key, fingerprint=fingerprint)
+        if answer is not None:
+            return answer
+        try:
+            response = self.get_response(request)
+        except BaseException:
+            record.delete()
+            raise
+        _finish(record, response)
+        return response
+
+
+def _begin(
+    *, user_id: str, key: str, fingerprint: str
+) -> tuple[IdempotencyRecord, HttpResponse | None]:
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            return IdempotencyRecord.objects.create(
+                user_id=user_id, key=key, fingerprint=fingerprint, created_at=now
+            ), None
+    except IntegrityError:
+        pass
+    with transaction.atomic():
+        existing = (
+            IdempotencyRecord.objects.select_for_update().filter(user_id=user_id, key=key).first()
+        )
+        if existing is None:  # purged between the two statements: start afresh
+            return IdempotencyRecord.objects.create(
+                user_id=user_id, key=key, fingerprint=fingerprint, created_at=now
+            ), None
+        if existing.fingerprint != fingerprint:
+            return existing, error_response(
+                status=422,
+                code="idempotency_key_reused",
+                message="This Idempotency-Key was used for another request.",
+            )
+        if existing.status is not None:
+            return existing, _replay(existing)
+        abandoned = now - timedelta(seconds=settings.IDEMPOTENCY_ABANDONED_SECONDS)
+        if existing.created_at > abandoned:
+            return existing, error_response(
+                status=409,
+                code="idempotency_key_in_progress",
+                message="A request with this Idempotency-Key is still being processed.",
+            )
+        existing.created_at = now  # its first request died: this one takes over
+        existing.save(update_fields=["created_at"])
+        return existing, None
+
+
+def _finish(record: IdempotencyRecord, response: HttpResponse) -> None:
+    if response.status_code >= 500 or response.status_code in NOT_STORED or response.streaming:
+        IdempotencyRecord.objects.filter(pk=record.pk, status__isnull=True).delete()
+        return
+    IdempotencyRecord.objects.filter(pk=record.pk).update(
+        status=response.status_code,
+        content_type=response.get("Content-Type", "application/json"),
+        body=response.content,
+        location=response.get("Location", "")[:2000],
+        completed_at=timezone.now(),
+    )
+
+
+def idempotency_purge() -> int:
+    """Delete the records older than IDEMPOTENCY_RETENTION_HOURS."""
+    cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_RETENTION_HOURS)
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
