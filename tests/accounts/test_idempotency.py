@@ -2,6 +2,7 @@
 another body refused, a repeat in flight refused, nothing done twice (social.md section 4)."""
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -19,7 +20,7 @@ from social.models import Post
 pytestmark = pytest.mark.django_db
 
 
-def client_for(user) -> APIClient:
+def client_for(user: Any) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
     return client
@@ -35,7 +36,7 @@ def api(ada):
     return client_for(ada)
 
 
-def post(api, path, body, key, **extra):
+def post(api: APIClient, path: str, body: dict[str, Any], key: str, **extra: Any) -> Any:
     return api.post(path, body, format="json", HTTP_IDEMPOTENCY_KEY=key, **extra)
 
 
