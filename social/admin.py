@@ -8,7 +8,16 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
-from social.models import MastodonApp, SocialAccount, SocialSettings
+from social.models import (
+    AnalyticsRecord,
+    Campaign,
+    MastodonApp,
+    MediaItem,
+    Post,
+    ScheduledRecord,
+    SocialAccount,
+    SocialSettings,
+)
 from social.services.accounts import account_mark_expired
 
 
@@ -81,6 +90,103 @@ class SocialSettingsAdmin(ReadOnlyAdmin):
     list_filter = ("default_platform", "auto_retry")
     search_fields = ("user__email",)
     list_select_related = ("user",)
+
+
+class RecordInline(admin.TabularInline[ScheduledRecord, Post]):
+    model = ScheduledRecord
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "provider",
+        "account",
+        "status",
+        "scheduled_time",
+        "attempts",
+        "next_attempt_at",
+        "published_at",
+        "url",
+        "provider_post_id",
+        "error",
+    )
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Post)
+class PostAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "user", "title", "status", "campaign")
+    list_filter = ("status",)
+    search_fields = ("user__email", "title", "content", "id")
+    list_select_related = ("user", "campaign")
+    date_hierarchy = "created_at"
+    inlines = (RecordInline,)
+
+
+@admin.register(ScheduledRecord)
+class ScheduledRecordAdmin(ReadOnlyAdmin):
+    list_display = (
+        "scheduled_time",
+        "user",
+        "provider",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "published_at",
+        "error_code",
+    )
+    list_filter = ("status", "provider", "outcome_unknown")
+    search_fields = ("user__email", "id", "post__id", "provider_post_id")
+    list_select_related = ("user",)
+    date_hierarchy = "scheduled_time"
+    readonly_fields = (
+        "id",
+        "post",
+        "user",
+        "account",
+        "provider",
+        "scheduled_time",
+        "due_at",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "lease_expires_at",
+        "outcome_unknown",
+        "published_at",
+        "url",
+        "provider_post_id",
+        "error",
+        "error_code",
+        "history",
+        "created_at",
+        "updated_at",
+    )
+
+
+@admin.register(Campaign)
+class CampaignAdmin(ReadOnlyAdmin):
+    list_display = ("name", "user", "status", "start_date", "end_date", "budget")
+    list_filter = ("status",)
+    search_fields = ("user__email", "name")
+    list_select_related = ("user",)
+
+
+@admin.register(MediaItem)
+class MediaItemAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "user", "filename", "type", "size", "width", "height")
+    list_filter = ("type",)
+    search_fields = ("user__email", "filename", "url")
+    list_select_related = ("user",)
+
+
+@admin.register(AnalyticsRecord)
+class AnalyticsRecordAdmin(ReadOnlyAdmin):
+    list_display = ("date", "user", "provider", "impressions", "engagement", "clicks")
+    list_filter = ("provider",)
+    search_fields = ("user__email", "record__id")
+    list_select_related = ("user",)
+    date_hierarchy = "date"
 
 
 def _social_accounts(user: Any) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:

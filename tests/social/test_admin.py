@@ -52,3 +52,28 @@ def test_mark_for_reconnection(admin_client, api, providers):
     account.refresh_from_db()
     assert account.status == "expired"
     assert Notification.objects.filter(type="token_expiring").count() == 1
+
+
+def test_post_pages_show_records_with_their_attempts(admin_client, api, providers, connect_all):
+    accounts = connect_all()
+    providers.devto.fail = "busy"
+    api.post(
+        "/api/social/publish",
+        {"title": "T", "content": "Hello", "accountIds": [a["id"] for a in accounts.values()],
+         "mediaUrls": [providers.image()]},
+        format="json",
+    )  # fmt: skip
+    from social.models import Post, ScheduledRecord
+
+    post = Post.objects.get()
+    page = admin_client.get(f"/admin/social/post/{post.pk}/change/").content.decode()
+    assert page.count("https://dev.to") == 0  # devto did not publish: its row has no URL
+    assert "https://bsky.app/profile/" in page  # the others' links are there
+    record = ScheduledRecord.objects.get(provider="devto")
+    detail = admin_client.get(f"/admin/social/scheduledrecord/{record.pk}/change/")
+    assert detail.status_code == 200
+    html = detail.content.decode()
+    assert "retry_scheduled" in html
+    assert "The server is unavailable or busy (HTTP 429)." in html
+    for path in ("post", "scheduledrecord", "campaign", "mediaitem", "analyticsrecord"):
+        assert admin_client.get(f"/admin/social/{path}/").status_code == 200
