@@ -206,13 +206,6 @@ class FacebookAdapter(_Meta):
             access_token=credentials.access_token,
         )
 
-    def _permalink(self, credentials: Credentials, post_id: str) -> str:
-        try:
-            post = self._get(post_id, credentials.access_token, fields="permalink_url")
-        except outbound.OutboundError:
-            return f"https://www.facebook.com/{post_id}"
-        return str(post.get("permalink_url") or f"https://www.facebook.com/{post_id}")
-
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
         page, token = credentials.provider_user_id, credentials.access_token
         if len(content.media) == 1:
@@ -228,7 +221,8 @@ class FacebookAdapter(_Meta):
                 photo = self._post(f"{page}/photos", token, url=media.url, published="false")
                 fields[f"attached_media[{index}]"] = f'{{"media_fbid":"{photo["id"]}"}}'
             post_id = str(self._post(f"{page}/feed", token, **fields)["id"])
-        return Published(provider_post_id=post_id, url=self._permalink(credentials, post_id))
+        # "{page}_{post}" opens the post at facebook.com: no extra round trip for its permalink.
+        return Published(provider_post_id=post_id, url=f"https://www.facebook.com/{post_id}")
 
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
@@ -324,6 +318,14 @@ class InstagramAdapter(_Meta):
                 )
         raise outbound.TransientError("Instagram is still processing the image.")
 
+    def _publish_container(self, credentials: Credentials, container: str) -> str:
+        published = self._post(
+            f"{credentials.provider_user_id}/media_publish",
+            credentials.access_token,
+            creation_id=container,
+        )
+        return str(published["id"])
+
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
         if not content.media:
             raise outbound.PermanentError("Instagram needs an image.")
@@ -340,14 +342,15 @@ class InstagramAdapter(_Meta):
                 credentials, media_type="CAROUSEL", children=",".join(children),
                 caption=content.text,
             )  # fmt: skip
-        self._wait_until_ready(credentials, container)
-        media_id = str(
-            self._post(
-                f"{credentials.provider_user_id}/media_publish",
-                credentials.access_token,
-                creation_id=container,
-            )["id"]
-        )
+        # An image container is usually ready at once: publish, and wait only when Graph
+        # says it is not (code 9007), instead of polling its status before every publish.
+        try:
+            media_id = self._publish_container(credentials, container)
+        except outbound.PermanentError as error:
+            if '"code": 9007' not in error.excerpt and '"code":9007' not in error.excerpt:
+                raise
+            self._wait_until_ready(credentials, container)
+            media_id = self._publish_container(credentials, container)
         try:
             permalink = str(
                 self._get(media_id, credentials.access_token, fields="permalink").get("permalink")

@@ -215,6 +215,8 @@ class MetaStandIn(StandIn):
     codes: dict[str, str] = field(default_factory=dict)
     pages: list[dict[str, Any]] = field(default_factory=lambda: [dict(p) for p in FACEBOOK_PAGES])
     containers: dict[str, str] = field(default_factory=dict)  # container -> caption
+    slow_containers: bool = False  # the first publish of a container finds it not ready
+    ready: set[str] = field(default_factory=set)
     routes = (
         ("GET", rf"/{GRAPH_VERSION}/dialog/oauth", "authorize"),
         ("GET", rf"/{GRAPH_VERSION}/oauth/access_token", "token"),
@@ -321,6 +323,8 @@ class MetaStandIn(StandIn):
         container = call.body.get("creation_id", "")
         if container not in self.containers:
             return _graph_error(24, "The media container was not found.")
+        if self.slow_containers and container not in self.ready:
+            return _graph_error(9007, "The media is not ready for publishing, please wait.")
         media = str(17900 + self.next_id())
         self.posts.append({"id": media, "ig": ig, "caption": self.containers.pop(container)})
         return 200, {"id": media}, {}
@@ -354,6 +358,7 @@ class MetaStandIn(StandIn):
             return 200, {"id": node, "username": "ada.designs", "name": "Ada Designs",
                          "profile_picture_url": "https://scontent.example/ig.jpg"}, {}  # fmt: skip
         if node in self.containers:
+            self.ready.add(node)
             return 200, {"id": node, "status_code": "FINISHED"}, {}
         if "permalink_url" in fields:
             return 200, {"id": node, "permalink_url": f"https://www.facebook.com/{node}"}, {}

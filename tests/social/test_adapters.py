@@ -265,3 +265,15 @@ def test_a_transient_failure_leaves_the_account_connected(api, providers):
     assert raised.value.maybe_delivered is False  # a 429 refused before doing anything
     account.refresh_from_db()
     assert account.status == "connected"
+
+
+def test_instagram_waits_for_a_container_only_when_graph_says_it_is_not_ready(api, providers):
+    account = account_of(api, providers, "instagram")
+    publish(account, CONTENT["instagram"], Attempt(key="first"))
+    assert not [c for c in providers.meta.calls if c.q("fields") == "status_code"]
+    providers.meta.slow_containers = True
+    second = Content(text="Second", media=(IMAGE,))
+    published = publish(account, second, Attempt(key="second"))
+    assert published.url.startswith("https://www.instagram.com/p/")
+    assert [c for c in providers.meta.calls if c.q("fields") == "status_code"]
+    assert len([p for p in providers.meta.posts if p.get("ig")]) == 2

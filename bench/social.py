@@ -1,0 +1,312 @@
+"""Social hub bench: the posts list at 10,000 posts for one user among 1,000,000, and publish
+now to six accounts whose providers answer every call after a fixed latency.
+
+Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python bench/social.py
+           [--requests N] [--concurrency C] [--workers W] [--target-rows N] [--other-rows N]
+           [--latency-ms MS] [--publishes N]
+
+Like bench/notifications.py it creates a throwaway database on the PostgreSQL server of
+DATABASE_URL, fills it (one INSERT ... SELECT), serves the API with config.serve and measures
+`GET /api/social/posts?page=1&limit=20` as the target user, counting the SQL queries of one
+request in-process (budget: 4, the token's user included). Then, in-process against the same
+database, it connects one account of each provider to the test suite's provider stand-ins
+(tests/social/standins.py) slowed by --latency-ms per call, and times POST /api/social/publish
+to all six. The database is dropped at the end. Exits non-zero on errors, never on a missed
+target.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
+    sys.path[0] = str(REPO_ROOT)
+
+from bench.health import (  # noqa: E402 (needs the path fixed above)
+    BenchError,
+    free_port,
+    run,
+    start_server,
+    stop_server,
+    wait_until_ready,
+)
+from bench.notifications import (  # noqa: E402
+    admin_execute,
+    plan_lines,
+    server_url,
+    timed,
+    with_database,
+)
+
+SETTINGS_MODULE = "bench.settings"
+DATABASE_PREFIX = "fgp_bench_social_"
+TARGET_EMAIL = "bench-social@example.com"
+LIST_URL = "/api/social/posts?page=1&limit=20"
+QUERY_BUDGET = 4
+TARGET_LIST_P99_MS = 20.0
+TARGET_PUBLISH_MS = 500.0
+SECONDS_BETWEEN_ROWS = 30
+RECORD_SHARE = 5  # one target post in five has a scheduled record (the prefetch has work)
+
+FILL_SQL = """
+INSERT INTO social_post
+    (id, user_id, title, content, hashtags, mentions, link, media_urls, media_ids, platforms,
+     provider_set, status, created_at, updated_at)
+SELECT
+    gen_random_uuid(),
+    CASE WHEN g * %(target_rows)s / %(total)s <> (g - 1) * %(target_rows)s / %(total)s
+         THEN %(target)s::uuid
+         ELSE others.ids[1 + g %% others.n] END,
+    'Post ' || g,
+    'Benchmark post number ' || g || ': what we shipped this week, and what comes next.',
+    '#launch #design', '', '', '[]'::jsonb, '[]'::jsonb, '["mastodon"]'::jsonb, '|mastodon|',
+    'Draft',
+    now() - (%(total)s - g) * make_interval(secs => %(spacing)s),
+    now() - (%(total)s - g) * make_interval(secs => %(spacing)s)
+FROM generate_series(1::bigint, %(total)s::bigint) AS g,
+     (SELECT array_agg(id ORDER BY email) AS ids, count(*) AS n
+        FROM accounts_user WHERE id <> %(target)s::uuid) AS others
+"""
+
+RECORDS_SQL = """
+INSERT INTO social_scheduledrecord
+    (id, post_id, user_id, account_id, provider, scheduled_time, due_at, status, attempts,
+     outcome_unknown, url, provider_post_id, error, error_code, history, created_at, updated_at)
+SELECT gen_random_uuid(), p.id, p.user_id, %(account)s::uuid, 'mastodon',
+       now() + interval '1 day', now() + interval '1 day', 'Scheduled', 0, false, '', '', '',
+       '', '[]'::jsonb, now(), now()
+FROM (SELECT id, user_id, row_number() OVER (ORDER BY created_at) AS n
+        FROM social_post WHERE user_id = %(target)s::uuid) AS p
+WHERE p.n %% %(share)s = 0
+"""
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--target-rows", type=int, default=10_000)
+    parser.add_argument("--other-rows", type=int, default=1_000_000)
+    parser.add_argument("--other-users", type=int, default=1_000)
+    parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--publishes", type=int, default=20)
+    args = parser.parse_args(argv)
+    if args.requests < 2 or args.publishes < 2:
+        parser.error("--requests and --publishes must be at least 2")
+    return args
+
+
+def fill(args: argparse.Namespace) -> Any:
+    from django.db import connection
+
+    from accounts.models import User
+    from social.models import SocialAccount
+
+    target = User.objects.create_user(email=TARGET_EMAIL, full_name="Bench Target")
+    User.objects.bulk_create(
+        [User(email=f"bench-{i:05d}@example.com") for i in range(args.other_users)],
+        batch_size=1000,
+    )
+    account = SocialAccount.objects.create(
+        user=target, provider="mastodon", provider_user_id="1", instance="https://bench.example",
+        username="bench",
+    )  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(
+            FILL_SQL,
+            {"target": str(target.pk), "target_rows": args.target_rows,
+             "total": args.target_rows + args.other_rows, "spacing": SECONDS_BETWEEN_ROWS},
+        )  # fmt: skip
+        cursor.execute(
+            RECORDS_SQL, {"target": str(target.pk), "account": str(account.pk),
+                          "share": RECORD_SHARE},
+        )  # fmt: skip
+        cursor.execute("VACUUM (ANALYZE) social_post")
+        cursor.execute("VACUUM (ANALYZE) social_scheduledrecord")
+        cursor.execute("VACUUM (ANALYZE) accounts_user")
+    return target
+
+
+def capture(token: str) -> tuple[list[str], list[list[str]]]:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {token}")
+    client.get(LIST_URL)
+    with CaptureQueriesContext(connection) as context:
+        response = client.get(LIST_URL)
+    if response.status_code != 200 or len(response.json()["data"]) != 20:
+        raise BenchError(f"in-process GET {LIST_URL} answered {response.status_code}")
+    sqls = [query["sql"] for query in context.captured_queries]
+    plans = []
+    for sql in sqls[1:]:  # not the token's user
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql)
+            plans.append([row[0] for row in cursor.fetchall()])
+    return sqls, plans
+
+
+def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
+    """Connect six accounts to stand-ins slowed by --latency-ms, then time publish-now."""
+    import requests
+    from django.conf import settings
+    from django.test import Client
+
+    from accounts.models import User
+    from accounts.services.sessions import session_issue
+    from tests.social.standins import (
+        BLUESKY_APP_PASSWORD,
+        BLUESKY_HANDLE,
+        DEVTO_KEY,
+        provider_standins,
+    )
+
+    user = User.objects.create_user(email="bench-publisher@example.com")
+    token = session_issue(user=user).token
+    client = Client(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {token}")
+    redirect = "https://app.example.com/oauth/callback"
+    timings: dict[str, list[float]] = {"text": [], "image": []}
+    with provider_standins() as providers:
+        for name, value in providers.settings().items():
+            setattr(settings, name, value)
+        settings.OUTBOUND_ALLOW_PRIVATE = True  # the stand-ins listen on 127.0.0.1
+        account_ids = []
+        for provider in ("linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"):
+            body: dict[str, Any] = {"provider": provider}
+            if provider == "devto":
+                body["code"] = DEVTO_KEY
+            elif provider == "bluesky":
+                body.update(code=BLUESKY_APP_PASSWORD, identifier=BLUESKY_HANDLE)
+            else:
+                query: dict[str, str] = {"redirectUri": redirect}
+                if provider == "mastodon":
+                    query["instance"] = providers.mastodon.url
+                consent = client.get(f"/api/social/connect/{provider}/authorize", query).json()
+                page = requests.get(consent["data"]["url"], allow_redirects=False, timeout=5)
+                back = parse_qs(urlsplit(page.headers["Location"]).query)
+                body.update(code=back["code"][0], state=back["state"][0])
+                if provider == "mastodon":
+                    body["instance"] = providers.mastodon.url
+            answer = client.post("/api/social/connect", body, content_type="application/json")
+            if answer.status_code != 200:
+                raise BenchError(f"connecting {provider}: {answer.content[:300]!r}")
+            account_ids.append(answer.json()["data"]["id"])
+        for standin in vars(providers).values():
+            standin.latency = args.latency_ms / 1000
+        # A text post to the five platforms that take one (Instagram needs an image), then an
+        # image post to all six.
+        for kind, targets, media in (
+            ("text", account_ids[:2] + account_ids[3:], []),
+            ("image", account_ids, [providers.image()]),
+        ):
+            for number in range(args.publishes):
+                body = {"title": f"Bench {kind} {number}", "mediaUrls": media,
+                        "content": f"Bench {kind} post {number} #launch",
+                        "accountIds": targets}  # fmt: skip
+                began = time.perf_counter()
+                answer = client.post("/api/social/publish", body, content_type="application/json")
+                timings[kind].append((time.perf_counter() - began) * 1000)
+                results = answer.json().get("data") or []
+                if answer.status_code != 200 or not all(r["success"] for r in results):
+                    raise BenchError(f"publish {kind} {number}: {answer.content[:500]!r}")
+    return timings
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share / 100 * (len(ordered) - 1)))]
+
+
+def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS_MODULE
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from accounts.services.sessions import session_issue
+
+    try:
+        with timed("migrate"):
+            call_command("migrate", interactive=False, verbosity=0)
+        with timed(f"fill {args.target_rows + args.other_rows:,} posts"):
+            target = fill(args)
+        token = session_issue(user=target).token
+        sqls, plans = capture(token)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        port = free_port()
+        bearer = {"Authorization": f"Bearer {token}"}
+        with log_path.open("wb") as log:
+            server = start_server(env, port, args.workers, log)
+            try:
+                wait_until_ready(server, port)
+                run(port, LIST_URL, 50, args.concurrency, bearer)
+                listed = run(port, LIST_URL, args.requests, args.concurrency, bearer)
+            finally:
+                stop_server(server)
+        with timed(f"{2 * args.publishes} publishes"):
+            timings = publish_now(args)
+    except BenchError as exc:
+        print(f"bench failed: {exc}", file=sys.stderr)
+        if log_path.exists():
+            print(log_path.read_text(errors="replace")[-4000:], file=sys.stderr)
+        return 1
+    print()
+    print(f"posts list: {args.target_rows:,} posts of the user among "
+          f"{args.target_rows + args.other_rows:,}; 1 in {RECORD_SHARE} with a record")  # fmt: skip
+    print(f"  GET {LIST_URL}: {listed.requests} requests, {listed.rps:.0f} rps, "
+          f"p50 {listed.percentile_ms(50):.2f} ms, p90 {listed.percentile_ms(90):.2f} ms, "
+          f"p99 {listed.percentile_ms(99):.2f} ms "
+          f"(target p99 < {TARGET_LIST_P99_MS:g} ms: "
+          f"{'met' if listed.percentile_ms(99) < TARGET_LIST_P99_MS else 'MISSED'})")  # fmt: skip
+    budget = "met" if len(sqls) <= QUERY_BUDGET else "EXCEEDED"
+    print(f"  queries per request: {len(sqls)}/{QUERY_BUDGET} ({budget}), token user included")
+    for lines in plans:
+        for line in plan_lines(lines, full=False):
+            print(f"    {line}")
+    print(f"publish now, every provider call answered after {args.latency_ms:g} ms:")
+    for kind, label in (("text", "text post to 5 platforms (one call each)"),
+                        ("image", "image post to all 6 (2-4 calls in series each)")):  # fmt: skip
+        values = timings[kind]
+        p50, p99 = percentile(values, 50), percentile(values, 99)
+        verdict = "met" if p99 < TARGET_PUBLISH_MS else "MISSED"
+        mean = statistics.mean(values)
+        print(f"  {label}: p50 {p50:.0f} ms, p99 {p99:.0f} ms, mean {mean:.0f} ms "
+              f"(< {TARGET_PUBLISH_MS:g} ms: {verdict})")  # fmt: skip
+    print("  (in series, the six would take 6x; the image post's floor is its longest chain:")
+    print("   LinkedIn fetches the image, initializes the upload, uploads, then posts)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    server = server_url()
+    name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
+    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
+    admin_execute(server, f'CREATE DATABASE "{name}"')
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-social-") as tmp:
+            return measure(args, with_database(server, name), Path(tmp) / "server.log")
+    finally:
+        if "django.db" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        print(f"dropped {name}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
