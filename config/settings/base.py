@@ -261,6 +261,12 @@ SPECTACULAR_SETTINGS = {
         "ProposalStatusEnum": "aitools.models.ProposalStatus",
         "GenerationStatusEnum": "aitools.models.GenerationStatus",
         "LevelEnum": ["low", "medium", "high"],
+        "SocialProviderEnum": "social.models.Provider",
+        "SocialAccountStatusEnum": "social.models.AccountStatus",
+        "PostStatusEnum": "social.models.PostStatus",
+        "RecordStatusEnum": "social.models.RecordStatus",
+        "CampaignStatusEnum": "social.models.CampaignStatus",
+        "DraftStatusEnum": ["Draft"],
     },
 }
 

@@ -103,7 +103,7 @@ class AuthorizeView(APIView):
 
 class ConnectView(APIView):
     class InputSerializer(serializers.Serializer[Any]):
-        provider = serializers.ChoiceField(choices=Provider.values)
+        provider = serializers.ChoiceField(choices=Provider.choices)
         code = serializers.CharField(max_length=MAX_CODE_LENGTH, trim_whitespace=False)
         redirectUri = serializers.URLField(required=False, max_length=2000)
         state = serializers.CharField(required=False, max_length=200)

@@ -41,7 +41,7 @@ class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
     default_sort = "date"
 
     class FilterSerializer(serializers.Serializer[Any]):
-        provider = serializers.ChoiceField(choices=Provider.values, required=False)
+        provider = serializers.ChoiceField(choices=Provider.choices, required=False)
         accountId = serializers.UUIDField(required=False)
         postId = serializers.UUIDField(required=False)
         start = serializers.DateField(required=False)

@@ -74,7 +74,7 @@ class CampaignListView(generics.ListAPIView[Campaign]):
             max_digits=14, decimal_places=2, min_value=0, required=False, allow_null=True
         )
         goal = serializers.CharField(max_length=500, required=False, allow_blank=True)
-        status = serializers.ChoiceField(choices=CampaignStatus.values, required=False)
+        status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
 
     def get_queryset(self) -> QuerySet[Campaign]:
         return campaigns_counted(request_user(self.request)).order_by("-created_at", "-id")
@@ -205,7 +205,7 @@ class MediaDetailView(APIView):
 class SettingsView(APIView):
     class SettingsSerializer(serializers.Serializer[Any]):
         defaultPlatform = serializers.ChoiceField(
-            choices=Provider.values, required=False, allow_null=True
+            choices=Provider.choices, required=False, allow_null=True
         )
         defaultTimezone = serializers.CharField(max_length=64, required=False)
         autoRetry = serializers.BooleanField(required=False)

@@ -154,7 +154,7 @@ class PostFields(serializers.Serializer[Any]):
         child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
     )
     platforms = serializers.ListField(
-        child=serializers.ChoiceField(choices=Provider.values), required=False, max_length=6
+        child=serializers.ChoiceField(choices=Provider.choices), required=False, max_length=6
     )
     campaignId = serializers.UUIDField(required=False, allow_null=True)
     status = serializers.ChoiceField(
@@ -186,8 +186,8 @@ class PostListView(generics.ListAPIView[Post]):
     max_page_size = 100
 
     class FilterSerializer(serializers.Serializer[Any]):
-        platform = serializers.ChoiceField(choices=Provider.values, required=False)
-        status = serializers.ChoiceField(choices=PostStatus.values, required=False)
+        platform = serializers.ChoiceField(choices=Provider.choices, required=False)
+        status = serializers.ChoiceField(choices=PostStatus.choices, required=False)
         campaignId = serializers.UUIDField(required=False)
 
     class InputSerializer(PostFields):
@@ -342,7 +342,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
     class ShapeB(serializers.Serializer[Any]):
         content = serializers.CharField(max_length=100_000, trim_whitespace=False)
         platforms = serializers.ListField(
-            child=serializers.ChoiceField(choices=Provider.values), min_length=1, max_length=6
+            child=serializers.ChoiceField(choices=Provider.choices), min_length=1, max_length=6
         )
         scheduledAt = serializers.CharField(max_length=64)
         mediaIds = serializers.ListField(
@@ -350,7 +350,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         )
 
     class FilterSerializer(serializers.Serializer[Any]):
-        status = serializers.ChoiceField(choices=RecordStatus.values, required=False)
+        status = serializers.ChoiceField(choices=RecordStatus.choices, required=False)
         accountId = serializers.UUIDField(required=False)
         # Named `from` and `to` on the wire.
         start = serializers.DateTimeField(required=False)
