@@ -77,3 +77,19 @@ def _make_local_folders(sender: Celery, **kwargs: object) -> None:
     if not settings.REDIS_URL:
         for name in ("queue", "processed", "results", "control"):
             (settings.CELERY_DATA_DIR / name).mkdir(parents=True, exist_ok=True)
+
+
+@app.on_after_configure.connect
+def _scheduler_beat(sender: Celery, **kwargs: object) -> None:
+    """The social scheduler every SCHEDULER_INTERVAL_SECONDS (0: off, a cron runner calls the
+    endpoint instead). A run that waited longer than one interval in the queue is dropped:
+    the next one claims whatever is due."""
+    from django.conf import settings
+
+    interval = float(settings.SCHEDULER_INTERVAL_SECONDS)
+    if interval > 0:
+        sender.conf.beat_schedule["social-scheduler-run"] = {
+            "task": "social.tasks.scheduler_run_task",
+            "schedule": interval,
+            "options": {"expires": interval},
+        }

@@ -19,6 +19,7 @@ from social.models import (
     SocialSettings,
 )
 from social.services.accounts import account_mark_expired
+from social.services.scheduler import record_retry
 
 
 @admin.register(SocialAccount)
@@ -140,6 +141,17 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
     search_fields = ("user__email", "id", "post__id", "provider_post_id")
     list_select_related = ("user",)
     date_hierarchy = "scheduled_time"
+    actions = ("retry",)
+
+    @admin.action(description="Retry (failed records only: waiting again, due now)")
+    def retry(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        retried = sum(record_retry(record=record) for record in queryset)
+        self.message_user(
+            request,
+            f"{retried} record(s) will be retried; the others had not failed.",
+            messages.SUCCESS,
+        )
+
     readonly_fields = (
         "id",
         "post",
@@ -152,6 +164,7 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
         "attempts",
         "next_attempt_at",
         "lease_expires_at",
+        "claim",
         "outcome_unknown",
         "published_at",
         "url",

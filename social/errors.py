@@ -100,3 +100,9 @@ class AccountExpiresBefore(ApplicationError):
 
 class MediaNotFound(NotFoundError):
     message = "Media item not found."
+
+
+class InvalidCronSecret(ApplicationError):
+    status_code = HTTPStatus.UNAUTHORIZED
+    code = "invalid_cron_secret"
+    message = "Unauthorized: missing or invalid X-Cron-Secret"

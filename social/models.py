@@ -277,6 +277,8 @@ class ScheduledRecord(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # The claim that holds the record while `Publishing`: a result is written only under it.
+    claim = models.UUIDField(null=True, blank=True)
     outcome_unknown = models.BooleanField(default=False)
     published_at = models.DateTimeField(null=True, blank=True)
     url = models.CharField(max_length=2000, blank=True, default="")

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from social.api import accounts as api
-from social.api import analytics, library, posts
+from social.api import analytics, library, posts, scheduler
 
 urlpatterns = [
     path("social/platforms", api.PlatformListView.as_view(), name="social-platforms"),
@@ -30,6 +30,7 @@ urlpatterns = [
         "social/media/<uuid:media_id>", library.MediaDetailView.as_view(), name="social-media-item"
     ),
     path("social/settings", library.SettingsView.as_view(), name="social-settings"),
+    path("social/scheduler/run", scheduler.SchedulerRunView.as_view(), name="social-scheduler"),
     path("social/analytics", analytics.AnalyticsListView.as_view(), name="social-analytics"),
     path(
         "social/schedule/<uuid:record_id>",

@@ -1,11 +1,11 @@
 """One attempt at publishing claimed records, used by "publish now" and by the scheduler.
 
-A record arrives claimed: `Publishing`, with a lease (`lease_expires_at`) that also fences its
-result. The provider calls run concurrently in threads that touch no database; their results
-are settled one by one in the calling thread, each in a short transaction that writes the
-record, the post's derived status, the notification and the outbox event together. A result
-whose lease was lost (the record was reclaimed after its lease ran out, or the post deleted)
-changes nothing.
+A record arrives claimed: `Publishing`, with a lease (`lease_expires_at`, after which the
+scheduler may reclaim it) and a claim token (`claim`) that fences its result. The provider
+calls run concurrently in threads that touch no database; their results are settled one by
+one in the calling thread, each in a short transaction that writes the record, the post's
+derived status, the notification and the outbox event together. A result whose claim was lost
+(the record was reclaimed after its lease ran out, or the post deleted) changes nothing.
 
 Attempts (social.md section 5): 3 per record. A transient failure with attempts left and
 `autoRetry` on waits `SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1)` (or the platform's
@@ -109,6 +109,12 @@ def _call(job: Job) -> None:
         if record.outcome_unknown:
             job.published = adapter.lookup(job.credentials, content, attempt)
             job.found = job.published is not None
+            if job.published is None and record.attempts >= MAX_ATTEMPTS:
+                # Its attempts are used up (the last one's worker died): never a new create.
+                job.error = outbound.TransientError(
+                    "The last attempt's outcome could not be established.", maybe_delivered=True
+                )
+                return
         if job.published is None:
             job.published = adapter.publish(job.credentials, content, attempt)
     except outbound.OutboundError as error:
@@ -134,6 +140,7 @@ def _settle(job: Job) -> Outcome:
     changes: dict[str, Any] = {
         "attempts": attempts,
         "lease_expires_at": None,
+        "claim": None,
         "next_attempt_at": None,
         "updated_at": now,
     }
@@ -186,9 +193,7 @@ def _settle(job: Job) -> Outcome:
         if isinstance(error, outbound.AuthenticationError):
             account_mark_expired(account=record.account, reason=error.message)
         won = ScheduledRecord.objects.filter(
-            pk=record.pk,
-            status=RecordStatus.PUBLISHING,
-            lease_expires_at=record.lease_expires_at,
+            pk=record.pk, status=RecordStatus.PUBLISHING, claim=record.claim
         ).update(**changes)
         if won:
             for name, value in changes.items():

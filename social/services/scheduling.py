@@ -168,6 +168,7 @@ def publish_now(
             record.scheduled_time = record.due_at = now
             record.status = RecordStatus.PUBLISHING
             record.lease_expires_at = lease
+            record.claim = uuid.uuid4()
             record.save()
             record.post, record.account, record.user = post, account, user
             records.append(record)

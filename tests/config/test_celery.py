@@ -28,3 +28,9 @@ def test_without_redis_the_broker_needs_no_server(settings):
         assert str(control) == str(base.BASE_DIR / "var" / "celery" / "control")
     else:
         assert base.CELERY_BROKER_URL == base.REDIS_URL
+
+
+def test_the_scheduler_runs_from_beat_at_its_interval(settings):
+    entry = app.conf.beat_schedule["social-scheduler-run"]
+    assert entry["task"] == "social.tasks.scheduler_run_task"
+    assert entry["schedule"] == float(settings.SCHEDULER_INTERVAL_SECONDS)

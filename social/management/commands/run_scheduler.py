@@ -1,0 +1,55 @@
+"""`run_scheduler [--loop] [--dry-run]`: publish what is due now (beat does it too)."""
+
+import signal
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from social.services.scheduler import records_due, scheduler_run
+
+
+class Command(BaseCommand):
+    help = "Run the social scheduler once, or every SCHEDULER_INTERVAL_SECONDS with --loop."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--loop", action="store_true", help="keep running until stopped")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="list what is due; change nothing"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["dry_run"]:
+            due = records_due(limit=settings.SCHEDULER_BATCH_SIZE)
+            for record in due:
+                self.stdout.write(
+                    f"{record.due_at:%Y-%m-%d %H:%M:%S} {record.provider:<10} {record.id} "
+                    f"post {record.post_id} attempts {record.attempts}"
+                )
+            self.stdout.write(f"{len(due)} records due")
+            return
+        stopping = False
+
+        def stop(signum: int, frame: Any) -> None:
+            nonlocal stopping
+            stopping = True
+
+        if options["loop"]:
+            signal.signal(signal.SIGTERM, stop)
+            signal.signal(signal.SIGINT, stop)
+        interval = max(float(settings.SCHEDULER_INTERVAL_SECONDS), 1.0)
+        while True:
+            report = scheduler_run()
+            self.stdout.write(
+                f"{report.executed_at:%H:%M:%S} processed {len(report.outcomes)}, "
+                f"published {report.successful}, failed or retrying {report.failed}, "
+                f"reclaimed {report.reaped}"
+            )
+            if not options["loop"] or stopping:
+                return
+            deadline = time.monotonic() + interval
+            while not stopping and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if stopping:
+                return

@@ -1,0 +1,152 @@
+"""The scheduler: every due record published at most once, on time, with retries and honest
+outcomes (social.md section 5).
+
+One run: reap the records whose lease ran out (their worker died: the outcome is unknown, so
+the next attempt looks the post up first), claim the due ones, attempt them concurrently
+(`publishing.records_attempt`: provider calls outside any transaction, results fenced by the
+claim), and report. Claiming is one statement concurrent runs cannot both win: the candidates
+are read with `FOR UPDATE SKIP LOCKED` on PostgreSQL (runs skip each other's rows instead of
+waiting), and the UPDATE that claims them only takes rows still `Scheduled`, stamping them
+with this run's claim token; the run then works on exactly the rows carrying its token. On
+SQLite the same conditional UPDATE is the claim (SQLite runs one write at a time).
+
+The same service runs from beat (every SCHEDULER_INTERVAL_SECONDS), from
+`POST /api/social/scheduler/run` (cron, with X-Cron-Secret) and from
+`python manage.py run_scheduler`.
+"""
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from social.models import RecordStatus, ScheduledRecord
+from social.services.publishing import Outcome, records_attempt
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    executed_at: datetime
+    reaped: int
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def successful(self) -> int:
+        return sum(outcome.success for outcome in self.outcomes)
+
+    @property
+    def failed(self) -> int:
+        return len(self.outcomes) - self.successful
+
+
+def records_reap(*, now: datetime | None = None) -> int:
+    """Records still `Publishing` after their lease: their worker died mid-attempt. Each goes
+    back to `Scheduled`, due now, with its outcome unknown (the attempt may have reached the
+    platform) and the attempt counted."""
+    now = now or timezone.now()
+    reaped = 0
+    stale = ScheduledRecord.objects.filter(
+        status=RecordStatus.PUBLISHING, lease_expires_at__lt=now
+    ).values_list("pk", "claim", "attempts", "history")
+    for pk, claim, attempts, history in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
+        entry = {
+            "attempt": attempts + 1,
+            "at": now.isoformat(),
+            "outcome": "lease_expired",
+            "error": "The worker stopped before the platform's answer was recorded.",
+        }
+        reaped += ScheduledRecord.objects.filter(
+            pk=pk, status=RecordStatus.PUBLISHING, claim=claim
+        ).update(
+            status=RecordStatus.SCHEDULED,
+            due_at=now,
+            next_attempt_at=now,
+            lease_expires_at=None,
+            claim=None,
+            attempts=attempts + 1,
+            outcome_unknown=True,
+            error_code="lease_expired",
+            history=[*history, entry],
+            updated_at=now,
+        )
+    if reaped:
+        logger.warning("Scheduler: %s records reclaimed after their lease ran out", reaped)
+    return reaped
+
+
+def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
+    """Claim up to `limit` due records for this run (see the module's docstring)."""
+    now = now or timezone.now()
+    token = uuid.uuid4()
+    lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
+    due = ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, due_at__lte=now)
+    with transaction.atomic():
+        candidates = due.order_by("due_at")
+        if connection.features.has_select_for_update_skip_locked:
+            candidates = candidates.select_for_update(skip_locked=True)
+        ids = list(candidates.values_list("pk", flat=True)[:limit])
+        if not ids:
+            return []
+        ScheduledRecord.objects.filter(pk__in=ids, status=RecordStatus.SCHEDULED).update(
+            status=RecordStatus.PUBLISHING, lease_expires_at=lease, claim=token, updated_at=now
+        )
+    return list(
+        ScheduledRecord.objects.filter(claim=token, status=RecordStatus.PUBLISHING)
+        .select_related("post", "account", "account__app", "account__user", "user")
+        .order_by("due_at")
+    )
+
+
+def scheduler_run(*, limit: int | None = None) -> RunReport:
+    """One run over the due set: reap, claim, publish, report."""
+    executed_at = timezone.now()
+    reaped = records_reap(now=executed_at)
+    claimed = records_claim(limit=limit or settings.SCHEDULER_BATCH_SIZE, now=executed_at)
+    outcomes = records_attempt(claimed, concurrency=settings.SCHEDULER_CONCURRENCY)
+    if outcomes:
+        logger.info(
+            "Scheduler: %s records attempted, %s published",
+            len(outcomes),
+            sum(o.success for o in outcomes),
+        )
+    return RunReport(executed_at=executed_at, reaped=reaped, outcomes=outcomes)
+
+
+def records_due(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
+    """What a run would claim now (for `run_scheduler --dry-run`); nothing is changed."""
+    now = now or timezone.now()
+    return list(
+        ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, due_at__lte=now)
+        .select_related("account")
+        .order_by("due_at")[:limit]
+    )
+
+
+def record_retry(*, record: ScheduledRecord) -> bool:
+    """An operator's retry of a failed record: waiting again, due now, with fresh attempts
+    (its history is kept). Whether it changed."""
+    now = timezone.now()
+    entry: dict[str, Any] = {"at": now.isoformat(), "outcome": "retry_requested"}
+    with transaction.atomic():
+        changed = ScheduledRecord.objects.filter(pk=record.pk, status=RecordStatus.FAILED).update(
+            status=RecordStatus.SCHEDULED,
+            due_at=now,
+            next_attempt_at=now,
+            attempts=0,
+            error="",
+            error_code="",
+            history=[*record.history, entry],
+            updated_at=now,
+        )
+        if changed:
+            from social.services.posts import post_status_refresh
+
+            post_status_refresh(record.post_id)
+    return bool(changed)
