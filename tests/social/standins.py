@@ -63,6 +63,7 @@ class StandIn:
     posts: list[dict[str, Any]] = field(default_factory=list)
     fail: str = ""  # "", "down" (503), "busy" (429), "timeout" (no answer in time)
     latency: float = 0.0
+    hang: float = 3.0  # how long "timeout" holds the answer back (the work is done after it)
     expired: bool = False
     lock: threading.RLock = field(default_factory=threading.RLock)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -739,7 +740,7 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             if standin.latency:
                 time.sleep(standin.latency)
             if standin.fail == "timeout":
-                time.sleep(3)
+                time.sleep(standin.hang)
             if standin.fail == "down":
                 self._send(standin.down())
             elif standin.fail == "busy":

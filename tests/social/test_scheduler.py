@@ -1,0 +1,284 @@
+"""The scheduler against the provider stand-ins: every due record published exactly once, with
+the contract's retries and delays, honest outcomes for lost answers and dead workers, and the
+cron endpoint's secret (social.md section 5)."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, connections
+from django.utils import timezone
+
+from notifications.models import Notification, OutboxEvent
+from social.models import Post, ScheduledRecord, SocialAccount, SocialSettings
+from social.providers import PLATFORMS
+from social.providers.base import Attempt
+from social.services.accounts import credentials_of
+from social.services.composition import compose
+from social.services.posts import draft_of
+from social.services.publishing import records_attempt
+from social.services.scheduler import record_retry, records_claim, scheduler_run
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "cron-secret-0123456789"
+
+
+@pytest.fixture
+def accounts(connect_all, settings) -> dict[str, dict[str, Any]]:
+    settings.CRON_SECRET = SECRET
+    return connect_all()
+
+
+def schedule(api: Any, accounts: dict[str, Any], *providers: str, **body: Any) -> list[str]:
+    """Schedule a post to the providers' accounts, then make it due; the record ids."""
+    request = {"title": "Scheduled", "content": body.pop("content", "Scheduled post #launch"),
+               "scheduledTime": (timezone.now() + timedelta(hours=1)).isoformat(),
+               "accountIds": [accounts[p]["id"] for p in providers], **body}  # fmt: skip
+    response = api.post("/api/social/schedule", request, format="json")
+    assert response.status_code == 200, response.content
+    ids = [r["id"] for r in response.json()["data"]["scheduledRecords"]]
+    make_due(ids)
+    return ids
+
+
+def make_due(ids: list[str]) -> None:
+    ScheduledRecord.objects.filter(pk__in=ids).update(due_at=timezone.now() - timedelta(seconds=1))
+
+
+def run(client: Any, secret: str | None = SECRET) -> Any:
+    headers = {"HTTP_X_CRON_SECRET": secret} if secret is not None else {}
+    return client.post("/api/social/scheduler/run", content_type="application/json", **headers)
+
+
+def record(record_id: str) -> ScheduledRecord:
+    return ScheduledRecord.objects.get(pk=record_id)
+
+
+def test_the_cron_secret_is_required(client, api, accounts, settings):
+    (record_id,) = schedule(api, accounts, "mastodon")
+    for secret in (None, "", "wrong"):
+        response = run(client, secret)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "invalid_cron_secret"
+    settings.CRON_SECRET = ""
+    assert run(client, "").status_code == 401  # no secret configured: nobody
+    assert record(record_id).status == "Scheduled"
+
+
+@pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
+def test_a_run_publishes_what_is_due_and_nothing_else(client, api, accounts, providers, prefix):
+    due = schedule(api, accounts, "mastodon", "bluesky", "linkedin", "devto", "facebook")
+    response = api.post("/api/social/schedule", {
+        "content": "Later", "scheduledTime": (timezone.now() + timedelta(days=1)).isoformat(),
+        "accountIds": [accounts["mastodon"]["id"]]}, format="json")  # fmt: skip
+    later = response.json()["data"]["scheduledRecords"][0]["id"]
+    answer = client.post(
+        f"{prefix}/social/scheduler/run", content_type="application/json",
+        HTTP_X_CRON_SECRET=SECRET,
+    )  # fmt: skip
+    assert answer.status_code == 200
+    data = answer.json()["data"]
+    assert (data["processedCount"], data["successfulCount"], data["failedCount"]) == (5, 5, 0)
+    assert data["executedAt"].endswith("Z")
+    assert {r["id"] for r in data["results"]} == set(due)
+    assert all(r["success"] and r["status"] == "Published" for r in data["results"])
+    assert record(later).status == "Scheduled"
+    post = Post.objects.get(records__id=due[0])
+    assert post.status == "Published"
+    published = Notification.objects.filter(type="post_published")
+    assert published.count() == 5
+    assert set(published.first().metadata) >= {"postId", "platform", "url"}  # type: ignore[union-attr]
+    assert OutboxEvent.objects.filter(event="post.published").count() == 5
+    # Nothing is published twice by a second run.
+    again = run(client).json()["data"]
+    assert again["processedCount"] == 0
+    assert len(providers.mastodon.posts) == 1
+
+
+def test_retries_wait_base_times_two_to_the_attempts_then_fail(client, api, accounts, providers,
+                                                              settings):  # fmt: skip
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    providers.devto.fail = "down"  # 503 without Retry-After
+    (record_id,) = schedule(api, accounts, "devto")
+    delays = []
+    for _ in range(2):
+        started = timezone.now()
+        result = run(client).json()["data"]["results"][0]
+        assert (result["success"], result["status"]) == (False, "Scheduled")
+        assert result["error"]["code"] == "retry_scheduled"
+        current = record(record_id)
+        assert current.next_attempt_at is not None
+        delays.append(round((current.next_attempt_at - started).total_seconds() / 10) * 10)
+        make_due([record_id])
+    assert delays == [60, 120]
+    final = run(client).json()["data"]["results"][0]
+    assert final["status"] in ("Failed", "Unconfirmed")
+    current = record(record_id)
+    assert current.attempts == 3
+    assert len(current.history) == 3
+    assert Post.objects.get().status == "Failed"
+    failed = Notification.objects.get(type="post_failed")
+    assert failed.metadata["attempts"] == 3
+    assert failed.metadata["platform"] == "devto"
+    assert OutboxEvent.objects.get(event="post.failed").data["retryCount"] == 3
+
+
+def test_retry_after_is_honoured_when_later(client, api, accounts, providers, settings):
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 5
+    providers.devto.fail = "busy"  # 429 with Retry-After: 30
+    (record_id,) = schedule(api, accounts, "devto")
+    started = timezone.now()
+    run(client)
+    current = record(record_id)
+    assert current.next_attempt_at is not None
+    assert 28 <= (current.next_attempt_at - started).total_seconds() <= 35
+    assert current.outcome_unknown is False  # a 429 refused before doing anything
+
+
+def test_a_permanent_rejection_fails_at_once(client, api, accounts, providers):
+    (record_id,) = schedule(api, accounts, "mastodon", content="x" * 900)
+    providers.mastodon.max_characters = 500  # the instance lowered its limit meanwhile
+    result = run(client).json()["data"]["results"][0]
+    assert (result["status"], result["error"]["code"]) == ("Failed", "provider_rejected")
+    assert record(record_id).attempts == 1
+
+
+def test_without_auto_retry_a_transient_failure_is_final(client, api, ada, accounts, providers):
+    SocialSettings.objects.create(user=ada, auto_retry=False)
+    providers.linkedin.fail = "busy"
+    (record_id,) = schedule(api, accounts, "linkedin")
+    assert run(client).json()["data"]["results"][0]["status"] == "Failed"
+    assert record(record_id).attempts == 1
+
+
+def test_an_authentication_failure_fails_and_expires_the_account(client, api, accounts,
+                                                                providers):  # fmt: skip
+    schedule(api, accounts, "bluesky")
+    providers.bluesky.expired = True
+    result = run(client).json()["data"]["results"][0]
+    assert (result["status"], result["error"]["code"]) == ("Failed", "account_expired")
+    assert SocialAccount.objects.get(provider="bluesky").status == "expired"
+
+
+def test_a_lost_answer_is_looked_up_not_published_again(client, api, accounts, providers,
+                                                        settings):  # fmt: skip
+    """The platform did the work, the answer never came (a timeout after sending): the next
+    attempt finds the post instead of creating a second one."""
+    settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
+    providers.devto.fail, providers.devto.hang = "timeout", 0.8
+    (record_id,) = schedule(api, accounts, "devto")
+    first = run(client).json()["data"]["results"][0]
+    assert first["status"] == "Scheduled"
+    assert record(record_id).outcome_unknown is True
+    time.sleep(1.0)  # the stand-in finishes the create it was holding back
+    providers.devto.fail = ""
+    assert len(providers.devto.posts) == 1
+    make_due([record_id])
+    second = run(client).json()["data"]["results"][0]
+    assert (second["success"], second["status"]) == (True, "Published")
+    assert len(providers.devto.posts) == 1
+    assert record(record_id).history[-1]["found"] is True
+
+
+PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_dead_worker_is_resolved_without_a_duplicate(client, api, accounts, providers,
+                                                       provider):  # fmt: skip
+    """A worker claimed the record, the platform created the post, the worker died before
+    recording it. After the lease the record is reclaimed, the post found, nothing repeated."""
+    media = {"mediaUrls": [providers.image()]} if provider == "instagram" else {}
+    (record_id,) = schedule(api, accounts, provider, **media)
+    (claimed,) = records_claim(limit=10)
+    adapter = PLATFORMS[provider].adapter
+    credentials = credentials_of(claimed.account)
+    content = compose(draft_of(claimed.post), provider)
+    adapter.publish(credentials, content, Attempt(key=str(claimed.id), since=claimed.created_at))
+    created = len(providers.by_provider(provider).posts)
+    assert created >= 1
+    # The worker is gone; its lease runs out.
+    ScheduledRecord.objects.filter(pk=record_id).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    assert len(providers.by_provider(provider).posts) == created
+    current = record(record_id)
+    assert current.attempts == 2
+    assert [h["outcome"] for h in current.history] == ["lease_expired", "published"]
+
+
+def test_a_dead_last_attempt_is_unconfirmed_never_repeated(client, api, accounts, providers):
+    (record_id,) = schedule(api, accounts, "linkedin")
+    ScheduledRecord.objects.filter(pk=record_id).update(
+        status="Publishing", attempts=2, claim=None,
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )  # fmt: skip
+    providers.linkedin.fail = "down"  # the lookup cannot tell either
+    result = run(client).json()["data"]["results"][0]
+    assert result["status"] == "Unconfirmed"
+    assert providers.linkedin.received("POST", "/rest/posts") == []
+    notice = Notification.objects.get(type="post_failed")
+    assert notice.metadata["unconfirmed"] is True
+
+
+def test_a_post_deleted_while_publishing_is_not_published_again(api, accounts, providers):
+    schedule(api, accounts, "mastodon")
+    claimed = records_claim(limit=10)
+    Post.objects.all().delete()
+    (outcome,) = records_attempt(claimed, concurrency=1)
+    assert (outcome.success, outcome.status) == (False, "Lost")
+    assert not ScheduledRecord.objects.exists()
+    assert not Notification.objects.filter(type__startswith="post_").exists()
+    assert scheduler_run().outcomes == []
+
+
+def test_dry_run_lists_and_retry_revives_a_failed_record(api, accounts, providers, capsys):
+    (record_id,) = schedule(api, accounts, "mastodon")
+    call_command("run_scheduler", "--dry-run")
+    assert f"{record_id}" in capsys.readouterr().out
+    assert record(record_id).status == "Scheduled"
+    ScheduledRecord.objects.filter(pk=record_id).update(status="Failed", attempts=3)
+    assert record_retry(record=record(record_id)) is True
+    assert (record(record_id).status, record(record_id).attempts) == ("Scheduled", 0)
+    call_command("run_scheduler")
+    assert record(record_id).status == "Published"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_runs_publish_each_record_once(api, accounts, providers, settings):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    settings.SCHEDULER_BATCH_SIZE = 10
+    providers.mastodon.latency = 0.02
+    ids = []
+    for number in range(12):
+        ids += schedule(api, accounts, "mastodon", "bluesky", content=f"Race {number}")
+    barrier = threading.Barrier(4)
+
+    def one_run(_: int) -> int:
+        try:
+            barrier.wait()
+            total = 0
+            while True:
+                report = scheduler_run()
+                total += len(report.outcomes)
+                if not report.outcomes:
+                    return total
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        processed = sum(pool.map(one_run, range(4)))
+    assert processed == len(ids) == 24
+    assert set(ScheduledRecord.objects.values_list("status", flat=True)) == {"Published"}
+    assert len(providers.mastodon.posts) == 12
+    assert len(providers.bluesky.posts) == 12
+    assert Notification.objects.filter(type="post_published").count() == 24
