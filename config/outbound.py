@@ -39,6 +39,7 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 MAX_INLINE_RETRY_WAIT_SECONDS = 5.0  # a longer Retry-After is the caller's to schedule
 EXCERPT_BYTES = 1024
+POOL_SIZE = 64  # connections kept per host and client
 
 
 class OutboundError(Exception):
@@ -222,6 +223,10 @@ class Client:
         self.retries = retries
         self.refine = classify
         self.session = requests.Session()
+        # Enough kept-alive connections for the scheduler's concurrent calls to one host.
+        pooled = HTTPAdapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
+        self.session.mount("https://", pooled)
+        self.session.mount("http://", pooled)
         self.session.headers["User-Agent"] = user_agent
         self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
 

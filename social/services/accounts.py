@@ -33,7 +33,14 @@ from social.errors import (
     ProviderNotConfigured,
     ProviderUnavailable,
 )
-from social.models import AccountStatus, ConnectState, MastodonApp, Provider, SocialAccount
+from social.models import (
+    AccountStatus,
+    ConnectState,
+    MastodonApp,
+    Provider,
+    SocialAccount,
+    SocialSettings,
+)
 from social.providers import PLATFORMS
 from social.providers.base import (
     ConnectionRefused,
@@ -288,9 +295,16 @@ def _store(
     return account
 
 
-def notify_preferring(*, user: User, preference: str, **notification: Any) -> None:
-    """Notify the user unless their social settings turned this kind off."""
-    if settings_for(user).wants(preference):
+def notify_preferring(
+    *,
+    user: User,
+    preference: str,
+    preferences: SocialSettings | None = None,
+    **notification: Any,
+) -> None:
+    """Notify the user unless their social settings (read here unless given) turned this
+    kind off."""
+    if (preferences or settings_for(user)).wants(preference):
         notify(user=user, **notification)
 
 

@@ -146,7 +146,7 @@ def _provider_set(post: Post, record_providers: Iterable[str] = ()) -> str:
     return f"|{'|'.join(providers)}|" if providers else ""
 
 
-def post_status_refresh(post_id: Any) -> str | None:
+def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str | None:
     """Derive the post's status from its records (cancelled ones do not count): Draft with
     none, Scheduled while any waits or publishes, then Published, PartiallyPublished or
     Failed. Call inside the transaction that changed a record."""
@@ -165,6 +165,8 @@ def post_status_refresh(post_id: Any) -> str | None:
         status = PostStatus.PARTIALLY_PUBLISHED
     else:
         status = PostStatus.FAILED
+    if not providers_changed:  # a record's outcome: its target was counted when it was made
+        return status if Post.objects.filter(pk=post_id).update(status=status) else None
     post = Post.objects.filter(pk=post_id).only("platforms").first()
     if post is None:  # deleted meanwhile
         return None

@@ -16,7 +16,7 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 """
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,7 +28,7 @@ from django.utils import timezone
 from config import outbound
 from notifications import events
 from notifications.models import NotificationType
-from social.models import RecordStatus, ScheduledRecord
+from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.providers import PLATFORMS
 from social.providers.base import Attempt, Credentials, Published
 from social.selectors import settings_for
@@ -53,7 +53,7 @@ class Job:
     record: ScheduledRecord
     draft: Draft
     credentials: Credentials
-    auto_retry: bool
+    preferences: SocialSettings
     published: Published | None = None
     found: bool = False  # published by an earlier attempt, found by the lookup
     error: outbound.OutboundError | None = None
@@ -79,23 +79,29 @@ class Outcome:
 def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list[Outcome]:
     """Attempt each claimed record once (records need post, account, account.app and user
     loaded); the outcomes in the same order."""
-    auto_retry: dict[Any, bool] = {}
+    preferences: dict[Any, SocialSettings] = {}
     jobs = []
     for record in records:
-        if record.user_id not in auto_retry:
-            auto_retry[record.user_id] = settings_for(record.user).auto_retry
+        if record.user_id not in preferences:
+            preferences[record.user_id] = settings_for(record.user)
         jobs.append(
             Job(
                 record,
                 draft_of(record.post),
                 credentials_of(record.account),
-                auto_retry[record.user_id],
+                preferences[record.user_id],
             )
         )
-    if jobs:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
-            list(pool.map(_call, jobs))
-    return [_settle(job) for job in jobs]
+    if not jobs:
+        return []
+    # Each result is settled as soon as its calls end, while the others are still in flight.
+    outcomes: dict[int, Outcome] = {}
+    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
+        running = {pool.submit(_call, job): index for index, job in enumerate(jobs)}
+        for done in as_completed(running):
+            index = running[done]
+            outcomes[index] = _settle(jobs[index])
+    return [outcomes[index] for index in range(len(jobs))]
 
 
 def _call(job: Job) -> None:
@@ -160,7 +166,7 @@ def _settle(job: Job) -> Outcome:
         maybe = record.outcome_unknown or error.maybe_delivered
         retry = (
             isinstance(error, outbound.TransientError)
-            and job.auto_retry
+            and job.preferences.auto_retry
             and attempts < MAX_ATTEMPTS
         )
         if retry:
@@ -198,8 +204,8 @@ def _settle(job: Job) -> Outcome:
         if won:
             for name, value in changes.items():
                 setattr(record, name, value)
-            post_status_refresh(record.post_id)
-            _announce(record)
+            post_status_refresh(record.post_id, providers_changed=False)
+            _announce(record, job.preferences)
     if not won:
         logger.warning("Record %s: result of a lost lease discarded", record.pk)
     return Outcome(
@@ -218,7 +224,7 @@ def _settle(job: Job) -> Outcome:
     )
 
 
-def _announce(record: ScheduledRecord) -> None:
+def _announce(record: ScheduledRecord, preferences: SocialSettings) -> None:
     """The notification (as the user's preferences say) and the event (always) of an ended
     record, in the transaction that ended it."""
     name = PLATFORMS[record.provider].name
@@ -227,6 +233,7 @@ def _announce(record: ScheduledRecord) -> None:
         notify_preferring(
             user=user,
             preference="postPublished",
+            preferences=preferences,
             type=NotificationType.POST_PUBLISHED,
             title=f"Published on {name}",
             message=f"Your post is live on {name}: {record.url}".rstrip(": "),
@@ -255,6 +262,7 @@ def _announce(record: ScheduledRecord) -> None:
         notify_preferring(
             user=user,
             preference="postFailed",
+            preferences=preferences,
             type=NotificationType.POST_FAILED,
             title=f"Not published on {name}",
             message=message,
