@@ -370,3 +370,20 @@ class AnalyticsRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} {self.date}: {self.impressions}/{self.engagement}/{self.clicks}"
+
+
+class PostCounter(models.Model):
+    """How many posts a user has, kept by the services in the transaction of each create and
+    delete: the posts list's `meta.total` is one primary-key read instead of a COUNT. A user
+    without a row is counted once, when the total is first read."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="post_counter",
+    )
+    total = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.total} posts"

@@ -15,6 +15,7 @@ from accounts.authentication import request_user
 from config.api.envelope import Envelope
 from config.errors import ValidationFailed
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
+from social.selectors import post_total
 from social.services.posts import post_delete, post_save, user_post
 from social.services.publishing import Outcome
 from social.services.scheduling import (
@@ -193,11 +194,18 @@ class PostListView(generics.ListAPIView[Post]):
     class InputSerializer(PostFields):
         id = serializers.UUIDField(required=False)
 
+    def count_total(self, queryset: QuerySet[Post]) -> int:
+        """The user's counter when nothing filters the list; a COUNT otherwise."""
+        if self.filtered:
+            return queryset.count()
+        return post_total(user=request_user(self.request))
+
     def get_queryset(self) -> QuerySet[Post]:
         filters = self.FilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         posts = Post.objects.filter(user=request_user(self.request))
         found = filters.validated_data
+        self.filtered = bool(found)
         if "platform" in found:
             posts = posts.filter(provider_set__contains=f"|{found['platform']}|")
         if "status" in found:

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from accounts.models import User
 from config.errors import ValidationFailed
@@ -15,6 +15,7 @@ from social.models import (
     AccountStatus,
     Campaign,
     Post,
+    PostCounter,
     PostStatus,
     RecordStatus,
     ScheduledRecord,
@@ -116,6 +117,12 @@ def post_apply(
     return post
 
 
+def post_counted(post: Post, *, delta: int) -> None:
+    """Keep the user's post counter with a create (+1) or delete (-1), in its transaction.
+    No counter row yet: nothing to keep (its first read counts)."""
+    PostCounter.objects.filter(user_id=post.user_id).update(total=F("total") + delta)
+
+
 def post_save(*, user: User, fields: dict[str, Any], post_id: Any = None) -> Post:
     """Create a post, or edit the user's post `post_id`. A published post cannot be edited;
     editing a scheduled one changes what its waiting records will publish."""
@@ -130,7 +137,10 @@ def post_save(*, user: User, fields: dict[str, Any], post_id: Any = None) -> Pos
                 raise PostAlreadyPublished()
         post_apply(user=user, post=post, fields=fields)
         post.provider_set = _provider_set(post)
+        created = post._state.adding
         post.save()
+        if created:
+            post_counted(post, delta=1)
     return post
 
 
@@ -138,7 +148,9 @@ def post_delete(*, user: User, post_id: Any) -> None:
     """Remove the post and its records. A record being published at this moment finishes at
     the platform; its result finds no row and nothing is published again."""
     with transaction.atomic():
-        user_post(user=user, post_id=post_id, lock=True).delete()
+        post = user_post(user=user, post_id=post_id, lock=True)
+        post.delete()
+        post_counted(post, delta=-1)
 
 
 def _provider_set(post: Post, record_providers: Iterable[str] = ()) -> str:

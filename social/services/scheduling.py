@@ -36,7 +36,13 @@ from social.models import (
     SocialAccount,
 )
 from social.selectors import settings_for
-from social.services.posts import account_target, post_apply, post_status_refresh, user_post
+from social.services.posts import (
+    account_target,
+    post_apply,
+    post_counted,
+    post_status_refresh,
+    user_post,
+)
 from social.services.publishing import Outcome, records_attempt
 
 MAX_DAYS_AHEAD = 365
@@ -158,7 +164,10 @@ def publish_now(
         post = _post_for(user, post_id, fields)
         post_apply(user=user, post=post, fields=fields,
                    extra_targets=[account_target(a) for a in accounts])  # fmt: skip
+        created = post._state.adding
         post.save()
+        if created:
+            post_counted(post, delta=1)
         holding = _holding(post, accounts)
         records = []
         for account in accounts:
@@ -205,7 +214,10 @@ def schedule(
         post = _post_for(user, post_id, fields)
         post_apply(user=user, post=post, fields=fields,
                    extra_targets=[account_target(a) for a in accounts])  # fmt: skip
+        created = post._state.adding
         post.save()
+        if created:
+            post_counted(post, delta=1)
         holding = _holding(post, accounts)
         records = []
         for account in accounts:

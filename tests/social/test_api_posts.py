@@ -513,3 +513,29 @@ def test_disconnecting_cancels_waiting_records_and_deleting_a_post_removes_them(
     api.delete(f"/api/social/posts/{post.id}")
     assert not ScheduledRecord.objects.filter(post_id=post.id).exists()
     assert ScheduledRecord.objects.count() == 2
+
+
+def test_the_list_total_follows_creates_and_deletes_without_counting(api, ada, accounts):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from social.models import PostCounter
+
+    for content in ("one", "two"):
+        api.post("/api/social/posts", {"content": content})
+    assert api.get("/api/social/posts", {"page": 1}).json()["meta"]["total"] == 2  # counted once
+    assert PostCounter.objects.get(user=ada).total == 2
+    publish = {"content": "three", "accountIds": ids(accounts, "mastodon")}
+    api.post("/api/social/publish", publish, format="json")
+    planned = {"content": "four", "scheduledTime": later(), "accountIds": ids(accounts, "bluesky")}
+    api.post("/api/social/schedule", planned, format="json")
+    first = Post.objects.order_by("created_at").first()
+    assert first is not None
+    api.delete(f"/api/social/posts/{first.id}")
+    with CaptureQueriesContext(connection) as queries:
+        meta = api.get("/api/social/posts", {"page": 1, "limit": 2}).json()["meta"]
+    assert meta["total"] == 3 == Post.objects.count()
+    assert not any("COUNT(" in q["sql"].upper() for q in queries.captured_queries)
+    assert len(queries.captured_queries) <= 4
+    filtered = api.get("/api/social/posts", {"page": 1, "status": "Published"}).json()
+    assert filtered["meta"]["total"] == 1
