@@ -16,13 +16,13 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 """
 
 import logging
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from config import outbound
@@ -44,6 +44,7 @@ from social.services.posts import draft_of, post_status_refresh
 logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
+SETTLE_BATCH = 50  # results written in one transaction at most
 
 
 @dataclass
@@ -94,14 +95,54 @@ def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list
         )
     if not jobs:
         return []
-    # Each result is settled as soon as its calls end, while the others are still in flight.
+    # Results are settled as their calls end, while the others are still in flight: those
+    # that ended together share one transaction (each record's writes stay fenced by its
+    # claim; a failed batch leaves its records to the lease, then the lookup).
     outcomes: dict[int, Outcome] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
         running = {pool.submit(_call, job): index for index, job in enumerate(jobs)}
-        for done in as_completed(running):
-            index = running[done]
-            outcomes[index] = _settle(jobs[index])
+        pending = set(running)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            # One lock order for every run (user, then post): two runs' batches touch the
+            # same users' counters and the same posts, and must not wait on each other in
+            # opposite orders.
+            indexes = sorted(
+                (running[future] for future in done),
+                key=lambda i: (str(jobs[i].record.user_id), str(jobs[i].record.post_id)),
+            )
+            for start in range(0, len(indexes), SETTLE_BATCH):
+                batch = indexes[start : start + SETTLE_BATCH]
+                try:
+                    with transaction.atomic():
+                        for index in batch:
+                            outcomes[index] = _settle(jobs[index])
+                except DatabaseError:
+                    # Nothing of the batch was written: each record on its own instead.
+                    logger.warning("Settling %s results together failed; one by one", len(batch))
+                    for index in batch:
+                        outcomes[index] = _settle_alone(jobs[index])
     return [outcomes[index] for index in range(len(jobs))]
+
+
+def _settle_alone(job: Job) -> Outcome:
+    """Settle one result in its own transaction, from the record as stored (a failed batch
+    may have changed the object in memory)."""
+    job.record.refresh_from_db(
+        fields=["status", "attempts", "history", "outcome_unknown", "claim", "next_attempt_at",
+                "due_at", "url", "provider_post_id", "published_at", "error", "error_code",
+                "lease_expires_at"]
+    )  # fmt: skip
+    try:
+        return _settle(job)
+    except DatabaseError:
+        logger.exception("Settling record %s failed: its lease will bring it back", job.record.pk)
+        record = job.record
+        return Outcome(
+            record_id=str(record.pk), post_id=str(record.post_id),
+            account_id=str(record.account_id), provider=record.provider, status="Lost",
+            success=False, error_code="settle_failed", error="The result could not be saved.",
+        )  # fmt: skip
 
 
 def _call(job: Job) -> None:
@@ -193,7 +234,7 @@ def _settle(job: Job) -> Outcome:
         entry.update(outcome="error", error=error.message, status=error.status,
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
     changes["history"] = [*record.history, entry]
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # the caller's batch transaction, if any
         if job.credentials.renewed:
             credentials_store(record.account, job.credentials)
         if isinstance(error, outbound.AuthenticationError):

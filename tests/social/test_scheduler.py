@@ -282,3 +282,31 @@ def test_concurrent_runs_publish_each_record_once(api, accounts, providers, sett
     assert len(providers.mastodon.posts) == 12
     assert len(providers.bluesky.posts) == 12
     assert Notification.objects.filter(type="post_published").count() == 24
+
+
+def test_a_failed_batch_is_settled_record_by_record(api, accounts, providers, monkeypatch):
+    """Results that end together are written in one transaction; when it fails, each record
+    is written on its own from its stored state (no attempt counted twice)."""
+    from django.db import DatabaseError
+
+    import social.services.publishing as publishing
+
+    ids = schedule(api, accounts, "mastodon", "bluesky", "devto")
+    real, failed = publishing._announce, []
+
+    def announce_failing_once(record: Any, preferences: Any) -> None:
+        if not failed:
+            failed.append(record.pk)
+            raise DatabaseError("simulated")
+        real(record, preferences)
+
+    monkeypatch.setattr(publishing, "_announce", announce_failing_once)
+    monkeypatch.setattr(publishing, "SETTLE_BATCH", 10)
+    outcomes = scheduler_run().outcomes
+    assert failed
+    assert sorted(o.record_id for o in outcomes) == sorted(ids)
+    assert all(o.success for o in outcomes)
+    for record_id in ids:
+        current = record(record_id)
+        assert (current.status, current.attempts, len(current.history)) == ("Published", 1, 1)
+    assert Notification.objects.filter(type="post_published").count() == 3
