@@ -292,7 +292,7 @@ def test_a_failed_batch_is_settled_record_by_record(api, accounts, providers, mo
     import social.services.publishing as publishing
 
     ids = schedule(api, accounts, "mastodon", "bluesky", "devto")
-    real, failed = publishing._announce, []
+    real, failed = publishing._announce, list[Any]()
 
     def announce_failing_once(record: Any, preferences: Any) -> None:
         if not failed:
