@@ -182,8 +182,12 @@ def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
             setattr(settings, name, value)
         settings.OUTBOUND_ALLOW_PRIVATE = True  # the stand-ins listen on 127.0.0.1
         account_ids = []
-        for provider in ("linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"):
+        targets = ("linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto", "page2")
+        for target in targets:
+            provider = "facebook" if target == "page2" else target
             body: dict[str, Any] = {"provider": provider}
+            if target == "page2":  # a second account: the user's other Facebook page
+                body["pageId"] = "1002"
             if provider == "devto":
                 body["code"] = DEVTO_KEY
             elif provider == "bluesky":
@@ -204,16 +208,16 @@ def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
             account_ids.append(answer.json()["data"]["id"])
         for standin in vars(providers).values():
             standin.latency = args.latency_ms / 1000
-        # A text post to the five platforms that take one (Instagram needs an image), then an
-        # image post to all six.
-        for kind, targets, media in (
+        # A text post to six accounts (Instagram needs an image: the user's second Facebook
+        # page takes its place), then an image post to the six platforms.
+        for kind, chosen, media in (
             ("text", account_ids[:2] + account_ids[3:], []),
-            ("image", account_ids, [providers.image()]),
+            ("image", account_ids[:6], [providers.image()]),
         ):
             for number in range(args.publishes):
                 body = {"title": f"Bench {kind} {number}", "mediaUrls": media,
                         "content": f"Bench {kind} post {number} #launch",
-                        "accountIds": targets}  # fmt: skip
+                        "accountIds": chosen}  # fmt: skip
                 began = time.perf_counter()
                 answer = client.post("/api/social/publish", body, content_type="application/json")
                 timings[kind].append((time.perf_counter() - began) * 1000)
@@ -277,8 +281,11 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
         for line in plan_lines(lines, full=False):
             print(f"    {line}")
     print(f"publish now, every provider call answered after {args.latency_ms:g} ms:")
-    for kind, label in (("text", "text post to 5 platforms (one call each)"),
-                        ("image", "image post to all 6 (2-4 calls in series each)")):  # fmt: skip
+    labels = {
+        "text": "text post to 6 accounts (one call each)",
+        "image": "image post to the 6 platforms (2-4 calls in series each)",
+    }
+    for kind, label in labels.items():
         values = timings[kind]
         p50, p99 = percentile(values, 50), percentile(values, 99)
         verdict = "met" if p99 < TARGET_PUBLISH_MS else "MISSED"
