@@ -32,7 +32,9 @@ stop() {
 }
 trap stop INT TERM
 
-"$VENV/bin/celery" -A config --quiet worker --loglevel=INFO --concurrency=2 \
+# WARNING: beat queues the social scheduler every 10 s; a line per task would bury the rest.
+# Failed tasks still log at ERROR. CELERY_LOG_LEVEL=INFO shows every task.
+"$VENV/bin/celery" -A config --quiet worker --loglevel="${CELERY_LOG_LEVEL:-WARNING}" --concurrency=2 \
   --without-mingle --without-gossip &
 pids+=($!)
 "$VENV/bin/celery" -A config --quiet beat --loglevel=WARNING --schedule=var/celerybeat-schedule &
