@@ -13,9 +13,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import PANEL_ROWS, user_admin_extend
+from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
 from accounts.models import User
-from notifications.models import Notification
+from notifications.models import Notification, WebhookEndpoint
 from notifications.services import BATCH_SIZE, notifications_delete, system_alert_send
 
 SYSTEM_ALERT_PERMISSION = "notifications.add_notification"
@@ -117,3 +117,26 @@ user_admin_extend(
     actions=(send_system_alert_action,),
     panels=(("Latest notifications", _recent_notifications),),
 )
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(ReadOnlyAdmin):
+    """Users' webhook receivers; their secrets are never shown."""
+
+    list_display = ("url", "user", "active", "disabled_reason", "consecutive_failures",
+                    "created_at")  # fmt: skip
+    list_filter = ("active",)
+    search_fields = ("user__email", "url")
+    list_select_related = ("user",)
+    fields = readonly_fields = (
+        "id",
+        "user",
+        "url",
+        "events",
+        "description",
+        "active",
+        "disabled_reason",
+        "consecutive_failures",
+        "created_at",
+        "updated_at",
+    )

@@ -1,7 +1,16 @@
 """Errors of the notifications domain, in the one error contract."""
 
-from config.errors import NotFoundError
+from config.errors import ApplicationError, NotFoundError
 
 
 class NotificationNotFound(NotFoundError):
     message = "Notification not found."
+
+
+class WebhookEndpointNotFound(NotFoundError):
+    message = "Webhook endpoint not found."
+
+
+class InvalidWebhookUrl(ApplicationError):
+    code = "invalid_webhook_url"
+    message = "Webhook URLs must use https and reach a public internet address."

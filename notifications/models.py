@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from config.crypto import EncryptedTextField
+
 
 class Category(models.TextChoices):
     SYSTEM = "System", "System"
@@ -193,3 +195,42 @@ class NotificationCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.unread} unread of {self.total}"
+
+
+class WebhookEndpoint(models.Model):
+    """A user's receiver of domain events (social.md section 7)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhook_endpoints"
+    )
+    url = models.CharField(max_length=2000)
+    events = models.JSONField(default=list)
+    description = models.CharField(max_length=500, blank=True, default="")
+    active = models.BooleanField(default=True)
+    disabled_reason = models.CharField(max_length=300, blank=True, default="")
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class WebhookSecret(models.Model):
+    """A signing secret of an endpoint. The newest signs alone; after a rotation the previous
+    one keeps signing beside it until `expires_at` (24 hours)."""
+
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="secrets")
+    secret = EncryptedTextField()
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"secret of {self.endpoint_id}"

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from notifications import api
+from notifications import api, webhook_api
 
 urlpatterns = [
     path("notifications", api.NotificationListView.as_view(), name="notifications-list"),
@@ -25,5 +25,16 @@ urlpatterns = [
         "notifications/<uuid:pk>/read",
         api.NotificationReadView.as_view(),
         name="notifications-read",
+    ),
+    path("webhooks/endpoints", webhook_api.EndpointListView.as_view(), name="webhook-endpoints"),
+    path(
+        "webhooks/endpoints/<uuid:endpoint_id>",
+        webhook_api.EndpointDetailView.as_view(),
+        name="webhook-endpoint",
+    ),
+    path(
+        "webhooks/endpoints/<uuid:endpoint_id>/rotate-secret",
+        webhook_api.EndpointRotateView.as_view(),
+        name="webhook-endpoint-rotate",
     ),
 ]

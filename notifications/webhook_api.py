@@ -1,0 +1,150 @@
+"""Outgoing webhook endpoints: `/api/webhooks/endpoints` (social.md section 7)."""
+
+from typing import Any
+from uuid import UUID
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import request_user
+from config.api.envelope import Envelope
+from notifications.events import EVENTS
+from notifications.models import WebhookEndpoint
+from notifications.webhooks import (
+    endpoint_create,
+    endpoint_delete,
+    endpoint_get,
+    endpoint_rotate,
+    endpoint_update,
+)
+
+EVENT_CHOICES = sorted(EVENTS)
+
+
+ENDPOINT_FIELDS: tuple[str, ...] = (
+    "id",
+    "url",
+    "events",
+    "description",
+    "active",
+    "disabled_reason",
+    "created_at",
+)
+
+
+class EndpointSerializer(serializers.ModelSerializer[WebhookEndpoint]):
+    class Meta:
+        model = WebhookEndpoint
+        fields = ENDPOINT_FIELDS
+
+
+class EndpointWithSecretSerializer(EndpointSerializer):
+    """The record with its secret: only in the answers of create and rotate."""
+
+    secret = serializers.SerializerMethodField()
+
+    class Meta(EndpointSerializer.Meta):
+        fields = (*ENDPOINT_FIELDS, "secret")
+
+    def get_secret(self, endpoint: WebhookEndpoint) -> str:
+        return str(self.context["secret"])
+
+
+class EndpointFields(serializers.Serializer[Any]):
+    url = serializers.URLField(max_length=2000)
+    events = serializers.ListField(
+        child=serializers.ChoiceField(choices=EVENT_CHOICES), min_length=1, max_length=20
+    )
+    description = serializers.CharField(
+        max_length=500, required=False, allow_blank=True, default=""
+    )
+    active = serializers.BooleanField(required=False, default=True)
+
+
+class EndpointListView(generics.ListAPIView[WebhookEndpoint]):
+    serializer_class = EndpointSerializer
+    queryset = WebhookEndpoint.objects.none()
+
+    def get_queryset(self) -> QuerySet[WebhookEndpoint]:
+        return WebhookEndpoint.objects.filter(user=request_user(self.request))
+
+    @extend_schema(operation_id="webhook_endpoints_list", tags=["webhooks"])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="webhook_endpoints_create",
+        tags=["webhooks"],
+        request=EndpointFields,
+        responses=EndpointWithSecretSerializer,
+    )
+    def post(self, request: Request) -> Response:
+        serializer = EndpointFields(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        endpoint, secret = endpoint_create(user=request_user(request), **serializer.validated_data)
+        data = EndpointWithSecretSerializer(endpoint, context={"secret": secret}).data
+        return Response(Envelope(data=data, message="Webhook endpoint created"))
+
+
+class EndpointDetailView(APIView):
+    class PatchSerializer(EndpointFields):
+        url = serializers.URLField(max_length=2000, required=False)
+        events = serializers.ListField(
+            child=serializers.ChoiceField(choices=EVENT_CHOICES),
+            min_length=1,
+            max_length=20,
+            required=False,
+        )
+        description = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        active = serializers.BooleanField(required=False)
+
+    @extend_schema(
+        operation_id="webhook_endpoints_get", tags=["webhooks"], responses=EndpointSerializer
+    )
+    def get(self, request: Request, endpoint_id: UUID) -> Response:
+        endpoint = endpoint_get(user=request_user(request), endpoint_id=endpoint_id)
+        return Response(EndpointSerializer(endpoint).data)
+
+    @extend_schema(
+        operation_id="webhook_endpoints_update",
+        tags=["webhooks"],
+        request=PatchSerializer,
+        responses=EndpointSerializer,
+    )
+    def patch(self, request: Request, endpoint_id: UUID) -> Response:
+        serializer = self.PatchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        endpoint = endpoint_update(
+            user=request_user(request),
+            endpoint_id=endpoint_id,
+            changes=dict(serializer.validated_data),
+        )
+        return Response(Envelope(data=EndpointSerializer(endpoint).data, message="Updated"))
+
+    @extend_schema(
+        operation_id="webhook_endpoints_delete",
+        tags=["webhooks"],
+        responses=inline_serializer("EndpointDeleted", {"success": serializers.BooleanField()}),
+    )
+    def delete(self, request: Request, endpoint_id: UUID) -> Response:
+        endpoint_delete(user=request_user(request), endpoint_id=endpoint_id)
+        return Response(Envelope(data={"success": True}, message="Webhook endpoint deleted"))
+
+
+class EndpointRotateView(APIView):
+    @extend_schema(
+        operation_id="webhook_endpoints_rotate_secret",
+        tags=["webhooks"],
+        request=None,
+        responses=EndpointWithSecretSerializer,
+    )
+    def post(self, request: Request, endpoint_id: UUID) -> Response:
+        endpoint, secret = endpoint_rotate(user=request_user(request), endpoint_id=endpoint_id)
+        data = EndpointWithSecretSerializer(endpoint, context={"secret": secret}).data
+        return Response(
+            Envelope(data=data, message="Secret rotated; the previous one signs for 24 hours")
+        )
