@@ -60,6 +60,16 @@ app.conf.update(
             "task": "accounts.tasks.purge_idempotency_records_task",
             "schedule": crontab(minute=11),
         },
+        # Webhook retries that are due (the first comes 5 s after a failure).
+        "notifications-webhook-sweep": {
+            "task": "notifications.tasks.webhook_sweep_task",
+            "schedule": 5.0,
+            "options": {"expires": 5.0},
+        },
+        "notifications-webhook-purge": {
+            "task": "notifications.tasks.webhook_purge_task",
+            "schedule": crontab(minute=29, hour=4),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

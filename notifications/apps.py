@@ -13,3 +13,8 @@ class NotificationsConfig(AppConfig):
 
         on_email_verified(notifications_clear_reclaimed)
         on_user_erased(notifications_erase)
+
+        from notifications.outbox import outbox_consumer
+        from notifications.webhooks import deliveries_create
+
+        outbox_consumer("webhooks", deliveries_create)

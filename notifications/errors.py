@@ -14,3 +14,7 @@ class WebhookEndpointNotFound(NotFoundError):
 class InvalidWebhookUrl(ApplicationError):
     code = "invalid_webhook_url"
     message = "Webhook URLs must use https and reach a public internet address."
+
+
+class WebhookDeliveryNotFound(NotFoundError):
+    message = "Webhook delivery not found."

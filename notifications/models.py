@@ -234,3 +234,69 @@ class WebhookSecret(models.Model):
 
     def __str__(self) -> str:
         return f"secret of {self.endpoint_id}"
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class WebhookDelivery(models.Model):
+    """One event to one endpoint: once per (event, endpoint), retried on the schedule; `body`
+    is the payload exactly as sent (the same bytes, so the same event id, on every attempt)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    event_id = models.UUIDField()
+    event = models.CharField(max_length=64)
+    body = models.TextField()
+    status = models.CharField(
+        max_length=16, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True, default="")
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=Q(status="pending"),
+                name="webhook_delivery_due_idx",
+            ),
+            models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_ep_idx"),
+            models.Index(fields=["created_at"], name="webhook_delivery_created_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint", "event_id"],
+                condition=~Q(event="webhook.test"),
+                name="webhook_delivery_once",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} to {self.endpoint_id}: {self.status}"
+
+
+class WebhookAttempt(models.Model):
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="history")
+    at = models.DateTimeField(default=timezone.now)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    response = models.TextField(max_length=1024, blank=True, default="")
+    error = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        ordering = ("at", "id")
+
+    def __str__(self) -> str:
+        return f"{self.status_code or self.error} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -42,7 +42,7 @@ MAX_ATTEMPTS = 5
 LEASE_SECONDS = 300  # a claimed row not finished by then belonged to a worker that died
 DISPATCH_GRACE_SECONDS = 30  # an event this old and undispatched lost its queueing
 
-Handler = Callable[[OutboxEvent], None]
+Handler = Callable[[OutboxEvent], object]  # what it returns is not used
 
 
 @dataclass(frozen=True, slots=True)

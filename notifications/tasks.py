@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from notifications.outbox import outbox_dispatch, outbox_process, outbox_purge, outbox_sweep
+from notifications.webhooks import deliveries_purge, deliveries_sweep, delivery_send
 
 
 @shared_task(acks_late=True)  # idempotent: rows are unique per (event, consumer)
@@ -23,3 +24,18 @@ def outbox_sweep_task() -> dict[str, int]:
 @shared_task(acks_late=True)
 def outbox_purge_task() -> int:
     return outbox_purge()
+
+
+@shared_task(acks_late=True)  # idempotent: a delivery is claimed by one conditional UPDATE
+def webhook_deliver_task(delivery_id: str) -> str:
+    return delivery_send(delivery_id=delivery_id)
+
+
+@shared_task(acks_late=True)
+def webhook_sweep_task() -> int:
+    return deliveries_sweep()
+
+
+@shared_task(acks_late=True)
+def webhook_purge_task() -> int:
+    return deliveries_purge()

@@ -37,4 +37,20 @@ urlpatterns = [
         webhook_api.EndpointRotateView.as_view(),
         name="webhook-endpoint-rotate",
     ),
+    path(
+        "webhooks/endpoints/<uuid:endpoint_id>/test",
+        webhook_api.EndpointTestView.as_view(),
+        name="webhook-endpoint-test",
+    ),
+    path("webhooks/deliveries", webhook_api.DeliveryListView.as_view(), name="webhook-deliveries"),
+    path(
+        "webhooks/deliveries/<uuid:delivery_id>",
+        webhook_api.DeliveryDetailView.as_view(),
+        name="webhook-delivery",
+    ),
+    path(
+        "webhooks/deliveries/<uuid:delivery_id>/redeliver",
+        webhook_api.DeliveryRedeliverView.as_view(),
+        name="webhook-delivery-redeliver",
+    ),
 ]

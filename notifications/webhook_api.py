@@ -1,10 +1,11 @@
 """Outgoing webhook endpoints: `/api/webhooks/endpoints` (social.md section 7)."""
 
+import json
 from typing import Any
 from uuid import UUID
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,12 +14,15 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from config.api.envelope import Envelope
 from notifications.events import EVENTS
-from notifications.models import WebhookEndpoint
+from notifications.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from notifications.webhooks import (
+    delivery_get,
+    delivery_redeliver,
     endpoint_create,
     endpoint_delete,
     endpoint_get,
     endpoint_rotate,
+    endpoint_test,
     endpoint_update,
 )
 
@@ -147,4 +151,126 @@ class EndpointRotateView(APIView):
         data = EndpointWithSecretSerializer(endpoint, context={"secret": secret}).data
         return Response(
             Envelope(data=data, message="Secret rotated; the previous one signs for 24 hours")
+        )
+
+
+class EndpointTestView(APIView):
+    @extend_schema(
+        operation_id="webhook_endpoints_test",
+        tags=["webhooks"],
+        request=None,
+        responses={202: inline_serializer("TestQueued", {"deliveryId": serializers.UUIDField()})},
+    )
+    def post(self, request: Request, endpoint_id: UUID) -> Response:
+        delivery = endpoint_test(user=request_user(request), endpoint_id=endpoint_id)
+        return Response(
+            Envelope(data={"deliveryId": str(delivery.pk)}, message="Test event queued"),
+            status=202,
+        )
+
+
+DELIVERY_FIELDS: tuple[str, ...] = (
+    "id",
+    "endpointId",
+    "eventId",
+    "event",
+    "status",
+    "attempts",
+    "lastStatusCode",
+    "lastError",
+    "next_attempt_at",
+    "created_at",
+    "delivered_at",
+)
+
+
+class DeliverySerializer(serializers.ModelSerializer[WebhookDelivery]):
+    endpointId = serializers.UUIDField(source="endpoint_id", read_only=True)
+    eventId = serializers.UUIDField(source="event_id", read_only=True)
+    lastStatusCode = serializers.IntegerField(source="last_status_code", read_only=True)
+    lastError = serializers.CharField(source="last_error", read_only=True)
+
+    class Meta:
+        model = WebhookDelivery
+        fields = DELIVERY_FIELDS
+
+
+class AttemptSerializer(serializers.ModelSerializer[WebhookAttempt]):
+    statusCode = serializers.IntegerField(source="status_code", read_only=True)
+    durationMs = serializers.IntegerField(source="duration_ms", read_only=True)
+
+    class Meta:
+        model = WebhookAttempt
+        fields = ("statusCode", "durationMs", "at", "response", "error")
+
+
+class DeliveryDetailSerializer(DeliverySerializer):
+    payload = serializers.SerializerMethodField()
+    history = AttemptSerializer(many=True, read_only=True)
+
+    class Meta(DeliverySerializer.Meta):
+        fields = (*DELIVERY_FIELDS, "payload", "history")
+
+    def get_payload(self, delivery: WebhookDelivery) -> Any:
+        return json.loads(delivery.body)
+
+
+class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
+    serializer_class = DeliverySerializer
+    queryset = WebhookDelivery.objects.none()
+
+    class FilterSerializer(serializers.Serializer[Any]):
+        endpointId = serializers.UUIDField(required=False)
+        event = serializers.CharField(required=False, max_length=64)
+        status = serializers.ChoiceField(choices=DeliveryStatus.choices, required=False)
+
+    def get_queryset(self) -> QuerySet[WebhookDelivery]:
+        filters = self.FilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        found = filters.validated_data
+        rows = WebhookDelivery.objects.filter(endpoint__user=request_user(self.request))
+        if "endpointId" in found:
+            rows = rows.filter(endpoint_id=found["endpointId"])
+        if "event" in found:
+            rows = rows.filter(event=found["event"])
+        if "status" in found:
+            rows = rows.filter(status=found["status"])
+        return rows
+
+    @extend_schema(
+        operation_id="webhook_deliveries_list",
+        tags=["webhooks"],
+        parameters=[
+            OpenApiParameter("endpointId", str),
+            OpenApiParameter("event", str),
+            OpenApiParameter("status", str, enum=DeliveryStatus.values),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class DeliveryDetailView(APIView):
+    @extend_schema(
+        operation_id="webhook_deliveries_get",
+        tags=["webhooks"],
+        responses=DeliveryDetailSerializer,
+    )
+    def get(self, request: Request, delivery_id: UUID) -> Response:
+        delivery = delivery_get(user=request_user(request), delivery_id=delivery_id)
+        return Response(DeliveryDetailSerializer(delivery).data)
+
+
+class DeliveryRedeliverView(APIView):
+    @extend_schema(
+        operation_id="webhook_deliveries_redeliver",
+        tags=["webhooks"],
+        request=None,
+        responses={202: DeliverySerializer},
+    )
+    def post(self, request: Request, delivery_id: UUID) -> Response:
+        delivery = delivery_redeliver(user=request_user(request), delivery_id=delivery_id)
+        return Response(
+            Envelope(data=DeliverySerializer(delivery).data, message="Redelivery queued"),
+            status=202,
         )

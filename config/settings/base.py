@@ -267,6 +267,7 @@ SPECTACULAR_SETTINGS = {
         "RecordStatusEnum": "social.models.RecordStatus",
         "CampaignStatusEnum": "social.models.CampaignStatus",
         "DraftStatusEnum": ["Draft"],
+        "DeliveryStatusEnum": "notifications.models.DeliveryStatus",
     },
 }
 
@@ -375,6 +376,17 @@ SCHEDULER_RETRY_BASE_SECONDS = env.int("SCHEDULER_RETRY_BASE_SECONDS", default=6
 SCHEDULER_BATCH_SIZE = env.int("SCHEDULER_BATCH_SIZE", default=500)
 SCHEDULER_CONCURRENCY = env.int("SCHEDULER_CONCURRENCY", default=16)
 SCHEDULER_LEASE_SECONDS = env.int("SCHEDULER_LEASE_SECONDS", default=300)
+# Outgoing webhooks (docs/webhooks.md): one attempt's time limit; the delays before each retry;
+# consecutive failed deliveries that disable an endpoint.
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+WEBHOOK_RETRY_SCHEDULE = [
+    int(delay)
+    for delay in env.list(
+        "WEBHOOK_RETRY_SCHEDULE", default=["5", "300", "1800", "7200", "18000", "36000", "36000"]
+    )
+]
+WEBHOOK_DISABLE_AFTER_FAILURES = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=5)
+WEBHOOK_RETENTION_DAYS = env.int("WEBHOOK_RETENTION_DAYS", default=30)
 # Idempotency-Key: responses kept this long; a first request silent this long is taken over.
 IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
 IDEMPOTENCY_ABANDONED_SECONDS = 15 * 60

@@ -1,0 +1,244 @@
+"""Deliveries to a local receiver: every event to each subscribed endpoint once, signed and
+verifiable by the receiver's own library, retried with the same id, logged, disabled after
+failures or a 410, isolated between users (social.md section 7)."""
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+from standardwebhooks import Webhook
+
+from accounts.services.sessions import session_issue
+from accounts.services.users import user_create
+from notifications import events
+from notifications.models import Notification, WebhookDelivery, WebhookEndpoint
+from notifications.tasks import webhook_sweep_task
+
+pytestmark = pytest.mark.django_db
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.received: list[dict[str, Any]] = []
+        self.answers: list[int] = []  # status codes to answer, in order; then 200
+        self.delay = 0.0
+        self.url = ""
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    state = Receiver()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            state.received.append({"headers": dict(self.headers), "body": body,
+                                   "path": self.path})  # fmt: skip
+            time.sleep(state.delay)
+            status = state.answers.pop(0) if state.answers else 200
+            raw = b'{"ok": true}'
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def ada():
+    return user_create(email="ada@example.com")
+
+
+def client_for(user: Any) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
+    return client
+
+
+def endpoint_for(user: Any, url: str, eventnames: list[str] | None = None) -> dict[str, Any]:
+    response = client_for(user).post(
+        "/api/webhooks/endpoints",
+        {"url": url, "events": eventnames or ["credits.depleted", "post.published"]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    return dict(response.json()["data"])
+
+
+def emit(user: Any, capture: Any) -> Any:
+    with capture(execute=True):
+        return events.event_record(
+            user=user, payload=events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
+        )
+
+
+def make_due() -> None:
+    WebhookDelivery.objects.filter(status="pending").update(
+        next_attempt_at=timezone.now() - timedelta(seconds=1)
+    )
+
+
+def sweep(capture: Any) -> None:
+    with capture(execute=True):
+        webhook_sweep_task.delay()
+
+
+def test_an_event_reaches_the_endpoint_signed_and_verifiable(
+    ada, receiver, django_capture_on_commit_callbacks
+):
+    endpoint = endpoint_for(ada, receiver.url)
+    event = emit(ada, django_capture_on_commit_callbacks)
+    (request,) = receiver.received
+    payload = Webhook(endpoint["secret"]).verify(request["body"], request["headers"])
+    assert payload == {
+        "id": str(event.id),
+        "event": "credits.depleted",
+        "created_at": payload["created_at"],
+        "data": {"userId": str(ada.pk), "remainingCredits": 0},
+        "user": {"id": str(ada.pk), "email": "ada@example.com"},
+    }
+    assert request["headers"]["webhook-id"] == str(event.id)
+    assert request["headers"]["X-Service-Event"] == "credits.depleted"
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("succeeded", 1, 200)
+    # The deliveries log.
+    api = client_for(ada)
+    listed = api.get("/api/webhooks/deliveries").json()["data"]
+    assert [(d["event"], d["status"], d["attempts"]) for d in listed] == [
+        ("credits.depleted", "succeeded", 1)
+    ]
+    detail = api.get(f"/api/webhooks/deliveries/{listed[0]['id']}").json()["data"]
+    assert detail["payload"]["id"] == str(event.id)
+    assert [(h["statusCode"], h["response"]) for h in detail["history"]] == [(200, '{"ok": true}')]
+
+
+def test_failures_are_retried_with_the_same_id_then_succeed(
+    ada, receiver, django_capture_on_commit_callbacks
+):
+    endpoint_for(ada, receiver.url)
+    receiver.answers = [500, 503]
+    emit(ada, django_capture_on_commit_callbacks)
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.status, delivery.attempts) == ("pending", 1)
+    assert delivery.next_attempt_at is not None
+    assert 3 <= (delivery.next_attempt_at - timezone.now()).total_seconds() <= 5  # first: 5 s
+    sweep(django_capture_on_commit_callbacks)  # not due yet: nothing sent
+    assert len(receiver.received) == 1
+    for _ in range(2):
+        make_due()
+        sweep(django_capture_on_commit_callbacks)
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts) == ("succeeded", 3)
+    ids = {request["headers"]["webhook-id"] for request in receiver.received}
+    assert len(ids) == 1
+    assert len({request["body"] for request in receiver.received}) == 1
+    assert [a.status_code for a in delivery.history.all()] == [500, 503, 200]
+
+
+def test_an_endpoint_is_disabled_after_consecutive_failed_deliveries(
+    ada, receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.WEBHOOK_RETRY_SCHEDULE = [1]
+    settings.WEBHOOK_DISABLE_AFTER_FAILURES = 2
+    endpoint_for(ada, receiver.url)
+    receiver.answers = [500] * 10
+    for _ in range(2):
+        emit(ada, django_capture_on_commit_callbacks)
+        make_due()
+        sweep(django_capture_on_commit_callbacks)
+    endpoint = WebhookEndpoint.objects.get()
+    assert endpoint.active is False
+    assert "2 deliveries in a row failed" in endpoint.disabled_reason
+    alert = Notification.objects.get(type="system_alert")
+    assert endpoint.url in alert.message
+    # Nothing more goes to it; re-activating clears the reason.
+    sent = len(receiver.received)
+    emit(ada, django_capture_on_commit_callbacks)
+    assert len(receiver.received) == sent
+    patched = client_for(ada).patch(f"/api/webhooks/endpoints/{endpoint.pk}", {"active": True},
+                                    format="json").json()["data"]  # fmt: skip
+    assert (patched["active"], patched["disabled_reason"]) == (True, "")
+
+
+def test_a_410_disables_at_once(ada, receiver, django_capture_on_commit_callbacks):
+    endpoint_for(ada, receiver.url)
+    receiver.answers = [410]
+    emit(ada, django_capture_on_commit_callbacks)
+    assert WebhookDelivery.objects.get().status == "failed"
+    assert WebhookEndpoint.objects.get().disabled_reason == "The endpoint answered 410 Gone."
+
+
+def test_users_get_only_their_own_events(ada, receiver, django_capture_on_commit_callbacks):
+    grace = user_create(email="grace@example.com")
+    endpoint_for(grace, receiver.url)
+    endpoint_for(ada, receiver.url, ["post.published"])  # not subscribed to this event
+    emit(ada, django_capture_on_commit_callbacks)
+    assert receiver.received == []
+    assert not WebhookDelivery.objects.exists()
+    mallory = client_for(user_create(email="mallory@example.com"))
+    emit(grace, django_capture_on_commit_callbacks)
+    delivery = WebhookDelivery.objects.get()
+    assert mallory.get(f"/api/webhooks/deliveries/{delivery.pk}").status_code == 404
+    assert mallory.post(f"/api/webhooks/deliveries/{delivery.pk}/redeliver").status_code == 404
+    assert mallory.get("/api/webhooks/deliveries").json()["data"] == []
+
+
+def test_a_slow_receiver_times_out_and_is_retried(
+    ada, receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.WEBHOOK_TIMEOUT_SECONDS = 0.3
+    receiver.delay = 0.6
+    endpoint_for(ada, receiver.url)
+    emit(ada, django_capture_on_commit_callbacks)
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.status, delivery.last_status_code) == ("pending", None)
+    assert "in time" in delivery.last_error
+
+
+def test_a_private_address_is_refused_at_delivery(
+    ada, receiver, settings, django_capture_on_commit_callbacks
+):
+    endpoint_for(ada, receiver.url)  # allowed when created (development setting)
+    settings.OUTBOUND_ALLOW_PRIVATE = False
+    emit(ada, django_capture_on_commit_callbacks)
+    assert receiver.received == []
+    delivery = WebhookDelivery.objects.get()
+    assert "https" in delivery.last_error or "public" in delivery.last_error
+
+
+def test_redeliver_and_test_event(ada, receiver, django_capture_on_commit_callbacks):
+    endpoint = endpoint_for(ada, receiver.url)
+    emit(ada, django_capture_on_commit_callbacks)
+    api = client_for(ada)
+    delivery = api.get("/api/webhooks/deliveries").json()["data"][0]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(f"/api/webhooks/deliveries/{delivery['id']}/redeliver")
+    assert response.status_code == 202
+    assert len(receiver.received) == 2
+    assert (
+        receiver.received[0]["headers"]["webhook-id"]
+        == receiver.received[1]["headers"]["webhook-id"]
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        test = api.post(f"/api/webhooks/endpoints/{endpoint['id']}/test")
+    assert test.status_code == 202
+    assert json.loads(receiver.received[-1]["body"])["event"] == "webhook.test"
+    Webhook(endpoint["secret"]).verify(receiver.received[-1]["body"],
+                                       receiver.received[-1]["headers"])  # fmt: skip
