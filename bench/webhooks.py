@@ -1,0 +1,178 @@
+"""Webhooks bench: 1,000 events delivered to one receiver through the real pipeline, and a
+receiver that is down next to a healthy one.
+
+Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB REDIS_URL=redis://HOST:PORT/N
+           python bench/webhooks.py [--events N] [--latency-ms MS] [--concurrency C]
+
+On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end) and the
+Redis of REDIS_URL (the broker), it starts a Celery worker as `make run` does (prefork,
+--concurrency, default 2) and a local receiver answering after --latency-ms. Events are
+recorded in the outbox in one transaction; the worker dispatches each to the webhooks
+consumer, which makes and queues the deliveries, which the worker sends: three tasks per
+event. Reported: the time until every delivery succeeded, and, with a second endpoint whose
+receiver refuses connections, how long the healthy endpoint's deliveries take beside it.
+Exits non-zero when deliveries are missing.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
+    sys.path[0] = str(REPO_ROOT)
+
+from bench.health import free_port  # noqa: E402 (needs the path fixed above)
+from bench.notifications import admin_execute, server_url, with_database  # noqa: E402
+
+SETTINGS_MODULE = "bench.settings"
+DATABASE_PREFIX = "fgp_bench_webhooks_"
+TARGET_SECONDS = 10.0
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--latency-ms", type=float, default=20.0)
+    parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+    parser.add_argument("--timeout", type=float, default=120.0, help="give up after (s)")
+    return parser.parse_args(argv)
+
+
+def receiver(latency: float) -> tuple[ThreadingHTTPServer, str, list[int]]:
+    received: list[int] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            time.sleep(latency)
+            received.append(1)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/hook", received
+
+
+def emit(user: Any, count: int) -> None:
+    from django.db import transaction
+
+    from notifications import events
+
+    with transaction.atomic():
+        for _ in range(count):
+            events.event_record(
+                user=user,
+                payload=events.credits_depleted(user_id=str(user.pk), remaining_credits=0),
+            )
+
+
+def wait_delivered(endpoint: Any, count: int, timeout: float) -> float | None:
+    from notifications.models import WebhookDelivery
+
+    began = time.perf_counter()
+    while time.perf_counter() - began < timeout:
+        done = WebhookDelivery.objects.filter(endpoint=endpoint, status="succeeded").count()
+        if done >= count:
+            return time.perf_counter() - began
+        time.sleep(0.1)
+    return None
+
+
+def measure(args: argparse.Namespace, database_url: str) -> int:
+    os.environ.update(
+        {"DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE,
+         "OUTBOUND_ALLOW_PRIVATE": "1"}
+    )  # fmt: skip
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from accounts.models import User
+    from notifications.webhooks import endpoint_create
+
+    call_command("migrate", interactive=False, verbosity=0)
+    server, url, received = receiver(args.latency_ms / 1000)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
+         f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip"],
+        cwd=REPO_ROOT, env=os.environ.copy(),
+    )  # fmt: skip
+    failures = 0
+    try:
+        time.sleep(5)  # the worker's start
+        user = User.objects.create_user(email="bench-webhooks@example.com")
+        healthy, _ = endpoint_create(user=user, url=url, events=["credits.depleted"])
+        began = time.perf_counter()
+        emit(user, args.events)
+        seconds = wait_delivered(healthy, args.events, args.timeout)
+        if seconds is None:
+            print(f"{len(received)}/{args.events} delivered before the timeout")
+            failures += 1
+        else:
+            total = time.perf_counter() - began
+            verdict = "met" if total <= TARGET_SECONDS else "MISSED"
+            print(f"{args.events} events -> {len(received)} deliveries at {args.latency_ms:g} ms "
+                  f"per answer, worker concurrency {args.concurrency}: all delivered in "
+                  f"{total:.2f} s ({args.events / total:.0f}/s; target <= "
+                  f"{TARGET_SECONDS:g} s: {verdict})")  # fmt: skip
+        # A receiver that is down, next to the healthy one.
+        down_url = f"http://127.0.0.1:{free_port()}/hook"
+        down, _ = endpoint_create(user=user, url=down_url, events=["credits.depleted"])
+        share = max(1, args.events // 5)
+        received.clear()
+        began = time.perf_counter()
+        emit(user, share)
+        seconds = wait_delivered(healthy, args.events + share, args.timeout)
+        if seconds is None:
+            failures += 1
+            print("deliveries beside a down receiver did not finish")
+        else:
+            print(f"{share} events with a second endpoint refusing connections: the healthy "
+                  f"endpoint's {share} deliveries took {time.perf_counter() - began:.2f} s")  # fmt: skip
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+        server.shutdown()
+    return 1 if failures else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not os.environ.get("REDIS_URL"):
+        raise SystemExit("bench/webhooks.py needs REDIS_URL (the worker's broker).")
+    server = server_url()
+    name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
+    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
+    admin_execute(server, f'CREATE DATABASE "{name}"')
+    try:
+        return measure(args, with_database(server, name))
+    finally:
+        if "django.db" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        print(f"dropped {name}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
