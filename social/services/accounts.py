@@ -8,7 +8,8 @@ import hashlib
 import logging
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -337,6 +338,46 @@ def credentials_of(account: SocialAccount) -> Credentials:
     )
 
 
+@dataclass(slots=True)
+class Session:
+    """An account's credentials for a batch of calls, and why they cannot be used, if so."""
+
+    credentials: Credentials
+    error: outbound.OutboundError | None = None
+
+
+def sessions_open(accounts: Iterable[SocialAccount], *, concurrency: int) -> dict[Any, Session]:
+    """Each distinct account's credentials, refreshed once for all the calls of a batch (the
+    refreshes concurrently, without the database; renewed ones stored here). Two calls of one
+    account never refresh it each: a Bluesky refresh token is good once."""
+    unique = {account.pk: account for account in accounts}
+    sessions = {pk: Session(credentials_of(account)) for pk, account in unique.items()}
+
+    def refresh(pk: Any) -> None:
+        session = sessions[pk]
+        try:
+            PLATFORMS[unique[pk].provider].adapter.refresh(session.credentials)
+        except outbound.OutboundError as error:
+            session.error = error
+        except Exception as error:  # a provider answer we did not expect: this account only
+            logger.exception("Refreshing %s account %s failed", unique[pk].provider, pk)
+            session.error = outbound.TransientError(f"Unexpected error ({type(error).__name__}).")
+
+    if unique:
+        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(unique)))) as pool:
+            list(pool.map(refresh, unique))
+    for pk, session in sessions.items():
+        credentials_keep(unique[pk], session.credentials)
+    return sessions
+
+
+def credentials_keep(account: SocialAccount, credentials: Credentials) -> None:
+    """Store credentials an adapter renewed, once (in the calling thread)."""
+    if credentials.renewed:
+        credentials_store(account, credentials)
+        credentials.renewed = False
+
+
 def account_call(account: SocialAccount, call: Callable[[Any, Credentials], T]) -> T:
     """Run `call(adapter, credentials)` for the account, outside any transaction: renewed
     credentials are stored afterwards, and an authentication failure marks the account
@@ -350,8 +391,7 @@ def account_call(account: SocialAccount, call: Callable[[Any, Credentials], T]) 
         account_mark_expired(account=account, reason=error.message)
         raise
     finally:
-        if credentials.renewed:
-            credentials_store(account, credentials)
+        credentials_keep(account, credentials)
 
 
 def credentials_store(account: SocialAccount, credentials: Credentials) -> None:

@@ -16,7 +16,7 @@ from config import outbound
 from social.models import AccountStatus, AnalyticsRecord, RecordStatus, ScheduledRecord
 from social.providers import PLATFORMS
 from social.providers.base import Credentials, Metrics, Published
-from social.services.accounts import account_mark_expired, credentials_of, credentials_store
+from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 
 logger = logging.getLogger(__name__)
 
@@ -33,10 +33,11 @@ class Reading:
 
 def _read(reading: Reading) -> None:
     """One record's counters from its platform (a worker thread: no database)."""
+    if reading.error is not None:
+        return
     record = reading.record
     adapter = PLATFORMS[record.provider].adapter
     try:
-        adapter.refresh(reading.credentials)
         reading.metrics = adapter.metrics(
             reading.credentials, Published(record.provider_post_id, record.url)
         )
@@ -60,23 +61,21 @@ def metrics_collect(*, concurrency: int | None = None) -> dict[str, int]:
         .exclude(provider_post_id="")
         .select_related("account", "account__app", "account__user")
     )
-    credentials: dict[object, Credentials] = {}
-    readings = []
-    for record in records:
-        if record.account_id not in credentials:
-            credentials[record.account_id] = credentials_of(record.account)
-        readings.append(Reading(record, credentials[record.account_id]))
-    workers = max(1, min(concurrency or settings.SCHEDULER_CONCURRENCY, len(readings) or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    concurrency = concurrency or settings.SCHEDULER_CONCURRENCY
+    sessions = sessions_open([record.account for record in records], concurrency=concurrency)
+    readings = [
+        Reading(record, sessions[record.account_id].credentials,
+                error=sessions[record.account_id].error)
+        for record in records
+    ]  # fmt: skip
+    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(readings) or 1))) as pool:
         list(pool.map(_read, readings))
     done: Counter[str] = Counter()
     today = now.date()
     expired: set[object] = set()
     for reading in readings:
         record = reading.record
-        if reading.credentials.renewed:
-            credentials_store(record.account, reading.credentials)
-            reading.credentials.renewed = False
+        credentials_keep(record.account, reading.credentials)
         error = reading.error
         if isinstance(error, outbound.AuthenticationError) and record.account_id not in expired:
             account_mark_expired(account=record.account, reason=error.message)

@@ -17,7 +17,7 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 
 import logging
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -34,9 +34,9 @@ from social.providers.base import Attempt, Credentials, Published
 from social.selectors import settings_for
 from social.services.accounts import (
     account_mark_expired,
-    credentials_of,
-    credentials_store,
+    credentials_keep,
     notify_preferring,
+    sessions_open,
 )
 from social.services.composition import Draft, compose
 from social.services.posts import draft_of, post_status_refresh
@@ -74,27 +74,29 @@ class Outcome:
     error: str = ""
     retry_at: datetime | None = None
     attempts: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list[Outcome]:
     """Attempt each claimed record once (records need post, account, account.app and user
     loaded); the outcomes in the same order."""
+    if not records:
+        return []
     preferences: dict[Any, SocialSettings] = {}
+    sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     jobs = []
     for record in records:
         if record.user_id not in preferences:
             preferences[record.user_id] = settings_for(record.user)
+        session = sessions[record.account_id]
         jobs.append(
             Job(
                 record,
                 draft_of(record.post),
-                credentials_of(record.account),
+                session.credentials,
                 preferences[record.user_id],
+                error=session.error,  # the account's credentials could not be refreshed
             )
         )
-    if not jobs:
-        return []
     # Results are settled as their calls end, while the others are still in flight: those
     # that ended together share one transaction (each record's writes stay fenced by its
     # claim; a failed batch leaves its records to the lease, then the lookup).
@@ -111,6 +113,8 @@ def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list
                 (running[future] for future in done),
                 key=lambda i: (str(jobs[i].record.user_id), str(jobs[i].record.post_id)),
             )
+            for index in indexes:  # renewed during the calls: kept whatever the batch does
+                credentials_keep(jobs[index].record.account, jobs[index].credentials)
             for start in range(0, len(indexes), SETTLE_BATCH):
                 batch = indexes[start : start + SETTLE_BATCH]
                 try:
@@ -147,12 +151,13 @@ def _settle_alone(job: Job) -> Outcome:
 
 def _call(job: Job) -> None:
     """The provider calls of one attempt; no database (a worker thread)."""
+    if job.error is not None:
+        return
     record = job.record
     adapter = PLATFORMS[record.provider].adapter
     content = compose(job.draft, record.provider)
     attempt = Attempt(key=str(record.id), since=record.created_at)
     try:
-        adapter.refresh(job.credentials)
         if record.outcome_unknown:
             job.published = adapter.lookup(job.credentials, content, attempt)
             job.found = job.published is not None
@@ -235,8 +240,6 @@ def _settle(job: Job) -> Outcome:
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
     changes["history"] = [*record.history, entry]
     with transaction.atomic(savepoint=False):  # the caller's batch transaction, if any
-        if job.credentials.renewed:
-            credentials_store(record.account, job.credentials)
         if isinstance(error, outbound.AuthenticationError):
             account_mark_expired(account=record.account, reason=error.message)
         won = ScheduledRecord.objects.filter(

@@ -310,3 +310,19 @@ def test_a_failed_batch_is_settled_record_by_record(api, accounts, providers, mo
         current = record(record_id)
         assert (current.status, current.attempts, len(current.history)) == ("Published", 1, 1)
     assert Notification.objects.filter(type="post_published").count() == 3
+
+
+def test_an_account_is_refreshed_once_for_all_its_records_in_a_run(client, api, accounts,
+                                                                   providers):  # fmt: skip
+    """Bluesky refresh tokens are good once: two records of one account in one run must not
+    each refresh it (the second refresh would be refused and the account marked expired)."""
+    # An access token that is no JWT has no known expiry: the run refreshes the session.
+    SocialAccount.objects.filter(provider="bluesky").update(access_token="expired-access")
+    first = schedule(api, accounts, "bluesky", content="First")
+    second = schedule(api, accounts, "bluesky", content="Second")
+    results = run(client).json()["data"]["results"]
+    assert {r["id"]: r["status"] for r in results} == {
+        first[0]: "Published", second[0]: "Published"
+    }  # fmt: skip
+    assert len(providers.bluesky.received("POST", "/xrpc/com.atproto.server.refreshSession")) == 1
+    assert SocialAccount.objects.get(provider="bluesky").status == "connected"
