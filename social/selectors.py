@@ -1,10 +1,21 @@
 """Reads of the social hub."""
 
+from datetime import date, datetime
+from typing import Any
+
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
-from social.models import AccountStatus, Post, PostCounter, SocialAccount, SocialSettings
+from social.models import (
+    AccountStatus,
+    AnalyticsRecord,
+    Post,
+    PostCounter,
+    ScheduledRecord,
+    SocialAccount,
+    SocialSettings,
+)
 
 
 def account_list(*, user: User) -> QuerySet[SocialAccount]:
@@ -32,3 +43,74 @@ def post_total(*, user: User) -> int:
             return counter.total
     except IntegrityError:  # made by a concurrent first read
         return int(PostCounter.objects.get(user=user).total)
+
+
+def with_records(posts: QuerySet[Post]) -> QuerySet[Post]:
+    """Posts with their scheduled records, in time order (one query for all of them)."""
+    return posts.prefetch_related(
+        Prefetch("records", queryset=ScheduledRecord.objects.order_by("scheduled_time", "id"))
+    )
+
+
+def post_list(
+    *,
+    user: User,
+    platform: str | None = None,
+    status: str | None = None,
+    campaign_id: Any = None,
+) -> QuerySet[Post]:
+    """The user's posts, newest first, with their records; `platform` matches the intended
+    platforms and the records' providers."""
+    posts = Post.objects.filter(user=user)
+    if platform:
+        posts = posts.filter(provider_set__contains=f"|{platform}|")
+    if status:
+        posts = posts.filter(status=status)
+    if campaign_id:
+        posts = posts.filter(campaign_id=campaign_id)
+    return with_records(posts.order_by("-created_at", "-id"))
+
+
+def record_calendar(
+    *,
+    user: User,
+    status: str | None = None,
+    account_id: Any = None,
+    start: datetime | None = None,
+    end: datetime | None = None,
+) -> QuerySet[ScheduledRecord]:
+    """The user's scheduled records by time, `start` and `end` inclusive."""
+    records = ScheduledRecord.objects.filter(user=user)
+    if status:
+        records = records.filter(status=status)
+    if account_id:
+        records = records.filter(account_id=account_id)
+    if start:
+        records = records.filter(scheduled_time__gte=start)
+    if end:
+        records = records.filter(scheduled_time__lte=end)
+    return records.order_by("scheduled_time", "id")
+
+
+def analytics_list(
+    *,
+    user: User,
+    provider: str | None = None,
+    account_id: Any = None,
+    post_id: Any = None,
+    start: date | None = None,
+    end: date | None = None,
+) -> QuerySet[AnalyticsRecord]:
+    """The user's analytics rows, newest day first, `start` and `end` inclusive."""
+    rows = AnalyticsRecord.objects.filter(user=user)
+    if provider:
+        rows = rows.filter(provider=provider)
+    if account_id:
+        rows = rows.filter(account_id=account_id)
+    if post_id:
+        rows = rows.filter(post_id=post_id)
+    if start:
+        rows = rows.filter(date__gte=start)
+    if end:
+        rows = rows.filter(date__lte=end)
+    return rows.order_by("-date", "provider", "id")

@@ -9,7 +9,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.authentication import request_user
+from social.api.filters import RangeFilter
 from social.models import AnalyticsRecord, Provider
+from social.selectors import analytics_list
 
 
 class AnalyticsSerializer(serializers.ModelSerializer[AnalyticsRecord]):
@@ -40,7 +42,7 @@ class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
     sort_fields = {"date": "date", "impressions": "impressions", "engagement": "engagement"}
     default_sort = "date"
 
-    class FilterSerializer(serializers.Serializer[Any]):
+    class FilterSerializer(RangeFilter):
         provider = serializers.ChoiceField(choices=Provider.choices, required=False)
         accountId = serializers.UUIDField(required=False)
         postId = serializers.UUIDField(required=False)
@@ -48,23 +50,17 @@ class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
         end = serializers.DateField(required=False)
 
     def get_queryset(self) -> QuerySet[AnalyticsRecord]:
-        params = self.request.query_params
-        filters = self.FilterSerializer(
-            data={
-                **{k: params[k] for k in ("provider", "accountId", "postId") if k in params},
-                **({"start": params["from"]} if "from" in params else {}),
-                **({"end": params["to"]} if "to" in params else {}),
-            }
-        )
+        filters = self.FilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         found = filters.validated_data
-        rows = AnalyticsRecord.objects.filter(user=request_user(self.request))
-        for name, column in (("provider", "provider"), ("accountId", "account_id"),
-                             ("postId", "post_id"), ("start", "date__gte"),
-                             ("end", "date__lte")):  # fmt: skip
-            if name in found:
-                rows = rows.filter(**{column: found[name]})
-        return rows.order_by("-date", "provider", "id")
+        return analytics_list(
+            user=request_user(self.request),
+            provider=found.get("provider"),
+            account_id=found.get("accountId"),
+            post_id=found.get("postId"),
+            start=found.get("from"),
+            end=found.get("to"),
+        )
 
     @extend_schema(
         operation_id="social_analytics",

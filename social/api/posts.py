@@ -1,10 +1,11 @@
 """Posts, publishing now and scheduling (social.md sections 3 and 4)."""
 
 from datetime import UTC
+from functools import cached_property
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.request import Request
@@ -13,19 +14,17 @@ from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from config.api.envelope import Envelope
-from config.errors import ValidationFailed
+from social.api.filters import RangeFilter
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
-from social.selectors import post_total
+from social.selectors import post_list, post_total, record_calendar, with_records
 from social.services.posts import post_delete, post_save, user_post
 from social.services.publishing import Outcome
 from social.services.scheduling import (
-    platform_accounts,
     publish_now,
     record_cancel,
     record_move,
-    resolve_time,
-    schedule,
-    user_accounts,
+    schedule_to_accounts,
+    schedule_to_platforms,
 )
 
 MAX_MEDIA = 10
@@ -130,12 +129,6 @@ class PostSerializer(serializers.ModelSerializer[Post]):
         }
 
 
-def with_records(posts: QuerySet[Post]) -> QuerySet[Post]:
-    return posts.prefetch_related(
-        Prefetch("records", queryset=ScheduledRecord.objects.order_by("scheduled_time", "id"))
-    )
-
-
 def post_data(post: Post) -> Any:
     return PostSerializer(with_records(Post.objects.filter(pk=post.pk)).get()).data
 
@@ -164,15 +157,27 @@ class PostFields(serializers.Serializer[Any]):
         error_messages={"invalid_choice": "Only Draft may be sent; other statuses are derived."},
     )
 
+    existing = "id"  # the field naming an existing post; without it `content` is required
+
     def validate_content(self, value: str) -> str:
         if not value.strip():
             raise serializers.ValidationError("Ensure this field has at least 1 character.")
         return value
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if self.existing not in attrs and "content" not in attrs:
+            raise serializers.ValidationError({"content": ["This field is required."]})
+        return attrs
+
+
+POST_FIELDS = frozenset(PostFields._declared_fields) - {"status"}
+
 
 def _fields(data: dict[str, Any]) -> dict[str, Any]:
-    fields = {name: value for name, value in data.items() if name in PostFields().fields}
-    fields.pop("status", None)
+    """The post fields of a request, as the services take them (`url` is the post's link)."""
+    fields = {name: value for name, value in data.items() if name in POST_FIELDS}
+    if "url" in data:
+        fields["link"] = data["url"]
     if "mediaIds" in fields:
         fields["mediaIds"] = [str(media_id) for media_id in fields["mediaIds"]]
     if "platforms" in fields:
@@ -194,25 +199,25 @@ class PostListView(generics.ListAPIView[Post]):
     class InputSerializer(PostFields):
         id = serializers.UUIDField(required=False)
 
+    @cached_property
+    def filters(self) -> dict[str, Any]:
+        found = self.FilterSerializer(data=self.request.query_params)
+        found.is_valid(raise_exception=True)
+        return dict(found.validated_data)
+
     def count_total(self, queryset: QuerySet[Post]) -> int:
         """The user's counter when nothing filters the list; a COUNT otherwise."""
-        if self.filtered:
+        if self.filters:
             return queryset.count()
         return post_total(user=request_user(self.request))
 
     def get_queryset(self) -> QuerySet[Post]:
-        filters = self.FilterSerializer(data=self.request.query_params)
-        filters.is_valid(raise_exception=True)
-        posts = Post.objects.filter(user=request_user(self.request))
-        found = filters.validated_data
-        self.filtered = bool(found)
-        if "platform" in found:
-            posts = posts.filter(provider_set__contains=f"|{found['platform']}|")
-        if "status" in found:
-            posts = posts.filter(status=found["status"])
-        if "campaignId" in found:
-            posts = posts.filter(campaign_id=found["campaignId"])
-        return with_records(posts.order_by("-created_at", "-id"))
+        return post_list(
+            user=request_user(self.request),
+            platform=self.filters.get("platform"),
+            status=self.filters.get("status"),
+            campaign_id=self.filters.get("campaignId"),
+        )
 
     @extend_schema(
         operation_id="social_posts_list",
@@ -236,8 +241,6 @@ class PostListView(generics.ListAPIView[Post]):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        if "id" not in data and "content" not in data:
-            raise ValidationFailed(details={"content": ["This field is required."]})
         post = post_save(user=request_user(request), fields=_fields(data), post_id=data.get("id"))
         return Response(Envelope(data=post_data(post), message="Post saved"))
 
@@ -277,6 +280,7 @@ def _outcome_data(outcome: Outcome) -> dict[str, Any]:
 
 class PublishView(APIView):
     class InputSerializer(PostFields):
+        existing = "postId"
         postId = serializers.UUIDField(required=False)
         url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
         accountIds = serializers.ListField(
@@ -306,15 +310,10 @@ class PublishView(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        if "postId" not in data and "content" not in data:
-            raise ValidationFailed(details={"content": ["This field is required."]})
-        fields = _fields(data)
-        if "url" in data:
-            fields["link"] = data["url"]
         _, outcomes = publish_now(
             user=request_user(request),
             account_ids=data["accountIds"],
-            fields=fields,
+            fields=_fields(data),
             post_id=data.get("postId"),
         )
         published = sum(outcome.success for outcome in outcomes)
@@ -339,6 +338,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
     default_order = "asc"
 
     class ShapeA(PostFields):
+        existing = "postId"
         postId = serializers.UUIDField(required=False)
         url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
         scheduledTime = serializers.CharField(max_length=64)
@@ -357,34 +357,23 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
             child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
         )
 
-    class FilterSerializer(serializers.Serializer[Any]):
+    class FilterSerializer(RangeFilter):
         status = serializers.ChoiceField(choices=RecordStatus.choices, required=False)
         accountId = serializers.UUIDField(required=False)
-        # Named `from` and `to` on the wire.
         start = serializers.DateTimeField(required=False)
         end = serializers.DateTimeField(required=False)
 
     def get_queryset(self) -> QuerySet[ScheduledRecord]:
-        params = self.request.query_params
-        filters = self.FilterSerializer(
-            data={
-                **{k: params[k] for k in ("status", "accountId") if k in params},
-                **({"start": params["from"]} if "from" in params else {}),
-                **({"end": params["to"]} if "to" in params else {}),
-            }
-        )
+        filters = self.FilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         found = filters.validated_data
-        records = ScheduledRecord.objects.filter(user=request_user(self.request))
-        if "status" in found:
-            records = records.filter(status=found["status"])
-        if "accountId" in found:
-            records = records.filter(account_id=found["accountId"])
-        if "start" in found:
-            records = records.filter(scheduled_time__gte=found["start"])
-        if "end" in found:
-            records = records.filter(scheduled_time__lte=found["end"])
-        return records.order_by("scheduled_time", "id")
+        return record_calendar(
+            user=request_user(self.request),
+            status=found.get("status"),
+            account_id=found.get("accountId"),
+            start=found.get("from"),
+            end=found.get("to"),
+        )
 
     @extend_schema(
         operation_id="social_schedule_list",
@@ -414,24 +403,19 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
             shape_b = self.ShapeB(data=request.data)
             shape_b.is_valid(raise_exception=True)
             data = shape_b.validated_data
-            platforms = list(dict.fromkeys(data["platforms"]))
-            when = resolve_time(data["scheduledAt"], zone_name=None, user=user,
-                                field="scheduledAt")  # fmt: skip
             fields: dict[str, Any] = {"content": data["content"]}
             if data.get("mediaIds"):
                 fields["mediaIds"] = [str(media_id) for media_id in data["mediaIds"]]
-            done = schedule(
-                user=user,
-                accounts=platform_accounts(user=user, platforms=platforms),
-                when=when,
-                fields=fields,
+            platforms = list(dict.fromkeys(data["platforms"]))
+            done = schedule_to_platforms(
+                user=user, platforms=platforms, scheduled_at=data["scheduledAt"], fields=fields
             )
             return Response(
                 Envelope(
                     data={
                         "scheduleId": str(done.post.pk),
                         "status": "scheduled",
-                        "scheduledAt": when.isoformat().replace("+00:00", "Z"),
+                        "scheduledAt": _iso(done.scheduled_at),
                         "platforms": platforms,
                     },
                     message="Post scheduled",
@@ -440,18 +424,12 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         shape_a = self.ShapeA(data=request.data)
         shape_a.is_valid(raise_exception=True)
         data = shape_a.validated_data
-        if "postId" not in data and "content" not in data:
-            raise ValidationFailed(details={"content": ["This field is required."]})
-        when = resolve_time(data["scheduledTime"], zone_name=data.get("timezone"), user=user,
-                            field="scheduledTime")  # fmt: skip
-        fields = _fields(data)
-        if "url" in data:
-            fields["link"] = data["url"]
-        done = schedule(
+        done = schedule_to_accounts(
             user=user,
-            accounts=user_accounts(user=user, account_ids=data["accountIds"]),
-            when=when,
-            fields=fields,
+            account_ids=data["accountIds"],
+            scheduled_time=data["scheduledTime"],
+            zone_name=data.get("timezone"),
+            fields=_fields(data),
             post_id=data.get("postId"),
         )
         return Response(
@@ -477,13 +455,15 @@ class ScheduleDetailView(APIView):
         responses=RecordSerializer,
     )
     def patch(self, request: Request, record_id: UUID) -> Response:
-        user = request_user(request)
         serializer = self.MoveSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        when = resolve_time(data["scheduledTime"], zone_name=data.get("timezone"), user=user,
-                            field="scheduledTime")  # fmt: skip
-        record = record_move(user=user, record_id=record_id, when=when)
+        record = record_move(
+            user=request_user(request),
+            record_id=record_id,
+            scheduled_time=data["scheduledTime"],
+            zone_name=data.get("timezone"),
+        )
         return Response(Envelope(data=RecordSerializer(record).data, message="Moved"))
 
     @extend_schema(

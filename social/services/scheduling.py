@@ -140,13 +140,43 @@ def _holding(post: Post, accounts: list[SocialAccount]) -> dict[Any, ScheduledRe
     return holding
 
 
-def _post_for(user: User, post_id: Any, fields: dict[str, Any]) -> Post:
+def _post_with_targets(
+    *, user: User, post_id: Any, fields: dict[str, Any], accounts: list[SocialAccount]
+) -> tuple[Post, dict[Any, ScheduledRecord]]:
+    """In the caller's transaction: the post, created from `fields` or the user's `post_id`
+    updated with them, validated against its targets and these accounts, saved (and counted
+    when new); and the records that already hold these targets, by account."""
     if post_id is None:
-        return Post(user=user)
-    post = user_post(user=user, post_id=post_id, lock=True)
-    if "content" not in fields and not post.content:
-        raise ValidationFailed(details={"content": ["This field is required."]})
-    return post
+        post = Post(user=user)
+    else:
+        post = user_post(user=user, post_id=post_id, lock=True)
+        if "content" not in fields and not post.content:
+            raise ValidationFailed(details={"content": ["This field is required."]})
+    post_apply(user=user, post=post, fields=fields,
+               extra_targets=[account_target(a) for a in accounts])  # fmt: skip
+    created = post._state.adding
+    post.save()
+    if created:
+        post_counted(post, delta=1)
+    return post, _holding(post, accounts)
+
+
+def _record_of(
+    post: Post, account: SocialAccount, holding: dict[Any, ScheduledRecord]
+) -> ScheduledRecord:
+    """The account's record of the post: the one holding the target, or a new one."""
+    return holding.get(account.pk) or ScheduledRecord(
+        post=post, user=post.user, account=account, provider=account.provider
+    )
+
+
+def _record_time(record: ScheduledRecord, when: datetime) -> None:
+    """Set a waiting record's time; a retry the platform made wait (Retry-After, backoff) is
+    never brought forward by it."""
+    record.scheduled_time = when
+    record.due_at = max(when, record.next_attempt_at) if record.next_attempt_at else when
+    if record.next_attempt_at:
+        record.next_attempt_at = record.due_at
 
 
 # --- Publishing now ---------------------------------------------------------------------------
@@ -161,19 +191,12 @@ def publish_now(
     now = timezone.now()
     lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
     with transaction.atomic():
-        post = _post_for(user, post_id, fields)
-        post_apply(user=user, post=post, fields=fields,
-                   extra_targets=[account_target(a) for a in accounts])  # fmt: skip
-        created = post._state.adding
-        post.save()
-        if created:
-            post_counted(post, delta=1)
-        holding = _holding(post, accounts)
+        post, holding = _post_with_targets(
+            user=user, post_id=post_id, fields=fields, accounts=accounts
+        )
         records = []
         for account in accounts:
-            record = holding.get(account.pk) or ScheduledRecord(
-                post=post, user=user, account=account, provider=account.provider
-            )
+            record = _record_of(post, account, holding)
             record.scheduled_time = record.due_at = now
             record.status = RecordStatus.PUBLISHING
             record.lease_expires_at = lease
@@ -197,6 +220,31 @@ class Scheduled:
     scheduled_at: datetime
 
 
+def schedule_to_accounts(
+    *,
+    user: User,
+    account_ids: list[Any],
+    scheduled_time: str,
+    zone_name: str | None,
+    fields: dict[str, Any],
+    post_id: Any = None,
+) -> Scheduled:
+    """Shape A: the post to these accounts of the user, at `scheduled_time` (read in
+    `zone_name` when it has no offset)."""
+    when = resolve_time(scheduled_time, zone_name=zone_name, user=user, field="scheduledTime")
+    accounts = user_accounts(user=user, account_ids=account_ids)
+    return schedule(user=user, accounts=accounts, when=when, fields=fields, post_id=post_id)
+
+
+def schedule_to_platforms(
+    *, user: User, platforms: list[str], scheduled_at: str, fields: dict[str, Any]
+) -> Scheduled:
+    """Shape B: a new post to the user's one connected account on each platform."""
+    when = resolve_time(scheduled_at, zone_name=None, user=user, field="scheduledAt")
+    accounts = platform_accounts(user=user, platforms=platforms)
+    return schedule(user=user, accounts=accounts, when=when, fields=fields)
+
+
 def schedule(
     *,
     user: User,
@@ -211,23 +259,13 @@ def schedule(
     if expiring:
         raise AccountExpiresBefore(details={"accountIds": expiring})
     with transaction.atomic():
-        post = _post_for(user, post_id, fields)
-        post_apply(user=user, post=post, fields=fields,
-                   extra_targets=[account_target(a) for a in accounts])  # fmt: skip
-        created = post._state.adding
-        post.save()
-        if created:
-            post_counted(post, delta=1)
-        holding = _holding(post, accounts)
+        post, holding = _post_with_targets(
+            user=user, post_id=post_id, fields=fields, accounts=accounts
+        )
         records = []
         for account in accounts:
-            record = holding.get(account.pk) or ScheduledRecord(
-                post=post, user=user, account=account, provider=account.provider
-            )
-            record.scheduled_time = when
-            record.due_at = record.next_attempt_at or when
-            if record.next_attempt_at and record.next_attempt_at < when:
-                record.due_at = record.next_attempt_at = when
+            record = _record_of(post, account, holding)
+            _record_time(record, when)
             record.save()
             records.append(record)
         post_status_refresh(post.pk)
@@ -258,14 +296,18 @@ def _user_record(user: User, record_id: uuid.UUID) -> ScheduledRecord:
     return record
 
 
-def record_move(*, user: User, record_id: uuid.UUID, when: datetime) -> ScheduledRecord:
+def record_move(
+    *, user: User, record_id: uuid.UUID, scheduled_time: str, zone_name: str | None
+) -> ScheduledRecord:
+    """Move the user's waiting record to `scheduled_time` (read in `zone_name` when it has no
+    offset)."""
+    when = resolve_time(scheduled_time, zone_name=zone_name, user=user, field="scheduledTime")
     with transaction.atomic():
         record = _user_record(user, record_id)
         expires = record.account.expires_at
         if expires is not None and expires < when:
             raise AccountExpiresBefore(details={"accountIds": [str(record.account_id)]})
-        record.scheduled_time = record.due_at = when
-        record.next_attempt_at = None if not record.attempts else when
+        _record_time(record, when)
         record.save(update_fields=["scheduled_time", "due_at", "next_attempt_at", "updated_at"])
     return record
 
