@@ -7,8 +7,8 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.query import ModelIterable
 
 from accounts.models import User
-from notifications.errors import NotificationNotFound
-from notifications.models import Notification, NotificationCounter
+from notifications.errors import NotificationNotFound, WebhookDeliveryNotFound
+from notifications.models import Notification, NotificationCounter, WebhookDelivery
 
 
 class NotificationPageQuerySet(QuerySet[Notification, Notification]):
@@ -83,3 +83,28 @@ def notification_get(*, user: User, notification_id: UUID) -> Notification:
     if notification is None:
         raise NotificationNotFound()
     return notification
+
+
+def delivery_list(
+    *,
+    user: User,
+    endpoint_id: Any = None,
+    event: str | None = None,
+    status: str | None = None,
+) -> QuerySet[WebhookDelivery]:
+    """The user's webhook deliveries, newest first."""
+    rows = WebhookDelivery.objects.filter(endpoint__user=user)
+    if endpoint_id:
+        rows = rows.filter(endpoint_id=endpoint_id)
+    if event:
+        rows = rows.filter(event=event)
+    if status:
+        rows = rows.filter(status=status)
+    return rows
+
+
+def delivery_get(*, user: User, delivery_id: Any) -> WebhookDelivery:
+    found = WebhookDelivery.objects.filter(pk=delivery_id, endpoint__user=user).first()
+    if found is None:
+        raise WebhookDeliveryNotFound()
+    return found

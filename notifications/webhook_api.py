@@ -15,8 +15,8 @@ from accounts.authentication import request_user
 from config.api.envelope import Envelope
 from notifications.events import EVENTS
 from notifications.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from notifications.selectors import delivery_get, delivery_list
 from notifications.webhooks import (
-    delivery_get,
     delivery_redeliver,
     endpoint_create,
     endpoint_delete,
@@ -228,14 +228,12 @@ class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
         filters = self.FilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
         found = filters.validated_data
-        rows = WebhookDelivery.objects.filter(endpoint__user=request_user(self.request))
-        if "endpointId" in found:
-            rows = rows.filter(endpoint_id=found["endpointId"])
-        if "event" in found:
-            rows = rows.filter(event=found["event"])
-        if "status" in found:
-            rows = rows.filter(status=found["status"])
-        return rows
+        return delivery_list(
+            user=request_user(self.request),
+            endpoint_id=found.get("endpointId"),
+            event=found.get("event"),
+            status=found.get("status"),
+        )
 
     @extend_schema(
         operation_id="webhook_deliveries_list",

@@ -26,10 +26,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from config import outbound
+from config.errors import ValidationFailed
 from config.tasks import enqueue_on_commit
 from notifications.errors import (
     InvalidWebhookUrl,
-    WebhookDeliveryNotFound,
     WebhookEndpointNotFound,
 )
 from notifications.events import EVENTS
@@ -41,6 +41,7 @@ from notifications.models import (
     WebhookEndpoint,
     WebhookSecret,
 )
+from notifications.selectors import delivery_get
 from notifications.services import system_alert_send
 
 SECRET_PREFIX = "whsec_"  # noqa: S105 (the format's prefix, not a secret)
@@ -88,8 +89,6 @@ def events_check(events: Iterable[str]) -> list[str]:
     chosen = list(dict.fromkeys(events))
     unknown = sorted(set(chosen) - EVENTS)
     if not chosen or unknown:
-        from config.errors import ValidationFailed
-
         raise ValidationFailed(
             details={"events": [f"Choose one or more of: {', '.join(sorted(EVENTS))}."]
                      + [f"Unknown event: {name}." for name in unknown]}
@@ -133,6 +132,7 @@ def endpoint_create(
 def endpoint_update(*, user: User, endpoint_id: Any, changes: dict[str, Any]) -> WebhookEndpoint:
     """Change url, events, description or active; re-activating clears the reason it was
     disabled (and its failure count)."""
+    changes = dict(changes)  # the caller's mapping is not ours to change
     if "url" in changes:
         url_check(changes["url"])
     if "events" in changes:
@@ -311,11 +311,10 @@ def _record(
             next_attempt_at=now + timedelta(seconds=schedule[attempts - 1]) if retry else None,
             delivered_at=now if succeeded else None,
         )
-        if delivery.event == TEST_EVENT:
-            pass
-        elif succeeded:
+        # A test event says nothing of the endpoint's health: it counts neither way.
+        if delivery.event != TEST_EVENT and succeeded:
             WebhookEndpoint.objects.filter(pk=endpoint.pk).update(consecutive_failures=0)
-        elif status == DeliveryStatus.FAILED:
+        elif delivery.event != TEST_EVENT and status == DeliveryStatus.FAILED:
             _endpoint_failed(endpoint, gone=gone)
     return status
 
@@ -355,13 +354,6 @@ def deliveries_sweep() -> int:
         _queue(delivery_id)
         queued += 1
     return queued
-
-
-def delivery_get(*, user: User, delivery_id: Any) -> WebhookDelivery:
-    found = WebhookDelivery.objects.filter(pk=delivery_id, endpoint__user=user).first()
-    if found is None:
-        raise WebhookDeliveryNotFound()
-    return found
 
 
 def delivery_redeliver(*, user: User, delivery_id: Any) -> WebhookDelivery:

@@ -13,7 +13,6 @@ from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from config.api.envelope import Envelope
-from config.errors import ValidationFailed
 from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
 from social.selectors import settings_for
 from social.services.campaigns import campaign_delete, campaign_save, user_campaign
@@ -94,15 +93,7 @@ class CampaignListView(generics.ListAPIView[Campaign]):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = dict(serializer.validated_data)
-        campaign_id = fields.pop("id", None)
-        current = user_campaign(user=user, campaign_id=campaign_id) if campaign_id else None
-        if current is None and not fields.get("name"):
-            raise ValidationFailed(details={"name": ["This field is required."]})
-        start = fields.get("start_date", current.start_date if current else None)
-        end = fields.get("end_date", current.end_date if current else None)
-        if start and end and end < start:
-            raise ValidationFailed(details={"end_date": ["The end is before the start."]})
-        campaign = campaign_save(user=user, fields=fields, campaign_id=campaign_id)
+        campaign = campaign_save(user=user, fields=fields, campaign_id=fields.pop("id", None))
         data = CampaignSerializer(campaigns_counted(user).get(pk=campaign.pk)).data
         return Response(Envelope(data=data, message="Campaign saved"))
 

@@ -180,8 +180,9 @@ def _consume_state(*, user: User, provider: str, state: str) -> ConnectState:
 
 def _mastodon_request(
     *, user: User, request: ConnectRequest, consent: ConnectState | None
-) -> ConnectRequest:
-    """The connect request completed with the instance's app (authorized first)."""
+) -> tuple[ConnectRequest, MastodonApp]:
+    """The connect request completed with the instance's app (authorized first), and that
+    app."""
     instance = _checked_instance(request.instance)
     app: MastodonApp | None = None
     redirect_uri = request.redirect_uri
@@ -201,12 +202,13 @@ def _mastodon_request(
             app, redirect_uri = latest.app, redirect_uri or latest.redirect_uri
     if app is None:
         raise AuthorizeFirst()
-    return ConnectRequest(
+    completed = ConnectRequest(
         code=request.code,
         redirect_uri=redirect_uri or app.redirect_uri,
         instance=instance,
         app=OAuthApp(app.client_id, str(app.client_secret)),
     )
+    return completed, app
 
 
 # --- Connecting -------------------------------------------------------------------------------
@@ -230,11 +232,9 @@ def account_connect(
             instance=request.instance or consent.instance,
             page_id=request.page_id,
         )
+    app: MastodonApp | None = None
     if provider == Provider.MASTODON:
-        request = _mastodon_request(user=user, request=request, consent=consent)
-    app = MastodonApp.objects.filter(
-        instance=request.instance, client_id=request.app.client_id
-    ).first() if request.app else None  # fmt: skip
+        request, app = _mastodon_request(user=user, request=request, consent=consent)
     try:
         identity = adapter.connect(request)
     except ConnectionRefused as refusal:

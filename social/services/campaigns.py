@@ -5,6 +5,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
+from config.errors import ValidationFailed
 from social.errors import CampaignNotFound
 from social.models import Campaign
 
@@ -29,7 +30,8 @@ def user_campaign(*, user: User, campaign_id: Any, lock: bool = False) -> Campai
 
 
 def campaign_save(*, user: User, fields: dict[str, Any], campaign_id: Any = None) -> Campaign:
-    """Create a campaign, or update the user's `campaign_id` with the fields given."""
+    """Create a campaign (a name is required), or update the user's `campaign_id` with the
+    fields given; the end may not come before the start."""
     with transaction.atomic():
         campaign = (
             Campaign(user=user)
@@ -38,6 +40,10 @@ def campaign_save(*, user: User, fields: dict[str, Any], campaign_id: Any = None
         )
         for name, value in fields.items():
             setattr(campaign, FIELDS[name], value)
+        if not campaign.name:
+            raise ValidationFailed(details={"name": ["This field is required."]})
+        if campaign.start_date and campaign.end_date and campaign.end_date < campaign.start_date:
+            raise ValidationFailed(details={"end_date": ["The end is before the start."]})
         campaign.save()
     return campaign
 

@@ -26,6 +26,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from social.models import RecordStatus, ScheduledRecord
+from social.services.posts import post_status_refresh
 from social.services.publishing import Outcome, records_attempt
 
 logger = logging.getLogger(__name__)
@@ -146,7 +147,5 @@ def record_retry(*, record: ScheduledRecord) -> bool:
             updated_at=now,
         )
         if changed:
-            from social.services.posts import post_status_refresh
-
             post_status_refresh(record.post_id)
     return bool(changed)
