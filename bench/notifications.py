@@ -169,6 +169,25 @@ def admin_execute(url: str, statement: str) -> None:
 
 
 @contextmanager
+def throwaway_database(prefix: str) -> Iterator[str]:
+    """A new database on DATABASE_URL's server, for one bench run; its URL. Dropped after,
+    whatever happened (Django's connections closed first)."""
+    server = server_url()
+    name = f"{prefix}{uuid.uuid4().hex[:10]}"
+    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
+    admin_execute(server, f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(server, name)
+    finally:
+        if "django.db" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        print(f"dropped {name}", flush=True)
+
+
+@contextmanager
 def timed(label: str) -> Iterator[None]:
     began = time.perf_counter()
     yield
@@ -374,20 +393,11 @@ def plan_lines(lines: list[str], *, full: bool) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    server = server_url()
-    name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
-    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
-    admin_execute(server, f'CREATE DATABASE "{name}"')
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-notifications-") as tmp:
-            return measure(args, with_database(server, name), Path(tmp) / "server.log")
-    finally:
-        if "django.db" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        print(f"dropped {name}", flush=True)
+    with (
+        throwaway_database(DATABASE_PREFIX) as database_url,
+        tempfile.TemporaryDirectory(prefix="bench-notifications-") as tmp,
+    ):
+        return measure(args, database_url, Path(tmp) / "server.log")
 
 
 def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:

@@ -22,23 +22,20 @@ import multiprocessing
 import os
 import random
 import sys
-import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
     sys.path[0] = str(REPO_ROOT)
 
-from bench.notifications import admin_execute, server_url, timed, with_database  # noqa: E402
+from bench.notifications import throwaway_database, timed  # noqa: E402
 
 SETTINGS_MODULE = "bench.settings"
 DATABASE_PREFIX = "fgp_bench_scheduler_"
@@ -230,20 +227,8 @@ def measure(args: argparse.Namespace, database_url: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    server = server_url()
-    name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
-    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
-    admin_execute(server, f'CREATE DATABASE "{name}"')
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-scheduler-"), timed("bench"):
-            return measure(args, with_database(server, name))
-    finally:
-        if "django.db" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        print(f"dropped {name}", flush=True)
+    with throwaway_database(DATABASE_PREFIX) as database_url, timed("bench"):
+        return measure(args, database_url)
 
 
 if __name__ == "__main__":

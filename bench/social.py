@@ -21,7 +21,6 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,13 +38,7 @@ from bench.health import (  # noqa: E402 (needs the path fixed above)
     stop_server,
     wait_until_ready,
 )
-from bench.notifications import (  # noqa: E402
-    admin_execute,
-    plan_lines,
-    server_url,
-    timed,
-    with_database,
-)
+from bench.notifications import plan_lines, throwaway_database, timed  # noqa: E402
 
 SETTINGS_MODULE = "bench.settings"
 DATABASE_PREFIX = "fgp_bench_social_"
@@ -299,20 +292,11 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    server = server_url()
-    name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
-    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
-    admin_execute(server, f'CREATE DATABASE "{name}"')
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-social-") as tmp:
-            return measure(args, with_database(server, name), Path(tmp) / "server.log")
-    finally:
-        if "django.db" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        print(f"dropped {name}", flush=True)
+    with (
+        throwaway_database(DATABASE_PREFIX) as database_url,
+        tempfile.TemporaryDirectory(prefix="bench-social-") as tmp,
+    ):
+        return measure(args, database_url, Path(tmp) / "server.log")
 
 
 if __name__ == "__main__":

@@ -20,19 +20,17 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
     sys.path[0] = str(REPO_ROOT)
 
 from bench.health import free_port  # noqa: E402 (needs the path fixed above)
-from bench.notifications import admin_execute, server_url, with_database  # noqa: E402
+from bench.notifications import throwaway_database  # noqa: E402
 
 SETTINGS_MODULE = "bench.settings"
 DATABASE_PREFIX = "fgp_bench_webhooks_"
@@ -160,19 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not os.environ.get("REDIS_URL"):
         raise SystemExit("bench/webhooks.py needs REDIS_URL (the worker's broker).")
-    server = server_url()
-    name = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
-    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
-    admin_execute(server, f'CREATE DATABASE "{name}"')
-    try:
-        return measure(args, with_database(server, name))
-    finally:
-        if "django.db" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        print(f"dropped {name}", flush=True)
+    with throwaway_database(DATABASE_PREFIX) as database_url:
+        return measure(args, database_url)
 
 
 if __name__ == "__main__":
