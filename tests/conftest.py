@@ -17,6 +17,16 @@ def api() -> APIClient:
     return APIClient()
 
 
+@pytest.fixture
+def admin_client(client, db):
+    """Django's test client signed in to the admin as a superuser."""
+    from accounts.models import User
+
+    admin = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
+    client.force_login(admin)
+    return client
+
+
 @pytest.fixture(autouse=True)
 def _isolated_rate_limit(settings: LazySettings) -> None:
     # Every test counts from zero, also when the counters live in a shared Redis.

@@ -6,24 +6,17 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from accounts.services.sessions import session_issue
 from accounts.services.users import user_create
 from aitools.models import Generation
 from billing.models import CreditTransaction
 from notifications.models import Notification, OutboxEvent
 from notifications.services import notify
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
 PLAIN_TEXT = "Use plain text: no < or > and no control characters."
 TOO_LONG = "Ensure this field has no more than 200 characters."
-
-
-def client_for(user, **claims) -> APIClient:
-    client = APIClient()
-    session = session_issue(user=user, **claims)
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session.token}")
-    return client
 
 
 @pytest.fixture

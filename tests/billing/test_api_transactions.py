@@ -1,19 +1,12 @@
 """GET /api/credits/transactions: the user's own ledger, newest first, paginated."""
 
 import pytest
-from rest_framework.test import APIClient
 
-from accounts.services.sessions import session_issue
 from accounts.services.users import user_create
 from billing.services.credits import credits_grant, credits_spend
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
-    return client
 
 
 def test_own_ledger_newest_first(ada):

@@ -8,13 +8,6 @@ from accounts.models import Role, User
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client(client):
-    admin = User.objects.create_superuser(email="Ops@Example.com", password="s3cret-pass")
-    client.force_login(admin)
-    return client
-
-
 def test_createsuperuser_takes_an_email(monkeypatch):
     monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "s3cret-pass")
     call_command("createsuperuser", email="root@example.com", interactive=False, verbosity=0)

@@ -8,19 +8,13 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from accounts.services.sessions import session_issue
 from notifications.models import Notification, NotificationType
 from notifications.services import notification_mark_read, notify
+from tests.factories import client_for
 
 BASE_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 Seed = Callable[..., list[Notification]]
-
-
-def bearer_client(user: User) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
-    return client
 
 
 def as_json(notification: Notification) -> dict[str, Any]:
@@ -50,12 +44,12 @@ def bob(db) -> User:
 
 @pytest.fixture
 def ada_client(ada) -> APIClient:
-    return bearer_client(ada)
+    return client_for(ada)
 
 
 @pytest.fixture
 def bob_client(bob) -> APIClient:
-    return bearer_client(bob)
+    return client_for(bob)
 
 
 @pytest.fixture

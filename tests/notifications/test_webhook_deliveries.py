@@ -12,14 +12,13 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 from standardwebhooks import Webhook
 
-from accounts.services.sessions import session_issue
 from accounts.services.users import user_create
 from notifications import events
 from notifications.models import Notification, WebhookDelivery, WebhookEndpoint
 from notifications.tasks import webhook_sweep_task
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -64,12 +63,6 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture
 def ada():
     return user_create(email="ada@example.com")
-
-
-def client_for(user: Any) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
-    return client
 
 
 def endpoint_for(user: Any, url: str, eventnames: list[str] | None = None) -> dict[str, Any]:

@@ -14,24 +14,18 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 from standardwebhooks import Webhook
 
-from accounts.services.sessions import session_issue
 from accounts.services.users import user_create
 from notifications.models import WebhookEndpoint, WebhookSecret
 from notifications.webhooks import active_secrets, signature_headers
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
 URL = "https://hooks.example.com/receiver"
 
 
-def client_for(user: Any) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
-    return client
-
-
 @pytest.fixture
-def api() -> APIClient:
+def ada_client() -> APIClient:
     return client_for(user_create(email="ada@example.com"))
 
 
@@ -45,16 +39,16 @@ def public_dns(monkeypatch):
     }.get(host, ["127.0.0.1"]))  # fmt: skip
 
 
-def create(api: APIClient, **body: Any) -> Any:
-    return api.post("/api/webhooks/endpoints",
+def create(client: APIClient, **body: Any) -> Any:
+    return client.post("/api/webhooks/endpoints",
                     {"url": URL, "events": ["post.published", "credits.depleted"], **body},
                     format="json")  # fmt: skip
 
 
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
-def test_create_shows_the_secret_once_then_list_get_patch_delete(api, prefix, settings):
+def test_create_shows_the_secret_once_then_list_get_patch_delete(ada_client, prefix, settings):
     settings.OUTBOUND_ALLOW_PRIVATE = False
-    response = api.post(f"{prefix}/webhooks/endpoints",
+    response = ada_client.post(f"{prefix}/webhooks/endpoints",
                         {"url": URL, "events": ["post.published"], "description": "CRM"},
                         format="json")  # fmt: skip
     assert response.status_code == 200, response.content
@@ -62,16 +56,16 @@ def test_create_shows_the_secret_once_then_list_get_patch_delete(api, prefix, se
     assert endpoint["secret"].startswith("whsec_")
     assert len(base64.b64decode(endpoint["secret"][6:])) == 32
     assert (endpoint["active"], endpoint["disabled_reason"]) == (True, "")
-    listed = api.get(f"{prefix}/webhooks/endpoints").json()["data"]
+    listed = ada_client.get(f"{prefix}/webhooks/endpoints").json()["data"]
     assert [e["id"] for e in listed] == [endpoint["id"]]
     assert "secret" not in listed[0]
-    fetched = api.get(f"{prefix}/webhooks/endpoints/{endpoint['id']}").json()["data"]
+    fetched = ada_client.get(f"{prefix}/webhooks/endpoints/{endpoint['id']}").json()["data"]
     assert "secret" not in fetched
-    patched = api.patch(f"{prefix}/webhooks/endpoints/{endpoint['id']}",
+    patched = ada_client.patch(f"{prefix}/webhooks/endpoints/{endpoint['id']}",
                         {"events": ["post.failed", "post.published"], "active": False},
                         format="json").json()["data"]  # fmt: skip
     assert (patched["events"], patched["active"]) == (["post.failed", "post.published"], False)
-    assert api.delete(f"{prefix}/webhooks/endpoints/{endpoint['id']}").json()["data"] == {
+    assert ada_client.delete(f"{prefix}/webhooks/endpoints/{endpoint['id']}").json()["data"] == {
         "success": True
     }
     assert not WebhookEndpoint.objects.exists()
@@ -87,24 +81,24 @@ def test_create_shows_the_secret_once_then_list_get_patch_delete(api, prefix, se
         ("not a url", "validation_error"),
     ],
 )
-def test_urls_must_be_https_and_public(api, settings, url, code):
+def test_urls_must_be_https_and_public(ada_client, settings, url, code):
     settings.OUTBOUND_ALLOW_PRIVATE = False
-    response = create(api, url=url)
+    response = create(ada_client, url=url)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
     assert not WebhookEndpoint.objects.exists()
 
 
 @pytest.mark.parametrize("events", [[], ["post.deleted"], "post.published"])
-def test_events_must_be_a_nonempty_subset(api, events):
-    response = create(api, events=events)
+def test_events_must_be_a_nonempty_subset(ada_client, events):
+    response = create(ada_client, events=events)
     assert response.status_code == 400
     assert "events" in response.json()["error"]["details"]
     assert not WebhookEndpoint.objects.exists()
 
 
-def test_another_users_endpoint_is_404(api):
-    endpoint = create(api).json()["data"]
+def test_another_users_endpoint_is_404(ada_client):
+    endpoint = create(ada_client).json()["data"]
     mallory = client_for(user_create(email="mallory@example.com"))
     path = f"/api/webhooks/endpoints/{endpoint['id']}"
     assert mallory.get(path).status_code == 404
@@ -115,9 +109,9 @@ def test_another_users_endpoint_is_404(api):
     assert WebhookEndpoint.objects.get().active is True
 
 
-def test_rotation_signs_with_both_secrets_for_24_hours(api):
-    first = create(api).json()["data"]
-    rotated = api.post(f"/api/webhooks/endpoints/{first['id']}/rotate-secret").json()["data"]
+def test_rotation_signs_with_both_secrets_for_24_hours(ada_client):
+    first = create(ada_client).json()["data"]
+    rotated = ada_client.post(f"/api/webhooks/endpoints/{first['id']}/rotate-secret").json()["data"]
     assert rotated["secret"] != first["secret"]
     endpoint = WebhookEndpoint.objects.get()
     assert active_secrets(endpoint) == [rotated["secret"], first["secret"]]

@@ -6,10 +6,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
-from rest_framework.test import APIClient
 
-from accounts.services.sessions import session_issue
 from accounts.services.users import user_create
+from tests.factories import client_for
 from tests.social.standins import (
     BLUESKY_APP_PASSWORD,
     BLUESKY_HANDLE,
@@ -19,12 +18,6 @@ from tests.social.standins import (
 )
 
 REDIRECT_URI = "https://app.example.com/oauth/callback"
-
-
-def client_for(user: Any) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user).token}")
-    return client
 
 
 @pytest.fixture
@@ -41,14 +34,14 @@ def ada(db):
 
 
 @pytest.fixture
-def api(ada):
+def ada_client(ada):
     return client_for(ada)
 
 
-def consent(api: Any, provider: str, prefix: str = "/api", **query: str) -> dict[str, str]:
+def consent(client: Any, provider: str, prefix: str = "/api", **query: str) -> dict[str, str]:
     """Ask our API for the consent page, "approve" it at the stand-in as the user's browser
     would, and return what the provider's redirect carried back (code, state)."""
-    response = api.get(
+    response = client.get(
         f"{prefix}/social/connect/{provider}/authorize",
         {"redirectUri": REDIRECT_URI, **query},
     )
@@ -62,7 +55,7 @@ def consent(api: Any, provider: str, prefix: str = "/api", **query: str) -> dict
     return back
 
 
-def connect(api: Any, provider: str, prefix: str = "/api", **extra: Any) -> Any:
+def connect(client: Any, provider: str, prefix: str = "/api", **extra: Any) -> Any:
     """Connect `provider` the way the web client does; the response."""
     if provider == "devto":
         body: dict[str, Any] = {"provider": "devto", "code": DEVTO_KEY}
@@ -70,22 +63,22 @@ def connect(api: Any, provider: str, prefix: str = "/api", **extra: Any) -> Any:
         body = {"provider": "bluesky", "code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
     else:
         query = {"instance": extra["instance"]} if provider == "mastodon" else {}
-        back = consent(api, provider, prefix, **query)
+        back = consent(client, provider, prefix, **query)
         body = {"provider": provider, "code": back["code"], "state": back["state"],
                 "redirectUri": REDIRECT_URI}  # fmt: skip
     body.update(extra)
-    return api.post(f"{prefix}/social/connect", body, format="json")
+    return client.post(f"{prefix}/social/connect", body, format="json")
 
 
 @pytest.fixture
-def connect_all(api, providers: Providers) -> Any:
+def connect_all(ada_client, providers: Providers) -> Any:
     """Connect all six providers; their account records by provider."""
 
     def run(prefix: str = "/api") -> dict[str, dict[str, Any]]:
         accounts = {}
         for provider in ("linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"):
             extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
-            response = connect(api, provider, prefix, **extra)
+            response = connect(ada_client, provider, prefix, **extra)
             assert response.status_code == 200, (provider, response.content)
             accounts[provider] = response.json()["data"]
         return accounts

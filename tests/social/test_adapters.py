@@ -132,9 +132,9 @@ def test_bluesky_record_keys_are_stable_sortable_tids():
     assert bluesky.tid(moment + timedelta(seconds=1), "record-1") > key
 
 
-def account_of(api: Any, providers: Any, provider: str) -> SocialAccount:
+def account_of(client: Any, providers: Any, provider: str) -> SocialAccount:
     extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
-    response = connect(api, provider, **extra)
+    response = connect(client, provider, **extra)
     assert response.status_code == 200, response.content
     return SocialAccount.objects.get(pk=response.json()["data"]["id"])
 
@@ -156,8 +156,8 @@ def publish(account: SocialAccount, content: Content, attempt: Attempt) -> Publi
 
 
 @pytest.mark.parametrize("provider", list(CONTENT))
-def test_publish_then_lookup_and_metrics_on_each_provider(api, providers, provider):
-    account = account_of(api, providers, provider)
+def test_publish_then_lookup_and_metrics_on_each_provider(ada_client, providers, provider):
+    account = account_of(ada_client, providers, provider)
     attempt = Attempt(key="0d8c4f5e-1111-4222-8333-944445555666")
     published = publish(account, CONTENT[provider], attempt)
     assert published.provider_post_id
@@ -172,9 +172,9 @@ def test_publish_then_lookup_and_metrics_on_each_provider(api, providers, provid
     assert metrics.engagement > 0
 
 
-def test_provider_request_shapes_on_publish(api, providers):
+def test_provider_request_shapes_on_publish(ada_client, providers):
     attempt = Attempt(key="key-1")
-    publish(account_of(api, providers, "linkedin"), CONTENT["linkedin"], attempt)
+    publish(account_of(ada_client, providers, "linkedin"), CONTENT["linkedin"], attempt)
     post = providers.linkedin.received("POST", "/rest/posts")[0]
     assert post.headers["LinkedIn-Version"] == "202510"
     assert post.headers["X-Restli-Protocol-Version"] == "2.0.0"
@@ -185,27 +185,27 @@ def test_provider_request_shapes_on_publish(api, providers):
     }
     assert post.body["distribution"]["feedDistribution"] == "MAIN_FEED"
 
-    publish(account_of(api, providers, "instagram"), CONTENT["instagram"], attempt)
+    publish(account_of(ada_client, providers, "instagram"), CONTENT["instagram"], attempt)
     container = providers.meta.received("POST", "/v24.0/17841400000000001/media")[0]
     assert container.body == {"image_url": IMAGE.url, "caption": "Launch day #design"}
     assert providers.meta.received("POST", "/v24.0/17841400000000001/media_publish")
 
-    publish(account_of(api, providers, "mastodon"), CONTENT["mastodon"], attempt)
+    publish(account_of(ada_client, providers, "mastodon"), CONTENT["mastodon"], attempt)
     status = providers.mastodon.received("POST", "/api/v1/statuses")[0]
     assert status.headers["Idempotency-Key"] == "key-1"
     assert status.body["visibility"] == "public"
 
-    publish(account_of(api, providers, "devto"), CONTENT["devto"], attempt)
+    publish(account_of(ada_client, providers, "devto"), CONTENT["devto"], attempt)
     article = providers.devto.received("POST", "/api/articles")[0].body["article"]
     assert article == {"title": "Launch day", "body_markdown": "# Launch\n\nIt shipped.",
                        "published": True, "tags": ["design"]}  # fmt: skip
 
 
-def test_repeated_creates_do_not_duplicate(api, providers):
+def test_repeated_creates_do_not_duplicate(ada_client, providers):
     """Bluesky's chosen record key and Mastodon's Idempotency-Key make a retried create land on
     the first post; LinkedIn's DUPLICATE_POST is resolved by the lookup."""
     for provider in ("bluesky", "mastodon", "linkedin"):
-        account = account_of(api, providers, provider)
+        account = account_of(ada_client, providers, provider)
         attempt = Attempt(key=f"record-{provider}")
         first = publish(account, CONTENT[provider], attempt)
         again = publish(account, CONTENT[provider], attempt)
@@ -213,8 +213,8 @@ def test_repeated_creates_do_not_duplicate(api, providers):
         assert len(providers.by_provider(provider).posts) == 1
 
 
-def test_bluesky_images_are_uploaded_as_blobs_with_alt_text(api, providers):
-    account = account_of(api, providers, "bluesky")
+def test_bluesky_images_are_uploaded_as_blobs_with_alt_text(ada_client, providers):
+    account = account_of(ada_client, providers, "bluesky")
     image = MediaFile(url="https://cdn.example.com/a.png", mime="image/png", alt="A chart",
                       data=b"\x89PNG")  # fmt: skip
     publish(account, Content(text="See the chart", media=(image,)), Attempt(key="k"))
@@ -225,9 +225,9 @@ def test_bluesky_images_are_uploaded_as_blobs_with_alt_text(api, providers):
     assert (upload.headers["Content-Type"], upload.body) == ("image/png", b"\x89PNG")
 
 
-def test_bluesky_refreshes_an_expiring_session_instead_of_logging_in(api, providers):
+def test_bluesky_refreshes_an_expiring_session_instead_of_logging_in(ada_client, providers):
     providers.bluesky.access_lifetime = 60  # the access token is about to expire
-    account = account_of(api, providers, "bluesky")
+    account = account_of(ada_client, providers, "bluesky")
     old_access = str(account.access_token)
     publish(account, CONTENT["bluesky"], Attempt(key="k"))
     account.refresh_from_db()
@@ -237,8 +237,8 @@ def test_bluesky_refreshes_an_expiring_session_instead_of_logging_in(api, provid
 
 
 @pytest.mark.parametrize("provider", list(CONTENT))
-def test_an_authentication_failure_marks_the_account_expired(api, providers, provider):
-    account = account_of(api, providers, provider)
+def test_an_authentication_failure_marks_the_account_expired(ada_client, providers, provider):
+    account = account_of(ada_client, providers, provider)
     providers.by_provider(provider).expired = True
     with pytest.raises(outbound.AuthenticationError):
         publish(account, CONTENT[provider], Attempt(key="k"))
@@ -248,16 +248,16 @@ def test_an_authentication_failure_marks_the_account_expired(api, providers, pro
     assert notice.metadata["expired"] is True
     assert notice.metadata["platform"] == provider
     # Listed (so the client offers a reconnect); reconnecting makes it connected again.
-    listed = api.get("/api/social/accounts").json()["data"]
+    listed = ada_client.get("/api/social/accounts").json()["data"]
     assert [(a["id"], a["status"]) for a in listed] == [(str(account.id), "expired")]
     providers.by_provider(provider).expired = False
-    account_of(api, providers, provider)
+    account_of(ada_client, providers, provider)
     account.refresh_from_db()
     assert account.status == "connected"
 
 
-def test_a_transient_failure_leaves_the_account_connected(api, providers):
-    account = account_of(api, providers, "devto")
+def test_a_transient_failure_leaves_the_account_connected(ada_client, providers):
+    account = account_of(ada_client, providers, "devto")
     providers.devto.fail = "busy"
     with pytest.raises(outbound.TransientError) as raised:
         publish(account, CONTENT["devto"], Attempt(key="k"))
@@ -267,8 +267,10 @@ def test_a_transient_failure_leaves_the_account_connected(api, providers):
     assert account.status == "connected"
 
 
-def test_instagram_waits_for_a_container_only_when_graph_says_it_is_not_ready(api, providers):
-    account = account_of(api, providers, "instagram")
+def test_instagram_waits_for_a_container_only_when_graph_says_it_is_not_ready(
+    ada_client, providers
+):
+    account = account_of(ada_client, providers, "instagram")
     publish(account, CONTENT["instagram"], Attempt(key="first"))
     assert not [c for c in providers.meta.calls if c.q("fields") == "status_code"]
     providers.meta.slow_containers = True

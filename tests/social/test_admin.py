@@ -2,7 +2,6 @@
 
 import pytest
 
-from accounts.models import User
 from notifications.models import Notification
 from social.models import MastodonApp, SocialAccount
 from tests.social.conftest import connect
@@ -11,16 +10,9 @@ from tests.social.standins import DEVTO_KEY
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client(client):
-    admin = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
-    client.force_login(admin)
-    return client
-
-
-def test_account_pages_never_show_credentials(admin_client, api, ada, providers):
-    connect(api, "devto")
-    connect(api, "mastodon", instance=providers.mastodon.url)
+def test_account_pages_never_show_credentials(admin_client, ada_client, ada, providers):
+    connect(ada_client, "devto")
+    connect(ada_client, "mastodon", instance=providers.mastodon.url)
     account = SocialAccount.objects.get(provider="mastodon")
     pages = [
         admin_client.get("/admin/social/socialaccount/"),
@@ -39,8 +31,8 @@ def test_account_pages_never_show_credentials(admin_client, api, ada, providers)
     assert "Social accounts" in pages[-1].content.decode()
 
 
-def test_mark_for_reconnection(admin_client, api, providers):
-    connect(api, "devto")
+def test_mark_for_reconnection(admin_client, ada_client, providers):
+    connect(ada_client, "devto")
     account = SocialAccount.objects.get()
     response = admin_client.post(
         "/admin/social/socialaccount/",
@@ -54,10 +46,12 @@ def test_mark_for_reconnection(admin_client, api, providers):
     assert Notification.objects.filter(type="token_expiring").count() == 1
 
 
-def test_post_pages_show_records_with_their_attempts(admin_client, api, providers, connect_all):
+def test_post_pages_show_records_with_their_attempts(
+    admin_client, ada_client, providers, connect_all
+):
     accounts = connect_all()
     providers.devto.fail = "busy"
-    api.post(
+    ada_client.post(
         "/api/social/publish",
         {"title": "T", "content": "Hello", "accountIds": [a["id"] for a in accounts.values()],
          "mediaUrls": [providers.image()]},

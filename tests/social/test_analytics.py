@@ -14,9 +14,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def published(api, providers, connect_all):
+def published(ada_client, providers, connect_all):
     accounts = connect_all()
-    response = api.post(
+    response = ada_client.post(
         "/api/social/publish",
         {"title": "Launch", "content": "We shipped.", "mediaUrls": [providers.image()],
          "accountIds": [a["id"] for a in accounts.values()]},
@@ -26,12 +26,12 @@ def published(api, providers, connect_all):
     return accounts
 
 
-def test_collect_then_read_with_filters(api, providers, published):
+def test_collect_then_read_with_filters(ada_client, providers, published):
     result = metrics_collect_task.delay().get()
     assert result == {"records": 6, "collected": 6}
     metrics_collect_task.delay()  # a second run the same day updates the day's rows
     assert AnalyticsRecord.objects.count() == 6
-    rows = api.get("/api/social/analytics").json()["data"]
+    rows = ada_client.get("/api/social/analytics").json()["data"]
     assert len(rows) == 6
     by_provider = {row["provider"]: row for row in rows}
     assert by_provider["linkedin"]["impressions"] == 120
@@ -42,19 +42,21 @@ def test_collect_then_read_with_filters(api, providers, published):
     assert by_provider["facebook"]["engagement"] == 8
     assert set(rows[0]) == {"id", "provider", "accountId", "postId", "recordId", "impressions",
                             "engagement", "clicks", "date"}  # fmt: skip
-    only = api.get("/api/social/analytics", {"provider": "devto"}).json()["data"]
+    only = ada_client.get("/api/social/analytics", {"provider": "devto"}).json()["data"]
     assert [row["provider"] for row in only] == ["devto"]
     account = published["mastodon"]["id"]
-    assert len(api.get("/api/social/analytics", {"accountId": account}).json()["data"]) == 1
+    assert len(ada_client.get("/api/social/analytics", {"accountId": account}).json()["data"]) == 1
     today = timezone.now().date()
     assert (
-        api.get("/api/social/analytics", {"from": str(today + timedelta(days=1))}).json()["data"]
+        ada_client.get("/api/social/analytics", {"from": str(today + timedelta(days=1))}).json()[
+            "data"
+        ]
         == []
     )
-    assert api.get("/api/social/analytics", {"to": "yesterday"}).status_code == 400
+    assert ada_client.get("/api/social/analytics", {"to": "yesterday"}).status_code == 400
 
 
-def test_one_providers_outage_stops_nothing_else(api, providers, published):
+def test_one_providers_outage_stops_nothing_else(ada_client, providers, published):
     providers.linkedin.fail = "down"
     providers.devto.expired = True
     result = metrics_collect_task.delay().get()
@@ -64,7 +66,7 @@ def test_one_providers_outage_stops_nothing_else(api, providers, published):
     assert SocialAccount.objects.get(provider="linkedin").status == "connected"
 
 
-def test_only_the_last_30_days_are_collected(api, providers, published):
+def test_only_the_last_30_days_are_collected(ada_client, providers, published):
     ScheduledRecord.objects.filter(provider="devto").update(
         published_at=timezone.now() - timedelta(days=31)
     )

@@ -11,7 +11,8 @@ from django.utils import timezone
 from accounts.services.users import user_create
 from notifications.models import Notification
 from social.models import ConnectState, MastodonApp, SocialAccount, SocialSettings
-from tests.social.conftest import REDIRECT_URI, client_for, connect, consent
+from tests.factories import client_for
+from tests.social.conftest import REDIRECT_URI, connect, consent
 from tests.social.standins import (
     BLUESKY_DID,
     BLUESKY_HANDLE,
@@ -26,8 +27,8 @@ PREFIXES = ["/api", "/api/v1"]
 PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"]
 
 
-def test_platforms_list_every_provider_with_its_limits(api):
-    data = api.get("/api/social/platforms").json()["data"]
+def test_platforms_list_every_provider_with_its_limits(ada_client):
+    data = ada_client.get("/api/social/platforms").json()["data"]
     assert [p["provider"] for p in data] == PROVIDERS
     bluesky = next(p for p in data if p["provider"] == "bluesky")
     assert bluesky == {
@@ -51,14 +52,14 @@ def test_platforms_list_every_provider_with_its_limits(api):
                           "bluesky": True, "mastodon": True, "devto": True}  # fmt: skip
 
 
-def test_platforms_are_configured_by_the_app_credentials(api, providers):
-    data = api.get("/api/social/platforms").json()["data"]
+def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):
+    data = ada_client.get("/api/social/platforms").json()["data"]
     assert all(p["configured"] for p in data)
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_a_user_connects_all_six_sees_them_and_disconnects_them(
-    api, ada, providers, connect_all, prefix
+    ada_client, ada, providers, connect_all, prefix
 ):
     accounts = connect_all(prefix)
     expected = {
@@ -91,13 +92,13 @@ def test_a_user_connects_all_six_sees_them_and_disconnects_them(
         "maxCharacters": 1000, "maxMedia": 4, "charactersPerUrl": 23
     }  # fmt: skip
 
-    listed = api.get(f"{prefix}/social/accounts").json()["data"]
+    listed = ada_client.get(f"{prefix}/social/accounts").json()["data"]
     assert sorted(a["provider"] for a in listed) == sorted(PROVIDERS)
     for record in accounts.values():
-        response = api.post(f"{prefix}/social/disconnect", {"accountId": record["id"]})
+        response = ada_client.post(f"{prefix}/social/disconnect", {"accountId": record["id"]})
         assert response.status_code == 200
         assert response.json()["data"] == {"success": True, "cancelledCount": 0}
-    assert api.get(f"{prefix}/social/accounts").json()["data"] == []
+    assert ada_client.get(f"{prefix}/social/accounts").json()["data"] == []
     # Credentials deleted; sessions revoked where the platform offers it.
     assert set(SocialAccount.objects.values_list("status", "access_token", "refresh_token")) == {
         ("disconnected", "", "")
@@ -106,7 +107,7 @@ def test_a_user_connects_all_six_sees_them_and_disconnects_them(
     assert len(providers.mastodon.revoked) == 1
 
 
-def test_the_providers_see_their_real_request_shapes(api, providers, connect_all):
+def test_the_providers_see_their_real_request_shapes(ada_client, providers, connect_all):
     connect_all()
     token = providers.linkedin.received("POST", "/oauth/v2/accessToken")[0].body
     assert token == {"grant_type": "authorization_code", "code": "li-code-1",
@@ -127,14 +128,14 @@ def test_the_providers_see_their_real_request_shapes(api, providers, connect_all
     assert devto.headers["Accept"] == "application/vnd.forem.api-v1+json"
 
 
-def test_consent_urls_carry_the_client_redirect_scopes_and_state(api, providers):
+def test_consent_urls_carry_the_client_redirect_scopes_and_state(ada_client, providers):
     for provider, host, scope in [
         ("linkedin", providers.linkedin.url, "openid profile email w_member_social"),
         ("facebook", providers.meta.url,
          "pages_manage_posts,pages_read_engagement,pages_show_list"),
         ("instagram", providers.meta.url, "instagram_content_publish"),
     ]:  # fmt: skip
-        data = api.get(
+        data = ada_client.get(
             f"/api/social/connect/{provider}/authorize", {"redirectUri": REDIRECT_URI}
         ).json()["data"]
         assert data["url"].startswith(host)
@@ -146,9 +147,9 @@ def test_consent_urls_carry_the_client_redirect_scopes_and_state(api, providers)
         assert data["expiresAt"]
 
 
-def test_credentials_are_encrypted_at_rest_and_never_returned(api, providers, connect_all):
+def test_credentials_are_encrypted_at_rest_and_never_returned(ada_client, providers, connect_all):
     accounts = connect_all()
-    listed = api.get("/api/social/accounts").content.decode()
+    listed = ada_client.get("/api/social/accounts").content.decode()
     with connection.cursor() as cursor:
         cursor.execute("SELECT access_token, refresh_token FROM social_socialaccount")
         stored = " ".join(value for row in cursor.fetchall() for value in row)
@@ -163,8 +164,8 @@ def test_credentials_are_encrypted_at_rest_and_never_returned(api, providers, co
         assert client_secret not in cursor.fetchone()[0]
 
 
-def test_bluesky_keeps_the_session_never_the_app_password(api, providers):
-    assert connect(api, "bluesky").status_code == 200
+def test_bluesky_keeps_the_session_never_the_app_password(ada_client, providers):
+    assert connect(ada_client, "bluesky").status_code == 200
     account = SocialAccount.objects.get()
     assert str(account.access_token) in providers.bluesky.access_tokens
     assert str(account.refresh_token) in providers.bluesky.refresh_tokens
@@ -172,39 +173,39 @@ def test_bluesky_keeps_the_session_never_the_app_password(api, providers):
     assert providers.bluesky.sessions_created == 1
 
 
-def test_mastodon_registers_its_app_once_per_instance_and_redirect(api, providers):
+def test_mastodon_registers_its_app_once_per_instance_and_redirect(ada_client, providers):
     instance = providers.mastodon.url
-    connect(api, "mastodon", instance=instance)
+    connect(ada_client, "mastodon", instance=instance)
     grace = client_for(user_create(email="grace@example.com"))
     consent(grace, "mastodon", instance=instance + "/")  # the same server, written differently
     assert MastodonApp.objects.count() == 1
     assert len(providers.mastodon.received("POST", "/api/v1/apps")) == 1
 
 
-def test_connecting_notifies_as_the_preferences_say(api, ada, providers):
-    connect(api, "devto")
+def test_connecting_notifies_as_the_preferences_say(ada_client, ada, providers):
+    connect(ada_client, "devto")
     connected = Notification.objects.get(type="account_connected")
     assert (connected.category, connected.metadata["platform"]) == ("Social Hub", "devto")
-    connect(api, "bluesky", code="wrong-password")
+    connect(ada_client, "bluesky", code="wrong-password")
     failed = Notification.objects.get(type="account_connect_failed")
     assert failed.metadata == {"platform": "bluesky"}
     SocialSettings.objects.create(
         user=ada, notification_preferences={"oauthSuccess": False, "oauthFailure": False}
     )
-    connect(api, "bluesky")
-    connect(api, "devto", code="wrong")
+    connect(ada_client, "bluesky")
+    connect(ada_client, "devto", code="wrong")
     assert Notification.objects.count() == 2
 
 
-def test_reconnecting_replaces_the_credentials_of_the_same_account(api, providers):
-    first = connect(api, "linkedin").json()["data"]["id"]
-    second = connect(api, "linkedin").json()["data"]["id"]
+def test_reconnecting_replaces_the_credentials_of_the_same_account(ada_client, providers):
+    first = connect(ada_client, "linkedin").json()["data"]["id"]
+    second = connect(ada_client, "linkedin").json()["data"]["id"]
     assert first == second
     assert SocialAccount.objects.count() == 1
 
 
-def test_another_users_account_is_409_and_404(api, providers):
-    connect(api, "devto")
+def test_another_users_account_is_409_and_404(ada_client, providers):
+    connect(ada_client, "devto")
     mallory = client_for(user_create(email="mallory@example.com"))
     response = connect(mallory, "devto")
     assert response.status_code == 409
@@ -215,32 +216,32 @@ def test_another_users_account_is_409_and_404(api, providers):
     assert SocialAccount.objects.get().status == "connected"
 
 
-def test_facebook_connects_the_chosen_page(api, providers):
-    response = connect(api, "facebook", pageId="1002")
+def test_facebook_connects_the_chosen_page(ada_client, providers):
+    response = connect(ada_client, "facebook", pageId="1002")
     assert response.json()["data"]["provider_user_id"] == "1002"
     assert SocialAccount.objects.get().access_token == "page-token-1002"
 
 
-def test_facebook_without_a_page_is_400_no_facebook_page(api, providers):
+def test_facebook_without_a_page_is_400_no_facebook_page(ada_client, providers):
     providers.meta.pages = []
-    response = connect(api, "facebook")
+    response = connect(ada_client, "facebook")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "no_facebook_page"
     assert not SocialAccount.objects.exists()
 
 
-def test_instagram_without_a_business_account_is_400_no_instagram_account(api, providers):
+def test_instagram_without_a_business_account_is_400_no_instagram_account(ada_client, providers):
     providers.meta.pages = [{"id": "1002", "name": "Ada Side Project", "ig": None}]
-    response = connect(api, "instagram")
+    response = connect(ada_client, "instagram")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "no_instagram_account"
     assert not SocialAccount.objects.exists()
 
 
-def test_a_wrong_app_secret_fails_the_connection_without_retrying(api, providers, settings):
-    back = consent(api, "facebook")
+def test_a_wrong_app_secret_fails_the_connection_without_retrying(ada_client, providers, settings):
+    back = consent(ada_client, "facebook")
     settings.FACEBOOK_APP_SECRET = "not-the-secret"
-    response = api.post("/api/social/connect", {"provider": "facebook", "code": back["code"],
+    response = ada_client.post("/api/social/connect", {"provider": "facebook", "code": back["code"],
                                                 "state": back["state"]})  # fmt: skip
     assert response.status_code == 400
     error = response.json()["error"]
@@ -251,9 +252,9 @@ def test_a_wrong_app_secret_fails_the_connection_without_retrying(api, providers
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_a_refused_code_or_credential_is_400_and_stores_nothing(api, providers, provider):
+def test_a_refused_code_or_credential_is_400_and_stores_nothing(ada_client, providers, provider):
     extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
-    response = connect(api, provider, code="wrong-code", **extra)
+    response = connect(ada_client, provider, code="wrong-code", **extra)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "provider_auth_failed"
@@ -264,39 +265,41 @@ def test_a_refused_code_or_credential_is_400_and_stores_nothing(api, providers, 
 
 @pytest.mark.parametrize("fail", ["down", "busy"])
 @pytest.mark.parametrize("provider", ["linkedin", "bluesky", "devto"])
-def test_a_provider_outage_is_502_and_stores_nothing(api, providers, provider, fail):
-    back = consent(api, provider) if provider == "linkedin" else {}
+def test_a_provider_outage_is_502_and_stores_nothing(ada_client, providers, provider, fail):
+    back = consent(ada_client, provider) if provider == "linkedin" else {}
     providers.by_provider(provider).fail = fail
     body = {"provider": provider, "code": back.get("code", DEVTO_KEY), "identifier": "x"}
-    response = api.post("/api/social/connect", body)
+    response = ada_client.post("/api/social/connect", body)
     assert response.status_code == 502
     assert response.json()["error"]["code"] == "provider_unavailable"
     assert not SocialAccount.objects.exists()
 
 
-def test_a_state_is_single_use_and_bound_to_its_user_provider_and_time(api, providers):
-    back = consent(api, "linkedin")
+def test_a_state_is_single_use_and_bound_to_its_user_provider_and_time(ada_client, providers):
+    back = consent(ada_client, "linkedin")
     body = {"provider": "linkedin", "code": back["code"], "state": back["state"]}
     # Another user cannot use it; another provider cannot either.
     mallory = client_for(user_create(email="mallory@example.com"))
     assert mallory.post("/api/social/connect", body).json()["error"]["code"] == "invalid_state"
     wrong = {**body, "provider": "facebook"}
-    assert api.post("/api/social/connect", wrong).json()["error"]["code"] == "invalid_state"
+    assert ada_client.post("/api/social/connect", wrong).json()["error"]["code"] == "invalid_state"
     # Its owner can, once.
-    assert api.post("/api/social/connect", body).status_code == 200
-    replay = api.post("/api/social/connect", body)
+    assert ada_client.post("/api/social/connect", body).status_code == 200
+    replay = ada_client.post("/api/social/connect", body)
     assert (replay.status_code, replay.json()["error"]["code"]) == (400, "invalid_state")
     # An expired one is refused; nothing reaches the provider.
-    back = consent(api, "linkedin")
+    back = consent(ada_client, "linkedin")
     ConnectState.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
     calls = len(providers.linkedin.calls)
     expired = {"provider": "linkedin", "code": back["code"], "state": back["state"]}
-    assert api.post("/api/social/connect", expired).json()["error"]["code"] == "invalid_state"
+    assert (
+        ada_client.post("/api/social/connect", expired).json()["error"]["code"] == "invalid_state"
+    )
     assert len(providers.linkedin.calls) == calls
 
 
-def test_mastodon_without_authorizing_first_is_400(api, providers):
-    response = api.post(
+def test_mastodon_without_authorizing_first_is_400(ada_client, providers):
+    response = ada_client.post(
         "/api/social/connect",
         {"provider": "mastodon", "code": "x", "instance": providers.mastodon.url},
     )
@@ -304,31 +307,31 @@ def test_mastodon_without_authorizing_first_is_400(api, providers):
     assert providers.mastodon.calls == []
 
 
-def test_credential_platforms_have_no_consent_page(api, providers):
+def test_credential_platforms_have_no_consent_page(ada_client, providers):
     for provider in ("bluesky", "devto"):
-        response = api.get(
+        response = ada_client.get(
             f"/api/social/connect/{provider}/authorize", {"redirectUri": REDIRECT_URI}
         )
         assert response.status_code == 400
         assert "provider" in response.json()["error"]["details"]
 
 
-def test_unconfigured_platforms_are_503(api):
+def test_unconfigured_platforms_are_503(ada_client):
     for provider in ("linkedin", "facebook", "instagram"):
-        authorize = api.get(
+        authorize = ada_client.get(
             f"/api/social/connect/{provider}/authorize", {"redirectUri": REDIRECT_URI}
         )
         assert authorize.status_code == 503
         assert authorize.json()["error"]["code"] == "provider_not_configured"
-        response = api.post("/api/social/connect", {"provider": provider, "code": "x"})
+        response = ada_client.post("/api/social/connect", {"provider": provider, "code": "x"})
         assert response.status_code == 503
     assert not SocialAccount.objects.exists()
 
 
-def test_a_mastodon_instance_on_a_private_address_is_refused(api, providers, settings):
+def test_a_mastodon_instance_on_a_private_address_is_refused(ada_client, providers, settings):
     settings.OUTBOUND_ALLOW_PRIVATE = False
     for instance in (providers.mastodon.url, "https://127.0.0.1", "https://10.1.2.3"):
-        response = api.get(
+        response = ada_client.get(
             "/api/social/connect/mastodon/authorize",
             {"redirectUri": REDIRECT_URI, "instance": instance},
         )
@@ -361,8 +364,8 @@ def test_a_mastodon_instance_on_a_private_address_is_refused(api, providers, set
         ),
     ],
 )
-def test_bad_input_is_400_and_stores_nothing(api, providers, body, details):
-    response = api.post("/api/social/connect", body)
+def test_bad_input_is_400_and_stores_nothing(ada_client, providers, body, details):
+    response = ada_client.post("/api/social/connect", body)
     assert response.status_code == 400
     assert response.json()["error"]["details"] == details
     assert not SocialAccount.objects.exists()
@@ -379,8 +382,8 @@ def test_bad_input_is_400_and_stores_nothing(api, providers, body, details):
         ("mastodon", {"redirectUri": REDIRECT_URI, "instance": "ftp://x"}, "instance"),
     ],
 )
-def test_bad_authorize_input_is_400(api, providers, provider, query, field):
-    response = api.get(f"/api/social/connect/{provider}/authorize", query)
+def test_bad_authorize_input_is_400(ada_client, providers, provider, query, field):
+    response = ada_client.get(f"/api/social/connect/{provider}/authorize", query)
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert not ConnectState.objects.exists()

@@ -8,7 +8,7 @@ from PIL import Image
 
 from accounts.services.users import user_create
 from social.models import Campaign, MediaItem, Post
-from tests.social.conftest import client_for
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -17,8 +17,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
-def test_campaign_lifecycle_with_post_count(api, prefix):
-    created = api.post(
+def test_campaign_lifecycle_with_post_count(ada_client, prefix):
+    created = ada_client.post(
         f"{prefix}/social/campaigns",
         {"name": "Spring launch", "description": "Q2", "color": "#12AB9f",
          "start_date": "2026-12-01", "end_date": "2026-12-31", "budget": 250.5,
@@ -29,15 +29,19 @@ def test_campaign_lifecycle_with_post_count(api, prefix):
     campaign = created.json()["data"]
     assert (campaign["status"], campaign["postCount"], campaign["budget"]) == ("draft", 0, 250.5)
     for content in ("one", "two"):
-        api.post(f"{prefix}/social/posts", {"content": content, "campaignId": campaign["id"]})
-    fetched = api.get(f"{prefix}/social/campaigns/{campaign['id']}").json()["data"]
+        ada_client.post(
+            f"{prefix}/social/posts", {"content": content, "campaignId": campaign["id"]}
+        )
+    fetched = ada_client.get(f"{prefix}/social/campaigns/{campaign['id']}").json()["data"]
     assert fetched["postCount"] == 2
-    updated = api.post(f"{prefix}/social/campaigns", {"id": campaign["id"], "status": "active"})
+    updated = ada_client.post(
+        f"{prefix}/social/campaigns", {"id": campaign["id"], "status": "active"}
+    )
     assert updated.json()["data"]["status"] == "active"
     assert updated.json()["data"]["name"] == "Spring launch"
-    listed = api.get(f"{prefix}/social/campaigns", {"page": 1}).json()
+    listed = ada_client.get(f"{prefix}/social/campaigns", {"page": 1}).json()
     assert [c["id"] for c in listed["data"]] == [campaign["id"]]
-    assert api.delete(f"{prefix}/social/campaigns/{campaign['id']}").json()["data"] == {
+    assert ada_client.delete(f"{prefix}/social/campaigns/{campaign['id']}").json()["data"] == {
         "success": True
     }
     # Its posts stay, without a campaign.
@@ -57,15 +61,15 @@ def test_campaign_lifecycle_with_post_count(api, prefix):
         ({"name": "x", "start_date": "31/12/2026"}, "start_date"),
     ],
 )
-def test_bad_campaigns_are_400(api, body, field):
-    response = api.post("/api/social/campaigns", body, format="json")
+def test_bad_campaigns_are_400(ada_client, body, field):
+    response = ada_client.post("/api/social/campaigns", body, format="json")
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert not Campaign.objects.exists()
 
 
-def test_another_users_campaign_is_404(api):
-    campaign = api.post("/api/social/campaigns", {"name": "Mine"}).json()["data"]
+def test_another_users_campaign_is_404(ada_client):
+    campaign = ada_client.post("/api/social/campaigns", {"name": "Mine"}).json()["data"]
     mallory = client_for(user_create(email="mallory@example.com"))
     assert mallory.get(f"/api/social/campaigns/{campaign['id']}").status_code == 404
     assert mallory.delete(f"/api/social/campaigns/{campaign['id']}").status_code == 404
@@ -83,19 +87,19 @@ def png(width: int = 3, height: int = 2) -> bytes:
     return buffer.getvalue()
 
 
-def file_upload(api, name: str, data: bytes, prefix: str = "/api"):
+def file_upload(ada_client, name: str, data: bytes, prefix: str = "/api"):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    return api.post(
+    return ada_client.post(
         f"{prefix}/social/media", {"file": SimpleUploadedFile(name, data)}, format="multipart"
     )
 
 
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
 def test_upload_an_image_then_serve_and_delete_it(
-    api, client, media_root, prefix, django_capture_on_commit_callbacks
+    ada_client, client, media_root, prefix, django_capture_on_commit_callbacks
 ):
-    response = file_upload(api, "chart.gif", png(3, 2), prefix)  # a PNG named .gif
+    response = file_upload(ada_client, "chart.gif", png(3, 2), prefix)  # a PNG named .gif
     assert response.status_code == 200, response.content
     item = response.json()["data"]
     assert (item["type"], item["width"], item["height"]) == ("image/png", 3, 2)
@@ -108,16 +112,16 @@ def test_upload_an_image_then_serve_and_delete_it(
     served = client.get(f"/media/{path}")
     assert served.status_code == 200
     assert b"".join(served.streaming_content) == png(3, 2)
-    assert api.get(f"{prefix}/social/media").json()["data"][0]["id"] == item["id"]
+    assert ada_client.get(f"{prefix}/social/media").json()["data"][0]["id"] == item["id"]
     with django_capture_on_commit_callbacks(execute=True):
-        deleted = api.delete(f"{prefix}/social/media/{item['id']}")
+        deleted = ada_client.delete(f"{prefix}/social/media/{item['id']}")
     assert deleted.json()["data"] == {"success": True}
     assert not list(Path(media_root).rglob("*.png"))
     assert not MediaItem.objects.exists()
 
 
-def test_register_a_hosted_file(api):
-    response = api.post(
+def test_register_a_hosted_file(ada_client):
+    response = ada_client.post(
         "/api/social/media",
         {"type": "video/mp4", "url": "https://cdn.example.com/demo.mp4", "filename": "demo.mp4",
          "size": 1048576},
@@ -137,28 +141,28 @@ def test_register_a_hosted_file(api):
         ({"type": "image/png", "url": "https://x.example/a.png", "size": 10485761}, "size"),
     ],
 )
-def test_bad_registrations_are_400(api, body, field):
-    response = api.post("/api/social/media", body, format="json")
+def test_bad_registrations_are_400(ada_client, body, field):
+    response = ada_client.post("/api/social/media", body, format="json")
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert not MediaItem.objects.exists()
 
 
-def test_uploads_are_judged_by_their_bytes_and_size(api, media_root, settings):
-    disguised = file_upload(api, "photo.png", b"%PDF-1.7 not an image at all")
+def test_uploads_are_judged_by_their_bytes_and_size(ada_client, media_root, settings):
+    disguised = file_upload(ada_client, "photo.png", b"%PDF-1.7 not an image at all")
     assert disguised.status_code == 400
     assert "file" in disguised.json()["error"]["details"]
-    damaged = file_upload(api, "photo.png", png()[:40])
+    damaged = file_upload(ada_client, "photo.png", png()[:40])
     assert damaged.status_code == 400
     settings.MEDIA_MAX_UPLOAD_BYTES = 100
-    large = file_upload(api, "big.png", png(64, 64) + b"\0" * 200)
+    large = file_upload(ada_client, "big.png", png(64, 64) + b"\0" * 200)
     assert large.status_code in (400, 413)
     assert not MediaItem.objects.exists()
     assert not list(Path(media_root).rglob("*.*"))
 
 
-def test_another_users_media_is_404_and_cannot_be_attached(api):
-    item = file_upload(api, "a.png", png()).json()["data"]
+def test_another_users_media_is_404_and_cannot_be_attached(ada_client):
+    item = file_upload(ada_client, "a.png", png()).json()["data"]
     mallory = client_for(user_create(email="mallory@example.com"))
     assert mallory.delete(f"/api/social/media/{item['id']}").status_code == 404
     assert mallory.get("/api/social/media").json()["data"] == []
@@ -172,8 +176,8 @@ def test_another_users_media_is_404_and_cannot_be_attached(api):
 
 
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
-def test_settings_defaults_and_merged_updates(api, prefix):
-    assert api.get(f"{prefix}/social/settings").json()["data"] == {
+def test_settings_defaults_and_merged_updates(ada_client, prefix):
+    assert ada_client.get(f"{prefix}/social/settings").json()["data"] == {
         "defaultPlatform": None,
         "defaultTimezone": "UTC",
         "autoRetry": True,
@@ -181,10 +185,10 @@ def test_settings_defaults_and_merged_updates(api, prefix):
                                     "tokenExpiry": True, "postPublished": True,
                                     "postFailed": True},
     }  # fmt: skip
-    api.put(f"{prefix}/social/settings",
+    ada_client.put(f"{prefix}/social/settings",
             {"defaultPlatform": "mastodon", "notificationPreferences": {"postPublished": False}},
             format="json")  # fmt: skip
-    data = api.put(f"{prefix}/social/settings",
+    data = ada_client.put(f"{prefix}/social/settings",
                    {"defaultTimezone": "Asia/Kolkata", "autoRetry": False,
                     "notificationPreferences": {"tokenExpiry": False}},
                    format="json").json()["data"]  # fmt: skip
@@ -193,7 +197,7 @@ def test_settings_defaults_and_merged_updates(api, prefix):
     assert data["notificationPreferences"]["postPublished"] is False
     assert data["notificationPreferences"]["tokenExpiry"] is False
     assert data["notificationPreferences"]["postFailed"] is True
-    assert api.get(f"{prefix}/social/settings").json()["data"] == data
+    assert ada_client.get(f"{prefix}/social/settings").json()["data"] == data
 
 
 @pytest.mark.parametrize(
@@ -206,8 +210,8 @@ def test_settings_defaults_and_merged_updates(api, prefix):
         ({"notificationPreferences": {"postFailed": "maybe"}}, "notificationPreferences"),
     ],
 )
-def test_bad_settings_are_400_and_change_nothing(api, body, field):
-    response = api.put("/api/social/settings", body, format="json")
+def test_bad_settings_are_400_and_change_nothing(ada_client, body, field):
+    response = ada_client.put("/api/social/settings", body, format="json")
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
-    assert api.get("/api/social/settings").json()["data"]["defaultTimezone"] == "UTC"
+    assert ada_client.get("/api/social/settings").json()["data"]["defaultTimezone"] == "UTC"

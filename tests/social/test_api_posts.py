@@ -10,7 +10,7 @@ from django.utils import timezone
 from accounts.services.users import user_create
 from notifications.models import Notification, OutboxEvent
 from social.models import Campaign, Post, ScheduledRecord, SocialAccount, SocialSettings
-from tests.social.conftest import client_for
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -35,8 +35,8 @@ def later(**delta: float) -> str:
 
 
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
-def test_create_list_get_update_and_delete_a_post(api, ada, prefix):
-    response = api.post(
+def test_create_list_get_update_and_delete_a_post(ada_client, ada, prefix):
+    response = ada_client.post(
         f"{prefix}/social/posts",
         {"title": "Launch", "content": "We shipped.", "hashtags": "launch design",
          "link": "https://example.com", "mediaUrls": [IMAGE], "platforms": ["bluesky"]},
@@ -48,39 +48,45 @@ def test_create_list_get_update_and_delete_a_post(api, ada, prefix):
     assert post["user_id"] == str(ada.id)
     assert (post["title"], post["mediaUrls"], post["platforms"]) == ("Launch", [IMAGE], ["bluesky"])
     assert post["scheduledRecords"] == []
-    updated = api.post(f"{prefix}/social/posts", {"id": post["id"], "content": "We shipped!"})
+    updated = ada_client.post(
+        f"{prefix}/social/posts", {"id": post["id"], "content": "We shipped!"}
+    )
     assert updated.json()["data"]["content"] == "We shipped!"
     assert updated.json()["data"]["title"] == "Launch"  # fields not sent are kept
-    assert api.get(f"{prefix}/social/posts/{post['id']}").json()["data"]["id"] == post["id"]
-    listed = api.get(f"{prefix}/social/posts", {"page": 1, "limit": 20}).json()
+    assert ada_client.get(f"{prefix}/social/posts/{post['id']}").json()["data"]["id"] == post["id"]
+    listed = ada_client.get(f"{prefix}/social/posts", {"page": 1, "limit": 20}).json()
     assert [p["id"] for p in listed["data"]] == [post["id"]]
     assert listed["meta"]["total"] == 1
-    deleted = api.delete(f"{prefix}/social/posts/{post['id']}")
+    deleted = ada_client.delete(f"{prefix}/social/posts/{post['id']}")
     assert deleted.json()["data"] == {"success": True}
-    assert api.get(f"{prefix}/social/posts/{post['id']}").status_code == 404
+    assert ada_client.get(f"{prefix}/social/posts/{post['id']}").status_code == 404
 
 
-def test_list_filters_and_order(api, ada):
+def test_list_filters_and_order(ada_client, ada):
     campaign = Campaign.objects.create(user=ada, name="Spring")
-    first = api.post("/api/social/posts", {"content": "one", "platforms": ["mastodon"]}).json()
-    second = api.post(
+    first = ada_client.post(
+        "/api/social/posts", {"content": "one", "platforms": ["mastodon"]}
+    ).json()
+    second = ada_client.post(
         "/api/social/posts",
         {"content": "two", "platforms": ["devto"], "campaignId": str(campaign.id),
          "title": "Two"},
         format="json",
     ).json()  # fmt: skip
-    everything = api.get("/api/social/posts").json()["data"]
+    everything = ada_client.get("/api/social/posts").json()["data"]
     assert [p["content"] for p in everything] == ["two", "one"]  # newest first
-    by_platform = api.get("/api/social/posts", {"platform": "mastodon"}).json()["data"]
+    by_platform = ada_client.get("/api/social/posts", {"platform": "mastodon"}).json()["data"]
     assert [p["id"] for p in by_platform] == [first["data"]["id"]]
-    by_campaign = api.get("/api/social/posts", {"campaignId": str(campaign.id)}).json()["data"]
+    by_campaign = ada_client.get("/api/social/posts", {"campaignId": str(campaign.id)}).json()[
+        "data"
+    ]
     assert [p["id"] for p in by_campaign] == [second["data"]["id"]]
-    assert api.get("/api/social/posts", {"status": "Published"}).json()["data"] == []
-    assert api.get("/api/social/posts", {"status": "Bogus"}).status_code == 400
+    assert ada_client.get("/api/social/posts", {"status": "Published"}).json()["data"] == []
+    assert ada_client.get("/api/social/posts", {"status": "Bogus"}).status_code == 400
 
 
-def test_another_users_post_is_404_everywhere(api, ada):
-    post = api.post("/api/social/posts", {"content": "mine"}).json()["data"]
+def test_another_users_post_is_404_everywhere(ada_client, ada):
+    post = ada_client.post("/api/social/posts", {"content": "mine"}).json()["data"]
     mallory = client_for(user_create(email="mallory@example.com"))
     assert mallory.get(f"/api/social/posts/{post['id']}").status_code == 404
     assert mallory.delete(f"/api/social/posts/{post['id']}").status_code == 404
@@ -102,8 +108,8 @@ def test_another_users_post_is_404_everywhere(api, ada):
         ({"content": "x", "mediaIds": ["5b6f6a48-4f3e-4c1e-8d55-3f7c1f2b0a11"]}, "mediaIds"),
     ],
 )
-def test_bad_posts_are_400_and_store_nothing(api, body, field):
-    response = api.post("/api/social/posts", body, format="json")
+def test_bad_posts_are_400_and_store_nothing(ada_client, body, field):
+    response = ada_client.post("/api/social/posts", body, format="json")
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert not Post.objects.exists()
@@ -117,28 +123,28 @@ def targets_of(response: Any) -> list[tuple[str, str]]:
     return [(t["provider"], t["field"]) for t in response.json()["error"]["details"]["targets"]]
 
 
-def test_bluesky_counts_graphemes_not_code_points(api, accounts):
+def test_bluesky_counts_graphemes_not_code_points(ada_client, accounts):
     family = "👨‍👩‍👧"  # one grapheme, five code points
-    fits = api.post("/api/social/publish", {"content": family * 300,
+    fits = ada_client.post("/api/social/publish", {"content": family * 300,
                                             "accountIds": ids(accounts, "bluesky")},
                     format="json")  # fmt: skip
     assert fits.status_code == 400  # 300 graphemes, but 5,400 bytes: over 3,000 bytes
     assert targets_of(fits) == [("bluesky", "content")]
     assert "bytes" in fits.json()["error"]["details"]["targets"][0]["message"]
     accented = "e\u0301" * 300  # 300 graphemes, 600 code points, 900 bytes
-    ok = api.post("/api/social/publish", {"content": accented,
+    ok = ada_client.post("/api/social/publish", {"content": accented,
                                           "accountIds": ids(accounts, "bluesky")},
                   format="json")  # fmt: skip
     assert ok.status_code == 200
-    too_long = api.post("/api/social/publish", {"content": accented + "e",
+    too_long = ada_client.post("/api/social/publish", {"content": accented + "e",
                                                 "accountIds": ids(accounts, "bluesky")},
                         format="json")  # fmt: skip
     assert targets_of(too_long) == [("bluesky", "content")]
 
 
-def test_every_target_is_checked_before_anything_is_published(api, providers, accounts):
+def test_every_target_is_checked_before_anything_is_published(ada_client, providers, accounts):
     mastodon_text = "https://example.com/" + "a" * 2000 + " " + "b" * 960  # 23 + 1 + 960
-    response = api.post(
+    response = ada_client.post(
         "/api/social/publish",
         {"content": mastodon_text + " x" * 20, "accountIds": ids(accounts)},
         format="json",
@@ -160,18 +166,18 @@ def test_every_target_is_checked_before_anything_is_published(api, providers, ac
     assert all(not standin.posts for standin in vars(providers).values())
 
 
-def test_mastodon_counts_each_url_as_23(api, accounts):
+def test_mastodon_counts_each_url_as_23(ada_client, accounts):
     text = "https://example.com/" + "a" * 2000 + " " + "b" * 976  # 23 + 1 + 976 = 1,000
-    ok = api.post("/api/social/publish", {"content": text,
+    ok = ada_client.post("/api/social/publish", {"content": text,
                                           "accountIds": ids(accounts, "mastodon")},
                   format="json")  # fmt: skip
     assert ok.status_code == 200
     assert ok.json()["data"][0]["success"] is True
 
 
-def test_instagram_hashtags_and_devto_tags_are_limited(api, accounts):
+def test_instagram_hashtags_and_devto_tags_are_limited(ada_client, accounts):
     tags = " ".join(f"tag{i}" for i in range(31))
-    response = api.post(
+    response = ada_client.post(
         "/api/social/publish",
         {"content": "Launch", "title": "Launch", "hashtags": tags, "mediaUrls": [IMAGE],
          "accountIds": ids(accounts, "instagram", "devto")},
@@ -183,9 +189,9 @@ def test_instagram_hashtags_and_devto_tags_are_limited(api, accounts):
 # --- Publishing now --------------------------------------------------------------------------
 
 
-def test_publish_now_to_all_six_providers(api, providers, accounts):
+def test_publish_now_to_all_six_providers(ada_client, providers, accounts):
     image = providers.image()
-    response = api.post(
+    response = ada_client.post(
         "/api/social/publish",
         {"title": "Launch day", "content": "We shipped the new portfolio.",
          "url": "https://example.com/launch", "mediaUrls": [image], "hashtags": "launch",
@@ -225,14 +231,14 @@ def test_publish_now_to_all_six_providers(api, providers, accounts):
     assert set(post.records.values_list("status", flat=True)) == {"Published"}
     assert Notification.objects.filter(type="post_published").count() == 6
     assert OutboxEvent.objects.filter(event="post.published").count() == 6
-    listed = api.get("/api/social/posts").json()["data"][0]
+    listed = ada_client.get("/api/social/posts").json()["data"][0]
     assert listed["status"] == "Published"
     assert len(listed["scheduledRecords"]) == 6
 
 
-def test_a_transient_failure_is_left_to_the_scheduler(api, providers, accounts, settings):
+def test_a_transient_failure_is_left_to_the_scheduler(ada_client, providers, accounts, settings):
     providers.devto.fail = "busy"  # 429 with Retry-After: 30
-    response = api.post(
+    response = ada_client.post(
         "/api/social/publish",
         {"title": "T", "content": "Hello", "accountIds": ids(accounts, "devto", "mastodon")},
         format="json",
@@ -249,10 +255,10 @@ def test_a_transient_failure_is_left_to_the_scheduler(api, providers, accounts, 
     assert not Notification.objects.filter(type="post_failed").exists()
 
 
-def test_without_auto_retry_a_failure_is_final(api, ada, providers, accounts):
+def test_without_auto_retry_a_failure_is_final(ada_client, ada, providers, accounts):
     SocialSettings.objects.create(user=ada, auto_retry=False)
     providers.devto.fail = "down"
-    response = api.post(
+    response = ada_client.post(
         "/api/social/publish",
         {"title": "T", "content": "Hello", "accountIds": ids(accounts, "devto")},
         format="json",
@@ -266,9 +272,9 @@ def test_without_auto_retry_a_failure_is_final(api, ada, providers, accounts):
     assert OutboxEvent.objects.filter(event="post.failed").count() == 1
 
 
-def test_a_rejected_token_fails_the_record_and_expires_the_account(api, providers, accounts):
+def test_a_rejected_token_fails_the_record_and_expires_the_account(ada_client, providers, accounts):
     providers.linkedin.expired = True
-    response = api.post(
+    response = ada_client.post(
         "/api/social/publish",
         {"content": "Hello", "accountIds": ids(accounts, "linkedin", "bluesky")},
         format="json",
@@ -279,14 +285,14 @@ def test_a_rejected_token_fails_the_record_and_expires_the_account(api, provider
     assert SocialAccount.objects.get(provider="linkedin").status == "expired"
     assert Post.objects.get().status == "PartiallyPublished"
     # The expired account cannot be targeted until reconnected.
-    again = api.post("/api/social/publish", {"content": "x",
+    again = ada_client.post("/api/social/publish", {"content": "x",
                                              "accountIds": ids(accounts, "linkedin")},
                      format="json")  # fmt: skip
     assert again.status_code == 400
     assert "accountIds" in again.json()["error"]["details"]
 
 
-def test_publish_refuses_unknown_and_foreign_accounts(api, accounts):
+def test_publish_refuses_unknown_and_foreign_accounts(ada_client, accounts):
     mallory = client_for(user_create(email="mallory@example.com"))
     response = mallory.post(
         "/api/social/publish",
@@ -295,21 +301,21 @@ def test_publish_refuses_unknown_and_foreign_accounts(api, accounts):
     )
     assert response.status_code == 400
     assert "accountIds" in response.json()["error"]["details"]
-    assert api.post("/api/social/publish", {"content": "x", "accountIds": []},
+    assert ada_client.post("/api/social/publish", {"content": "x", "accountIds": []},
                     format="json").status_code == 400  # fmt: skip
     assert not Post.objects.exists()
 
 
-def test_a_published_post_cannot_be_edited_or_published_twice(api, accounts):
-    post_id = api.post(
+def test_a_published_post_cannot_be_edited_or_published_twice(ada_client, accounts):
+    post_id = ada_client.post(
         "/api/social/publish",
         {"content": "Once", "accountIds": ids(accounts, "mastodon")},
         format="json",
     ).json()["data"][0]
     post = Post.objects.get()
-    edit = api.post("/api/social/posts", {"id": str(post.id), "content": "Twice"})
+    edit = ada_client.post("/api/social/posts", {"id": str(post.id), "content": "Twice"})
     assert (edit.status_code, edit.json()["error"]["code"]) == (409, "post_already_published")
-    again = api.post(
+    again = ada_client.post(
         "/api/social/publish",
         {"postId": str(post.id), "accountIds": ids(accounts, "mastodon")},
         format="json",
@@ -322,8 +328,8 @@ def test_a_published_post_cannot_be_edited_or_published_twice(api, accounts):
 # --- Scheduling -------------------------------------------------------------------------------
 
 
-def test_schedule_shape_a_then_move_and_cancel(api, providers, accounts):
-    response = api.post(
+def test_schedule_shape_a_then_move_and_cancel(ada_client, providers, accounts):
+    response = ada_client.post(
         "/api/social/schedule",
         {"title": "Later", "content": "See you later", "scheduledTime": "2030-01-15T09:30:00",
          "timezone": "Europe/Paris", "accountIds": ids(accounts, "bluesky", "devto")},
@@ -333,7 +339,7 @@ def test_schedule_shape_a_then_move_and_cancel(api, providers, accounts):
     assert response.status_code == 400
     when = (timezone.now() + timedelta(days=3)).astimezone(UTC).replace(microsecond=0)
     local = when.astimezone(__import__("zoneinfo").ZoneInfo("Europe/Paris")).replace(tzinfo=None)
-    response = api.post(
+    response = ada_client.post(
         "/api/social/schedule",
         {"title": "Later", "content": "See you later", "scheduledTime": local.isoformat(),
          "timezone": "Europe/Paris", "accountIds": ids(accounts, "bluesky", "devto")},
@@ -348,10 +354,10 @@ def test_schedule_shape_a_then_move_and_cancel(api, providers, accounts):
     assert OutboxEvent.objects.get(event="post.scheduled").data["scheduleId"] == data["post"]["id"]
     assert all(not standin.posts for standin in vars(providers).values())
     # The calendar.
-    calendar = api.get("/api/social/schedule").json()["data"]
+    calendar = ada_client.get("/api/social/schedule").json()["data"]
     assert sorted(r["id"] for r in calendar) == sorted(r["id"] for r in records)
     # Scheduling the same post to the same account again moves the record.
-    again = api.post(
+    again = ada_client.post(
         "/api/social/schedule",
         {"postId": data["post"]["id"], "scheduledTime": later(days=5),
          "accountIds": ids(accounts, "bluesky")},
@@ -361,25 +367,25 @@ def test_schedule_shape_a_then_move_and_cancel(api, providers, accounts):
     assert ScheduledRecord.objects.count() == 2
     assert again.json()["data"]["scheduledRecords"][0]["id"] == records[0]["id"]
     # PATCH moves, DELETE cancels, then both are 409.
-    moved = api.patch(f"/api/social/schedule/{records[1]['id']}",
+    moved = ada_client.patch(f"/api/social/schedule/{records[1]['id']}",
                       {"scheduledTime": later(days=1)}, format="json")  # fmt: skip
     assert moved.status_code == 200
-    cancelled = api.delete(f"/api/social/schedule/{records[1]['id']}")
+    cancelled = ada_client.delete(f"/api/social/schedule/{records[1]['id']}")
     assert cancelled.json()["data"]["status"] == "Cancelled"
-    assert api.delete(f"/api/social/schedule/{records[1]['id']}").status_code == 409
-    assert api.patch(f"/api/social/schedule/{records[1]['id']}",
+    assert ada_client.delete(f"/api/social/schedule/{records[1]['id']}").status_code == 409
+    assert ada_client.patch(f"/api/social/schedule/{records[1]['id']}",
                      {"scheduledTime": later()}, format="json").status_code == 409  # fmt: skip
     mallory = client_for(user_create(email="mallory@example.com"))
     assert mallory.delete(f"/api/social/schedule/{records[0]['id']}").status_code == 404
 
 
-def schedule_b(api: Any, platform: str) -> Any:
+def schedule_b(client: Any, platform: str) -> Any:
     body = {"content": "x", "platforms": [platform], "scheduledAt": later()}
-    return api.post("/api/social/schedule", body, format="json")
+    return client.post("/api/social/schedule", body, format="json")
 
 
-def test_schedule_shape_b_maps_platforms_to_accounts(api, ada, accounts):
-    response = api.post(
+def test_schedule_shape_b_maps_platforms_to_accounts(ada_client, ada, accounts):
+    response = ada_client.post(
         "/api/social/schedule",
         {"content": "Shape B", "platforms": ["bluesky", "mastodon"],
          "scheduledAt": later(hours=5)},
@@ -391,17 +397,17 @@ def test_schedule_shape_b_maps_platforms_to_accounts(api, ada, accounts):
     post = Post.objects.get(pk=data["scheduleId"])
     assert sorted(post.records.values_list("provider", flat=True)) == ["bluesky", "mastodon"]
     # A platform without an account, or with two, is refused.
-    response = schedule_b(api, "linkedin")
+    response = schedule_b(ada_client, "linkedin")
     assert response.status_code == 200  # LinkedIn is connected in this fixture
     SocialAccount.objects.create(user=ada, provider="devto", provider_user_id="other",
                                  username="ada2")  # fmt: skip
-    response = schedule_b(api, "devto")
+    response = schedule_b(ada_client, "devto")
     assert (response.status_code, response.json()["error"]["code"]) == (400, "platform_ambiguous")
 
 
-def test_shape_b_without_the_platform_connected(api, accounts):
+def test_shape_b_without_the_platform_connected(ada_client, accounts):
     SocialAccount.objects.filter(provider="facebook").update(status="disconnected")
-    response = schedule_b(api, "facebook")
+    response = schedule_b(ada_client, "facebook")
     assert (response.status_code, response.json()["error"]["code"]) == (
         400, "platform_not_connected"
     )  # fmt: skip
@@ -416,11 +422,11 @@ def test_shape_b_without_the_platform_connected(api, accounts):
         (lambda: later(), "Mars/Olympus", "validation_error", "timezone"),
     ],
 )
-def test_bad_times_are_400(api, accounts, when, zone, code, field):
+def test_bad_times_are_400(ada_client, accounts, when, zone, code, field):
     body = {"content": "x", "scheduledTime": when(), "accountIds": ids(accounts, "devto")}
     if zone:
         body["timezone"] = zone
-    response = api.post("/api/social/schedule", body, format="json")
+    response = ada_client.post("/api/social/schedule", body, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == code
     assert field in response.json()["error"]["details"]
@@ -442,7 +448,7 @@ def _next_transition(zone_name: str, forward: bool) -> datetime:
     raise AssertionError("no transition within a year")
 
 
-def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(api, accounts):
+def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(ada_client, accounts):
     # Spring forward: the skipped hour does not exist.
     after_gap = _next_transition("America/New_York", forward=True)
     in_gap = (after_gap - timedelta(minutes=30)).replace(minute=30)
@@ -450,7 +456,7 @@ def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(api, accounts):
         pytest.skip("the next transition is over a year away")
     body = {"content": "x", "scheduledTime": in_gap.isoformat(),
             "timezone": "America/New_York", "accountIds": ids(accounts, "mastodon")}  # fmt: skip
-    response = api.post("/api/social/schedule", body, format="json")
+    response = ada_client.post("/api/social/schedule", body, format="json")
     assert (response.status_code, response.json()["error"]["code"]) == (
         400, "nonexistent_local_time"
     )  # fmt: skip
@@ -460,7 +466,7 @@ def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(api, accounts):
     back = _next_transition("America/New_York", forward=False)
     repeated = back - timedelta(minutes=30)
     body["scheduledTime"] = repeated.isoformat()
-    response = api.post("/api/social/schedule", body, format="json")
+    response = ada_client.post("/api/social/schedule", body, format="json")
     assert response.status_code == 200, response.content
     expected = repeated.replace(tzinfo=zoneinfo.ZoneInfo("America/New_York"), fold=0)
     assert response.json()["data"]["scheduledRecords"][0]["scheduled_time"] == (
@@ -468,10 +474,10 @@ def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(api, accounts):
     )
 
 
-def test_a_time_without_offset_uses_the_users_default_zone(api, ada, accounts):
+def test_a_time_without_offset_uses_the_users_default_zone(ada_client, ada, accounts):
     SocialSettings.objects.create(user=ada, default_timezone="Asia/Kolkata")
     local = (timezone.now() + timedelta(days=2)).replace(tzinfo=None, microsecond=0)
-    response = api.post(
+    response = ada_client.post(
         "/api/social/schedule",
         {"content": "x", "scheduledTime": local.isoformat(),
          "accountIds": ids(accounts, "mastodon")},
@@ -481,11 +487,11 @@ def test_a_time_without_offset_uses_the_users_default_zone(api, ada, accounts):
     assert got == (local - timedelta(hours=5, minutes=30)).isoformat() + "Z"
 
 
-def test_scheduling_past_an_accounts_expiry_is_400(api, accounts):
+def test_scheduling_past_an_accounts_expiry_is_400(ada_client, accounts):
     SocialAccount.objects.filter(provider="linkedin").update(
         expires_at=timezone.now() + timedelta(days=1)
     )
-    response = api.post(
+    response = ada_client.post(
         "/api/social/schedule",
         {"content": "x", "scheduledTime": later(days=3), "accountIds": ids(accounts, "linkedin")},
         format="json",
@@ -495,47 +501,51 @@ def test_scheduling_past_an_accounts_expiry_is_400(api, accounts):
     )  # fmt: skip
 
 
-def test_disconnecting_cancels_waiting_records_and_deleting_a_post_removes_them(api, accounts):
+def test_disconnecting_cancels_waiting_records_and_deleting_a_post_removes_them(
+    ada_client, accounts
+):
     for _ in range(2):
-        response = api.post(
+        response = ada_client.post(
             "/api/social/schedule",
             {"title": "T", "content": "x", "scheduledTime": later(),
              "accountIds": ids(accounts, "devto", "bluesky")},
             format="json",
         )  # fmt: skip
         assert response.status_code == 200
-    response = api.post("/api/social/disconnect", {"accountId": accounts["devto"]["id"]})
+    response = ada_client.post("/api/social/disconnect", {"accountId": accounts["devto"]["id"]})
     assert response.json()["data"]["cancelledCount"] == 2
     assert set(ScheduledRecord.objects.filter(provider="devto").values_list(
         "status", flat=True)) == {"Cancelled"}  # fmt: skip
     post = Post.objects.first()
     assert post is not None
-    api.delete(f"/api/social/posts/{post.id}")
+    ada_client.delete(f"/api/social/posts/{post.id}")
     assert not ScheduledRecord.objects.filter(post_id=post.id).exists()
     assert ScheduledRecord.objects.count() == 2
 
 
-def test_the_list_total_follows_creates_and_deletes_without_counting(api, ada, accounts):
+def test_the_list_total_follows_creates_and_deletes_without_counting(ada_client, ada, accounts):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     from social.models import PostCounter
 
     for content in ("one", "two"):
-        api.post("/api/social/posts", {"content": content})
-    assert api.get("/api/social/posts", {"page": 1}).json()["meta"]["total"] == 2  # counted once
+        ada_client.post("/api/social/posts", {"content": content})
+    assert (
+        ada_client.get("/api/social/posts", {"page": 1}).json()["meta"]["total"] == 2
+    )  # counted once
     assert PostCounter.objects.get(user=ada).total == 2
     publish = {"content": "three", "accountIds": ids(accounts, "mastodon")}
-    api.post("/api/social/publish", publish, format="json")
+    ada_client.post("/api/social/publish", publish, format="json")
     planned = {"content": "four", "scheduledTime": later(), "accountIds": ids(accounts, "bluesky")}
-    api.post("/api/social/schedule", planned, format="json")
+    ada_client.post("/api/social/schedule", planned, format="json")
     first = Post.objects.order_by("created_at").first()
     assert first is not None
-    api.delete(f"/api/social/posts/{first.id}")
+    ada_client.delete(f"/api/social/posts/{first.id}")
     with CaptureQueriesContext(connection) as queries:
-        meta = api.get("/api/social/posts", {"page": 1, "limit": 2}).json()["meta"]
+        meta = ada_client.get("/api/social/posts", {"page": 1, "limit": 2}).json()["meta"]
     assert meta["total"] == 3 == Post.objects.count()
     assert not any("COUNT(" in q["sql"].upper() for q in queries.captured_queries)
     assert len(queries.captured_queries) <= 4
-    filtered = api.get("/api/social/posts", {"page": 1, "status": "Published"}).json()
+    filtered = ada_client.get("/api/social/posts", {"page": 1, "status": "Published"}).json()
     assert filtered["meta"]["total"] == 1

@@ -14,8 +14,8 @@ from tests.social.conftest import connect, consent
 pytestmark = pytest.mark.django_db
 
 
-def expiring(api, provider: str, **extra) -> SocialAccount:
-    response = connect(api, provider, **extra)
+def expiring(ada_client, provider: str, **extra) -> SocialAccount:
+    response = connect(ada_client, provider, **extra)
     assert response.status_code == 200
     return SocialAccount.objects.get(pk=response.json()["data"]["id"])
 
@@ -27,8 +27,8 @@ def warnings() -> list[tuple[str, bool]]:
     ]
 
 
-def test_warned_seven_days_and_one_day_before_then_marked_expired(api, providers):
-    account = expiring(api, "linkedin")
+def test_warned_seven_days_and_one_day_before_then_marked_expired(ada_client, providers):
+    account = expiring(ada_client, "linkedin")
     SocialAccount.objects.filter(pk=account.pk).update(
         expires_at=timezone.now() + timedelta(days=6)
     )
@@ -52,8 +52,8 @@ def test_warned_seven_days_and_one_day_before_then_marked_expired(api, providers
     assert warnings()[-1] == ("Reconnect LinkedIn", True)
 
 
-def test_the_token_expiry_preference_silences_warnings(api, ada, providers):
-    account = expiring(api, "linkedin")
+def test_the_token_expiry_preference_silences_warnings(ada_client, ada, providers):
+    account = expiring(ada_client, "linkedin")
     SocialSettings.objects.create(user=ada, notification_preferences={"tokenExpiry": False})
     SocialAccount.objects.filter(pk=account.pk).update(
         expires_at=timezone.now() + timedelta(days=3)
@@ -62,8 +62,8 @@ def test_the_token_expiry_preference_silences_warnings(api, ada, providers):
     assert warnings() == []
 
 
-def test_a_bluesky_session_is_renewed_instead_of_warned(api, providers):
-    account = expiring(api, "bluesky")
+def test_a_bluesky_session_is_renewed_instead_of_warned(ada_client, providers):
+    account = expiring(ada_client, "bluesky")
     soon = timezone.now() + timedelta(days=5)
     SocialAccount.objects.filter(pk=account.pk).update(expires_at=soon)
     result = accounts_maintain_task.delay().get()
@@ -74,14 +74,16 @@ def test_a_bluesky_session_is_renewed_instead_of_warned(api, providers):
     assert warnings() == []
 
 
-def test_mastodon_limits_follow_the_instance_and_old_states_are_purged(api, providers):
-    account = expiring(api, "mastodon", instance=providers.mastodon.url)
+def test_mastodon_limits_follow_the_instance_and_old_states_are_purged(ada_client, providers):
+    account = expiring(ada_client, "mastodon", instance=providers.mastodon.url)
     providers.mastodon.max_characters = 5000
-    consent(api, "linkedin")
+    consent(ada_client, "linkedin")
     ConnectState.objects.update(expires_at=timezone.now() - timedelta(days=2))
     result = accounts_maintain_task.delay().get()
     account.refresh_from_db()
     assert account.limits["maxCharacters"] == 5000
     assert result["limitsRefreshed"] == 1
     assert result["statesPurged"] == 2
-    assert api.get("/api/social/accounts").json()["data"][0]["limits"]["maxCharacters"] == 5000
+    assert (
+        ada_client.get("/api/social/accounts").json()["data"][0]["limits"]["maxCharacters"] == 5000
+    )

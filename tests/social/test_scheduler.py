@@ -34,12 +34,12 @@ def accounts(connect_all, settings) -> dict[str, dict[str, Any]]:
     return connect_all()
 
 
-def schedule(api: Any, accounts: dict[str, Any], *providers: str, **body: Any) -> list[str]:
+def schedule(client: Any, accounts: dict[str, Any], *providers: str, **body: Any) -> list[str]:
     """Schedule a post to the providers' accounts, then make it due; the record ids."""
     request = {"title": "Scheduled", "content": body.pop("content", "Scheduled post #launch"),
                "scheduledTime": (timezone.now() + timedelta(hours=1)).isoformat(),
                "accountIds": [accounts[p]["id"] for p in providers], **body}  # fmt: skip
-    response = api.post("/api/social/schedule", request, format="json")
+    response = client.post("/api/social/schedule", request, format="json")
     assert response.status_code == 200, response.content
     ids = [r["id"] for r in response.json()["data"]["scheduledRecords"]]
     make_due(ids)
@@ -59,8 +59,8 @@ def record(record_id: str) -> ScheduledRecord:
     return ScheduledRecord.objects.get(pk=record_id)
 
 
-def test_the_cron_secret_is_required(client, api, accounts, settings):
-    (record_id,) = schedule(api, accounts, "mastodon")
+def test_the_cron_secret_is_required(client, ada_client, accounts, settings):
+    (record_id,) = schedule(ada_client, accounts, "mastodon")
     for secret in (None, "", "wrong"):
         response = run(client, secret)
         assert response.status_code == 401
@@ -71,9 +71,11 @@ def test_the_cron_secret_is_required(client, api, accounts, settings):
 
 
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
-def test_a_run_publishes_what_is_due_and_nothing_else(client, api, accounts, providers, prefix):
-    due = schedule(api, accounts, "mastodon", "bluesky", "linkedin", "devto", "facebook")
-    response = api.post("/api/social/schedule", {
+def test_a_run_publishes_what_is_due_and_nothing_else(
+    client, ada_client, accounts, providers, prefix
+):
+    due = schedule(ada_client, accounts, "mastodon", "bluesky", "linkedin", "devto", "facebook")
+    response = ada_client.post("/api/social/schedule", {
         "content": "Later", "scheduledTime": (timezone.now() + timedelta(days=1)).isoformat(),
         "accountIds": [accounts["mastodon"]["id"]]}, format="json")  # fmt: skip
     later = response.json()["data"]["scheduledRecords"][0]["id"]
@@ -100,11 +102,12 @@ def test_a_run_publishes_what_is_due_and_nothing_else(client, api, accounts, pro
     assert len(providers.mastodon.posts) == 1
 
 
-def test_retries_wait_base_times_two_to_the_attempts_then_fail(client, api, accounts, providers,
-                                                              settings):  # fmt: skip
+def test_retries_wait_base_times_two_to_the_attempts_then_fail(
+    client, ada_client, accounts, providers, settings
+):
     settings.SCHEDULER_RETRY_BASE_SECONDS = 60
     providers.devto.fail = "down"  # 503 without Retry-After
-    (record_id,) = schedule(api, accounts, "devto")
+    (record_id,) = schedule(ada_client, accounts, "devto")
     delays = []
     for _ in range(2):
         started = timezone.now()
@@ -128,10 +131,10 @@ def test_retries_wait_base_times_two_to_the_attempts_then_fail(client, api, acco
     assert OutboxEvent.objects.get(event="post.failed").data["retryCount"] == 3
 
 
-def test_retry_after_is_honoured_when_later(client, api, accounts, providers, settings):
+def test_retry_after_is_honoured_when_later(client, ada_client, accounts, providers, settings):
     settings.SCHEDULER_RETRY_BASE_SECONDS = 5
     providers.devto.fail = "busy"  # 429 with Retry-After: 30
-    (record_id,) = schedule(api, accounts, "devto")
+    (record_id,) = schedule(ada_client, accounts, "devto")
     started = timezone.now()
     run(client)
     current = record(record_id)
@@ -140,38 +143,42 @@ def test_retry_after_is_honoured_when_later(client, api, accounts, providers, se
     assert current.outcome_unknown is False  # a 429 refused before doing anything
 
 
-def test_a_permanent_rejection_fails_at_once(client, api, accounts, providers):
-    (record_id,) = schedule(api, accounts, "mastodon", content="x" * 900)
+def test_a_permanent_rejection_fails_at_once(client, ada_client, accounts, providers):
+    (record_id,) = schedule(ada_client, accounts, "mastodon", content="x" * 900)
     providers.mastodon.max_characters = 500  # the instance lowered its limit meanwhile
     result = run(client).json()["data"]["results"][0]
     assert (result["status"], result["error"]["code"]) == ("Failed", "provider_rejected")
     assert record(record_id).attempts == 1
 
 
-def test_without_auto_retry_a_transient_failure_is_final(client, api, ada, accounts, providers):
+def test_without_auto_retry_a_transient_failure_is_final(
+    client, ada_client, ada, accounts, providers
+):
     SocialSettings.objects.create(user=ada, auto_retry=False)
     providers.linkedin.fail = "busy"
-    (record_id,) = schedule(api, accounts, "linkedin")
+    (record_id,) = schedule(ada_client, accounts, "linkedin")
     assert run(client).json()["data"]["results"][0]["status"] == "Failed"
     assert record(record_id).attempts == 1
 
 
-def test_an_authentication_failure_fails_and_expires_the_account(client, api, accounts,
-                                                                providers):  # fmt: skip
-    schedule(api, accounts, "bluesky")
+def test_an_authentication_failure_fails_and_expires_the_account(
+    client, ada_client, accounts, providers
+):
+    schedule(ada_client, accounts, "bluesky")
     providers.bluesky.expired = True
     result = run(client).json()["data"]["results"][0]
     assert (result["status"], result["error"]["code"]) == ("Failed", "account_expired")
     assert SocialAccount.objects.get(provider="bluesky").status == "expired"
 
 
-def test_a_lost_answer_is_looked_up_not_published_again(client, api, accounts, providers,
-                                                        settings):  # fmt: skip
+def test_a_lost_answer_is_looked_up_not_published_again(
+    client, ada_client, accounts, providers, settings
+):
     """The platform did the work, the answer never came (a timeout after sending): the next
     attempt finds the post instead of creating a second one."""
     settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
     providers.devto.fail, providers.devto.hang = "timeout", 0.8
-    (record_id,) = schedule(api, accounts, "devto")
+    (record_id,) = schedule(ada_client, accounts, "devto")
     first = run(client).json()["data"]["results"][0]
     assert first["status"] == "Scheduled"
     assert record(record_id).outcome_unknown is True
@@ -189,12 +196,13 @@ PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_a_dead_worker_is_resolved_without_a_duplicate(client, api, accounts, providers,
-                                                       provider):  # fmt: skip
+def test_a_dead_worker_is_resolved_without_a_duplicate(
+    client, ada_client, accounts, providers, provider
+):
     """A worker claimed the record, the platform created the post, the worker died before
     recording it. After the lease the record is reclaimed, the post found, nothing repeated."""
     media = {"mediaUrls": [providers.image()]} if provider == "instagram" else {}
-    (record_id,) = schedule(api, accounts, provider, **media)
+    (record_id,) = schedule(ada_client, accounts, provider, **media)
     (claimed,) = records_claim(limit=10)
     adapter = PLATFORMS[provider].adapter
     credentials = credentials_of(claimed.account)
@@ -214,8 +222,8 @@ def test_a_dead_worker_is_resolved_without_a_duplicate(client, api, accounts, pr
     assert [h["outcome"] for h in current.history] == ["lease_expired", "published"]
 
 
-def test_a_dead_last_attempt_is_unconfirmed_never_repeated(client, api, accounts, providers):
-    (record_id,) = schedule(api, accounts, "linkedin")
+def test_a_dead_last_attempt_is_unconfirmed_never_repeated(client, ada_client, accounts, providers):
+    (record_id,) = schedule(ada_client, accounts, "linkedin")
     ScheduledRecord.objects.filter(pk=record_id).update(
         status="Publishing", attempts=2, claim=None,
         lease_expires_at=timezone.now() - timedelta(seconds=1),
@@ -228,8 +236,8 @@ def test_a_dead_last_attempt_is_unconfirmed_never_repeated(client, api, accounts
     assert notice.metadata["unconfirmed"] is True
 
 
-def test_a_post_deleted_while_publishing_is_not_published_again(api, accounts, providers):
-    schedule(api, accounts, "mastodon")
+def test_a_post_deleted_while_publishing_is_not_published_again(ada_client, accounts, providers):
+    schedule(ada_client, accounts, "mastodon")
     claimed = records_claim(limit=10)
     Post.objects.all().delete()
     (outcome,) = records_attempt(claimed, concurrency=1)
@@ -239,8 +247,8 @@ def test_a_post_deleted_while_publishing_is_not_published_again(api, accounts, p
     assert scheduler_run().outcomes == []
 
 
-def test_dry_run_lists_and_retry_revives_a_failed_record(api, accounts, providers, capsys):
-    (record_id,) = schedule(api, accounts, "mastodon")
+def test_dry_run_lists_and_retry_revives_a_failed_record(ada_client, accounts, providers, capsys):
+    (record_id,) = schedule(ada_client, accounts, "mastodon")
     call_command("run_scheduler", "--dry-run")
     assert f"{record_id}" in capsys.readouterr().out
     assert record(record_id).status == "Scheduled"
@@ -253,14 +261,14 @@ def test_dry_run_lists_and_retry_revives_a_failed_record(api, accounts, provider
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_runs_publish_each_record_once(api, accounts, providers, settings):
+def test_concurrent_runs_publish_each_record_once(ada_client, accounts, providers, settings):
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
     settings.SCHEDULER_BATCH_SIZE = 10
     providers.mastodon.latency = 0.02
     ids = []
     for number in range(12):
-        ids += schedule(api, accounts, "mastodon", "bluesky", content=f"Race {number}")
+        ids += schedule(ada_client, accounts, "mastodon", "bluesky", content=f"Race {number}")
     barrier = threading.Barrier(4)
 
     def one_run(_: int) -> int:
@@ -284,14 +292,14 @@ def test_concurrent_runs_publish_each_record_once(api, accounts, providers, sett
     assert Notification.objects.filter(type="post_published").count() == 24
 
 
-def test_a_failed_batch_is_settled_record_by_record(api, accounts, providers, monkeypatch):
+def test_a_failed_batch_is_settled_record_by_record(ada_client, accounts, providers, monkeypatch):
     """Results that end together are written in one transaction; when it fails, each record
     is written on its own from its stored state (no attempt counted twice)."""
     from django.db import DatabaseError
 
     import social.services.publishing as publishing
 
-    ids = schedule(api, accounts, "mastodon", "bluesky", "devto")
+    ids = schedule(ada_client, accounts, "mastodon", "bluesky", "devto")
     real, failed = publishing._announce, list[Any]()
 
     def announce_failing_once(record: Any, preferences: Any) -> None:
@@ -312,14 +320,15 @@ def test_a_failed_batch_is_settled_record_by_record(api, accounts, providers, mo
     assert Notification.objects.filter(type="post_published").count() == 3
 
 
-def test_an_account_is_refreshed_once_for_all_its_records_in_a_run(client, api, accounts,
-                                                                   providers):  # fmt: skip
+def test_an_account_is_refreshed_once_for_all_its_records_in_a_run(
+    client, ada_client, accounts, providers
+):
     """Bluesky refresh tokens are good once: two records of one account in one run must not
     each refresh it (the second refresh would be refused and the account marked expired)."""
     # An access token that is no JWT has no known expiry: the run refreshes the session.
     SocialAccount.objects.filter(provider="bluesky").update(access_token="expired-access")
-    first = schedule(api, accounts, "bluesky", content="First")
-    second = schedule(api, accounts, "bluesky", content="Second")
+    first = schedule(ada_client, accounts, "bluesky", content="First")
+    second = schedule(ada_client, accounts, "bluesky", content="Second")
     results = run(client).json()["data"]["results"]
     assert {r["id"]: r["status"] for r in results} == {
         first[0]: "Published", second[0]: "Published"
