@@ -8,11 +8,11 @@ import hashlib
 import logging
 import secrets
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -55,7 +55,6 @@ from social.selectors import settings_for
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
 REFUSALS = {"no_facebook_page": NoFacebookPage, "no_instagram_account": NoInstagramAccount}
 
@@ -376,22 +375,6 @@ def credentials_keep(account: SocialAccount, credentials: Credentials) -> None:
     if credentials.renewed:
         credentials_store(account, credentials)
         credentials.renewed = False
-
-
-def account_call(account: SocialAccount, call: Callable[[Any, Credentials], T]) -> T:
-    """Run `call(adapter, credentials)` for the account, outside any transaction: renewed
-    credentials are stored afterwards, and an authentication failure marks the account
-    `expired` (the user must reconnect) before the error goes on to the caller."""
-    adapter = PLATFORMS[account.provider].adapter
-    credentials = credentials_of(account)
-    try:
-        adapter.refresh(credentials)
-        return call(adapter, credentials)
-    except outbound.AuthenticationError as error:
-        account_mark_expired(account=account, reason=error.message)
-        raise
-    finally:
-        credentials_keep(account, credentials)
 
 
 def credentials_store(account: SocialAccount, credentials: Credentials) -> None:

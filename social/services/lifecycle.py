@@ -5,8 +5,9 @@ once (`expiry_warned_days`)."""
 
 import logging
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
@@ -15,7 +16,12 @@ from notifications.models import NotificationType
 from social.models import AccountStatus, ConnectState, Provider, SocialAccount
 from social.providers import PLATFORMS
 from social.providers.mastodon import MastodonAdapter
-from social.services.accounts import account_call, account_mark_expired, notify_preferring
+from social.services.accounts import (
+    Session,
+    account_mark_expired,
+    notify_preferring,
+    sessions_open,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -26,12 +32,22 @@ def accounts_maintain() -> dict[str, int]:
     done: Counter[str] = Counter()
     now = timezone.now()
     soon = now + timedelta(days=WARN_DAYS[0])
-    expiring = SocialAccount.objects.filter(
-        status=AccountStatus.CONNECTED, expires_at__isnull=False, expires_at__lte=soon
-    ).select_related("user", "app")
-    for account in expiring.iterator(chunk_size=200):
-        if account.expires_at is not None and account.expires_at > now:
-            _renew(account, done)  # a provider that can refresh pushes the expiry back
+    expiring = list(
+        SocialAccount.objects.filter(
+            status=AccountStatus.CONNECTED, expires_at__isnull=False, expires_at__lte=soon
+        ).select_related("user", "app")
+    )
+    # A provider that can refresh pushes the expiry back (sessions_open stores renewed
+    # credentials, the new expiry included, on the account objects too).
+    before = {account.pk: account.expires_at for account in expiring}
+    sessions = sessions_open(
+        [a for a in expiring if a.expires_at and a.expires_at > now],
+        concurrency=settings.SCHEDULER_CONCURRENCY,
+    )
+    for account in expiring:
+        session = sessions.get(account.pk)
+        if session is not None:
+            _renewed(account, session, before[account.pk], done)
         if account.expires_at is None or account.status != AccountStatus.CONNECTED:
             continue
         if account.expires_at <= now:
@@ -56,18 +72,19 @@ def accounts_maintain() -> dict[str, int]:
     return dict(done)
 
 
-def _renew(account: SocialAccount, done: Counter[str]) -> None:
-    before = account.expires_at
-    try:
-        account_call(account, lambda adapter, credentials: None)  # refresh() runs first
-    except outbound.AuthenticationError:
-        done["expired"] += 1  # marked by account_call
+def _renewed(
+    account: SocialAccount, session: Session, previous_expiry: datetime | None, done: Counter[str]
+) -> None:
+    """Count the account's renewal, or mark it expired when the provider refused it."""
+    if isinstance(session.error, outbound.AuthenticationError):
+        if account_mark_expired(account=account, reason=session.error.message):
+            done["expired"] += 1
         return
-    except outbound.OutboundError as error:
-        logger.info("Could not renew %s account %s: %s", account.provider, account.pk, error)
+    if session.error is not None:
+        logger.info("Could not renew %s account %s: %s", account.provider, account.pk,
+                    session.error)  # fmt: skip
         return
-    account.refresh_from_db(fields=["expires_at", "expiry_warned_days", "status"])
-    if account.expires_at != before:
+    if account.expires_at != previous_expiry:
         done["renewed"] += 1
 
 
