@@ -260,8 +260,18 @@ class PostDetailView(APIView):
         return Response(Envelope(data={"success": True}, message="Post deleted"))
 
 
+def outcome_error(outcome: Outcome) -> dict[str, Any]:
+    """`error` of an attempt that did not publish (publish now, a scheduler run)."""
+    if outcome.success:
+        return {}
+    error: dict[str, Any] = {"code": outcome.error_code, "message": outcome.error}
+    if outcome.retry_at is not None:
+        error["retryAt"] = _iso(outcome.retry_at)
+    return {"error": error}
+
+
 def _outcome_data(outcome: Outcome) -> dict[str, Any]:
-    data: dict[str, Any] = {
+    return {
         "accountId": outcome.account_id,
         "provider": outcome.provider,
         "success": outcome.success,
@@ -269,13 +279,8 @@ def _outcome_data(outcome: Outcome) -> dict[str, Any]:
         "providerPostId": outcome.provider_post_id,
         "recordId": outcome.record_id,
         "status": outcome.status,
+        **outcome_error(outcome),
     }
-    if not outcome.success:
-        error: dict[str, Any] = {"code": outcome.error_code, "message": outcome.error}
-        if outcome.retry_at is not None:
-            error["retryAt"] = outcome.retry_at.isoformat().replace("+00:00", "Z")
-        data["error"] = error
-    return data
 
 
 class PublishView(APIView):

@@ -13,25 +13,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api.envelope import Envelope
+from social.api.posts import outcome_error
 from social.errors import InvalidCronSecret
 from social.services.publishing import Outcome
 from social.services.scheduler import scheduler_run
 
 
 def _result(outcome: Outcome) -> dict[str, Any]:
-    data: dict[str, Any] = {
+    return {
         "id": outcome.record_id,
         "postId": outcome.post_id,
         "accountId": outcome.account_id,
         "provider": outcome.provider,
         "success": outcome.success,
         "status": outcome.status,
+        **outcome_error(outcome),
     }
-    if not outcome.success:
-        data["error"] = {"code": outcome.error_code, "message": outcome.error}
-        if outcome.retry_at is not None:
-            data["error"]["retryAt"] = outcome.retry_at.isoformat().replace("+00:00", "Z")
-    return data
 
 
 class SchedulerRunView(APIView):
