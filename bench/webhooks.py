@@ -7,10 +7,11 @@ Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB REDIS_URL=redis://HOST:PORT/N
 On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end) and the
 Redis of REDIS_URL (the broker), it starts a Celery worker as `make run` does (prefork,
 --concurrency, default 2) and a local receiver answering after --latency-ms. Events are
-recorded in the outbox in one transaction; the worker dispatches each to the webhooks
-consumer, which makes and queues the deliveries, which the worker sends: three tasks per
-event. Reported: the time until every delivery succeeded, and, with a second endpoint whose
-receiver refuses connections, how long the healthy endpoint's deliveries take beside it.
+recorded in the outbox in one transaction; the worker dispatches them in passes of up to 100
+to the webhooks consumer, which makes their deliveries and queues them 32 to a task, each
+task sending its 32 at once. Reported: the time until every delivery succeeded, and, with a
+second endpoint whose receiver refuses connections, how long the healthy endpoint's
+deliveries take beside it.
 Exits non-zero when deliveries are missing.
 """
 
@@ -18,6 +19,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -63,8 +65,11 @@ def receiver(latency: float) -> tuple[ThreadingHTTPServer, str, list[int]]:
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 128  # the listen backlog of a real server, not the default 5
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/hook", received
 
@@ -83,18 +88,46 @@ def emit(user: Any, count: int) -> None:
 
 
 def wait_delivered(endpoint: Any, count: int, timeout: float) -> float | None:
-    from notifications.models import WebhookDelivery
+    """Seconds until `count` deliveries to `endpoint` succeeded (None: not within `timeout`);
+    prints when the events were all dispatched and their deliveries all made on the way."""
+    from notifications.models import OutboxEvent, WebhookDelivery
 
     began = time.perf_counter()
+    milestones: dict[str, float] = {}
     while time.perf_counter() - began < timeout:
-        done = WebhookDelivery.objects.filter(endpoint=endpoint, status="succeeded").count()
-        if done >= count:
+        elapsed = time.perf_counter() - began
+        if (
+            "dispatched" not in milestones
+            and not OutboxEvent.objects.filter(dispatched_at__isnull=True).exists()
+        ):
+            milestones["dispatched"] = elapsed
+        deliveries = WebhookDelivery.objects.filter(endpoint=endpoint)
+        if "made" not in milestones and deliveries.count() >= count:
+            milestones["made"] = elapsed
+        if deliveries.filter(status="succeeded").count() >= count:
+            steps = ", ".join(f"{name} at {at:.1f} s" for name, at in milestones.items())
+            print(f"  (events all {steps})")
             return time.perf_counter() - began
         time.sleep(0.1)
     return None
 
 
-def measure(args: argparse.Namespace, database_url: str) -> int:
+def undelivered(endpoint: Any) -> None:
+    from django.db.models import Count
+
+    from notifications.models import WebhookDelivery
+
+    rows = (
+        WebhookDelivery.objects.filter(endpoint=endpoint)
+        .exclude(status="succeeded")
+        .values("status", "attempts", "last_error")
+        .annotate(n=Count("id"))
+    )
+    for row in rows:
+        print(f"  not delivered: {row}")
+
+
+def measure(args: argparse.Namespace, database_url: str, schedule: Path) -> int:
     os.environ.update(
         {"DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE,
          "OUTBOUND_ALLOW_PRIVATE": "1"}
@@ -109,9 +142,11 @@ def measure(args: argparse.Namespace, database_url: str) -> int:
 
     call_command("migrate", interactive=False, verbosity=0)
     server, url, received = receiver(args.latency_ms / 1000)
+    # The worker as `make run` starts it, with beat inside (-B): its sweeper retries what fails.
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
-         f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip"],
+         f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip", "-B",
+         f"--schedule={schedule}"],
         cwd=REPO_ROOT, env=os.environ.copy(),
     )  # fmt: skip
     failures = 0
@@ -121,9 +156,12 @@ def measure(args: argparse.Namespace, database_url: str) -> int:
         healthy, _ = endpoint_create(user=user, url=url, events=["credits.depleted"])
         began = time.perf_counter()
         emit(user, args.events)
+        recorded = time.perf_counter() - began
+        print(f"  ({args.events} events recorded and queued in {recorded:.1f} s)")
         seconds = wait_delivered(healthy, args.events, args.timeout)
         if seconds is None:
             print(f"{len(received)}/{args.events} delivered before the timeout")
+            undelivered(healthy)
             failures += 1
         else:
             total = time.perf_counter() - began
@@ -143,6 +181,7 @@ def measure(args: argparse.Namespace, database_url: str) -> int:
         if seconds is None:
             failures += 1
             print("deliveries beside a down receiver did not finish")
+            undelivered(healthy)
         else:
             took = time.perf_counter() - began
             print(f"{share} events with a second endpoint refusing connections: the healthy "
@@ -158,8 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not os.environ.get("REDIS_URL"):
         raise SystemExit("bench/webhooks.py needs REDIS_URL (the worker's broker).")
-    with throwaway_database(DATABASE_PREFIX) as database_url:
-        return measure(args, database_url)
+    with (
+        throwaway_database(DATABASE_PREFIX) as database_url,
+        tempfile.TemporaryDirectory(prefix="bench-webhooks-") as tmp,
+    ):
+        return measure(args, database_url, Path(tmp) / "celerybeat-schedule")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 import os
 
-from celery import Celery
+from celery import Celery, Task, signals
 from celery.schedules import crontab
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
@@ -23,6 +23,12 @@ app.conf.update(
     worker_prefetch_multiplier=1,
     result_expires=3600,
     broker_connection_retry_on_startup=True,
+    # Celery's Django fixup closes every database connection before and after each task and,
+    # with psycopg's pool (PostgreSQL's default here), the whole pool: each task then opened
+    # a new pool and new connections, half the time of a short task (bench/webhooks.py). Its
+    # closing is pushed out of reach; _connections_handed_back() below does what a request's
+    # end does instead. (An old-style name: the fixup reads this one.)
+    CELERY_DB_REUSE_MAX=2**31,
     beat_schedule={
         "accounts-flush-expired-tokens": {
             "task": "accounts.tasks.flush_expired_tokens_task",
@@ -77,6 +83,19 @@ app.conf.update(
     },
 )
 app.autodiscover_tasks()
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _connections_handed_back(sender: Task | None = None, **kwargs: object) -> None:  # type: ignore[type-arg]
+    """Around each task, as around each request: a pooled connection goes back to its pool (the
+    pool stays), a kept one is closed when broken or older than CONN_MAX_AGE. Not for a task
+    run in-process (eagerly), whose caller's connection and transaction are still in use."""
+    if sender is not None and getattr(sender.request, "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 @app.on_after_finalize.connect

@@ -15,6 +15,6 @@ class NotificationsConfig(AppConfig):
         on_user_erased(notifications_erase)
 
         from notifications.outbox import outbox_consumer
-        from notifications.webhooks import deliveries_create
+        from notifications.webhooks import deliveries_create, deliveries_create_many
 
-        outbox_consumer("webhooks", deliveries_create)
+        outbox_consumer("webhooks", deliveries_create, handle_many=deliveries_create_many)

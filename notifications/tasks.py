@@ -1,9 +1,11 @@
 """Thin tasks over the outbox services (notifications/outbox.py); all safe to run twice."""
 
+from collections.abc import Sequence
+
 from celery import shared_task
 
 from notifications.outbox import outbox_dispatch, outbox_process, outbox_purge, outbox_sweep
-from notifications.webhooks import deliveries_purge, deliveries_sweep, delivery_send
+from notifications.webhooks import deliveries_purge, deliveries_send, deliveries_sweep
 
 
 @shared_task(acks_late=True)  # idempotent: rows are unique per (event, consumer)
@@ -26,9 +28,10 @@ def outbox_purge_task() -> int:
     return outbox_purge()
 
 
-@shared_task(acks_late=True)  # idempotent: a delivery is claimed by one conditional UPDATE
-def webhook_deliver_task(delivery_id: str) -> str:
-    return delivery_send(delivery_id=delivery_id)
+@shared_task(acks_late=True)  # idempotent: deliveries are claimed by one conditional UPDATE
+def webhook_deliver_task(delivery_ids: Sequence[str] = (), delivery_id: str = "") -> dict[str, int]:
+    # delivery_id: the one-delivery form queued by earlier releases, still in flight on deploy
+    return deliveries_send(delivery_ids=[*delivery_ids, *([delivery_id] if delivery_id else [])])
 
 
 @shared_task(acks_late=True)

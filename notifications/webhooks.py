@@ -15,7 +15,10 @@ import json
 import secrets as random
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -174,6 +177,7 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 
 _client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
 DELIVERY_LEASE_SECONDS = 60  # a claimed delivery not finished by then is due again
+DELIVERY_BATCH = 32  # deliveries one task claims and sends at once, a thread each
 
 
 def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) -> str:
@@ -190,98 +194,156 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) 
     )
 
 
+def _event_body(event: OutboxEvent, user: User) -> str:
+    return _body(event_id=str(event.id), event=event.event, created_at=event.created_at,
+                 data=event.data, user=user)  # fmt: skip
+
+
 def deliveries_create(event: OutboxEvent) -> int:
     """The outbox consumer: one delivery of `event` to each of its user's active endpoints
     subscribed to it (once per (event, endpoint), whatever runs it twice), queued on commit."""
-    if event.user_id is None:
-        return 0
-    endpoints = [
-        endpoint
-        for endpoint in WebhookEndpoint.objects.filter(user_id=event.user_id, active=True)
+    return deliveries_create_many([event])
+
+
+def deliveries_create_many(events: list[OutboxEvent]) -> int:
+    """The same for a dispatch pass's batch of events, in a few queries for them all; the
+    deliveries are queued in tasks of DELIVERY_BATCH, each sending its own at once."""
+    users = {event.user_id for event in events if event.user_id is not None}
+    endpoints: dict[Any, list[WebhookEndpoint]] = {}
+    for endpoint in WebhookEndpoint.objects.filter(user_id__in=users, active=True).select_related(
+        "user"
+    ):
+        endpoints.setdefault(endpoint.user_id, []).append(endpoint)
+    now = timezone.now()
+    deliveries = [
+        WebhookDelivery(
+            endpoint=endpoint,
+            event_id=event.id,
+            event=event.event,
+            body=_event_body(event, endpoint.user),
+            next_attempt_at=now,
+            created_at=now,
+        )
+        for event in events
+        for endpoint in endpoints.get(event.user_id, [])
         if event.event in endpoint.events
     ]
-    if not endpoints:
+    if not deliveries:
         return 0
-    user = User.objects.get(pk=event.user_id)
-    body = _body(event_id=str(event.id), event=event.event, created_at=event.created_at,
-                 data=event.data, user=user)  # fmt: skip
-    now = timezone.now()
     with transaction.atomic():
-        created = WebhookDelivery.objects.bulk_create(
-            [
-                WebhookDelivery(endpoint=endpoint, event_id=event.id, event=event.event,
-                                body=body, next_attempt_at=now, created_at=now)
-                for endpoint in endpoints
-            ],
-            ignore_conflicts=True,
-        )  # fmt: skip
-        for delivery in WebhookDelivery.objects.filter(
-            event_id=event.id, endpoint__in=endpoints, status=DeliveryStatus.PENDING, attempts=0
-        ).values_list("pk", flat=True):
-            _queue(delivery)
+        created = WebhookDelivery.objects.bulk_create(deliveries, ignore_conflicts=True)
+        # Those still waiting for their first attempt (a repeated run finds them sent).
+        waiting = WebhookDelivery.objects.filter(
+            event_id__in={event.id for event in events},
+            endpoint__in={delivery.endpoint_id for delivery in deliveries},
+            status=DeliveryStatus.PENDING,
+            attempts=0,
+        ).values_list("pk", flat=True)
+        _queue(list(waiting))
     return len(created)
 
 
-def _queue(delivery_id: Any) -> None:
+def _queue(delivery_ids: list[Any]) -> None:
+    """Queue the sending of these deliveries on commit, DELIVERY_BATCH to a task."""
     from notifications.tasks import webhook_deliver_task
 
-    enqueue_on_commit(webhook_deliver_task, delivery_id=str(delivery_id))
+    for start in range(0, len(delivery_ids), DELIVERY_BATCH):
+        chunk = [str(pk) for pk in delivery_ids[start : start + DELIVERY_BATCH]]
+        enqueue_on_commit(webhook_deliver_task, delivery_ids=chunk)
 
 
-def _claim(delivery_id: Any) -> WebhookDelivery | None:
+def _claim(delivery_ids: list[Any]) -> list[WebhookDelivery]:
+    """Lease those of these deliveries that are due; the ones this caller won (one conditional
+    UPDATE marks them with its claim token: a concurrent caller gets the others, or none)."""
     now = timezone.now()
+    token = uuid.uuid4()
     claimed = (
         WebhookDelivery.objects.filter(
-            pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
+            pk__in=delivery_ids, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
         )
         .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now))
-        .update(lease_expires_at=now + timedelta(seconds=DELIVERY_LEASE_SECONDS))
+        .update(lease_expires_at=now + timedelta(seconds=DELIVERY_LEASE_SECONDS), claim=token)
     )
     if not claimed:
-        return None
-    return WebhookDelivery.objects.select_related("endpoint", "endpoint__user").get(pk=delivery_id)
+        return []
+    won = list(
+        WebhookDelivery.objects.filter(pk__in=delivery_ids, claim=token).select_related(
+            "endpoint", "endpoint__user"
+        )
+    )
+    # One endpoint object per endpoint, so the batch's results count its failures together.
+    endpoints: dict[Any, WebhookEndpoint] = {}
+    for delivery in won:
+        delivery.endpoint = endpoints.setdefault(delivery.endpoint_id, delivery.endpoint)
+    return won
 
 
 def delivery_send(*, delivery_id: Any) -> str:
     """One attempt of a due delivery (claimed by one worker); its status afterwards."""
-    delivery = _claim(delivery_id)
-    if delivery is None:
-        return "skipped"
-    endpoint = delivery.endpoint
-    body = delivery.body.encode()
-    started = time.monotonic()
+    return _send(_claim([delivery_id])).get(str(delivery_id), "skipped")
+
+
+def deliveries_send(*, delivery_ids: list[Any]) -> dict[str, int]:
+    """The delivery task: these deliveries (those still due), sent at once; how many ended in
+    each status."""
+    return dict(Counter(_send(_claim(delivery_ids)).values()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
     status_code: int | None = None
-    excerpt = error = ""
-    gone = False
+    excerpt: str = ""
+    error: str = ""
+    gone: bool = False
+    duration_ms: int = 0
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> _Answer:
+    """One POST to a receiver (no database here: it runs on the batch's threads)."""
+    started = time.monotonic()
     try:
-        if not endpoint.active:
-            raise outbound.PermanentError("The endpoint is disabled.")
-        headers = signature_headers(
-            body=body, event_id=str(delivery.event_id), event=delivery.event,
-            timestamp=int(time.time()), secrets=active_secrets(endpoint),
-        )  # fmt: skip
         response = _client.request(
-            "POST", endpoint.url, guarded=True, idempotent=False, data=body, headers=headers,
+            "POST", url, guarded=True, idempotent=False, data=body, headers=headers,
             timeout=settings.WEBHOOK_TIMEOUT_SECONDS,
         )  # fmt: skip
-        status_code, excerpt = response.status_code, outbound.excerpt(response)
+        answer = _Answer(status_code=response.status_code, excerpt=outbound.excerpt(response))
     except outbound.OutboundError as failure:
-        status_code, excerpt, error = failure.status, failure.excerpt, failure.message
-        gone = failure.status == 410
-    duration = int((time.monotonic() - started) * 1000)
-    return _record(delivery, status_code=status_code, excerpt=excerpt, error=error,
-                   duration_ms=duration, gone=gone)  # fmt: skip
+        answer = _Answer(status_code=failure.status, excerpt=failure.excerpt,
+                         error=failure.message, gone=failure.status == 410)  # fmt: skip
+    duration_ms = int((time.monotonic() - started) * 1000)
+    return _Answer(answer.status_code, answer.excerpt, answer.error, answer.gone, duration_ms)
 
 
-def _record(
-    delivery: WebhookDelivery,
-    *,
-    status_code: int | None,
-    excerpt: str,
-    error: str,
-    duration_ms: int,
-    gone: bool,
-) -> str:
+def _send(deliveries: list[WebhookDelivery]) -> dict[str, str]:
+    """Send claimed deliveries, one thread each (a batch lasts one receiver timeout at most,
+    whoever is slow), and record each result as it comes in; the status of each."""
+    outcomes: dict[str, str] = {}
+    secrets: dict[Any, list[str]] = {}
+    calls: dict[Future[_Answer], WebhookDelivery] = {}
+    with ThreadPoolExecutor(max_workers=max(1, len(deliveries))) as pool:
+        for delivery in deliveries:
+            endpoint = delivery.endpoint
+            if not endpoint.active:
+                outcomes[str(delivery.pk)] = _record(
+                    delivery, _Answer(error="The endpoint is disabled.")
+                )
+                continue
+            if endpoint.pk not in secrets:
+                secrets[endpoint.pk] = active_secrets(endpoint)
+            body = delivery.body.encode()
+            headers = signature_headers(
+                body=body, event_id=str(delivery.event_id), event=delivery.event,
+                timestamp=int(time.time()), secrets=secrets[endpoint.pk],
+            )  # fmt: skip
+            calls[pool.submit(_post, endpoint.url, body, headers)] = delivery
+        for call in as_completed(calls):
+            delivery = calls[call]
+            outcomes[str(delivery.pk)] = _record(delivery, call.result())
+    return outcomes
+
+
+def _record(delivery: WebhookDelivery, answer: _Answer) -> str:
+    status_code, error, gone = answer.status_code, answer.error, answer.gone
     now = timezone.now()
     succeeded = not error and status_code is not None and 200 <= status_code < 300
     attempts = delivery.attempts + 1
@@ -299,8 +361,8 @@ def _record(
     endpoint = delivery.endpoint
     with transaction.atomic():
         WebhookAttempt.objects.create(
-            delivery=delivery, at=now, status_code=status_code, duration_ms=duration_ms,
-            response=excerpt[:1024], error=error[:500],
+            delivery=delivery, at=now, status_code=status_code, duration_ms=answer.duration_ms,
+            response=answer.excerpt[:1024], error=error[:500],
         )  # fmt: skip
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
             status=status,
@@ -308,12 +370,15 @@ def _record(
             last_status_code=status_code,
             last_error=error[:500],
             lease_expires_at=None,
+            claim=None,
             next_attempt_at=now + timedelta(seconds=schedule[attempts - 1]) if retry else None,
             delivered_at=now if succeeded else None,
         )
         # A test event says nothing of the endpoint's health: it counts neither way.
         if delivery.event != TEST_EVENT and succeeded:
-            WebhookEndpoint.objects.filter(pk=endpoint.pk).update(consecutive_failures=0)
+            if endpoint.consecutive_failures:  # as loaded with the batch: most often 0
+                WebhookEndpoint.objects.filter(pk=endpoint.pk).update(consecutive_failures=0)
+                endpoint.consecutive_failures = 0
         elif delivery.event != TEST_EVENT and status == DeliveryStatus.FAILED:
             _endpoint_failed(endpoint, gone=gone)
     return status
@@ -339,6 +404,7 @@ def _endpoint_failed(endpoint: WebhookEndpoint, *, gone: bool) -> None:
             user_ids=[locked.user_id],
         )
     locked.save(update_fields=["consecutive_failures", "active", "disabled_reason", "updated_at"])
+    endpoint.consecutive_failures, endpoint.active = locked.consecutive_failures, locked.active
 
 
 def deliveries_sweep() -> int:
@@ -349,11 +415,9 @@ def deliveries_sweep() -> int:
         .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now))
         .values_list("pk", flat=True)[:1000]
     )
-    queued = 0
-    for delivery_id in due:
-        _queue(delivery_id)
-        queued += 1
-    return queued
+    due_ids = list(due)
+    _queue(due_ids)
+    return len(due_ids)
 
 
 def delivery_redeliver(*, user: User, delivery_id: Any) -> WebhookDelivery:
@@ -363,7 +427,7 @@ def delivery_redeliver(*, user: User, delivery_id: Any) -> WebhookDelivery:
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
             status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), lease_expires_at=None
         )
-        _queue(delivery.pk)
+        _queue([delivery.pk])
     delivery.refresh_from_db()
     return delivery
 
@@ -380,7 +444,7 @@ def endpoint_test(*, user: User, endpoint_id: Any) -> WebhookDelivery:
             endpoint=endpoint, event_id=event_id, event=TEST_EVENT, body=body,
             next_attempt_at=now, created_at=now,
         )  # fmt: skip
-        _queue(delivery.pk)
+        _queue([delivery.pk])
     return delivery
 
 

@@ -34,3 +34,20 @@ def test_the_scheduler_runs_from_beat_at_its_interval(settings):
     entry = app.conf.beat_schedule["social-scheduler-run"]
     assert entry["task"] == "social.tasks.scheduler_run_task"
     assert entry["schedule"] == float(settings.SCHEDULER_INTERVAL_SECONDS)
+
+
+def test_a_worker_keeps_its_connection_pool_across_tasks():
+    """Celery's Django fixup would close every connection (and psycopg's whole pool) around
+    each task; here it never reaches its closing, and each task hands its connection back the
+    way a request does (close_old_connections around it)."""
+    from celery import signals
+    from celery.fixups.django import DjangoWorkerFixup
+
+    from config.celery_app import _connections_handed_back
+
+    fixup = DjangoWorkerFixup(app)
+    assert fixup.db_reuse_max is not None
+    assert fixup.db_reuse_max >= 2**31
+    receivers = [ref() for _, ref in signals.task_postrun.receivers]
+    assert _connections_handed_back in receivers
+    assert _connections_handed_back in [ref() for _, ref in signals.task_prerun.receivers]

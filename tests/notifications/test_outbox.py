@@ -227,3 +227,35 @@ def test_each_payload_has_the_specified_shape():
 def test_an_unknown_event_is_refused(ada):
     with pytest.raises(ValueError, match="Unknown event"):
         events.event_record(user=ada, payload=events.Payload("post.exploded", {}))
+
+
+def test_a_batch_consumer_gets_a_pass_at_once_and_a_failed_batch_is_retried_alone(
+    ada, monkeypatch, committed
+):
+    batches: list[list[int]] = []
+    alone: list[int] = []
+    broken = {"batch": False}
+
+    def handle_many(events_: list[OutboxEvent]) -> None:
+        if broken["batch"]:
+            raise RuntimeError("batch refused")
+        batches.append([event.sequence for event in events_])
+
+    monkeypatch.setattr(outbox, "_consumers", {})
+    outbox.outbox_consumer("batch", lambda event: alone.append(event.sequence),
+                           handle_many=handle_many)  # fmt: skip
+    payload = events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
+    with committed():
+        first = [events.event_record(user=ada, payload=payload) for _ in range(3)]
+    assert batches == [[event.sequence for event in first]]  # one pass, in sequence order
+    assert alone == []
+
+    broken["batch"] = True
+    with committed():
+        second = [events.event_record(user=ada, payload=payload) for _ in range(2)]
+    rows = OutboxConsumption.objects.filter(event__in=second)
+    assert {(row.status, row.attempts) for row in rows} == {("pending", 1)}
+    rows.update(next_attempt_at=timezone.now())
+    for row in rows:
+        assert outbox.outbox_process(consumption_id=row.pk) == "done"
+    assert sorted(alone) == [event.sequence for event in second]

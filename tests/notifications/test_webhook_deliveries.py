@@ -29,6 +29,9 @@ class Receiver:
         self.answers: list[int] = []  # status codes to answer, in order; then 200
         self.delay = 0.0
         self.url = ""
+        self.in_flight = 0
+        self.peak = 0  # the most requests answered at once
+        self.lock = threading.Lock()
 
 
 @pytest.fixture
@@ -43,7 +46,12 @@ def receiver() -> Iterator[Receiver]:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             state.received.append({"headers": dict(self.headers), "body": body,
                                    "path": self.path})  # fmt: skip
+            with state.lock:
+                state.in_flight += 1
+                state.peak = max(state.peak, state.in_flight)
             time.sleep(state.delay)
+            with state.lock:
+                state.in_flight -= 1
             status = state.answers.pop(0) if state.answers else 200
             raw = b'{"ok": true}'
             self.send_response(status)
@@ -235,3 +243,24 @@ def test_redeliver_and_test_event(ada, receiver, django_capture_on_commit_callba
     assert json.loads(receiver.received[-1]["body"])["event"] == "webhook.test"
     Webhook(endpoint["secret"]).verify(receiver.received[-1]["body"],
                                        receiver.received[-1]["headers"])  # fmt: skip
+
+
+def test_a_burst_is_sent_concurrently_each_delivery_once(
+    ada, receiver, django_capture_on_commit_callbacks
+):
+    """Events recorded together: one dispatch pass takes them all, one delivery task sends a
+    batch at once (a thread each), and the other tasks find their delivery sent already."""
+    endpoint_for(ada, receiver.url)
+    receiver.delay = 0.2
+    with django_capture_on_commit_callbacks(execute=True):
+        sent = [
+            events.event_record(
+                user=ada,
+                payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0),
+            )
+            for _ in range(20)
+        ]
+    ids = sorted(request["headers"]["webhook-id"] for request in receiver.received)
+    assert ids == sorted(str(event.id) for event in sent)  # every event once, none twice
+    assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
+    assert receiver.peak > 1  # sent side by side, not one after the other
