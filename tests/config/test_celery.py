@@ -41,7 +41,7 @@ def test_a_worker_keeps_its_connection_pool_across_tasks():
     each task; here it never reaches its closing, and each task hands its connection back the
     way a request does (close_old_connections around it)."""
     from celery import signals
-    from celery.fixups.django import DjangoWorkerFixup
+    from celery.fixups.django import DjangoWorkerFixup  # type: ignore[attr-defined]
 
     from config.celery_app import _connections_handed_back
 
