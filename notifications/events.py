@@ -7,6 +7,7 @@ emitters (billing, aitools, the social hub) call the builder and hand its `Paylo
 fans it out to the consumers once that transaction commits (notifications/outbox.py).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
@@ -14,6 +15,7 @@ from typing import Any, TypedDict
 from accounts.models import User
 from config.tasks import enqueue_on_commit
 from notifications.models import OutboxEvent
+from notifications.outbox import DISPATCH_BATCH
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +170,26 @@ EVENTS = frozenset(
         "credits.depleted",
     }
 )
+
+
+def events_record_many(*, items: Sequence[tuple[Any, Payload]]) -> list[OutboxEvent]:
+    """Record several events, (user id, payload) each, in one INSERT in the caller's
+    transaction. One dispatch is queued per DISPATCH_BATCH of them: a dispatch pass takes its
+    own event and the oldest others waiting, so these passes take them all (and the sweeper
+    would catch one that a concurrent pass left behind)."""
+    from notifications.tasks import outbox_dispatch_task
+
+    for _, payload in items:
+        if payload.event not in EVENTS:
+            raise ValueError(f"Unknown event {payload.event!r}")
+    rows = OutboxEvent.objects.bulk_create(
+        [OutboxEvent(event=payload.event, user_id=user_id, data=payload.data)
+         for user_id, payload in items]
+    )  # fmt: skip
+    sequences = sorted(row.sequence for row in rows)  # set by the INSERT's RETURNING
+    for sequence in sequences[::DISPATCH_BATCH]:
+        enqueue_on_commit(outbox_dispatch_task, sequence=sequence)
+    return rows
 
 
 def event_record(*, user: User | Any, payload: Payload) -> OutboxEvent:

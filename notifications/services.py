@@ -1,11 +1,13 @@
-"""Writes on notifications; notify() and notify_bulk() are the one way every app creates them.
+"""Writes on notifications; notify(), notify_many() and notify_bulk() are the one way every app
+creates them.
 
 Every write also moves the user's NotificationCounter in the same transaction, so totals are
 read, never counted.
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
@@ -68,6 +70,40 @@ def notify(
         )
         _counters_add(Counter({user.pk: 1}))
     return notification
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationDraft:
+    """One notification to create with notify_many()."""
+
+    user_id: Any
+    type: NotificationType | str
+    title: str
+    message: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def notify_many(*, drafts: Sequence[NotificationDraft]) -> list[Notification]:
+    """Several notifications, to one user or many, in one INSERT with their counters, in the
+    caller's transaction (a batch of results settled together)."""
+    rows = []
+    for draft in drafts:
+        kind = NotificationType(draft.type)
+        rows.append(
+            Notification(
+                user_id=draft.user_id,
+                type=kind,
+                category=CATEGORY_OF_TYPE[kind],
+                title=draft.title[:200],
+                message=draft.message[:2000],
+                metadata=draft.metadata,
+            )
+        )
+    if rows:
+        with transaction.atomic(savepoint=False):
+            Notification.objects.bulk_create(rows)
+            _counters_add(Counter(str(row.user_id) for row in rows))
+    return rows
 
 
 def notify_bulk(

@@ -158,25 +158,46 @@ def _provider_set(post: Post, record_providers: Iterable[str] = ()) -> str:
     return f"|{'|'.join(providers)}|" if providers else ""
 
 
+_COUNTS = {
+    "total": Count("id", filter=~Q(status=RecordStatus.CANCELLED)),
+    "open": Count("id", filter=Q(status__in=OPEN_STATUSES)),
+    "published": Count("id", filter=Q(status=RecordStatus.PUBLISHED)),
+}
+
+
+def _derived(counts: dict[str, int] | None) -> str:
+    """Draft with no records, Scheduled while any waits or publishes, then Published,
+    PartiallyPublished or Failed (cancelled records do not count)."""
+    if not counts or not counts["total"]:
+        return PostStatus.DRAFT
+    if counts["open"]:
+        return PostStatus.SCHEDULED
+    if counts["published"] == counts["total"]:
+        return PostStatus.PUBLISHED
+    return PostStatus.PARTIALLY_PUBLISHED if counts["published"] else PostStatus.FAILED
+
+
+def posts_outcome_refresh(post_ids: Iterable[Any]) -> None:
+    """post_status_refresh(providers_changed=False) for the posts of a batch of results: one
+    aggregate for them all, then one UPDATE per status they end in (most often one)."""
+    ids = set(post_ids)
+    counts = {
+        row["post_id"]: row
+        for row in ScheduledRecord.objects.filter(post_id__in=ids)
+        .values("post_id")
+        .annotate(**_COUNTS)
+    }
+    by_status: dict[str, list[Any]] = {}
+    for post_id in ids:
+        by_status.setdefault(_derived(counts.get(post_id)), []).append(post_id)
+    for status, same in sorted(by_status.items()):
+        Post.objects.filter(pk__in=same).update(status=status)
+
+
 def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str | None:
-    """Derive the post's status from its records (cancelled ones do not count): Draft with
-    none, Scheduled while any waits or publishes, then Published, PartiallyPublished or
-    Failed. Call inside the transaction that changed a record."""
-    counts = ScheduledRecord.objects.filter(post_id=post_id).aggregate(
-        total=Count("id", filter=~Q(status=RecordStatus.CANCELLED)),
-        open=Count("id", filter=Q(status__in=OPEN_STATUSES)),
-        published=Count("id", filter=Q(status=RecordStatus.PUBLISHED)),
-    )
-    if not counts["total"]:
-        status = PostStatus.DRAFT
-    elif counts["open"]:
-        status = PostStatus.SCHEDULED
-    elif counts["published"] == counts["total"]:
-        status = PostStatus.PUBLISHED
-    elif counts["published"]:
-        status = PostStatus.PARTIALLY_PUBLISHED
-    else:
-        status = PostStatus.FAILED
+    """Derive the post's status from its records (_derived). Call inside the transaction that
+    changed a record."""
+    status = _derived(ScheduledRecord.objects.filter(post_id=post_id).aggregate(**_COUNTS))
     if not providers_changed:  # a record's outcome: its target was counted when it was made
         return status if Post.objects.filter(pk=post_id).update(status=status) else None
     post = Post.objects.filter(pk=post_id).only("platforms").first()

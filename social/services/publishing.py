@@ -2,9 +2,10 @@
 
 A record arrives claimed: `Publishing`, with a lease (`lease_expires_at`, after which the
 scheduler may reclaim it) and a claim token (`claim`) that fences its result. The provider
-calls run concurrently in threads that touch no database; their results are settled one by
-one in the calling thread, each in a short transaction that writes the record, the post's
-derived status, the notification and the outbox event together. A result whose claim was lost
+calls run concurrently in threads that touch no database; their results are settled in the
+calling thread as the calls end, those that ended together in one short transaction that
+writes each record, then the posts' derived statuses, the notifications and the outbox events
+of the batch in a few statements for all of them. A result whose claim was lost
 (the record was reclaimed after its lease ran out, or the post deleted) changes nothing.
 
 Attempts (social.md section 5): 3 per record. A transient failure with attempts left and
@@ -28,18 +29,14 @@ from django.utils import timezone
 from config import outbound
 from notifications import events
 from notifications.models import NotificationType
+from notifications.services import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.providers import PLATFORMS
 from social.providers.base import Attempt, Credentials, Published
 from social.selectors import settings_for
-from social.services.accounts import (
-    account_mark_expired,
-    credentials_keep,
-    notify_preferring,
-    sessions_open,
-)
+from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.composition import Draft, compose
-from social.services.posts import draft_of, post_status_refresh
+from social.services.posts import draft_of, posts_outcome_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -119,8 +116,8 @@ def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list
                 batch = indexes[start : start + SETTLE_BATCH]
                 try:
                     with transaction.atomic():
-                        for index in batch:
-                            outcomes[index] = _settle(jobs[index])
+                        settled = _settle([jobs[index] for index in batch])
+                    outcomes.update(zip(batch, settled, strict=True))
                 except DatabaseError:
                     # Nothing of the batch was written: each record on its own instead.
                     logger.warning("Settling %s results together failed; one by one", len(batch))
@@ -138,7 +135,8 @@ def _settle_alone(job: Job) -> Outcome:
                 "lease_expires_at"]
     )  # fmt: skip
     try:
-        return _settle(job)
+        with transaction.atomic():
+            return _settle([job])[0]
     except DatabaseError:
         logger.exception("Settling record %s failed: its lease will bring it back", job.record.pk)
         record = job.record
@@ -185,7 +183,21 @@ def _backoff(attempts: int, error: outbound.OutboundError) -> timedelta:
     return timedelta(seconds=max(delay, error.retry_after or 0))
 
 
-def _settle(job: Job) -> Outcome:
+def _settle(jobs: list[Job]) -> list[Outcome]:
+    """Write a batch of results in the caller's transaction: each record (fenced by its
+    claim), then, for those still this run's, their posts' derived statuses, the
+    notifications and the events, in a few statements for the whole batch."""
+    won = [_result(job) for job in jobs]
+    ended = [job for job, mine in zip(jobs, won, strict=True) if mine]
+    if ended:
+        posts_outcome_refresh(job.record.post_id for job in ended)
+        _announce(ended)
+    return [_outcome(job, mine) for job, mine in zip(jobs, won, strict=True)]
+
+
+def _result(job: Job) -> bool:
+    """Write one attempt's result to its record, fenced by the record's claim; whether it
+    was still this run's to write."""
     record, error, now = job.record, job.error, timezone.now()
     attempts = record.attempts + 1
     entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat()}
@@ -239,26 +251,28 @@ def _settle(job: Job) -> Outcome:
         entry.update(outcome="error", error=error.message, status=error.status,
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
     changes["history"] = [*record.history, entry]
-    with transaction.atomic(savepoint=False):  # the caller's batch transaction, if any
-        if isinstance(error, outbound.AuthenticationError):
-            account_mark_expired(account=record.account, reason=error.message)
-        won = ScheduledRecord.objects.filter(
-            pk=record.pk, status=RecordStatus.PUBLISHING, claim=record.claim
-        ).update(**changes)
-        if won:
-            for name, value in changes.items():
-                setattr(record, name, value)
-            post_status_refresh(record.post_id, providers_changed=False)
-            _announce(record, job.preferences)
+    if isinstance(error, outbound.AuthenticationError):
+        account_mark_expired(account=record.account, reason=error.message)
+    won = ScheduledRecord.objects.filter(
+        pk=record.pk, status=RecordStatus.PUBLISHING, claim=record.claim
+    ).update(**changes)
     if not won:
         logger.warning("Record %s: result of a lost lease discarded", record.pk)
+        return False
+    for name, value in changes.items():
+        setattr(record, name, value)
+    return True
+
+
+def _outcome(job: Job, won: bool) -> Outcome:
+    record = job.record
     return Outcome(
         record_id=str(record.pk),
         post_id=str(record.post_id),
         account_id=str(record.account_id),
         provider=record.provider,
         status=record.status if won else "Lost",
-        success=bool(won) and record.status == RecordStatus.PUBLISHED,
+        success=won and record.status == RecordStatus.PUBLISHED,
         url=record.url,
         provider_post_id=record.provider_post_id,
         error_code=record.error_code if won else "lease_lost",
@@ -268,60 +282,49 @@ def _settle(job: Job) -> Outcome:
     )
 
 
-def _announce(record: ScheduledRecord, preferences: SocialSettings) -> None:
-    """The notification (as the user's preferences say) and the event (always) of an ended
-    record, in the transaction that ended it."""
-    name = PLATFORMS[record.provider].name
-    post_id, user = str(record.post_id), record.user
-    if record.status == RecordStatus.PUBLISHED:
-        notify_preferring(
-            user=user,
-            preference="postPublished",
-            preferences=preferences,
-            type=NotificationType.POST_PUBLISHED,
-            title=f"Published on {name}",
-            message=f"Your post is live on {name}: {record.url}".rstrip(": "),
-            metadata={"postId": post_id, "platform": record.provider, "url": record.url,
-                      "recordId": str(record.pk)},
-        )  # fmt: skip
-        events.event_record(
-            user=user,
-            payload=events.post_published(
-                post_id=post_id,
-                record_id=str(record.pk),
-                account_id=str(record.account_id),
-                platform=record.provider,
-                post_url=record.url,
+def _announce(jobs: list[Job]) -> None:
+    """The notifications (as each user's preferences say) and the events (always) of the
+    records that ended, in the transaction that ended them."""
+    drafts: list[NotificationDraft] = []
+    emitted: list[tuple[Any, events.Payload]] = []
+    for job in jobs:
+        record = job.record
+        name = PLATFORMS[record.provider].name
+        post_id = str(record.post_id)
+        if record.status == RecordStatus.PUBLISHED:
+            if job.preferences.wants("postPublished"):
+                drafts.append(NotificationDraft(
+                    user_id=record.user_id, type=NotificationType.POST_PUBLISHED,
+                    title=f"Published on {name}",
+                    message=f"Your post is live on {name}: {record.url}".rstrip(": "),
+                    metadata={"postId": post_id, "platform": record.provider, "url": record.url,
+                              "recordId": str(record.pk)},
+                ))  # fmt: skip
+            emitted.append((record.user_id, events.post_published(
+                post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
+                platform=record.provider, post_url=record.url,
                 provider_post_id=record.provider_post_id,
                 published_at=record.published_at or timezone.now(),
-            ),
-        )
-    elif record.status in (RecordStatus.FAILED, RecordStatus.UNCONFIRMED):
-        message = (
-            f"We could not confirm whether your post appeared on {name}: check your profile "
-            "there before posting it again."
-            if record.status == RecordStatus.UNCONFIRMED
-            else f"Your post could not be published on {name}: {record.error}"
-        )
-        notify_preferring(
-            user=user,
-            preference="postFailed",
-            preferences=preferences,
-            type=NotificationType.POST_FAILED,
-            title=f"Not published on {name}",
-            message=message,
-            metadata={"postId": post_id, "platform": record.provider, "error": record.error,
-                      "attempts": record.attempts, "recordId": str(record.pk),
-                      "unconfirmed": record.status == RecordStatus.UNCONFIRMED},
-        )  # fmt: skip
-        events.event_record(
-            user=user,
-            payload=events.post_failed(
-                post_id=post_id,
-                record_id=str(record.pk),
-                account_id=str(record.account_id),
-                platform=record.provider,
-                error=record.error,
-                retry_count=record.attempts,
-            ),
-        )
+            )))  # fmt: skip
+        elif record.status in (RecordStatus.FAILED, RecordStatus.UNCONFIRMED):
+            message = (
+                f"We could not confirm whether your post appeared on {name}: check your "
+                "profile there before posting it again."
+                if record.status == RecordStatus.UNCONFIRMED
+                else f"Your post could not be published on {name}: {record.error}"
+            )
+            if job.preferences.wants("postFailed"):
+                drafts.append(NotificationDraft(
+                    user_id=record.user_id, type=NotificationType.POST_FAILED,
+                    title=f"Not published on {name}", message=message,
+                    metadata={"postId": post_id, "platform": record.provider,
+                              "error": record.error, "attempts": record.attempts,
+                              "recordId": str(record.pk),
+                              "unconfirmed": record.status == RecordStatus.UNCONFIRMED},
+                ))  # fmt: skip
+            emitted.append((record.user_id, events.post_failed(
+                post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
+                platform=record.provider, error=record.error, retry_count=record.attempts,
+            )))  # fmt: skip
+    notify_many(drafts=drafts)
+    events.events_record_many(items=emitted)

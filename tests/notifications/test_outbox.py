@@ -259,3 +259,16 @@ def test_a_batch_consumer_gets_a_pass_at_once_and_a_failed_batch_is_retried_alon
     for row in rows:
         assert outbox.outbox_process(consumption_id=row.pk) == "done"
     assert sorted(alone) == [event.sequence for event in second]
+
+
+def test_events_recorded_together_are_each_dispatched_once(ada, received, committed):
+    """events_record_many: one INSERT, one dispatch queued per DISPATCH_BATCH events, and
+    every event still reaches the consumer exactly once."""
+    payload = events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
+    count = 2 * outbox.DISPATCH_BATCH + 50
+    with committed() as callbacks:
+        recorded = events.events_record_many(items=[(ada.pk, payload)] * count)
+    assert len(callbacks) == 3  # the dispatches queued on commit
+    assert sorted(received) == sorted(event.sequence for event in recorded)
+    assert not OutboxEvent.objects.filter(dispatched_at__isnull=True).exists()
+    assert OutboxConsumption.objects.filter(status="done").count() == count

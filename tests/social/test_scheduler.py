@@ -302,11 +302,11 @@ def test_a_failed_batch_is_settled_record_by_record(ada_client, accounts, provid
     ids = schedule(ada_client, accounts, "mastodon", "bluesky", "devto")
     real, failed = publishing._announce, list[Any]()
 
-    def announce_failing_once(record: Any, preferences: Any) -> None:
+    def announce_failing_once(jobs: Any) -> None:
         if not failed:
-            failed.append(record.pk)
+            failed.append(jobs[0].record.pk)
             raise DatabaseError("simulated")
-        real(record, preferences)
+        real(jobs)
 
     monkeypatch.setattr(publishing, "_announce", announce_failing_once)
     monkeypatch.setattr(publishing, "SETTLE_BATCH", 10)
