@@ -3,21 +3,24 @@
 Ordinary API requests are short and synchronous: they go to Django's WSGI handler on a fixed
 pool of threads (a2wsgi), exactly as a threaded WSGI server would run them, so their thread,
 database connection and health-probe connection are reused from one request to the next.
-Long-lived streams (the live feed's Server-Sent Events) go to Django's ASGI handler, where an
-async view waits on the event loop and holds no thread and no database connection while it
-waits. Measured: Django's ASGI handler alone costs a thread per request (its per-request
-thread-sensitive context) and tripled the latency of every ordinary request (bench/health.py),
-which is why it serves only the paths that need it.
+Long-lived streams (the live feed's Server-Sent Events) go to the live feed's own ASGI
+application (notifications/livefeed_stream.py), which waits on the event loop and holds no
+thread and no database connection while it waits. Not through Django's ASGI handler: it costs
+a thread per open request (its per-request thread-sensitive context, for the request signals
+and sync middleware), and it tripled the latency of every ordinary request (bench/health.py).
 """
 
 import os
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
-from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+
+_requests_app = get_wsgi_application()  # sets Django up before the live feed is imported
+
+from notifications.livefeed_stream import closing_on_exit, stream_app  # noqa: E402
 
 # Paths served asynchronously; everything else is a short request for the thread pool.
 ASYNC_PATHS = frozenset({"/api/events/stream", "/api/v1/events/stream"})
@@ -25,13 +28,15 @@ ASYNC_PATHS = frozenset({"/api/events/stream", "/api/v1/events/stream"})
 # calls (publish now, AI generation) hold a thread each, so this is more than the cores.
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
-_streams = get_asgi_application()
-_requests = WSGIMiddleware(get_wsgi_application(), workers=WEB_THREADS)  # type: ignore[arg-type]
+_requests = WSGIMiddleware(_requests_app, workers=WEB_THREADS)  # type: ignore[arg-type]
+# The server (uvicorn) has installed its signal handlers when it loads this module: the
+# streams close first on a stop, so its graceful wait is not spent on them.
+closing_on_exit()
 
 
 # Typed loosely: Django and a2wsgi each declare the ASGI callables in their own incompatible way.
 async def application(scope: Any, receive: Any, send: Any) -> None:
     if scope["type"] == "http" and scope["path"] in ASYNC_PATHS:
-        await _streams(scope, receive, send)
+        await stream_app(scope, receive, send)
     else:
         await _requests(scope, receive, send)

@@ -76,6 +76,11 @@ app.conf.update(
             "task": "notifications.tasks.webhook_purge_task",
             "schedule": crontab(minute=29, hour=4),
         },
+        # The live feed keeps an hour of events for reconnects.
+        "notifications-livefeed-purge": {
+            "task": "notifications.tasks.livefeed_purge_task",
+            "schedule": crontab(minute="*/10"),
+        },
         "accounts-purge-magic-links": {
             "task": "accounts.tasks.purge_magic_links_task",
             "schedule": crontab(minute=41),

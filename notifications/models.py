@@ -301,3 +301,48 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status_code or self.error} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class LiveEventKind(models.TextChoices):
+    NOTIFICATION = "notification"
+    POST = "post"
+    CREDITS = "credits"
+
+
+class LiveEvent(models.Model):
+    """One event of a user's live feed (`GET /api/events/stream`), written in the transaction
+    of the change it describes. Its id is the stream's `id:`; a reconnect with Last-Event-ID
+    reads what it missed from here. Kept LIVEFEED_RETENTION_SECONDS (an hour)."""
+
+    id = models.BigAutoField(primary_key=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,  # the (user, id) index leads with user
+    )
+    kind = models.CharField(max_length=16, choices=LiveEventKind.choices)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "id"], name="live_event_user_id_idx"),
+            models.Index(fields=["created_at"], name="live_event_created_idx"),  # retention
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.id}"
+
+
+class LiveTicket(models.Model):
+    """A single-use, short-lived ticket for `EventSource`, which cannot send headers. Only its
+    SHA-256 is stored."""
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    expires_at = models.DateTimeField(db_index=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"ticket of {self.user_id}"

@@ -16,6 +16,7 @@ from django.db.models import Count, F, Q
 
 from accounts.models import User
 from notifications.errors import NotificationNotFound
+from notifications.livefeed import live_notifications
 from notifications.models import (
     CATEGORY_OF_TYPE,
     Notification,
@@ -69,6 +70,7 @@ def notify(
             metadata=metadata or {},
         )
         _counters_add(Counter({user.pk: 1}))
+        live_notifications([notification])
     return notification
 
 
@@ -103,6 +105,7 @@ def notify_many(*, drafts: Sequence[NotificationDraft]) -> list[Notification]:
         with transaction.atomic(savepoint=False):
             Notification.objects.bulk_create(rows)
             _counters_add(Counter(str(row.user_id) for row in rows))
+            live_notifications(rows)
     return rows
 
 
@@ -125,6 +128,7 @@ def notify_bulk(
         with transaction.atomic(savepoint=False):
             Notification.objects.bulk_create(batch)
             _counters_add(Counter(str(n.user_id) for n in batch))
+            live_notifications(batch)
 
     for user_id in user_ids:
         batch.append(

@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 from celery import shared_task
 
+from notifications.livefeed import live_purge
 from notifications.outbox import outbox_dispatch, outbox_process, outbox_purge, outbox_sweep
 from notifications.webhooks import deliveries_purge, deliveries_send, deliveries_sweep
 
@@ -42,3 +43,8 @@ def webhook_sweep_task() -> int:
 @shared_task(acks_late=True)
 def webhook_purge_task() -> int:
     return deliveries_purge()
+
+
+@shared_task(acks_late=True)
+def livefeed_purge_task() -> int:
+    return live_purge()

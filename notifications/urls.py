@@ -2,9 +2,14 @@
 
 from django.urls import path
 
-from notifications import api, webhook_api
+from notifications import api, livefeed_api, webhook_api
+from notifications.livefeed_stream import StreamView
 
 urlpatterns = [
+    path("events/ticket", livefeed_api.TicketView.as_view(), name="events-ticket"),
+    # Served by notifications.livefeed_stream.stream_app under ASGI (config/asgi.py); this
+    # route serves the development server and the test client.
+    path("events/stream", StreamView.as_view(), name="events-stream"),
     path("notifications", api.NotificationListView.as_view(), name="notifications-list"),
     path(
         "notifications/unread",

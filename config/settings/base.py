@@ -255,6 +255,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "PREPROCESSING_HOOKS": ["config.api.schema.drop_versioned_duplicates"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "notifications.livefeed_api.document_stream",  # the live feed's stream: no DRF view
+    ],
     "ENUM_NAME_OVERRIDES": {
         "ConnectionStateEnum": ["connected", "disconnected"],
         "GigStatusEnum": "aitools.models.GigStatus",
@@ -387,6 +391,12 @@ WEBHOOK_RETRY_SCHEDULE = [
 ]
 WEBHOOK_DISABLE_AFTER_FAILURES = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=5)
 WEBHOOK_RETENTION_DAYS = env.int("WEBHOOK_RETENTION_DAYS", default=30)
+# The live feed (docs/live-feed.md).
+LIVEFEED_HEARTBEAT_SECONDS = env.float("LIVEFEED_HEARTBEAT_SECONDS", default=15.0)
+LIVEFEED_MAX_STREAMS_PER_USER = env.int("LIVEFEED_MAX_STREAMS_PER_USER", default=5)
+LIVEFEED_RETENTION_SECONDS = env.int("LIVEFEED_RETENTION_SECONDS", default=3600)
+LIVEFEED_POLL_SECONDS = env.float("LIVEFEED_POLL_SECONDS", default=0.5)  # without Redis
+LIVEFEED_TICKET_SECONDS = 60
 # Idempotency-Key: responses kept this long; a first request silent this long is taken over.
 IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
 IDEMPOTENCY_ABANDONED_SECONDS = 15 * 60

@@ -17,7 +17,7 @@ from config.api.envelope import Envelope
 from social.api.filters import RangeFilter
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
 from social.selectors import post_list, post_total, record_calendar, with_records
-from social.services.posts import post_delete, post_save, user_post
+from social.services.posts import post_delete, post_save, record_data, user_post
 from social.services.publishing import Outcome
 from social.services.scheduling import (
     publish_now,
@@ -65,20 +65,7 @@ class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
         )
 
     def to_representation(self, record: ScheduledRecord) -> dict[str, Any]:
-        return {
-            "id": str(record.id),
-            "postId": str(record.post_id),
-            "accountId": str(record.account_id),
-            "provider": record.provider,
-            "scheduled_time": _iso(record.scheduled_time),
-            "status": record.status,
-            "attempts": record.attempts,
-            "next_attempt_at": _iso(record.next_attempt_at),
-            "published_at": _iso(record.published_at),
-            "url": record.url,
-            "providerPostId": record.provider_post_id,
-            "error": record.error,
-        }
+        return record_data(record)
 
 
 class PostSerializer(serializers.ModelSerializer[Post]):

@@ -9,6 +9,8 @@ from django.db.models import Count, F, Q
 
 from accounts.models import User
 from config.errors import ValidationFailed
+from notifications.livefeed import live_publish_many
+from notifications.models import LiveEventKind
 from social.errors import PostAlreadyPublished, PostNotFound
 from social.models import (
     OPEN_STATUSES,
@@ -177,6 +179,46 @@ def _derived(counts: dict[str, int] | None) -> str:
     return PostStatus.PARTIALLY_PUBLISHED if counts["published"] else PostStatus.FAILED
 
 
+def _iso(moment: Any) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def record_data(record: ScheduledRecord) -> dict[str, Any]:
+    """A scheduled record as the API and the live feed show it."""
+    return {
+        "id": str(record.id),
+        "postId": str(record.post_id),
+        "accountId": str(record.account_id),
+        "provider": record.provider,
+        "scheduled_time": _iso(record.scheduled_time),
+        "status": record.status,
+        "attempts": record.attempts,
+        "next_attempt_at": _iso(record.next_attempt_at),
+        "published_at": _iso(record.published_at),
+        "url": record.url,
+        "providerPostId": record.provider_post_id,
+        "error": record.error,
+    }
+
+
+def posts_live(post_ids: Iterable[Any]) -> None:
+    """The live feed's `post` event of each of these posts, `{postId, status,
+    scheduledRecords}`, in the caller's transaction (two reads for them all)."""
+    ids = set(post_ids)
+    if not ids:
+        return
+    records: dict[Any, list[dict[str, Any]]] = {post_id: [] for post_id in ids}
+    for record in ScheduledRecord.objects.filter(post_id__in=ids).order_by("created_at", "id"):
+        records[record.post_id].append(record_data(record))
+    live_publish_many(
+        items=[
+            (post.user_id, LiveEventKind.POST,
+             {"postId": str(post.pk), "status": post.status, "scheduledRecords": records[post.pk]})
+            for post in Post.objects.filter(pk__in=ids).only("id", "user_id", "status")
+        ]
+    )  # fmt: skip
+
+
 def posts_outcome_refresh(post_ids: Iterable[Any]) -> None:
     """post_status_refresh(providers_changed=False) for the posts of a batch of results: one
     aggregate for them all, then one UPDATE per status they end in (most often one)."""
@@ -192,6 +234,7 @@ def posts_outcome_refresh(post_ids: Iterable[Any]) -> None:
         by_status.setdefault(_derived(counts.get(post_id)), []).append(post_id)
     for status, same in sorted(by_status.items()):
         Post.objects.filter(pk__in=same).update(status=status)
+    posts_live(ids)
 
 
 def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str | None:
@@ -199,12 +242,17 @@ def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str 
     changed a record."""
     status = _derived(ScheduledRecord.objects.filter(post_id=post_id).aggregate(**_COUNTS))
     if not providers_changed:  # a record's outcome: its target was counted when it was made
-        return status if Post.objects.filter(pk=post_id).update(status=status) else None
-    post = Post.objects.filter(pk=post_id).only("platforms").first()
-    if post is None:  # deleted meanwhile
-        return None
-    providers = ScheduledRecord.objects.filter(post_id=post_id).values_list("provider", flat=True)
-    Post.objects.filter(pk=post_id).update(
-        status=status, provider_set=_provider_set(post, providers)
-    )
+        if not Post.objects.filter(pk=post_id).update(status=status):
+            return None
+    else:
+        post = Post.objects.filter(pk=post_id).only("platforms").first()
+        if post is None:  # deleted meanwhile
+            return None
+        providers = ScheduledRecord.objects.filter(post_id=post_id).values_list(
+            "provider", flat=True
+        )
+        Post.objects.filter(pk=post_id).update(
+            status=status, provider_set=_provider_set(post, providers)
+        )
+    posts_live([post_id])
     return status

@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from social.models import RecordStatus, ScheduledRecord
-from social.services.posts import post_status_refresh
+from social.services.posts import post_status_refresh, posts_live
 from social.services.publishing import Outcome, records_attempt
 
 logger = logging.getLogger(__name__)
@@ -97,6 +97,11 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
             return []
         ScheduledRecord.objects.filter(pk__in=ids, status=RecordStatus.SCHEDULED).update(
             status=RecordStatus.PUBLISHING, lease_expires_at=lease, claim=token, updated_at=now
+        )
+        posts_live(
+            ScheduledRecord.objects.filter(claim=token, pk__in=ids).values_list(
+                "post_id", flat=True
+            )
         )
     return list(
         ScheduledRecord.objects.filter(claim=token, status=RecordStatus.PUBLISHING)

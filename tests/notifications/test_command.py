@@ -21,9 +21,10 @@ def send(*args: str) -> str:
 def test_to_all_users_in_batches(django_assert_max_num_queries):
     User.objects.bulk_create([User(email=f"u{i:04d}@example.com") for i in range(2500)])
     # One SELECT of the user ids, then three batches (1000, 1000, 500), each a few statements
-    # whatever its size (the INSERTs as the backend splits them): 10 on PostgreSQL.
+    # whatever its size (the INSERTs as the backend splits them, the live feed's events
+    # included): 13 on PostgreSQL, 54 on SQLite (at most 999 parameters a statement).
     budget = 1 + statements_for(2500, 1000)
-    assert budget <= 45
+    assert budget <= 60
     with django_assert_max_num_queries(budget):
         out = send(
             "--all", "--title", "Maintenance", "--message", "Tonight.", "--batch-size", "1000"

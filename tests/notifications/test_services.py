@@ -7,7 +7,13 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from accounts.models import User
-from notifications.models import Category, Notification, NotificationCounter, NotificationType
+from notifications.models import (
+    Category,
+    LiveEvent,
+    Notification,
+    NotificationCounter,
+    NotificationType,
+)
 from notifications.services import notify, notify_bulk, system_alert_send
 from tests.notifications.conftest import as_json
 
@@ -37,11 +43,15 @@ def _inserts(model: Any, rows: int) -> int:
 def statements_for(rows: int, batch_size: int) -> int:
     """Statements notify_bulk needs for `rows` distinct users in batches of `batch_size`, as
     the backend splits INSERTs: per batch, the notifications' INSERT, the counters' INSERT
-    (missing rows only) and one counter UPDATE."""
+    (missing rows only), one counter UPDATE and the live feed's events' INSERT."""
     full, rest = divmod(rows, batch_size)
     sizes = [batch_size] * full + ([rest] if rest else [])
     return sum(
-        _inserts(Notification, size) + _inserts(NotificationCounter, size) + 1 for size in sizes
+        _inserts(Notification, size)
+        + _inserts(NotificationCounter, size)
+        + 1
+        + _inserts(LiveEvent, size)
+        for size in sizes
     )
 
 

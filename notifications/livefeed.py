@@ -1,0 +1,163 @@
+"""The live feed's writing side (docs/live-feed.md): each user's stream events, written in the
+transaction of the change they describe and announced across processes when it commits.
+
+`live_publish_many` inserts `LiveEvent` rows (their ids are the stream's `id:` lines, and a
+reconnect with Last-Event-ID reads what it missed from them) and, on commit, publishes them on
+the Redis channel `CHANNEL` when REDIS_URL is set, one pipeline round trip for the batch. The
+streams (notifications/livefeed_stream.py) listen on that channel; without Redis they poll
+the table instead. A rolled-back change publishes nothing.
+
+Emitters: notifications (every notification created), billing (every balance move), the
+social hub (every scheduled record's status change). Lower apps never import this module's
+callers; they call it.
+"""
+
+import hashlib
+import json
+import logging
+import secrets
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from accounts.models import User
+from config.redis import get_redis
+from notifications.models import LiveEvent, LiveEventKind, LiveTicket, Notification
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "livefeed"
+TICKET_PREFIX = "evt_"
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def notification_data(notification: Notification) -> dict[str, Any]:
+    """The notification as `GET /api/notifications` shows it."""
+    return {
+        "id": str(notification.id),
+        "user_id": str(notification.user_id),
+        "title": notification.title,
+        "message": notification.message,
+        "category": notification.category,
+        "type": notification.type,
+        "read": notification.read,
+        "metadata": notification.metadata,
+        "created_at": _iso(notification.created_at),
+    }
+
+
+def message_of(event: LiveEvent) -> str:
+    """An event as it travels on the channel (and as the stream's poller rebuilds it)."""
+    return json.dumps(
+        {"id": event.id, "user": str(event.user_id), "kind": event.kind, "data": event.data},
+        separators=(",", ":"),
+    )
+
+
+def live_publish(*, user_id: Any, kind: LiveEventKind, data: dict[str, Any]) -> None:
+    live_publish_many(items=[(user_id, kind, data)])
+
+
+def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any]]]) -> None:
+    """Write these (user id, kind, data) events in the caller's transaction; announce them
+    when it commits."""
+    if not items:
+        return
+    rows = LiveEvent.objects.bulk_create(
+        [LiveEvent(user_id=user_id, kind=kind, data=data) for user_id, kind, data in items]
+    )
+    messages = [message_of(row) for row in rows]
+    transaction.on_commit(lambda: _announce(messages))
+
+
+def _announce(messages: list[str]) -> None:
+    if not settings.REDIS_URL:
+        return  # each server process polls the table (LIVEFEED_POLL_SECONDS)
+    try:
+        pipeline = get_redis().pipeline(transaction=False)
+        for message in messages:
+            pipeline.publish(CHANNEL, message)
+        pipeline.execute()
+    except RedisError:
+        # Not lost: the streams' catch-up read of the table finds them (livefeed_stream.py).
+        logger.warning("Live feed: Redis refused %s events; the streams catch up", len(messages))
+
+
+def live_notifications(notifications: Iterable[Notification]) -> None:
+    live_publish_many(
+        items=[(n.user_id, LiveEventKind.NOTIFICATION, notification_data(n)) for n in notifications]
+    )
+
+
+def live_credits(*, user_id: Any, credits_remaining: int) -> None:
+    live_publish(
+        user_id=user_id,
+        kind=LiveEventKind.CREDITS,
+        data={"creditsRemaining": credits_remaining},
+    )
+
+
+# --- Tickets ----------------------------------------------------------------------------------
+
+
+def _digest(ticket: str) -> str:
+    return hashlib.sha256(ticket.encode()).hexdigest()
+
+
+def ticket_issue(*, user: User) -> tuple[str, datetime]:
+    """A single-use ticket for `GET /api/events/stream?ticket=`, good for
+    LIVEFEED_TICKET_SECONDS; only its digest is kept."""
+    ticket = TICKET_PREFIX + secrets.token_urlsafe(32)
+    expires_at = timezone.now() + timedelta(seconds=settings.LIVEFEED_TICKET_SECONDS)
+    LiveTicket.objects.create(digest=_digest(ticket), user=user, expires_at=expires_at)
+    return ticket, expires_at
+
+
+def ticket_redeem(*, ticket: str) -> Any | None:
+    """The user id of an unused, unexpired ticket, now used (one conditional UPDATE: a ticket
+    opens one stream); None for anything else."""
+    if not ticket.startswith(TICKET_PREFIX) or len(ticket) > 100:
+        return None
+    digest, now = _digest(ticket), timezone.now()
+    used = LiveTicket.objects.filter(digest=digest, used_at__isnull=True, expires_at__gt=now)
+    if not used.update(used_at=now):
+        return None
+    return LiveTicket.objects.filter(digest=digest).values_list("user_id", flat=True).first()
+
+
+# --- Reading and upkeep -----------------------------------------------------------------------
+
+
+def events_since(*, user_id: Any, after: int, limit: int = 1000) -> list[LiveEvent]:
+    """The user's events after id `after` within the retention (a reconnect's backlog)."""
+    since = timezone.now() - timedelta(seconds=settings.LIVEFEED_RETENTION_SECONDS)
+    return list(
+        LiveEvent.objects.filter(user_id=user_id, id__gt=after, created_at__gte=since).order_by(
+            "id"
+        )[:limit]
+    )
+
+
+def events_recent(*, after: int, seconds: float, limit: int = 5000) -> list[LiveEvent]:
+    """Everyone's events with an id after `after` or written in the last `seconds` (a
+    transaction that took an id early may commit late: the poller looks back)."""
+    since = timezone.now() - timedelta(seconds=seconds)
+    return list(LiveEvent.objects.filter(Q(id__gt=after) | Q(created_at__gte=since))[:limit])
+
+
+def live_purge() -> int:
+    """Delete events past the retention and tickets long expired; how many events."""
+    now = timezone.now()
+    LiveTicket.objects.filter(expires_at__lt=now - timedelta(hours=1)).delete()
+    cutoff = now - timedelta(seconds=settings.LIVEFEED_RETENTION_SECONDS)
+    deleted, _ = LiveEvent.objects.filter(created_at__lt=cutoff).delete()
+    return deleted

@@ -1,0 +1,377 @@
+"""The live feed's serving side: `GET /api/events/stream` as Server-Sent Events (social.md
+section 8, docs/live-feed.md).
+
+An open stream is an asyncio task on the server's event loop and a queue: no thread, no
+database connection. Each server process has one `Hub`: its open streams by user, and one
+listener that feeds them, subscribed to the Redis channel of notifications/livefeed.py when
+REDIS_URL is set, or polling the `LiveEvent` table every LIVEFEED_POLL_SECONDS otherwise (the
+embedded default, where the worker and the server processes share only the database). The
+database is touched briefly, from the loop's thread pool, to authenticate, to read a
+reconnect's backlog and to poll; connections go back to the pool at once.
+
+`stream_app` is a plain ASGI application, mounted ahead of Django for the stream's paths
+(config/asgi.py): Django's ASGI handler would hold a thread per open request for its
+thread-sensitive context. `StreamView` serves the same stream through Django for the
+development server and the test client.
+"""
+
+import asyncio
+import json
+import logging
+import signal
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
+from django.views import View
+from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken, TokenError
+
+from accounts.authentication import BearerAuthentication
+from config.api.envelope import error_body
+from config.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
+from notifications.livefeed import CHANNEL, events_recent, events_since, message_of
+
+logger = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+CLOSE: Message = {"close": True}  # a stream's queue: end the stream
+QUEUE_LIMIT = 1000  # events waiting for one slow client before its stream is closed
+RECENT_IDS = 20_000  # ids the poller remembers, so a late commit is delivered once
+STREAM_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"x-accel-buffering", b"no"),  # nginx and its kind: pass each event on at once
+    (b"content-encoding", b"identity"),  # never compressed: it would hold events back
+]
+
+
+def _db(function: Callable[..., Any], /, **kwargs: Any) -> Awaitable[Any]:
+    """Run a short database call on the loop's thread pool, its connection given back after."""
+
+    def call() -> Any:
+        try:
+            return function(**kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(call, thread_sensitive=False)()
+
+
+def event_text(message: Message) -> bytes:
+    data = json.dumps(message["data"], separators=(",", ":"), ensure_ascii=False)
+    return f"id: {message['id']}\nevent: {message['kind']}\ndata: {data}\n\n".encode()
+
+
+class Stream:
+    """One open stream: its user and the queue the hub fills."""
+
+    def __init__(self, user_id: str) -> None:
+        self.user_id = user_id
+        self.queue: asyncio.Queue[Message] = asyncio.Queue(maxsize=QUEUE_LIMIT)
+        self._recent: deque[int] = deque(maxlen=256)  # ids sent or queued: each goes once
+
+    def fresh(self, event_id: int) -> bool:
+        """Whether this id is new to the stream (and from now on, known)."""
+        if event_id in self._recent:
+            return False
+        self._recent.append(event_id)
+        return True
+
+    def put(self, message: Message) -> None:
+        if not self.fresh(message["id"]):
+            return
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:  # a client that stopped reading: it reconnects and resumes
+            self.close()
+
+    def close(self) -> None:
+        while True:  # make room for the sentinel: what is dropped is read again on resume
+            try:
+                self.queue.put_nowait(CLOSE)
+                return
+            except asyncio.QueueFull:
+                self.queue.get_nowait()
+
+
+class Hub:
+    """This process's open streams and the listener that feeds them."""
+
+    def __init__(self) -> None:
+        self.streams: dict[str, list[Stream]] = {}
+        self.listener: asyncio.Task[None] | None = None
+        self.shutting_down = False
+        self.subscribed = False
+
+    def open(self, user_id: str) -> Stream:
+        """A new stream for the user; past LIVEFEED_MAX_STREAMS_PER_USER the oldest closes."""
+        loop = asyncio.get_running_loop()
+        if self.listener is not None and self.listener.get_loop() is not loop:
+            self.__init__()  # type: ignore[misc]  # a new event loop (tests): start afresh
+        stream = Stream(user_id)
+        mine = self.streams.setdefault(user_id, [])
+        mine.append(stream)
+        while len(mine) > settings.LIVEFEED_MAX_STREAMS_PER_USER:
+            mine.pop(0).close()
+        if self.listener is None or self.listener.done():
+            self.listener = loop.create_task(self._listen())
+        return stream
+
+    def leave(self, stream: Stream) -> None:
+        mine = self.streams.get(stream.user_id, [])
+        if stream in mine:
+            mine.remove(stream)
+        if not mine:
+            self.streams.pop(stream.user_id, None)
+
+    def deliver(self, message: Message) -> None:
+        for stream in self.streams.get(message["user"], ()):
+            stream.put(message)
+
+    def shutdown(self) -> None:
+        """Close every open stream (the server is stopping): clients reconnect elsewhere."""
+        self.shutting_down = True
+        for streams in list(self.streams.values()):
+            for stream in streams:
+                stream.close()
+
+    @property
+    def count(self) -> int:
+        return sum(len(streams) for streams in self.streams.values())
+
+    async def _listen(self) -> None:
+        listen = self._subscribe if settings.REDIS_URL else self._poll
+        while True:
+            try:
+                await listen()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("Live feed listener failed; restarting in 1 s")
+                await asyncio.sleep(1.0)
+
+    async def _subscribe(self) -> None:
+        """Redis publish/subscribe; after a reconnect, a look at the table catches up."""
+        import redis.asyncio as aioredis
+
+        client = aioredis.from_url(
+            settings.REDIS_URL, socket_connect_timeout=settings.REDIS_SOCKET_CONNECT_TIMEOUT
+        )
+        try:
+            async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                await pubsub.subscribe(CHANNEL)
+                if self.subscribed:  # a reconnect: what was published meanwhile is in the table
+                    await self._catch_up(seconds=30.0)
+                self.subscribed = True
+                while True:
+                    message = await pubsub.get_message(timeout=5.0)
+                    if message is not None:
+                        self.deliver(json.loads(message["data"]))
+        finally:
+            await client.aclose()
+
+    async def _catch_up(self, *, seconds: float) -> None:
+        rows = await _db(events_recent, after=2**62, seconds=seconds)
+        for row in rows:
+            self.deliver(json.loads(message_of(row)))
+
+    async def _poll(self) -> None:
+        """No Redis: read what was written since the last look, and the last few seconds
+        again (an id taken early can commit late); each event delivered once."""
+        seen: deque[int] = deque(maxlen=RECENT_IDS)
+        known: set[int] = set()
+        high = 0
+        lookback = max(5.0, 10 * settings.LIVEFEED_POLL_SECONDS)
+        first = True
+        while True:
+            rows = await _db(events_recent, after=high, seconds=lookback)
+            for row in sorted(rows, key=lambda row: row.id):
+                if row.id in known:
+                    continue
+                if len(seen) == seen.maxlen:
+                    known.discard(seen[0])
+                seen.append(row.id)
+                known.add(row.id)
+                high = max(high, row.id)
+                if not first:  # what existed before this process listened is backlog
+                    self.deliver(json.loads(message_of(row)))
+            first = False
+            await asyncio.sleep(settings.LIVEFEED_POLL_SECONDS)
+
+
+hub = Hub()
+
+
+def _on_exit(previous: Any) -> Callable[[int, Any], None]:
+    def handler(signum: int, frame: Any) -> None:
+        try:
+            asyncio.get_running_loop().call_soon_threadsafe(hub.shutdown)
+        except RuntimeError:
+            hub.shutdown()
+        if callable(previous):
+            previous(signum, frame)
+
+    return handler
+
+
+def closing_on_exit() -> None:
+    """Close the open streams when the server is told to stop, before its graceful wait
+    (called by config.serve in each server process, after uvicorn installed its handlers)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(signum, _on_exit(signal.getsignal(signum)))
+        except ValueError:  # not the main thread: no server runs here
+            return
+
+
+# --- Serving ----------------------------------------------------------------------------------
+
+
+def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, str]:
+    """(user id, error code, error message): the Bearer header, or else the ticket."""
+    from notifications.livefeed import ticket_redeem
+
+    if authorization:
+        auth = BearerAuthentication()
+        try:
+            raw = auth.get_raw_token(authorization.encode())
+            if raw is None:
+                raise AuthenticationFailed(INVALID_TOKEN_MESSAGE)
+            user = auth.get_user(auth.get_validated_token(raw))
+        except (AuthenticationFailed, InvalidToken, TokenError):
+            return None, "invalid_token", INVALID_TOKEN_MESSAGE
+        return str(user.pk), "", ""
+    if ticket:
+        user_id = ticket_redeem(ticket=ticket)
+        if user_id is None:
+            return None, "invalid_ticket", "The ticket is unknown, used or expired."
+        return str(user_id), "", ""
+    return None, "not_authenticated", MISSING_AUTH_MESSAGE
+
+
+def _last_event_id(header: str, query: str) -> int | None:
+    raw = header or query
+    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+
+
+async def events(stream: Stream, last_event_id: int | None) -> AsyncIterator[bytes]:
+    """The stream's bytes: a retry hint, what a reconnect missed, then events as they come
+    and a heartbeat comment every LIVEFEED_HEARTBEAT_SECONDS, until the stream is closed."""
+    yield b"retry: 3000\n\n"
+    if last_event_id is not None:  # the hub already queues new events: no gap, maybe overlap
+        for row in await _db(events_since, user_id=stream.user_id, after=last_event_id):
+            if stream.fresh(row.id):
+                yield event_text(json.loads(message_of(row)))
+    while True:
+        try:
+            message = await asyncio.wait_for(
+                stream.queue.get(), timeout=settings.LIVEFEED_HEARTBEAT_SECONDS
+            )
+        except TimeoutError:
+            yield b": heartbeat\n\n"
+            continue
+        if message is CLOSE:
+            return
+        yield event_text(message)
+
+
+def _cors_headers(origin: str) -> list[tuple[bytes, bytes]]:
+    allow_all = getattr(settings, "CORS_ALLOW_ALL_ORIGINS", False)
+    if origin and (allow_all or origin in settings.CORS_ALLOWED_ORIGINS):
+        return [
+            (b"access-control-allow-origin", origin.encode()),
+            (b"access-control-allow-credentials", b"true"),
+            (b"vary", b"origin"),
+        ]
+    return []
+
+
+async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """`GET /api/events/stream` as a plain ASGI application (see the module's docstring)."""
+    headers = {name.decode().lower(): value.decode("latin-1") for name, value in scope["headers"]}
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    cors = _cors_headers(headers.get("origin", ""))
+
+    async def answer(status: int, body: dict[str, Any] | None, extra: list[Any]) -> None:
+        raw = json.dumps(body).encode() if body is not None else b""
+        kind = [(b"content-type", b"application/json")] if body is not None else []
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [*kind, (b"content-length", str(len(raw)).encode()), *cors,
+                                *extra]})  # fmt: skip
+        await send({"type": "http.response.body", "body": raw})
+
+    if scope["method"] == "OPTIONS":  # a preflight of a fetch()-based client
+        allow = [(b"access-control-allow-methods", b"GET, OPTIONS"),
+                 (b"access-control-allow-headers", b"authorization, last-event-id, cache-control"),
+                 (b"access-control-max-age", b"86400")]  # fmt: skip
+        await answer(204, None, allow if cors else [])
+        return
+    if scope["method"] != "GET":
+        body = error_body(code="method_not_allowed", message="Only GET opens the stream.")
+        await answer(405, body, [(b"allow", b"GET, OPTIONS")])
+        return
+    user_id, code, message = await _db(
+        _authenticate,
+        authorization=headers.get("authorization", ""),
+        ticket=(query.get("ticket") or [""])[0],
+    )
+    if user_id is None or hub.shutting_down:
+        if user_id is None:
+            await answer(401, error_body(code=code, message=message), [])
+        else:
+            body = error_body(code="shutting_down", message="The server is restarting.")
+            await answer(503, body, [(b"retry-after", b"1")])
+        return
+    last = _last_event_id(headers.get("last-event-id", ""), (query.get("lastEventId") or [""])[0])
+    stream = hub.open(user_id)
+    await send({"type": "http.response.start", "status": 200, "headers": [*STREAM_HEADERS, *cors]})
+
+    async def disconnected() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        stream.close()
+
+    watcher = asyncio.get_running_loop().create_task(disconnected())
+    try:
+        async for chunk in events(stream, last):
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except OSError:
+        pass  # the client went away mid-write
+    finally:
+        watcher.cancel()
+        hub.leave(stream)
+
+
+class StreamView(View):
+    """The same stream through Django (the development server and the test client)."""
+
+    async def get(self, request: HttpRequest) -> HttpResponseBase:
+        user_id, code, message = await _db(
+            _authenticate,
+            authorization=request.headers.get("Authorization", ""),
+            ticket=request.GET.get("ticket", ""),
+        )
+        if user_id is None:
+            return JsonResponse(error_body(code=code, message=message), status=401)
+        last = _last_event_id(
+            request.headers.get("Last-Event-ID", ""), request.GET.get("lastEventId", "")
+        )
+        stream = hub.open(user_id)
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                async for chunk in events(stream, last):
+                    yield chunk
+            finally:
+                hub.leave(stream)
+
+        response = StreamingHttpResponse(body(), content_type="text/event-stream; charset=utf-8")
+        for name, value in STREAM_HEADERS[1:]:
+            response[name.decode()] = value.decode()
+        return response
