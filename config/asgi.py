@@ -20,7 +20,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 
 _requests_app = get_wsgi_application()  # sets Django up before the live feed is imported
 
-from notifications.livefeed_stream import closing_on_exit, stream_app  # noqa: E402
+from notifications.livefeed_stream import stream_app  # noqa: E402
 
 # Paths served asynchronously; everything else is a short request for the thread pool.
 ASYNC_PATHS = frozenset({"/api/events/stream", "/api/v1/events/stream"})
@@ -29,9 +29,6 @@ ASYNC_PATHS = frozenset({"/api/events/stream", "/api/v1/events/stream"})
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
 _requests = WSGIMiddleware(_requests_app, workers=WEB_THREADS)  # type: ignore[arg-type]
-# The server (uvicorn) has installed its signal handlers when it loads this module: the
-# streams close first on a stop, so its graceful wait is not spent on them.
-closing_on_exit()
 
 
 # Typed loosely: Django and a2wsgi each declare the ASGI callables in their own incompatible way.

@@ -120,6 +120,7 @@ class Hub:
             mine.pop(0).close()
         if self.listener is None or self.listener.done():
             self.listener = loop.create_task(self._listen())
+            closing_on_exit()
         return stream
 
     def leave(self, stream: Stream) -> None:
@@ -219,9 +220,17 @@ def _on_exit(previous: Any) -> Callable[[int, Any], None]:
     return handler
 
 
+_hooked: list[bool] = []
+
+
 def closing_on_exit() -> None:
     """Close the open streams when the server is told to stop, before its graceful wait
-    (called by config.serve in each server process, after uvicorn installed its handlers)."""
+    would be spent on them. Hooked in front of the server's own handlers when the first
+    stream opens (by then uvicorn has installed them; it restores the earlier ones when it
+    stops), once per process."""
+    if _hooked:
+        return
+    _hooked.append(True)
     for signum in (signal.SIGINT, signal.SIGTERM):
         try:
             signal.signal(signum, _on_exit(signal.getsignal(signum)))

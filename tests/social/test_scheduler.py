@@ -340,3 +340,24 @@ def test_an_account_is_refreshed_once_for_all_its_records_in_a_run(
     }  # fmt: skip
     assert len(providers.bluesky.received("POST", "/xrpc/com.atproto.server.refreshSession")) == 1
     assert SocialAccount.objects.get(provider="bluesky").status == "connected"
+
+
+def test_the_live_feed_sees_each_record_status_change(client, ada_client, accounts, providers):
+    """The stream's `post` events: scheduled, claimed (Publishing), then Published, each with
+    the post's status and its records (social.md section 8)."""
+    from notifications.models import LiveEvent
+
+    (record_id,) = schedule(ada_client, accounts, "mastodon")
+    run(client)
+    posts = [e.data for e in LiveEvent.objects.filter(kind="post").order_by("id")]
+    assert [(p["status"], [r["status"] for r in p["scheduledRecords"]]) for p in posts] == [
+        ("Scheduled", ["Scheduled"]),
+        ("Scheduled", ["Publishing"]),
+        ("Published", ["Published"]),
+    ]
+    published = posts[-1]["scheduledRecords"][0]
+    assert (published["id"], published["url"]) == (record_id, record(record_id).url)
+    user_ids = set(LiveEvent.objects.values_list("user_id", flat=True))
+    assert user_ids == {record(record_id).user_id}
+    kinds = set(LiveEvent.objects.values_list("kind", flat=True))
+    assert kinds >= {"post", "notification"}  # the post_published notification too

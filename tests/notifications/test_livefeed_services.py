@@ -1,0 +1,68 @@
+"""The live feed's services: tickets (single use, 60 seconds, only a digest kept), what a
+reconnect reads (an hour back, the user's own), and the retention purge."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from accounts.services.users import user_create
+from notifications.livefeed import (
+    events_since,
+    live_credits,
+    live_purge,
+    ticket_issue,
+    ticket_redeem,
+)
+from notifications.models import LiveEvent, LiveTicket
+from tests.factories import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ada():
+    return user_create(email="ada@example.com")
+
+
+def test_a_ticket_opens_one_stream_within_a_minute(ada):
+    response = client_for(ada).post("/api/events/ticket")
+    assert response.status_code == 200, response.content
+    ticket = response.json()["data"]["ticket"]
+    stored = LiveTicket.objects.get()
+    assert ticket not in stored.digest  # only the digest is kept
+    assert stored.expires_at - timezone.now() <= timedelta(seconds=60)
+    assert ticket_redeem(ticket=ticket) == ada.pk
+    assert ticket_redeem(ticket=ticket) is None  # used
+
+
+def test_an_expired_or_unknown_ticket_opens_nothing(ada):
+    ticket, _ = ticket_issue(user=ada)
+    LiveTicket.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert ticket_redeem(ticket=ticket) is None
+    assert ticket_redeem(ticket="evt_" + "x" * 43) is None
+    assert ticket_redeem(ticket="not-a-ticket") is None
+
+
+def test_a_ticket_needs_a_signed_in_user(api):
+    assert api.post("/api/events/ticket").status_code == 401
+
+
+def test_a_reconnect_reads_its_own_last_hour(ada):
+    bob = user_create(email="bob@example.com")
+    LiveEvent.objects.all().delete()  # what signing up wrote (the starting credits)
+    live_credits(user_id=ada.pk, credits_remaining=5)
+    live_credits(user_id=bob.pk, credits_remaining=9)
+    first = LiveEvent.objects.filter(user=ada).get()
+    live_credits(user_id=ada.pk, credits_remaining=4)
+    assert [e.data for e in events_since(user_id=ada.pk, after=0)] == [
+        {"creditsRemaining": 5},
+        {"creditsRemaining": 4},
+    ]
+    assert [e.data for e in events_since(user_id=ada.pk, after=first.id)] == [
+        {"creditsRemaining": 4}
+    ]
+    LiveEvent.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    assert [e.data for e in events_since(user_id=ada.pk, after=0)] == [{"creditsRemaining": 4}]
+    assert live_purge() == 1
+    assert LiveEvent.objects.count() == 2
