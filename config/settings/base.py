@@ -289,6 +289,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "processed_folder": str(CELERY_DATA_DIR / "processed"),
         "control_folder": str(CELERY_DATA_DIR / "control"),
         "store_processed": False,
+        # The worker takes a message per process, then looks at the folder again after this
+        # long: at kombu's default (1 s) a task chain (outbox dispatch, delivery) waited a
+        # second per hop and a worker ran two tasks a second.
+        "polling_interval": 0.1,
     }
 )
 # Worker and beat log through LOGGING below, like the web processes: one format, each line once.

@@ -1,0 +1,370 @@
+"""An end-to-end check of the social hub, the scheduler, outgoing webhooks and the live feed,
+through HTTP against a server started the way a newcomer starts it.
+
+Usage (from a checkout; the server command runs in it):
+    python scripts/e2e_check.py [--port 8130] -- make run
+
+It starts a Dev.to stand-in (tests/social/standins.py, stdlib only) and a webhook receiver on
+127.0.0.1, then the server command with DEVTO_API_URL, PAYMENT_WEBHOOK_SECRET and
+OUTBOUND_ALLOW_PRIVATE (the receiver is on loopback) set, and checks, printing one line each:
+a user signs up; a webhook endpoint is created; a live-feed stream opens with a ticket; an AI
+call moves the credits (`credits` on the stream) and sends `generation.completed`; a payment
+webhook creates a notification (`notification` on the stream); a Dev.to account connects; a
+post scheduled a few seconds ahead is published by beat without anyone calling the scheduler
+(`post` events on the stream, `post.scheduled` and `post.published` delivered); spending the
+rest of the credits sends `credits.depleted`; every delivery verifies as docs/webhooks.md
+tells a receiver; a reconnect with Last-Event-ID receives what it missed. Exits non-zero on
+the first failed check; stops the server either way.
+"""
+
+import argparse
+import base64
+import hashlib
+import hmac
+import json
+import os
+import queue
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.social.standins import DEVTO_KEY, DevtoStandIn, serve  # noqa: E402
+
+PASSWORD = "Correct-horse-7"  # noqa: S105 (a throwaway test user's)
+FEED_SECONDS = 1.0  # what the issue asks of the live feed
+
+
+def check(ok: Any, what: str, detail: Any = "") -> None:
+    if not ok:
+        print(f"e2e: FAILED {what}: {detail}", flush=True)
+        raise SystemExit(1)
+    print(f"e2e: ok   {what}", flush=True)
+
+
+class Receiver:
+    """A webhook receiver on loopback: every delivery, verified as docs/webhooks.md says."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[tuple[dict[str, str], bytes]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.deliveries.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def events(self) -> list[str]:
+        return [json.loads(body)["event"] for _, body in self.deliveries]
+
+    def wait_for(self, event: str, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if event in self.events():
+                return True
+            time.sleep(0.2)
+        return False
+
+
+def verified(secret: str, headers: dict[str, str], body: bytes) -> bool:
+    """The receiver's check from docs/webhooks.md: Standard Webhooks and X-Service-Signature."""
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+    standard = any(
+        hmac.compare_digest(part.split(",", 1)[1], expected)
+        for part in headers["webhook-signature"].split()
+    )
+    legacy = hmac.compare_digest(
+        hmac.new(secret.encode(), body, hashlib.sha256).hexdigest(),
+        headers.get("x-service-signature", ""),
+    )
+    return standard and legacy and json.loads(body)["id"] == headers["webhook-id"]
+
+
+class Stream:
+    """A live-feed stream read by a thread; events with their arrival times."""
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
+        request = urllib.request.Request(url, headers=headers or {})  # noqa: S310 (loopback)
+        self.response = urllib.request.urlopen(request, timeout=120)  # noqa: S310 (loopback)
+        self.events: queue.Queue[tuple[float, int, str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        fields: dict[str, str] = {}
+        try:
+            for raw in self.response:
+                line = raw.decode().rstrip("\r\n")
+                if line == "" and "event" in fields:
+                    self.events.put(
+                        (
+                            time.monotonic(),
+                            int(fields["id"]),
+                            fields["event"],
+                            json.loads(fields["data"]),
+                        )
+                    )
+                    fields = {}
+                elif line and not line.startswith(":"):
+                    name, _, value = line.partition(": ")
+                    fields[name] = value
+        except (OSError, ValueError):
+            pass
+
+    def wait(self, predicate: Callable[[str, Any], bool], timeout: float) -> tuple[Any, ...]:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = self.events.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return ()
+            if predicate(item[2], item[3]):
+                return item
+
+    def close(self) -> None:
+        self.response.close()
+
+
+def call(
+    base: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str = "",
+    headers: dict[str, str] | None = None,
+    raw: bytes | None = None,
+) -> tuple[int, Any]:
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request(f"{base}{path}", data=data, method=method)  # noqa: S310
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (loopback)
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None:
+    email = f"e2e-{secrets.token_hex(4)}@example.com"
+    status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
+    check(status == 200, "a user signs up (POST /api/auth/login)", login)
+    token, user_id = login["data"]["token"], login["data"]["user"]["id"]
+
+    events = ["generation.completed", "credits.depleted", "post.scheduled", "post.published"]
+    status, endpoint = call(
+        base, "POST", "/api/webhooks/endpoints", {"url": receiver.url, "events": events}, token
+    )
+    check(status == 200, "a webhook endpoint is created, its secret shown once", endpoint)
+    secret = endpoint["data"]["secret"]
+
+    status, ticket = call(base, "POST", "/api/events/ticket", token=token)
+    check(status == 200, "a live-feed ticket is issued", ticket)
+    stream = Stream(f"{base}/api/events/stream?ticket={ticket['data']['ticket']}")
+    time.sleep(1.0)  # the server process's listener is up
+
+    began = time.monotonic()
+    status, generated = call(
+        base,
+        "POST",
+        "/api/proposal/generate",
+        {"jobDescription": "A Django API for a bakery's orders."},
+        token,
+    )
+    check(status == 200, "an AI call completes", generated)
+    credits = stream.wait(lambda kind, data: kind == "credits", 5)
+    check(
+        credits and credits[0] - began < FEED_SECONDS + 5,
+        f"the stream has the credit change ({credits[3] if credits else None})",
+        credits,
+    )
+    check(
+        receiver.wait_for("generation.completed", 15),
+        "generation.completed is delivered",
+        receiver.events(),
+    )
+
+    payment = {
+        "entity": "event",
+        "event": "payment.failed",
+        "created_at": int(time.time()),
+        "payload": {
+            "payment": {
+                "entity": {
+                    "id": "pay_e2e_1",
+                    "notes": {"user_id": user_id},
+                    "error_code": "BAD_REQUEST_ERROR",
+                    "error_description": "Card declined",
+                }
+            }
+        },
+    }
+    raw = json.dumps(payment).encode()
+    signature = hmac.new(payment_secret.encode(), raw, hashlib.sha256).hexdigest()
+    sent = time.monotonic()
+    status, _ = call(
+        base, "POST", "/api/webhooks/payment", raw=raw, headers={"X-Payment-Signature": signature}
+    )
+    check(status == 200, "a payment webhook is accepted", status)
+    notice = stream.wait(lambda kind, data: kind == "notification", 5)
+    check(
+        notice and notice[0] - sent < FEED_SECONDS,
+        f"the stream has its notification within {FEED_SECONDS:g} s "
+        f"({(notice[0] - sent) * 1000 if notice else 0:.0f} ms)",
+        notice,
+    )
+    last_seen = notice[1]
+
+    status, account = call(
+        base, "POST", "/api/social/connect", {"provider": "devto", "code": DEVTO_KEY}, token
+    )
+    check(status == 200, "a Dev.to account connects (the stand-in)", account)
+    due = datetime.now(UTC) + timedelta(seconds=5)
+    status, scheduled = call(
+        base,
+        "POST",
+        "/api/social/schedule",
+        {
+            "title": "End to end",
+            "content": "Scheduled by the end-to-end check #e2e",
+            "scheduledTime": due.isoformat(),
+            "accountIds": [account["data"]["id"]],
+        },
+        token,
+    )
+    check(status == 200, "a post is scheduled 5 s ahead", scheduled)
+    published = stream.wait(lambda kind, data: kind == "post" and data["status"] == "Published", 40)
+    check(published, "beat's scheduler published it: the stream shows Published", published)
+    record = published[3]["scheduledRecords"][0]
+    at = datetime.fromisoformat(record["published_at"].replace("Z", "+00:00"))
+    lag = datetime.now(UTC) - at
+    check(
+        lag < timedelta(seconds=FEED_SECONDS + 1),
+        f"the stream had it {lag.total_seconds() * 1000:.0f} ms after publishing",
+        record,
+    )
+    check(
+        len(devto.posts) == 1 and record["url"],
+        "the stand-in got one post, with its URL",
+        devto.posts,
+    )
+    check(
+        receiver.wait_for("post.published", 15) and "post.scheduled" in receiver.events(),
+        "post.scheduled and post.published are delivered",
+        receiver.events(),
+    )
+
+    for _ in range(100):  # spend what is left
+        status, answer = call(
+            base,
+            "POST",
+            "/api/proposal/generate",
+            {"jobDescription": "Another one, to use the credits up."},
+            token,
+        )
+        if status != 200:
+            break
+    check(status == 402, "credits run out (402)", answer)
+    check(
+        receiver.wait_for("credits.depleted", 15),
+        "credits.depleted is delivered",
+        receiver.events(),
+    )
+    bad = [body for headers, body in receiver.deliveries if not verified(secret, headers, body)]
+    check(
+        not bad,
+        f"all {len(receiver.deliveries)} deliveries verify (Standard Webhooks and "
+        "X-Service-Signature)",
+        bad[:1],
+    )
+
+    stream.close()
+    payment["payload"]["payment"]["entity"]["id"] = "pay_e2e_2"  # type: ignore[index]
+    raw = json.dumps(payment).encode()
+    signature = hmac.new(payment_secret.encode(), raw, hashlib.sha256).hexdigest()
+    call(base, "POST", "/api/webhooks/payment", raw=raw, headers={"X-Payment-Signature": signature})
+    status, ticket = call(base, "POST", "/api/events/ticket", token=token)
+    resumed = Stream(
+        f"{base}/api/events/stream?ticket={ticket['data']['ticket']}&lastEventId={last_seen}"
+    )
+    missed = resumed.wait(lambda kind, data: kind == "notification", 5)
+    check(
+        missed and missed[1] > last_seen,
+        "a reconnect with Last-Event-ID gets what it missed",
+        missed,
+    )
+    resumed.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=8130)
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
+    args = parser.parse_args()
+    command = [part for part in args.command if part != "--"] or ["make", "run"]
+    receiver = Receiver()
+    payment_secret = secrets.token_hex(16)
+    with serve(DevtoStandIn()) as devto:
+        env = {
+            **os.environ,
+            "PORT": str(args.port),
+            "DEVTO_API_URL": f"{devto.url}/api",
+            "PAYMENT_WEBHOOK_SECRET": payment_secret,
+            "OUTBOUND_ALLOW_PRIVATE": "true",
+        }
+        # The command is the operator's own, from this script's command line.
+        server = subprocess.Popen(command, cwd=Path.cwd(), env=env, start_new_session=True)  # noqa: S603
+        base = f"http://127.0.0.1:{args.port}"
+        try:
+            deadline = time.monotonic() + 600  # a fresh clone installs its virtualenv first
+            while call_quietly(f"{base}/api/v1/health") is None:
+                check(
+                    server.poll() is None and time.monotonic() < deadline,
+                    "the server starts",
+                    server.returncode,
+                )
+                time.sleep(1)
+            walk(base, receiver, devto, payment_secret)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=60)
+    print("e2e: passed", flush=True)
+    return 0
+
+
+def call_quietly(url: str) -> int | None:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
+            return int(response.status)
+    except (OSError, ValueError):
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
