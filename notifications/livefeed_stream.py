@@ -11,8 +11,8 @@ reconnect's backlog and to poll; connections go back to the pool at once.
 
 `stream_app` is a plain ASGI application, mounted ahead of Django for the stream's paths
 (config/asgi.py): Django's ASGI handler would hold a thread per open request for its
-thread-sensitive context. `StreamView` serves the same stream through Django for the
-development server and the test client.
+thread-sensitive context. `StreamView` serves the same stream through Django's ASGI handler
+(the async test client).
 """
 
 import asyncio
@@ -358,9 +358,13 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 class StreamView(View):
-    """The same stream through Django (the development server and the test client)."""
+    """The same stream through Django's ASGI handler (the async test client). A WSGI server
+    would read the endless stream to its end before sending a byte: it gets a clear error."""
 
     async def get(self, request: HttpRequest) -> HttpResponseBase:
+        if "wsgi.input" in request.META:
+            message = "The live feed is served by the ASGI server (python -m config.serve)."
+            return JsonResponse(error_body(code="stream_needs_asgi", message=message), status=501)
         user_id, code, message = await _db(
             _authenticate,
             authorization=request.headers.get("Authorization", ""),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make run` / `make dev`: the API on HOST:PORT with a Celery worker and beat beside it.
-# Usage: scripts/run.sh serve|dev   (serve: the production server, config.serve; dev: runserver)
+# Usage: scripts/run.sh serve|dev   (serve: the production server, config.serve; dev: the same
+# application under uvicorn with auto-reload, so the live feed's stream works there too)
 # Ctrl-C (or SIGTERM) stops all three and exits 0; a process that dies stops the others, non-zero.
 set -uo pipefail
 MODE=${1:-serve}
@@ -40,7 +41,8 @@ pids+=($!)
 "$VENV/bin/celery" -A config --quiet beat --loglevel=WARNING --schedule=var/celerybeat-schedule &
 pids+=($!)
 if [ "$MODE" = dev ]; then
-  "$VENV/bin/python" manage.py runserver "$HOST:$PORT" &
+  "$VENV/bin/python" -m uvicorn config.asgi:application --reload --host "$HOST" --port "$PORT" \
+    --lifespan off &
 else
   HOST=$HOST PORT=$PORT "$VENV/bin/python" -m config.serve &
 fi

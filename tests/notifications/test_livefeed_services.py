@@ -66,3 +66,9 @@ def test_a_reconnect_reads_its_own_last_hour(ada):
     assert [e.data for e in events_since(user_id=ada.pk, after=0)] == [{"creditsRemaining": 4}]
     assert live_purge() == 1
     assert LiveEvent.objects.count() == 2
+
+
+def test_a_wsgi_server_gets_a_clear_error_instead_of_an_endless_request(ada):
+    response = client_for(ada).get("/api/events/stream")
+    assert response.status_code == 501
+    assert response.json()["error"]["code"] == "stream_needs_asgi"
