@@ -131,7 +131,7 @@ class Stream:
                 elif line and not line.startswith(":"):
                     name, _, value = line.partition(": ")
                     fields[name] = value
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # closed by close()
             pass
 
     def wait(self, predicate: Callable[[str, Any], bool], timeout: float) -> tuple[Any, ...]:
