@@ -151,7 +151,13 @@ def events_recent(*, after: int, seconds: float, limit: int = 5000) -> list[Live
     """Everyone's events with an id after `after` or written in the last `seconds` (a
     transaction that took an id early may commit late: the poller looks back)."""
     since = timezone.now() - timedelta(seconds=seconds)
-    return list(LiveEvent.objects.filter(Q(id__gt=after) | Q(created_at__gte=since))[:limit])
+    recent = LiveEvent.objects.filter(Q(id__gt=after) | Q(created_at__gte=since))
+    return list(recent.order_by("id")[:limit])
+
+
+def events_latest_id() -> int:
+    """The newest event's id (0 with none): where a poller that just started begins."""
+    return LiveEvent.objects.order_by("-id").values_list("id", flat=True).first() or 0
 
 
 def live_purge() -> int:

@@ -28,13 +28,20 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
 from django.views import View
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken, TokenError
 
 from accounts.authentication import BearerAuthentication
 from config.api.envelope import error_body
 from config.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
-from notifications.livefeed import CHANNEL, events_recent, events_since, message_of
+from notifications.livefeed import (
+    CHANNEL,
+    events_latest_id,
+    events_recent,
+    events_since,
+    message_of,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -186,22 +193,20 @@ class Hub:
         again (an id taken early can commit late); each event delivered once."""
         seen: deque[int] = deque(maxlen=RECENT_IDS)
         known: set[int] = set()
-        high = 0
+        started = timezone.now()  # what was written before the listener is backlog
+        high = await _db(events_latest_id)
         lookback = max(5.0, 10 * settings.LIVEFEED_POLL_SECONDS)
-        first = True
         while True:
             rows = await _db(events_recent, after=high, seconds=lookback)
-            for row in sorted(rows, key=lambda row: row.id):
-                if row.id in known:
+            for row in rows:
+                if row.id in known or row.created_at < started:
                     continue
                 if len(seen) == seen.maxlen:
                     known.discard(seen[0])
                 seen.append(row.id)
                 known.add(row.id)
                 high = max(high, row.id)
-                if not first:  # what existed before this process listened is backlog
-                    self.deliver(json.loads(message_of(row)))
-            first = False
+                self.deliver(json.loads(message_of(row)))
             await asyncio.sleep(settings.LIVEFEED_POLL_SECONDS)
 
 
