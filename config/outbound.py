@@ -7,9 +7,12 @@
   request may have reached the server and done its work), `AuthenticationError` (401, 403: the
   credentials are no good), `PermanentError` (any other 4xx, a refused URL: do not retry).
   A client can refine this for a provider that signals errors in its body (`classify`).
-- Idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, or any request the caller marks
-  `idempotent`, e.g. a POST carrying an Idempotency-Key) are retried on transient failures,
-  a few times, honouring `Retry-After` when it is short; longer waits go back to the caller.
+- Reads and other idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, or a POST the caller
+  marks `idempotent` because repeating it creates nothing, e.g. a token revocation) are
+  retried on transient failures, a few times, honouring `Retry-After` when it is short;
+  longer waits go back to the caller. A create (a POST that publishes) is never marked so,
+  even when it carries an Idempotency-Key: it is sent once per attempt, and its retry is the
+  caller's next attempt, counted and subject to the user's `autoRetry` (social.md section 5).
 - User-given URLs go through the guard (`guarded=True`): https only, the host resolves to
   public addresses only (not private, loopback, link-local, multicast, reserved or
   unspecified, IPv4-mapped ones included), and the connection is pinned to the address that

@@ -50,7 +50,13 @@ class SocialAccount(models.Model):
     # Secrets: access and refresh tokens, app passwords, API keys (never returned or logged).
     access_token = EncryptedTextField(blank=True, default="")
     refresh_token = EncryptedTextField(blank=True, default="")
-    expires_at = models.DateTimeField(null=True, blank=True)  # of the access token, if any
+    # When the connection ends without the user (social.md section 2): null for one that
+    # renews itself (a Bluesky session), the refresh token's end for a token that has one,
+    # else the token's own end. Only this blocks scheduling and is warned about.
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # When the stored credentials stop working unless renewed (internal: the daily upkeep
+    # renews them a week ahead).
+    credentials_expire_at = models.DateTimeField(null=True, blank=True)
     # The last expiry warning sent (7 or 1 days before), so the daily task warns once each.
     expiry_warned_days = models.PositiveSmallIntegerField(null=True, blank=True)
     # The account's own API server, where it has one (a Bluesky PDS); '' for the platform's.

@@ -23,6 +23,9 @@ class Platform:
     connect_method: str  # oauth, app_password, api_key
     limits: dict[str, Any]
     adapter: Adapter
+    # The connection renews itself for as long as it is used (a Bluesky session: the daily
+    # upkeep refreshes it before its refresh token's 90 days run out), so it has no end.
+    renews_itself: bool = False
 
     @property
     def configured(self) -> bool:
@@ -74,6 +77,7 @@ PLATFORMS: dict[str, Platform] = {
         "app_password",
         _limits(300, counts_by="graphemes"),
         BlueskyAdapter(),
+        renews_itself=True,
     ),
     Provider.MASTODON: Platform(
         Provider.MASTODON, "Mastodon", "oauth", _limits(500), MastodonAdapter()

@@ -39,7 +39,8 @@ class Identity:
     avatar: str = ""
     access_token: str = ""
     refresh_token: str = ""
-    expires_at: datetime | None = None
+    expires_at: datetime | None = None  # when these credentials stop working unless renewed
+    refresh_expires_at: datetime | None = None  # the refresh token's own end, when told
     limits: dict[str, Any] = field(default_factory=dict)
     endpoint: str = ""  # the account's own API server, where it has one (a Bluesky PDS)
 
@@ -73,7 +74,8 @@ class Credentials:
     provider_user_id: str
     access_token: str
     refresh_token: str = ""
-    expires_at: datetime | None = None
+    expires_at: datetime | None = None  # when these credentials stop working unless renewed
+    refresh_expires_at: datetime | None = None  # the refresh token's own end, when told
     username: str = ""
     instance: str = ""  # Mastodon's server
     endpoint: str = ""  # the account's own API server (a Bluesky PDS)
@@ -81,12 +83,19 @@ class Credentials:
     renewed: bool = False
 
     def renew(
-        self, *, access_token: str, refresh_token: str | None = None, expires_at: datetime | None
+        self,
+        *,
+        access_token: str,
+        refresh_token: str | None = None,
+        expires_at: datetime | None,
+        refresh_expires_at: datetime | None = None,
     ) -> None:
         self.access_token = access_token
         if refresh_token is not None:
             self.refresh_token = refresh_token
         self.expires_at = expires_at
+        if refresh_expires_at is not None:
+            self.refresh_expires_at = refresh_expires_at
         self.renewed = True
 
     def __repr__(self) -> str:  # never a secret in a log line or a traceback

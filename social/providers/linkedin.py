@@ -128,6 +128,7 @@ class LinkedInAdapter:
             access_token=str(token["access_token"]),
             refresh_token=str(token.get("refresh_token") or ""),
             expires_at=seconds_from_now(token.get("expires_in")),
+            refresh_expires_at=seconds_from_now(token.get("refresh_token_expires_in")),
         )
         return self.identity(credentials)
 
@@ -146,6 +147,7 @@ class LinkedInAdapter:
             access_token=credentials.access_token,
             refresh_token=credentials.refresh_token,
             expires_at=credentials.expires_at,
+            refresh_expires_at=credentials.refresh_expires_at,
         )
 
     def refresh(self, credentials: Credentials) -> None:
@@ -159,6 +161,7 @@ class LinkedInAdapter:
             access_token=str(token["access_token"]),
             refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
             expires_at=seconds_from_now(token.get("expires_in")),
+            refresh_expires_at=seconds_from_now(token.get("refresh_token_expires_in")),
         )
 
     def _author(self, credentials: Credentials) -> str:

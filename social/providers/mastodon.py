@@ -205,7 +205,8 @@ class MastodonAdapter:
             "/api/v1/statuses",
             headers={**self._auth(credentials), "Idempotency-Key": attempt.key},
             json={"status": content.text, "media_ids": media_ids, "visibility": "public"},
-            idempotent=True,  # the key makes a repeat return the original status
+            # A create is sent once per attempt (social.md section 5); the key makes the next
+            # attempt's repeat return this status if this one did reach the instance.
         )
         return Published(provider_post_id=str(status["id"]), url=str(status.get("url") or ""))
 

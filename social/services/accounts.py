@@ -275,7 +275,13 @@ def _store(
     account.avatar = identity.avatar[:1000]
     account.access_token = identity.access_token
     account.refresh_token = identity.refresh_token
-    account.expires_at = identity.expires_at
+    account.credentials_expire_at = identity.expires_at
+    account.expires_at = connection_end(
+        provider=provider,
+        expires_at=identity.expires_at,
+        refresh_token=identity.refresh_token,
+        refresh_expires_at=identity.refresh_expires_at,
+    )
     account.expiry_warned_days = None
     account.endpoint = identity.endpoint
     account.app = app
@@ -320,6 +326,24 @@ def _notify_failed(*, user: User, provider: str, reason: str) -> None:
     )
 
 
+def connection_end(
+    *,
+    provider: str,
+    expires_at: datetime | None,
+    refresh_token: str,
+    refresh_expires_at: datetime | None,
+) -> datetime | None:
+    """When a connection ends unless the user reconnects (social.md section 2): never for one
+    that renews itself, the refresh token's end where there is a refresh token (the upkeep
+    renews the access token until then; None when the platform did not say), else the
+    credentials' own end."""
+    if PLATFORMS[provider].renews_itself:
+        return None
+    if refresh_token:
+        return refresh_expires_at
+    return expires_at
+
+
 # --- Acting as an account ---------------------------------------------------------------------
 
 
@@ -329,7 +353,8 @@ def credentials_of(account: SocialAccount) -> Credentials:
         provider_user_id=account.provider_user_id,
         access_token=str(account.access_token),
         refresh_token=str(account.refresh_token),
-        expires_at=account.expires_at,
+        expires_at=account.credentials_expire_at,
+        refresh_expires_at=account.expires_at if account.refresh_token else None,
         username=account.username,
         instance=account.instance,
         endpoint=account.endpoint,
@@ -380,12 +405,19 @@ def credentials_keep(account: SocialAccount, credentials: Credentials) -> None:
 def credentials_store(account: SocialAccount, credentials: Credentials) -> None:
     account.access_token = credentials.access_token
     account.refresh_token = credentials.refresh_token
-    account.expires_at = credentials.expires_at
+    account.credentials_expire_at = credentials.expires_at
+    account.expires_at = connection_end(
+        provider=account.provider,
+        expires_at=credentials.expires_at,
+        refresh_token=credentials.refresh_token,
+        refresh_expires_at=credentials.refresh_expires_at,
+    )
     account.expiry_warned_days = None
     account.last_sync = timezone.now()
     SocialAccount.objects.filter(pk=account.pk, status=AccountStatus.CONNECTED).update(
         access_token=account.access_token,
         refresh_token=account.refresh_token,
+        credentials_expire_at=account.credentials_expire_at,
         expires_at=account.expires_at,
         expiry_warned_days=None,
         last_sync=account.last_sync,

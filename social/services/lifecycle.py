@@ -34,26 +34,31 @@ def accounts_maintain() -> dict[str, int]:
     soon = now + timedelta(days=WARN_DAYS[0])
     expiring = list(
         SocialAccount.objects.filter(
-            status=AccountStatus.CONNECTED, expires_at__isnull=False, expires_at__lte=soon
+            Q(credentials_expire_at__lte=soon) | Q(expires_at__lte=soon),
+            status=AccountStatus.CONNECTED,
         ).select_related("user", "app")
     )
-    # A provider that can refresh pushes the expiry back (sessions_open stores renewed
-    # credentials, the new expiry included, on the account objects too).
-    before = {account.pk: account.expires_at for account in expiring}
+    # Credentials that can still be renewed are, a week ahead (sessions_open stores renewed
+    # credentials, the connection's new end included, on the account objects too).
+    before = {account.pk: account.credentials_expire_at for account in expiring}
     sessions = sessions_open(
-        [a for a in expiring if a.expires_at and a.expires_at > now],
+        [a for a in expiring if a.credentials_expire_at and a.credentials_expire_at > now],
         concurrency=settings.SCHEDULER_CONCURRENCY,
     )
     for account in expiring:
         session = sessions.get(account.pk)
         if session is not None:
             _renewed(account, session, before[account.pk], done)
-        if account.expires_at is None or account.status != AccountStatus.CONNECTED:
+        if account.status != AccountStatus.CONNECTED:
             continue
-        if account.expires_at <= now:
+        ended = account.expires_at is not None and account.expires_at <= now
+        dead = account.credentials_expire_at is not None and account.credentials_expire_at <= now
+        if ended or dead:
             if account_mark_expired(account=account, reason="the connection's time ran out"):
                 done["expired"] += 1
             continue
+        if account.expires_at is None:
+            continue  # renews itself: nothing to warn about
         days = next(
             (d for d in reversed(WARN_DAYS) if account.expires_at - now <= timedelta(days=d)), None
         )
@@ -73,7 +78,10 @@ def accounts_maintain() -> dict[str, int]:
 
 
 def _renewed(
-    account: SocialAccount, session: Session, previous_expiry: datetime | None, done: Counter[str]
+    account: SocialAccount,
+    session: Session,
+    previous_credentials_end: datetime | None,
+    done: Counter[str],
 ) -> None:
     """Count the account's renewal, or mark it expired when the provider refused it."""
     if isinstance(session.error, outbound.AuthenticationError):
@@ -84,7 +92,7 @@ def _renewed(
         logger.info("Could not renew %s account %s: %s", account.provider, account.pk,
                     session.error)  # fmt: skip
         return
-    if account.expires_at != previous_expiry:
+    if session.credentials.expires_at != previous_credentials_end:
         done["renewed"] += 1
 
 

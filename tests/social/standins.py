@@ -65,6 +65,9 @@ class StandIn:
     latency: float = 0.0
     hang: float = 3.0  # how long "timeout" holds the answer back (the work is done after it)
     expired: bool = False
+    # Answers given once each, in order, to the next calls matching (method, path regex),
+    # before any other rule: a platform failing one call and then recovering.
+    scripted: list[tuple[str, str, Answer]] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -76,6 +79,14 @@ class StandIn:
 
     def received(self, method: str, path: str) -> list[Call]:
         return [call for call in self.calls if call.method == method and call.path == path]
+
+    def take_scripted(self, call: Call) -> Answer | None:
+        with self.lock:
+            for index, (method, pattern, answer) in enumerate(self.scripted):
+                if method == call.method and re.fullmatch(pattern, call.path):
+                    del self.scripted[index]
+                    return answer
+        return None
 
     def busy(self) -> Answer:
         return (
@@ -113,6 +124,7 @@ def _consent_redirect(call: Call, code: str) -> Answer:
 @dataclass
 class LinkedInStandIn(StandIn):
     codes: dict[str, str] = field(default_factory=dict)  # code -> redirect URI
+    refresh_token_lifetime: int = 0  # seconds; 0: no refresh token (only partners get one)
     routes = (
         ("GET", r"/oauth/v2/authorization", "authorize"),
         ("POST", r"/oauth/v2/accessToken", "token"),
@@ -155,8 +167,12 @@ class LinkedInStandIn(StandIn):
             return 400, {"error": "invalid_request",
                              "error_description": "Unable to retrieve access token: "
                              "authorization code not found"}, {}  # fmt: skip
-        return 200, {"access_token": "li-access-token", "expires_in": 5184000,
-                     "scope": "email,openid,profile,w_member_social"}, {}  # fmt: skip
+        token: dict[str, Any] = {"access_token": "li-access-token", "expires_in": 5184000,
+                                 "scope": "email,openid,profile,w_member_social"}  # fmt: skip
+        if self.refresh_token_lifetime:
+            token.update(refresh_token="li-refresh-token",
+                         refresh_token_expires_in=self.refresh_token_lifetime)  # fmt: skip
+        return 200, token, {}
 
     def userinfo(self, call: Call) -> Answer:
         return self._token_ok(call) or (
@@ -745,7 +761,10 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 time.sleep(standin.latency)
             if standin.fail == "timeout":
                 time.sleep(standin.hang)
-            if standin.fail == "down":
+            scripted = standin.take_scripted(call)
+            if scripted is not None:
+                self._send(scripted)
+            elif standin.fail == "down":
                 self._send(standin.down())
             elif standin.fail == "busy":
                 self._send(standin.busy())

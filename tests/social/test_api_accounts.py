@@ -79,13 +79,14 @@ def test_a_user_connects_all_six_sees_them_and_disconnects_them(
         assert (record["provider_user_id"], record["username"], record["display_name"],
                 record["instance"]) == expected[provider]  # fmt: skip
         assert (record["user_id"], record["status"]) == (str(ada.id), "connected")
-    # LinkedIn tokens last 60 days; Bluesky's session as long as its refresh token (90 days).
+    # LinkedIn tokens (without a refresh token) last 60 days; a Bluesky session renews itself,
+    # so its connection has no end (social.md section 2).
     linkedin_expiry = accounts["linkedin"]["expires_at"]
     assert linkedin_expiry is not None
     assert linkedin_expiry[:10] == (
         (timezone.now() + timedelta(seconds=5184000)).date().isoformat()
     )
-    assert accounts["bluesky"]["expires_at"] is not None
+    assert accounts["bluesky"]["expires_at"] is None
     assert accounts["devto"]["expires_at"] is None
     # The Mastodon account carries its instance's live limits.
     assert accounts["mastodon"]["limits"] == {

@@ -11,6 +11,7 @@ from accounts.services.users import user_create
 from notifications.models import Notification, OutboxEvent
 from social.models import Campaign, Post, ScheduledRecord, SocialAccount, SocialSettings
 from tests.factories import client_for
+from tests.social.conftest import connect
 
 pytestmark = pytest.mark.django_db
 
@@ -499,6 +500,31 @@ def test_scheduling_past_an_accounts_expiry_is_400(ada_client, accounts):
     assert (response.status_code, response.json()["error"]["code"]) == (
         400, "account_expires_before"
     )  # fmt: skip
+
+
+def test_a_renewable_session_can_be_scheduled_to_past_its_current_token(ada_client, accounts):
+    # A Bluesky session's refresh token lasts 90 days, but the daily upkeep renews it: only a
+    # connection that ends without the user blocks scheduling (social.md section 2).
+    response = ada_client.post(
+        "/api/social/schedule",
+        {"content": "x", "scheduledTime": later(days=200), "accountIds": ids(accounts, "bluesky")},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+
+
+def test_a_linkedin_token_with_a_refresh_token_lasts_until_the_refresh_token_ends(
+    ada_client, providers
+):
+    providers.linkedin.refresh_token_lifetime = 31536000  # a year, as LinkedIn grants partners
+    record = connect(ada_client, "linkedin").json()["data"]
+    assert record["expires_at"][:10] == (timezone.now() + timedelta(days=365)).date().isoformat()
+    later_than_token = ada_client.post(
+        "/api/social/schedule",
+        {"content": "x", "scheduledTime": later(days=200), "accountIds": [record["id"]]},
+        format="json",
+    )
+    assert later_than_token.status_code == 200, later_than_token.content
 
 
 def test_disconnecting_cancels_waiting_records_and_deleting_a_post_removes_them(

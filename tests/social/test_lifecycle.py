@@ -64,14 +64,29 @@ def test_the_token_expiry_preference_silences_warnings(ada_client, ada, provider
 
 def test_a_bluesky_session_is_renewed_instead_of_warned(ada_client, providers):
     account = expiring(ada_client, "bluesky")
-    soon = timezone.now() + timedelta(days=5)
-    SocialAccount.objects.filter(pk=account.pk).update(expires_at=soon)
+    assert account.expires_at is None  # renews itself: the connection has no end
+    soon = timezone.now() + timedelta(days=5)  # the refresh token's 90 days nearly run out
+    SocialAccount.objects.filter(pk=account.pk).update(credentials_expire_at=soon)
     result = accounts_maintain_task.delay().get()
     account.refresh_from_db()
     assert result["renewed"] == 1
-    assert account.expires_at is not None
-    assert account.expires_at > timezone.now() + timedelta(days=80)
+    assert account.credentials_expire_at is not None
+    assert account.credentials_expire_at > timezone.now() + timedelta(days=80)
+    assert account.expires_at is None
+    assert account.status == "connected"
     assert warnings() == []
+
+
+def test_dead_credentials_that_could_not_be_renewed_mark_the_account_expired(
+    ada_client, providers
+):
+    account = expiring(ada_client, "bluesky")
+    SocialAccount.objects.filter(pk=account.pk).update(
+        credentials_expire_at=timezone.now() - timedelta(minutes=1)
+    )
+    assert accounts_maintain_task.delay().get()["expired"] == 1
+    account.refresh_from_db()
+    assert account.status == "expired"
 
 
 def test_mastodon_limits_follow_the_instance_and_old_states_are_purged(ada_client, providers):

@@ -1,0 +1,119 @@
+"""An attempt is one create call per part (social.md section 5): a create is never retried
+inside an attempt; the retry is the next attempt, counted, in the record's history, subject to
+the user's `autoRetry` and the platform's `Retry-After`."""
+
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from social.models import ScheduledRecord
+from tests.social.test_scheduler import SECRET, make_due, run, schedule
+
+pytestmark = pytest.mark.django_db
+
+CREATES = {
+    "mastodon": ("POST", r"/api/v1/statuses"),
+    "bluesky": ("POST", r"/xrpc/com\.atproto\.repo\.createRecord"),
+}
+DOWN: tuple[int, Any, dict[str, str]] = (503, {"error": "ServiceUnavailable"}, {})
+
+
+@pytest.fixture
+def accounts(connect_all, settings) -> dict[str, dict[str, Any]]:
+    settings.CRON_SECRET = SECRET
+    return connect_all()
+
+
+def creates(providers: Any, provider: str) -> int:
+    method, path = CREATES[provider]
+    standin = providers.by_provider(provider)
+    return len([c for c in standin.calls if c.method == method and c.path == path.replace("\\", "")])
+
+
+@pytest.mark.parametrize("provider", sorted(CREATES))
+def test_a_failed_create_is_sent_once_and_retried_by_the_next_attempt(
+    client, ada_client, accounts, providers, provider, settings
+):
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    standin = providers.by_provider(provider)
+    standin.scripted.append((*CREATES[provider], DOWN))
+    (record_id,) = schedule(ada_client, accounts, provider)
+
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (False, "Scheduled")
+    assert result["error"]["code"] == "retry_scheduled"
+    assert creates(providers, provider) == 1  # one create in the attempt, not three
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.attempts == 1
+    assert [entry["outcome"] for entry in record.history] == ["error"]
+
+    make_due([record_id])
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    assert creates(providers, provider) == 2
+    assert len(standin.posts) == 1  # the platform holds the post once
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.attempts == 2
+    assert [entry["outcome"] for entry in record.history] == ["error", "published"]
+
+
+def test_auto_retry_off_ends_the_record_after_one_create(
+    client, ada_client, accounts, providers
+):
+    off = ada_client.put("/api/social/settings", {"autoRetry": False}, format="json")
+    assert off.status_code == 200, off.content
+    providers.mastodon.scripted.append((*CREATES["mastodon"], DOWN))
+    (record_id,) = schedule(ada_client, accounts, "mastodon")
+
+    result = run(client).json()["data"]["results"][0]
+    # A 503 may have come after the work was done: the honest outcome is Unconfirmed.
+    assert (result["success"], result["status"]) == (False, "Unconfirmed")
+    assert creates(providers, "mastodon") == 1
+    assert providers.mastodon.posts == []
+    make_due([record_id])
+    assert run(client).json()["data"]["processedCount"] == 0  # no further attempt
+    assert creates(providers, "mastodon") == 1
+
+
+def test_retry_after_on_a_create_sets_the_next_attempt_instead_of_waiting(
+    client, ada_client, accounts, providers, settings
+):
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 1
+    busy = (429, {"error": "Too many requests"}, {"Retry-After": "3"})
+    providers.mastodon.scripted.append((*CREATES["mastodon"], busy))
+    (record_id,) = schedule(ada_client, accounts, "mastodon")
+
+    started = time.monotonic()
+    before = timezone.now()
+    result = run(client).json()["data"]["results"][0]
+    assert time.monotonic() - started < 2.5  # not slept through inline
+    assert (result["success"], result["status"]) == (False, "Scheduled")
+    assert creates(providers, "mastodon") == 1
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.next_attempt_at is not None
+    assert record.next_attempt_at >= before + timedelta(seconds=3)
+
+
+@pytest.mark.parametrize("provider", sorted(CREATES))
+def test_publish_now_answers_retry_scheduled_for_a_transient_failure(
+    ada_client, accounts, providers, provider
+):
+    providers.by_provider(provider).scripted.append((*CREATES[provider], DOWN))
+    response = ada_client.post(
+        "/api/social/publish",
+        {"content": "Launch day", "accountIds": [accounts[provider]["id"]]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    (entry,) = response.json()["data"]
+    assert entry["success"] is False
+    assert entry["error"]["code"] == "retry_scheduled"
+    assert entry["error"]["retryAt"]
+    assert creates(providers, provider) == 1
+    record = ScheduledRecord.objects.get(pk=entry["recordId"])
+    assert record.status == "Scheduled"
+    assert record.next_attempt_at is not None
+    assert record.next_attempt_at.isoformat().startswith(entry["error"]["retryAt"][:16])
