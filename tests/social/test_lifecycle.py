@@ -77,9 +77,7 @@ def test_a_bluesky_session_is_renewed_instead_of_warned(ada_client, providers):
     assert warnings() == []
 
 
-def test_dead_credentials_that_could_not_be_renewed_mark_the_account_expired(
-    ada_client, providers
-):
+def test_dead_credentials_that_could_not_be_renewed_mark_the_account_expired(ada_client, providers):
     account = expiring(ada_client, "bluesky")
     SocialAccount.objects.filter(pk=account.pk).update(
         credentials_expire_at=timezone.now() - timedelta(minutes=1)
