@@ -86,7 +86,10 @@ class LoginView(APIView):
         # min_length mirrors MinimumLengthValidator (documented in the schema); the rest of
         # the strength rules are Django's password validators, run when a password is set.
         password = serializers.CharField(
-            min_length=8, max_length=128, required=False, trim_whitespace=False
+            min_length=settings.PASSWORD_MIN_LENGTH,
+            max_length=128,
+            required=False,
+            trim_whitespace=False,
         )
 
     @extend_schema(

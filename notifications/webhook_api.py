@@ -41,9 +41,15 @@ ENDPOINT_FIELDS: tuple[str, ...] = (
 
 
 class EndpointSerializer(serializers.ModelSerializer[WebhookEndpoint]):
+    disabled_reason = serializers.SerializerMethodField()
+
     class Meta:
         model = WebhookEndpoint
         fields = ENDPOINT_FIELDS
+
+    def get_disabled_reason(self, endpoint: WebhookEndpoint) -> str | None:
+        """Why the endpoint was disabled; null while it is not (social.md section 7)."""
+        return endpoint.disabled_reason or None
 
 
 class EndpointWithSecretSerializer(EndpointSerializer):

@@ -1,5 +1,8 @@
-"""JSON parsing with hard bounds: size (also for chunked bodies without Content-Length) and
-nesting depth (a deeply nested body must be a 400, not a RecursionError and a 500)."""
+"""JSON parsing with hard bounds: size (also for chunked bodies without Content-Length),
+nesting depth (a deeply nested body must be a 400, not a RecursionError and a 500), and shape:
+every request body of this API is an object, so `null`, a number, a string or an array is a
+400 here, before any view or serializer that expects a mapping sees it. Every view parses
+JSON through this class (the default, and the media view beside its multipart parser)."""
 
 import json
 from collections.abc import Mapping
@@ -55,6 +58,9 @@ class BoundedJSONParser(JSONParser):
             raise PayloadTooLarge()
         try:
             text = raw.decode((parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET)
-            return json_loads(text)
+            value = json_loads(text)
         except (UnicodeDecodeError, ValueError) as exc:
             raise ParseError(f"Malformed JSON: {exc}") from exc
+        if not isinstance(value, dict):
+            raise ParseError("The body must be a JSON object.")
+        return value

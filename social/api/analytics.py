@@ -37,7 +37,7 @@ class AnalyticsSerializer(serializers.ModelSerializer[AnalyticsRecord]):
 class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
     serializer_class = AnalyticsSerializer
     queryset = AnalyticsRecord.objects.none()
-    page_size = 50
+    page_size = 20  # the list convention's default (contract.md)
     max_page_size = 100
     sort_fields = {"date": "date", "impressions": "impressions", "engagement": "engagement"}
     default_sort = "date"

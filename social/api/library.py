@@ -6,13 +6,14 @@ from uuid import UUID
 from django.db.models import Count, QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from config.api.envelope import Envelope
+from config.api.parsers import BoundedJSONParser
 from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
 from social.selectors import settings_for
 from social.services.campaigns import campaign_delete, campaign_save, user_campaign
@@ -128,13 +129,18 @@ class MediaListView(generics.ListAPIView[MediaItem]):
 
     serializer_class = MediaSerializer
     queryset = MediaItem.objects.none()
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [BoundedJSONParser, MultiPartParser]
 
     class RegisterSerializer(serializers.Serializer[Any]):
         type = serializers.ChoiceField(choices=sorted(IMAGE_TYPES | VIDEO_TYPES))
         url = serializers.URLField(max_length=2000)
         filename = serializers.CharField(max_length=255, required=False, allow_blank=True)
         size = serializers.IntegerField(min_value=1)
+
+        def validate_url(self, value: str) -> str:
+            if not value.lower().startswith(("http://", "https://")):
+                raise serializers.ValidationError("Enter an http or https URL.")
+            return value
 
         def validate_size(self, value: int) -> int:
             from django.conf import settings

@@ -323,7 +323,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
 
     serializer_class = RecordSerializer
     queryset = ScheduledRecord.objects.none()
-    page_size = 50
+    page_size = 20  # the list convention's default (contract.md)
     max_page_size = 100
     sort_fields = {"scheduled_time": "scheduled_time", "created_at": "created_at"}
     default_sort = "scheduled_time"

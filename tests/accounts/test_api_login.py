@@ -50,7 +50,7 @@ def test_first_login_creates_the_user(api, prefix, settings):
         ({"email": "not-an-email"}, {"email": ["Enter a valid email address."]}),
         (
             {"email": "a@example.com", "password": "12345"},
-            {"password": ["Ensure this field has at least 8 characters."]},
+            {"password": ["Ensure this field has at least 6 characters."]},
         ),
         (
             {"email": "a@example.com", "fullName": 42 * "x" * 10},
@@ -306,3 +306,26 @@ def test_unicode_and_punycode_forms_of_a_domain_are_one_account(api):
     assert again.status_code == 200
     assert again.json()["message"] != "Account created"
     assert User.objects.count() == 1
+
+
+@pytest.mark.parametrize("password", ["qz7!kp", "Tulip-9"])
+def test_passwords_of_six_characters_or_more_are_accepted(api, password):
+    # The specification's rule: at least 6 characters (PASSWORD_MIN_LENGTH).
+    response = api.post("/api/auth/login", {"email": "new@example.com", "password": password})
+    assert response.status_code == 200, response.content
+    assert User.objects.get().check_password(password)
+
+
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [
+        ("123456", "This password is entirely numeric."),
+        ("qwerty", "This password is too common."),
+        ("newexample", "The password is too similar to the email."),
+    ],
+)
+def test_common_numeric_and_similar_passwords_are_still_refused(api, password, message):
+    response = api.post("/api/auth/login", {"email": "new@example.com", "password": password})
+    assert response.status_code == 400
+    assert message in response.json()["error"]["details"]["password"]
+    assert not User.objects.exists()

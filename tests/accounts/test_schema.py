@@ -27,4 +27,4 @@ def test_auth_endpoints_are_documented(api):
     assert schema["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
     login_body = schema["components"]["schemas"]["LoginInputRequest"]
     assert login_body["required"] == ["email"]
-    assert login_body["properties"]["password"]["minLength"] == 8
+    assert login_body["properties"]["password"]["minLength"] == 6  # PASSWORD_MIN_LENGTH

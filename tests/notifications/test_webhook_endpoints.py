@@ -55,7 +55,7 @@ def test_create_shows_the_secret_once_then_list_get_patch_delete(ada_client, pre
     endpoint = response.json()["data"]
     assert endpoint["secret"].startswith("whsec_")
     assert len(base64.b64decode(endpoint["secret"][6:])) == 32
-    assert (endpoint["active"], endpoint["disabled_reason"]) == (True, "")
+    assert (endpoint["active"], endpoint["disabled_reason"]) == (True, None)
     listed = ada_client.get(f"{prefix}/webhooks/endpoints").json()["data"]
     assert [e["id"] for e in listed] == [endpoint["id"]]
     assert "secret" not in listed[0]

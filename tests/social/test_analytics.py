@@ -74,3 +74,28 @@ def test_only_the_last_30_days_are_collected(ada_client, providers, published):
     assert sorted(AnalyticsRecord.objects.values_list("provider", flat=True)) == sorted(
         ["linkedin", "facebook", "instagram", "bluesky", "mastodon"]
     )
+
+
+def test_analytics_pages_by_20_by_default(ada_client, ada):
+    from social.models import Post, Provider, RecordStatus
+
+    account = SocialAccount.objects.create(
+        user=ada, provider=Provider.DEVTO, provider_user_id="1", username="ada"
+    )
+    post = Post.objects.create(user=ada, title="T", content="x")
+    record = ScheduledRecord.objects.create(
+        user=ada, post=post, account=account, provider=Provider.DEVTO,
+        status=RecordStatus.PUBLISHED,
+        scheduled_time=timezone.now(), due_at=timezone.now(),
+    )  # fmt: skip
+    today = timezone.now().date()
+    AnalyticsRecord.objects.bulk_create(
+        AnalyticsRecord(record=record, user=ada, post=post, account=account, provider="devto",
+                        date=today - timedelta(days=day))
+        for day in range(25)
+    )
+    response = ada_client.get("/api/social/analytics", {"page": 1})
+    assert response.status_code == 200
+    body = response.json()
+    assert len(body["data"]) == 20
+    assert (body["meta"]["limit"], body["meta"]["total"]) == (20, 25)

@@ -137,6 +137,7 @@ def test_register_a_hosted_file(ada_client):
     [
         ({"type": "application/pdf", "url": "https://x.example/a.pdf", "size": 10}, "type"),
         ({"type": "image/png", "url": "not a url", "size": 10}, "url"),
+        ({"type": "image/png", "url": "ftp://x.example/a.png", "size": 10}, "url"),
         ({"type": "image/png", "url": "https://x.example/a.png", "size": 0}, "size"),
         ({"type": "image/png", "url": "https://x.example/a.png", "size": 10485761}, "size"),
     ],
