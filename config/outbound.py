@@ -275,6 +275,7 @@ class Client:
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
     ) -> requests.Response:
+        _check_headers(headers)
         session = self.session
         if guarded:
             target = guard_url(url)
@@ -331,6 +332,19 @@ class Client:
             )
             raise error
         return response
+
+
+def _check_headers(headers: Mapping[str, str] | None) -> None:
+    """Header values often carry user text (an API key, a token): one that HTTP cannot carry
+    (outside Latin-1, or with a line break that would start another header) is refused as a
+    permanent error before anything is sent, never a UnicodeEncodeError out of http.client."""
+    for name, value in (headers or {}).items():
+        try:
+            str(value).encode("latin-1")
+        except UnicodeEncodeError:
+            raise PermanentError(f"The {name} header cannot carry these characters.") from None
+        if "\r" in value or "\n" in value or "\0" in value:
+            raise PermanentError(f"The {name} header cannot carry a line break.")
 
 
 def _before_sending(exc: requests.ConnectionError) -> bool:

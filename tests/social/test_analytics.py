@@ -90,8 +90,14 @@ def test_analytics_pages_by_20_by_default(ada_client, ada):
     )  # fmt: skip
     today = timezone.now().date()
     AnalyticsRecord.objects.bulk_create(
-        AnalyticsRecord(record=record, user=ada, post=post, account=account, provider="devto",
-                        date=today - timedelta(days=day))
+        AnalyticsRecord(
+            record=record,
+            user=ada,
+            post=post,
+            account=account,
+            provider="devto",
+            date=today - timedelta(days=day),
+        )
         for day in range(25)
     )
     response = ada_client.get("/api/social/analytics", {"page": 1})

@@ -388,3 +388,18 @@ def test_bad_authorize_input_is_400(ada_client, providers, provider, query, fiel
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert not ConnectState.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("provider", "body"),
+    [
+        ("devto", {"code": "ключ-не-латиница"}),  # sent as the api-key header
+        ("devto", {"code": "key\r\nX-Injected: 1"}),
+        ("bluesky", {"code": "пароль-приложения", "identifier": "ada.bsky.social"}),
+    ],
+)
+def test_credentials_no_header_can_carry_are_400_not_500(ada_client, providers, provider, body):
+    response = ada_client.post("/api/social/connect", {"provider": provider, **body}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "provider_auth_failed"
+    assert not SocialAccount.objects.exists()
