@@ -7,6 +7,7 @@ from pathlib import Path
 
 import django_stubs_ext
 import environ
+from corsheaders.defaults import default_headers as default_cors_headers
 from django.core.exceptions import ImproperlyConfigured
 
 from config import __version__
@@ -205,7 +206,17 @@ RATE_LIMIT_PERIOD_SECONDS = 60
 RATE_LIMIT_KEY_PREFIX = env.str("RATE_LIMIT_KEY_PREFIX", default="fgp:rl")
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[APP_URL])
-CORS_EXPOSE_HEADERS = ["RateLimit", "RateLimit-Policy", "Retry-After"]
+# The documented request headers a browser client sends, and the response headers it must read
+# (docs/api-conventions.md): without them here a browser hides or refuses them.
+CORS_ALLOW_HEADERS = (*default_cors_headers, "idempotency-key", "prefer", "last-event-id")
+CORS_EXPOSE_HEADERS = [
+    "Location",
+    "Idempotent-Replayed",
+    "Retry-After",
+    "RateLimit",
+    "RateLimit-Policy",
+    "X-Request-ID",
+]
 
 # --- REST framework ---------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -34,3 +34,25 @@ def test_default_origin_is_app_url():
     from config.settings import base
 
     assert base.CORS_ALLOWED_ORIGINS == [base.APP_URL]
+
+
+@pytest.mark.parametrize("header", ["idempotency-key", "prefer", "last-event-id", "authorization"])
+def test_preflight_allows_each_documented_request_header(api, settings, header):
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
+    response = api.options(
+        "/api/social/publish",
+        HTTP_ORIGIN="https://app.example.com",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS=f"content-type, {header}",
+    )
+    assert response.status_code == 200
+    allowed = [h.strip() for h in response["Access-Control-Allow-Headers"].split(",")]
+    assert header in allowed
+
+
+def test_documented_response_headers_are_exposed(api, settings):
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
+    response = api.get("/api/v1/health", HTTP_ORIGIN="https://app.example.com")
+    exposed = {h.strip() for h in response["Access-Control-Expose-Headers"].split(",")}
+    assert {"Location", "Idempotent-Replayed", "Retry-After", "RateLimit", "RateLimit-Policy",
+            "X-Request-ID"} <= exposed  # fmt: skip
