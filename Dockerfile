@@ -41,14 +41,22 @@ RUN SECRET_KEY=Bq9-build-stage-collectstatic-only-Xw4Zt7Lp2Mn8 \
     ALLOWED_HOSTS=localhost \
     FIELD_ENCRYPTION_KEY=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= \
     EMAIL_BACKEND=django.core.mail.backends.dummy.EmailBackend \
+    PUBLIC_URL=https://build.invalid \
     python manage.py collectstatic --noinput
+
+# Uploaded media (MEDIA_ROOT) is the one folder the server writes: owned by the server's user,
+# and a volume, so web and worker share it (docker-compose.yml) and it outlives the container.
+ENV MEDIA_ROOT=/app/var/media
+RUN mkdir -p /app/var/media && chown -R app:app /app/var
+VOLUME ["/app/var/media"]
 
 USER app
 
 EXPOSE 8000
 
-# No curl in slim images; urllib raises on a refused connection or a non-2xx status.
-# ALLOWED_HOSTS must include 127.0.0.1 for this probe to get a 200.
+# No curl in slim images; urllib raises on a refused connection or a non-2xx status. Health
+# answers whatever the Host header (docs/api-conventions.md), so ALLOWED_HOSTS need not list
+# 127.0.0.1 for this probe, nor a pod's address for an orchestrator's.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/v1/health', timeout=3)"]
 

@@ -10,6 +10,7 @@ FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none), ACCESS_L
 """
 
 import os
+import sys
 
 import uvicorn
 
@@ -17,7 +18,25 @@ GRACEFUL_SHUTDOWN_SECONDS = 10  # a deploy waits this long for requests in fligh
 KEEP_ALIVE_SECONDS = 75  # longer than common load balancers' idle timeout (60 s)
 
 
+def settings_refused() -> str | None:
+    """Load the settings and the apps here, once, before any worker process starts: refused
+    settings then stop the server with their message and a non-zero exit, instead of each
+    worker dying on them and being restarted forever while the container looks alive."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+    import django
+    from django.core.exceptions import ImproperlyConfigured
+
+    try:
+        django.setup()
+    except ImproperlyConfigured as error:
+        return str(error)
+    return None
+
+
 def main() -> None:
+    if refused := settings_refused():
+        print(refused, file=sys.stderr)  # noqa: T201 (the operator's one message)
+        sys.exit(1)
     uvicorn.run(
         "config.asgi:application",
         host=os.environ.get("HOST", "127.0.0.1"),

@@ -44,7 +44,7 @@ FIELD_ENCRYPTION_KEY=$("$py" -c 'from cryptography.fernet import Fernet; print(F
 export SECRET_KEY FIELD_ENCRYPTION_KEY
 export ALLOWED_HOSTS=127.0.0.1,localhost SECURE_SSL_REDIRECT=false
 export EMAIL_BACKEND=django.core.mail.backends.console.EmailBackend
-export HOST=127.0.0.1 PORT WEB_CONCURRENCY=2
+export HOST=127.0.0.1 PORT WEB_CONCURRENCY=2 PUBLIC_URL="http://127.0.0.1:$PORT"
 
 timeout 120 "$py" manage.py migrate --noinput -v 0
 timeout 120 "$py" manage.py collectstatic --noinput -v 0  # as the image build does

@@ -5,20 +5,25 @@ and names every problem at once, so one failed deploy tells the operator all the
 """
 
 import binascii
+import ipaddress
+import os
 from base64 import urlsafe_b64decode
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import REDIS_URL, env
+from config.settings.base import PUBLIC_URL, REDIS_URL, env
 
 ENVIRONMENT = env.str("DJANGO_ENV", default="production")
 DEBUG = False
-# No default: a missing key must stop the process, never fall back to a known value.
-SECRET_KEY = env.str("SECRET_KEY")
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+# Required, with no fallback: a missing one stops the process (named with every other problem
+# below, not one per failed start), never falls back to a known value.
+REQUIRED = ("SECRET_KEY", "FIELD_ENCRYPTION_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")
+SECRET_KEY = env.str("SECRET_KEY", default="")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
 # Its own secret: rotating SECRET_KEY must not make stored provider tokens unreadable.
-FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY")
+FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
 MAGIC_LINK_EXPOSE_URL = env.bool("MAGIC_LINK_EXPOSE_URL", default=False)
 OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
 # Starting credits only for addresses proven by a magic link (no farming by throwaway e-mails).
@@ -64,16 +69,41 @@ def _encryption_key_problem(keys: str) -> str | None:
     return None
 
 
+def _public_url_problem(url: str) -> str | None:
+    """Media URLs and the Mastodon app's website are built from it: it must be an address the
+    world can reach, not the default bind address (`http://0.0.0.0:8000`)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").strip("[]")
+    unreal = not host or host in ("localhost", "0.0.0.0", "::")  # noqa: S104 (we refuse it)
+    try:
+        unreal = unreal or ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        pass  # a name, not an address
+    if not env.str("PUBLIC_URL", default="") or parts.scheme not in ("http", "https") or unreal:
+        return (
+            "PUBLIC_URL must be the API's public address (e.g. https://api.example.com): "
+            "absolute media URLs are built from it."
+        )
+    return None
+
+
 def _problems() -> list[str]:
-    found = [
-        _secret_key_problem(SECRET_KEY),
-        _encryption_key_problem(FIELD_ENCRYPTION_KEY),
+    missing = [name for name in REQUIRED if name not in os.environ]
+    found: list[str | None] = [
+        f"Set the {name} environment variable (required in production)." for name in missing
     ]
-    if not env.str("DATABASE_URL", default=""):
+    if "SECRET_KEY" not in missing:
+        found.append(_secret_key_problem(SECRET_KEY))
+    if "FIELD_ENCRYPTION_KEY" not in missing:
+        found.append(_encryption_key_problem(FIELD_ENCRYPTION_KEY))
+    if "DATABASE_URL" in missing:
         found.append("DATABASE_URL is required in production (a local SQLite file is not).")
-    if not REDIS_URL:
+    if "REDIS_URL" in missing or not REDIS_URL:
         # Several server processes must share one rate-limit count and one cache.
         found.append("REDIS_URL is required in production.")
+    found.append(_public_url_problem(PUBLIC_URL))
+    if "ALLOWED_HOSTS" not in missing and not ALLOWED_HOSTS:
+        found.append("ALLOWED_HOSTS must name the hosts served.")
     if "*" in ALLOWED_HOSTS:
         found.append("ALLOWED_HOSTS must name the hosts served, not '*'.")
     if MAGIC_LINK_EXPOSE_URL:

@@ -25,6 +25,7 @@ VALID = {
     "ALLOWED_HOSTS": "api.example.com",
     "FIELD_ENCRYPTION_KEY": "hZ3oJ0QvE8w3b1n9V1mM4Q2kq8qQ9m1YvJbq3T0m7eA=",
     "EMAIL_HOST": "smtp.example.com",
+    "PUBLIC_URL": "https://api.example.com",
 }
 
 
@@ -93,6 +94,24 @@ def test_production_refuses_an_unsafe_setting(change, message):
     assert message in refused(run({**VALID, **change}))
 
 
+def test_every_missing_secret_is_named_at_once():
+    # One failed start names them all (it took three starts to learn of three).
+    missing = ("SECRET_KEY", "FIELD_ENCRYPTION_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")
+    stderr = refused(run({**VALID, **dict.fromkeys(missing)}))
+    for name in missing:
+        assert f"Set the {name} environment variable" in stderr
+    assert stderr.count("Production settings refused") == 1
+
+
+@pytest.mark.parametrize(
+    "public_url", [None, "http://0.0.0.0:8000", "http://[::]:8000", "ftp://api.example.com", ""]
+)
+def test_production_refuses_a_public_url_that_is_no_real_address(public_url):
+    assert "PUBLIC_URL must be the API's public address" in refused(
+        run({**VALID, "PUBLIC_URL": public_url})
+    )
+
+
 def test_every_problem_is_named_at_once():
     stderr = refused(run({**VALID, "DATABASE_URL": None, "ALLOWED_HOSTS": "*"}))
     assert "DATABASE_URL is required" in stderr
@@ -113,3 +132,20 @@ def test_the_version_is_the_one_pyproject_declares():
 
     with (ROOT / "pyproject.toml").open("rb") as file:
         assert tomllib.load(file)["project"]["version"] == config.__version__
+
+
+def test_the_server_exits_once_on_refused_settings():
+    # Not restarting its workers forever while the container looks alive.
+    from tests.servers import free_port
+
+    result = subprocess.run(
+        [sys.executable, "-m", "config.serve"],
+        cwd=ROOT,
+        env={**PRODUCTION, **VALID, "SECRET_KEY": "short", "PORT": str(free_port())},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr.count("SECRET_KEY must be at least 32 characters") == 1
+    assert "Traceback" not in result.stderr
