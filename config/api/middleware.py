@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 
 from config.api import ratelimit
 from config.api.envelope import SERVER_ERROR_MESSAGE, error_response
+from config.api.hosts import PROBE_PATHS
 
 API_PREFIX = "/api/"
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -82,7 +83,11 @@ class ApiEdgeMiddleware:
         return response
 
     def _count(self, request: HttpRequest) -> ratelimit.Window | None:
-        """The client's window, or None when the store is down (ratelimit fails open)."""
+        """The client's window, or None when the store is down (ratelimit fails open) or the
+        request is a health probe (probes come often, from few addresses, and must never be
+        told 429: the orchestrator would restart a healthy server)."""
+        if request.path.rstrip("/") in PROBE_PATHS:
+            return None
         window = ratelimit.hit(
             f"ip:{ratelimit.client_ip(request)}",
             limit=settings.RATE_LIMIT_PER_MINUTE,

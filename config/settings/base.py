@@ -68,6 +68,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The Host header, before anything reads it: probes pass whatever it is, others get JSON.
+    "config.api.hosts.HostCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # CORS answers preflights before anything else counts or rejects them.

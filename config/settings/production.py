@@ -5,6 +5,7 @@ and names every problem at once, so one failed deploy tells the operator all the
 """
 
 import binascii
+import contextlib
 import ipaddress
 import os
 from base64 import urlsafe_b64decode
@@ -75,10 +76,8 @@ def _public_url_problem(url: str) -> str | None:
     parts = urlsplit(url)
     host = (parts.hostname or "").strip("[]")
     unreal = not host or host in ("localhost", "0.0.0.0", "::")  # noqa: S104 (we refuse it)
-    try:
+    with contextlib.suppress(ValueError):  # a name, not an address
         unreal = unreal or ipaddress.ip_address(host).is_unspecified
-    except ValueError:
-        pass  # a name, not an address
     if not env.str("PUBLIC_URL", default="") or parts.scheme not in ("http", "https") or unreal:
         return (
             "PUBLIC_URL must be the API's public address (e.g. https://api.example.com): "

@@ -23,7 +23,7 @@ def test_the_101st_request_in_a_minute_is_429(api, limit_100):
         response = api.get("/api/_probe/raise/ok")
         assert response.status_code == 200, n
         assert response["RateLimit"].startswith(f'"default";r={99 - n};t=')
-    response = api.get("/api/v1/health")
+    response = api.get("/api/v1/_probe/raise/ok")
     assert response.status_code == 429
     assert response.json() == {
         "success": False,
@@ -40,14 +40,14 @@ def test_the_101st_request_in_a_minute_is_429(api, limit_100):
 
 def test_a_limited_request_changes_nothing(api, settings):
     settings.RATE_LIMIT_PER_MINUTE = 1
-    api.get("/api/health")
+    api.get("/api/_probe/raise/ok")
     response = api.post("/api/_probe/write", {"email": "late@example.com"}, format="json")
     assert response.status_code == 429
     assert not User.objects.filter(email="late@example.com").exists()
 
 
 def test_every_response_carries_the_headers(api, limit_100):
-    for path in ("/api/health", "/api/nope", "/api/v1/_probe/raise/missing"):
+    for path in ("/api/_probe/raise/ok", "/api/nope", "/api/v1/_probe/raise/missing"):
         response = api.get(path)
         assert response["RateLimit-Policy"] == '"default";q=100;w=60'
         assert response["RateLimit"].startswith('"default";r=')
@@ -56,16 +56,16 @@ def test_every_response_carries_the_headers(api, limit_100):
 def test_clients_have_separate_budgets(api, settings):
     settings.RATE_LIMIT_PER_MINUTE = 2
     for _ in range(2):
-        assert api.get("/api/v1/health", REMOTE_ADDR="10.0.0.1").status_code == 200
-    assert api.get("/api/v1/health", REMOTE_ADDR="10.0.0.1").status_code == 429
-    assert api.get("/api/v1/health", REMOTE_ADDR="10.0.0.2").status_code == 200
+        assert api.get("/api/v1/_probe/raise/ok", REMOTE_ADDR="10.0.0.1").status_code == 200
+    assert api.get("/api/v1/_probe/raise/ok", REMOTE_ADDR="10.0.0.1").status_code == 429
+    assert api.get("/api/v1/_probe/raise/ok", REMOTE_ADDR="10.0.0.2").status_code == 200
 
 
 def test_forwarded_for_is_ignored_without_trusted_proxies(api, settings):
     settings.RATE_LIMIT_PER_MINUTE = 1
-    assert api.get("/api/v1/health", HTTP_X_FORWARDED_FOR="1.1.1.1").status_code == 200
+    assert api.get("/api/v1/_probe/raise/ok", HTTP_X_FORWARDED_FOR="1.1.1.1").status_code == 200
     # A new spoofed address does not buy a new budget.
-    assert api.get("/api/v1/health", HTTP_X_FORWARDED_FOR="2.2.2.2").status_code == 429
+    assert api.get("/api/v1/_probe/raise/ok", HTTP_X_FORWARDED_FOR="2.2.2.2").status_code == 429
 
 
 @pytest.mark.parametrize(
@@ -99,7 +99,7 @@ def test_two_processes_share_one_budget_on_redis(redis_url, tmp_path):
     )
     with api_server(env) as first, api_server(env) as second:
         responses = [
-            requests.get(f"{(first if n % 2 else second)}/api/v1/health", timeout=5)
+            requests.get(f"{(first if n % 2 else second)}/api/v1/nope", timeout=5)
             for n in range(120)
         ]
     statuses = [r.status_code for r in responses]
@@ -107,5 +107,17 @@ def test_two_processes_share_one_budget_on_redis(redis_url, tmp_path):
     # says how much was left, and exactly that many more requests pass, then none.
     left = int(responses[0].headers["RateLimit"].split("r=")[1].split(";")[0])
     assert left >= 90
-    assert statuses == [200] * (left + 1) + [429] * (120 - left - 1)
+    assert statuses == [404] * (left + 1) + [429] * (120 - left - 1)
     # Each process alone would have let all 60 of its requests through.
+
+
+def test_health_probes_are_never_rate_limited(api, settings):
+    settings.RATE_LIMIT_PER_MINUTE = 5
+    for path in ("/api/health", "/api/v1/health") * 10:
+        response = api.get(path)
+        assert response.status_code == 200, path
+        assert "RateLimit" not in response
+    # ...and they spend nothing of the address's budget.
+    for _ in range(5):
+        assert api.get("/api/v1/_probe/raise/ok").status_code == 200
+    assert api.get("/api/v1/_probe/raise/ok").status_code == 429
