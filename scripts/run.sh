@@ -2,7 +2,9 @@
 # `make run` / `make dev`: the API on HOST:PORT with a Celery worker and beat beside it.
 # Usage: scripts/run.sh serve|dev   (serve: the production server, config.serve; dev: the same
 # application under uvicorn with auto-reload, so the live feed's stream works there too)
-# Ctrl-C (or SIGTERM) stops all three and exits 0; a process that dies stops the others, non-zero.
+# Ctrl-C (or SIGTERM) stops all three and exits 0. A worker or beat that dies is restarted (a
+# crashed worker must not take the API down with it); the server dying stops the others, non-zero.
+# A port already in use is said at once, before anything starts.
 set -uo pipefail
 MODE=${1:-serve}
 VENV=${VENV:-.venv}
@@ -10,7 +12,24 @@ HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
 export DJANGO_SETTINGS_MODULE=${DJANGO_SETTINGS_MODULE:-config.settings.local}
 # Everything the processes write at run time stays under the ignored var/.
-mkdir -p var/celery
+mkdir -p var "${CELERY_DATA_DIR:-var/celery}"
+
+# Is the port free? Binding it is the only sure test (another server, or one of ours left over).
+if ! "$VENV/bin/python" - "$HOST" "$PORT" <<'PY'
+import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+family = socket.AF_INET6 if ":" in host else socket.AF_INET
+with socket.socket(family, socket.SOCK_STREAM) as probe:
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        probe.bind((host, port))
+    except OSError as error:
+        sys.exit(f"Port {port} on {host} is already in use ({error.strerror}): another server is "
+                 f"running there. Stop it, or pick another port: PORT={port + 1} make run")
+PY
+then
+  exit 1
+fi
 
 set -m  # each child leads its own process group, so stopping one stops its children too
 pids=()
@@ -35,18 +54,25 @@ trap stop INT TERM
 
 # WARNING: beat queues the social scheduler every 10 s; a line per task would bury the rest.
 # Failed tasks still log at ERROR. CELERY_LOG_LEVEL=INFO shows every task.
-"$VENV/bin/celery" -A config --quiet worker --loglevel="${CELERY_LOG_LEVEL:-WARNING}" --concurrency=2 \
-  --without-mingle --without-gossip &
-pids+=($!)
-"$VENV/bin/celery" -A config --quiet beat --loglevel=WARNING --schedule=var/celerybeat-schedule &
-pids+=($!)
+start_worker() {
+  "$VENV/bin/celery" -A config --quiet worker --loglevel="${CELERY_LOG_LEVEL:-WARNING}" \
+    --concurrency=2 --without-mingle --without-gossip &
+  worker=$!
+}
+start_beat() {
+  "$VENV/bin/celery" -A config --quiet beat --loglevel=WARNING --schedule=var/celerybeat-schedule &
+  beat=$!
+}
+start_worker
+start_beat
 if [ "$MODE" = dev ]; then
   "$VENV/bin/python" -m uvicorn config.asgi:application --reload --host "$HOST" --port "$PORT" \
     --lifespan off &
 else
   HOST=$HOST PORT=$PORT "$VENV/bin/python" -m config.serve &
 fi
-pids+=($!)
+server=$!
+pids=("$worker" "$beat" "$server")
 
 base="http://$HOST:$PORT"
 for _ in $(seq 1 150); do
@@ -67,18 +93,43 @@ BANNER
     break
   fi
   [ "$stopping" = 1 ] && break
-  kill -0 "${pids[2]}" 2>/dev/null || break
+  kill -0 "$server" 2>/dev/null || break
   sleep 0.2
 done
 
-# Whichever stops first (a crash, or Ctrl-C) stops the others.
-wait -n
-status=$?
-if [ "$stopping" = 1 ]; then
+# A worker or beat that exits is started again (at most RESTARTS_PER_MINUTE times a minute, so a
+# worker that cannot start at all ends the run instead of spinning); the server exiting, or
+# Ctrl-C, stops everything.
+RESTARTS_PER_MINUTE=5
+restarts=()
+while true; do
+  wait -n -p died
+  status=$?
+  if [ "$stopping" = 1 ]; then
+    wait
+    exit 0
+  fi
+  if [ "${died:-}" = "$worker" ] || [ "${died:-}" = "$beat" ]; then
+    now=$(date +%s)
+    recent=()
+    for at in "${restarts[@]}"; do [ $((now - at)) -lt 60 ] && recent+=("$at"); done
+    restarts=("${recent[@]}" "$now")
+    if [ "${#restarts[@]}" -le "$RESTARTS_PER_MINUTE" ]; then
+      if [ "$died" = "$worker" ]; then
+        echo "The Celery worker exited (status $status); starting it again." >&2
+        start_worker
+      else
+        echo "Celery beat exited (status $status); starting it again." >&2
+        start_beat
+      fi
+      pids=("$worker" "$beat" "$server")
+      continue
+    fi
+    echo "Celery keeps exiting ($RESTARTS_PER_MINUTE restarts in a minute); giving up." >&2
+  else
+    echo "The server exited (status $status); stopping the worker and beat." >&2
+  fi
+  stop
   wait
-  exit 0
-fi
-echo "A process exited (status $status); stopping the others." >&2
-stop
-wait
-exit "$status"
+  exit "$status"
+done

@@ -292,7 +292,8 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Celery -----------------------------------------------------------------------------------
-CELERY_DATA_DIR = BASE_DIR / "var" / "celery"
+# The embedded broker's folder (no REDIS_URL): shared by the server, the worker and beat.
+CELERY_DATA_DIR = Path(env.str("CELERY_DATA_DIR", default=str(BASE_DIR / "var" / "celery")))
 CELERY_BROKER_URL = REDIS_URL or "filesystem://localhost/"
 CELERY_RESULT_BACKEND = REDIS_URL or f"file://{CELERY_DATA_DIR / 'results'}"
 # The file-system broker: one folder shared by web, worker and beat, no server needed.
