@@ -19,9 +19,14 @@ VENV = str(Path(sys.executable).parent.parent)
 
 def run_env(port: int, tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update(VENV=VENV, HOST="127.0.0.1", PORT=str(port), DJANGO_SETTINGS_MODULE="config.settings.local",
-               DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-               CELERY_DATA_DIR=str(tmp_path / "celery"))  # fmt: skip
+    env.update(
+        VENV=VENV,
+        HOST="127.0.0.1",
+        PORT=str(port),
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        CELERY_DATA_DIR=str(tmp_path / "celery"),
+    )
     return env
 
 
