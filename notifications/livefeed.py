@@ -3,9 +3,9 @@ transaction of the change they describe and announced across processes when it c
 
 `live_publish_many` inserts `LiveEvent` rows (their ids are the stream's `id:` lines, and a
 reconnect with Last-Event-ID reads what it missed from them) and, on commit, publishes them on
-the Redis channel `CHANNEL` when REDIS_URL is set, one pipeline round trip for the batch. The
-streams (notifications/livefeed_stream.py) listen on that channel; without Redis they poll
-the table instead. A rolled-back change publishes nothing.
+this deployment's Redis channel (`LIVEFEED_CHANNEL`) when REDIS_URL is set, one pipeline round
+trip for the batch. The streams (notifications/livefeed_stream.py) listen on that channel;
+without Redis they poll the table instead. A rolled-back change publishes nothing.
 
 Emitters: notifications (every notification created), billing (every balance move), the
 social hub (every scheduled record's status change). Lower apps never import this module's
@@ -32,7 +32,12 @@ from notifications.models import LiveEvent, LiveEventKind, LiveTicket, Notificat
 
 logger = logging.getLogger(__name__)
 
-CHANNEL = "livefeed"
+
+
+def channel() -> str:
+    """This deployment's Redis channel (LIVEFEED_CHANNEL: one per database by default)."""
+    return str(settings.LIVEFEED_CHANNEL)
+
 TICKET_PREFIX = "evt_"
 
 
@@ -85,7 +90,7 @@ def _announce(messages: list[str]) -> None:
     try:
         pipeline = get_redis().pipeline(transaction=False)
         for message in messages:
-            pipeline.publish(CHANNEL, message)
+            pipeline.publish(channel(), message)
         pipeline.execute()
     except RedisError:
         # Not lost: the streams' catch-up read of the table finds them (livefeed_stream.py).

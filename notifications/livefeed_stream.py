@@ -36,7 +36,7 @@ from accounts.authentication import BearerAuthentication
 from config.api.envelope import error_body
 from config.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
 from notifications.livefeed import (
-    CHANNEL,
+    channel,
     events_latest_id,
     events_recent,
     events_since,
@@ -172,7 +172,7 @@ class Hub:
         )
         try:
             async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
-                await pubsub.subscribe(CHANNEL)
+                await pubsub.subscribe(channel())
                 if self.subscribed:  # a reconnect: what was published meanwhile is in the table
                     await self._catch_up(seconds=30.0)
                 self.subscribed = True

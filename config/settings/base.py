@@ -107,6 +107,19 @@ DATABASES = {
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# The live feed's Redis channel. Redis publish/subscribe ignores the database number, so two
+# deployments on one Redis (staging and production) must not share a channel name: by default
+# it names this deployment's database.
+_database = DATABASES["default"]
+LIVEFEED_CHANNEL = env.str(
+    "LIVEFEED_CHANNEL",
+    default="fgp:livefeed:"
+    + hashlib.sha256(
+        "|".join(
+            str(_database.get(part) or "") for part in ("ENGINE", "HOST", "PORT", "NAME")
+        ).encode()
+    ).hexdigest()[:16],
+)
 # A kept connection broken by a database restart is replaced instead of failing a request.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

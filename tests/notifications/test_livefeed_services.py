@@ -72,3 +72,36 @@ def test_a_wsgi_server_gets_a_clear_error_instead_of_an_endless_request(ada):
     response = client_for(ada).get("/api/events/stream")
     assert response.status_code == 501
     assert response.json()["error"]["code"] == "stream_needs_asgi"
+
+
+@pytest.mark.redis
+def test_two_deployments_on_one_redis_hear_only_their_own_events(redis_url, settings):
+    # Redis publish/subscribe ignores the database number: the channel name keeps them apart.
+    import time as clock
+
+    import redis as redis_client
+
+    from notifications import livefeed
+
+    settings.REDIS_URL = redis_url
+    staging = redis_client.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
+    staging.subscribe("fgp:livefeed:staging-test")
+    settings.LIVEFEED_CHANNEL = "fgp:livefeed:production-test"
+    livefeed._announce(['{"for": "production"}'])
+    settings.LIVEFEED_CHANNEL = "fgp:livefeed:staging-test"
+    livefeed._announce(['{"for": "staging"}'])
+    heard = []
+    deadline = clock.monotonic() + 2
+    while clock.monotonic() < deadline:
+        message = staging.get_message(timeout=0.2)
+        if message is not None:
+            heard.append(message["data"])
+    staging.close()
+    assert heard == [b'{"for": "staging"}']
+
+
+def test_the_default_channel_names_the_database():
+    from config.settings import base
+
+    assert base.LIVEFEED_CHANNEL.startswith("fgp:livefeed:")
+    assert base.LIVEFEED_CHANNEL != "fgp:livefeed:"
