@@ -29,7 +29,7 @@ run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	@./scripts/run.sh serve
 
-# The same with Django's auto-reloading development server instead.
+# The same application under uvicorn with auto-reload (the live feed's stream needs ASGI).
 dev: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	@./scripts/run.sh dev

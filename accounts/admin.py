@@ -13,6 +13,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.models import Group
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -113,6 +114,8 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
 
 
 admin.site.login_form = ThrottledAdminLoginForm
+# Roles are the `role` field (user, admin = staff); Django's groups play no part in them.
+admin.site.unregister(Group)
 
 
 class UserChangeForm(forms.ModelForm[User]):

@@ -15,8 +15,16 @@ from django.template.response import TemplateResponse
 
 from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
 from accounts.models import User
-from notifications.models import Notification, WebhookEndpoint
+from notifications.models import (
+    Notification,
+    OutboxConsumption,
+    OutboxEvent,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 from notifications.services import BATCH_SIZE, notifications_delete, system_alert_send
+from notifications.webhooks import delivery_redeliver, endpoint_update
 
 SYSTEM_ALERT_PERMISSION = "notifications.add_notification"
 
@@ -128,6 +136,15 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
     list_filter = ("active",)
     search_fields = ("user__email", "url")
     list_select_related = ("user",)
+    actions = ("reactivate",)
+
+    @admin.action(description="Re-activate (clears the reason it was disabled)")
+    def reactivate(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
+        disabled = [endpoint for endpoint in queryset.select_related("user") if not endpoint.active]
+        for endpoint in disabled:
+            endpoint_update(user=endpoint.user, endpoint_id=endpoint.pk, changes={"active": True})
+        self.message_user(request, f"{len(disabled)} endpoint(s) re-activated.", messages.SUCCESS)
+
     fields = readonly_fields = (
         "id",
         "user",
@@ -140,3 +157,85 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
         "created_at",
         "updated_at",
     )
+
+
+class AttemptInline(admin.TabularInline[WebhookAttempt, WebhookDelivery]):
+    model = WebhookAttempt
+    fields = readonly_fields = ("at", "status_code", "duration_ms", "error", "response")
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnlyAdmin):
+    """Each event sent to each endpoint, with every attempt; failed ones can be sent again."""
+
+    list_display = ("created_at", "event", "endpoint", "status", "attempts", "last_status_code",
+                    "next_attempt_at", "delivered_at")  # fmt: skip
+    list_filter = ("status", "event")
+    search_fields = ("endpoint__url", "endpoint__user__email", "event_id")
+    list_select_related = ("endpoint",)
+    date_hierarchy = "created_at"
+    inlines = (AttemptInline,)
+    actions = ("redeliver",)
+    fields = readonly_fields = (
+        "id",
+        "endpoint",
+        "event_id",
+        "event",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "lease_expires_at",
+        "last_status_code",
+        "last_error",
+        "delivered_at",
+        "created_at",
+        "body",
+    )
+
+    @admin.action(description="Redeliver now (same event id)")
+    def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        deliveries = list(queryset.select_related("endpoint__user"))
+        for delivery in deliveries:
+            delivery_redeliver(user=delivery.endpoint.user, delivery_id=delivery.pk)
+        self.message_user(request, f"{len(deliveries)} delivery(ies) queued.", messages.SUCCESS)
+
+
+class ConsumptionInline(admin.TabularInline[OutboxConsumption, OutboxEvent]):
+    model = OutboxConsumption
+    fields = readonly_fields = ("consumer", "status", "attempts", "next_attempt_at",
+                                "last_error", "done_at")  # fmt: skip
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(OutboxEvent)
+class OutboxEventAdmin(ReadOnlyAdmin):
+    """Domain events as recorded, and how far each consumer got with them (outbox lag shows
+    here as events without `dispatched_at`)."""
+
+    list_display = ("sequence", "event", "user", "created_at", "dispatched_at")
+    list_filter = ("event",)
+    search_fields = ("user__email", "id")
+    list_select_related = ("user",)
+    date_hierarchy = "created_at"
+    inlines = (ConsumptionInline,)
+    fields = readonly_fields = ("sequence", "id", "event", "user", "data", "created_at",
+                                "dispatched_at")  # fmt: skip
+
+
+@admin.register(OutboxConsumption)
+class OutboxConsumptionAdmin(ReadOnlyAdmin):
+    list_display = ("event", "consumer", "status", "attempts", "next_attempt_at", "last_error",
+                    "done_at")  # fmt: skip
+    list_filter = ("consumer", "status")
+    list_select_related = ("event",)
+    fields = readonly_fields = ("event", "consumer", "status", "attempts", "next_attempt_at",
+                                "claimed_at", "last_error", "created_at", "done_at")  # fmt: skip

@@ -33,10 +33,10 @@ from notifications.models import LiveEvent, LiveEventKind, LiveTicket, Notificat
 logger = logging.getLogger(__name__)
 
 
-
 def channel() -> str:
     """This deployment's Redis channel (LIVEFEED_CHANNEL: one per database by default)."""
     return str(settings.LIVEFEED_CHANNEL)
+
 
 TICKET_PREFIX = "evt_"
 

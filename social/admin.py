@@ -6,6 +6,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 
 from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
 from social.models import (
@@ -14,6 +15,7 @@ from social.models import (
     MastodonApp,
     MediaItem,
     Post,
+    RecordStatus,
     ScheduledRecord,
     SocialAccount,
     SocialSettings,
@@ -125,6 +127,25 @@ class PostAdmin(ReadOnlyAdmin):
     inlines = (RecordInline,)
 
 
+class DueFilter(admin.SimpleListFilter):
+    """Waiting records whose time has come: what the next scheduler run will attempt (a long
+    list here means the scheduler is behind or stopped)."""
+
+    title = "due"
+    parameter_name = "due"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "Due now"), ("no", "Not yet due")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        waiting = queryset.filter(status=RecordStatus.SCHEDULED)
+        if self.value() == "yes":
+            return waiting.filter(due_at__lte=timezone.now())
+        if self.value() == "no":
+            return waiting.filter(due_at__gt=timezone.now())
+        return queryset
+
+
 @admin.register(ScheduledRecord)
 class ScheduledRecordAdmin(ReadOnlyAdmin):
     list_display = (
@@ -137,7 +158,7 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
         "published_at",
         "error_code",
     )
-    list_filter = ("status", "provider", "outcome_unknown")
+    list_filter = (DueFilter, "status", "provider", "outcome_unknown")
     search_fields = ("user__email", "id", "post__id", "provider_post_id")
     list_select_related = ("user",)
     date_hierarchy = "scheduled_time"

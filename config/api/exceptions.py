@@ -95,3 +95,12 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
         error_body(code="server_error", message=SERVER_ERROR_MESSAGE),
         status=status.HTTP_500_INTERNAL_SERVER_ERROR,
     )
+
+
+class HandledServerErrorFilter(logging.Filter):
+    """Drops django.request's one-line "Internal Server Error" for a 500 the API's handler
+    already logged with its traceback (Django logs every 5xx response it sees; without this,
+    each 500 was logged twice). Django's own uncaught exceptions carry `exc_info` and pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (getattr(record, "status_code", None) == 500 and not record.exc_info)

@@ -461,12 +461,21 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
     },
+    "filters": {
+        "handled_500": {"()": "config.api.exceptions.HandledServerErrorFilter"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
-        # Our handler logs 500s with their traceback; Django's own copy would log them twice.
-        "django.request": {"level": "ERROR", "handlers": ["console"], "propagate": False},
+        # Our exception handler logs an API view's 500 with its traceback; the filter drops
+        # Django's second, one-line copy of it (its own uncaught errors still log here).
+        "django.request": {
+            "level": "ERROR",
+            "handlers": ["console"],
+            "filters": ["handled_500"],
+            "propagate": False,
+        },
     },
 }

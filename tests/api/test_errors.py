@@ -200,3 +200,25 @@ def test_nesting_up_to_the_limit_is_parsed(api):
     body = '{"name": "ok", "count": 1, "extra": ' + "[" * 31 + "]" * 31 + "}"
     response = api.generic("POST", "/api/_probe/echo", body, content_type="application/json")
     assert response.status_code == 200
+
+
+def test_an_api_500_is_logged_once(api):
+    # django.request does not propagate (LOGGING), so listen on it and on our handler's logger.
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    keep = Keep()
+    loggers = [logging.getLogger("django.request"), logging.getLogger("config.api.exceptions")]
+    for logger in loggers:
+        logger.addHandler(keep)
+    try:
+        assert api.get("/api/_probe/raise/boom").status_code == 500
+    finally:
+        for logger in loggers:
+            logger.removeHandler(keep)
+    errors = [r for r in records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1
+    assert errors[0].exc_info is not None

@@ -193,3 +193,45 @@ def test_action_needs_the_permission_to_add_notifications(client, user_admin_wit
     assert response.status_code == 302
     assert not Notification.objects.exists()
     assert "You may not send notifications." in client.get(response["Location"]).content.decode()
+
+
+def test_webhook_deliveries_outbox_and_consumptions_have_pages(operator, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = True
+    from notifications.webhooks import endpoint_create
+
+    ada = User.objects.create_user(email="ada@example.com")
+    endpoint, _ = endpoint_create(user=ada, url="https://127.0.0.1/in",
+                                  events=["credits.depleted"])  # fmt: skip
+    from notifications import events
+
+    events.event_record(user=ada, payload=events.credits_depleted(user_id=str(ada.id),
+                                                                  remaining_credits=0))  # fmt: skip
+    for url in ("/admin/notifications/webhookdelivery/", "/admin/notifications/outboxevent/",
+                "/admin/notifications/outboxconsumption/",
+                "/admin/notifications/webhookdelivery/?status__exact=pending",
+                "/admin/notifications/outboxconsumption/?consumer=webhooks"):  # fmt: skip
+        response = operator.get(url)
+        assert response.status_code == 200, url
+    assert endpoint.pk
+
+
+def test_a_disabled_endpoint_can_be_reactivated_from_the_admin(operator):
+    from notifications.models import WebhookEndpoint
+    from notifications.webhooks import endpoint_create
+
+    ada = User.objects.create_user(email="ada@example.com")
+    endpoint, _ = endpoint_create(user=ada, url="https://127.0.0.1/in",
+                                  events=["credits.depleted"])  # fmt: skip
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+        active=False, disabled_reason="5 deliveries failed in a row.", consecutive_failures=5
+    )
+    response = operator.post("/admin/notifications/webhookendpoint/", {
+        "action": "reactivate", "_selected_action": [str(endpoint.pk)]})  # fmt: skip
+    assert response.status_code == 302
+    endpoint.refresh_from_db()
+    assert (endpoint.active, endpoint.disabled_reason, endpoint.consecutive_failures) == (
+        True, "", 0)  # fmt: skip
+
+
+def test_groups_are_not_in_the_admin(operator):
+    assert operator.get("/admin/auth/group/").status_code == 404

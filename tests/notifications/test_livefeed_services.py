@@ -84,7 +84,9 @@ def test_two_deployments_on_one_redis_hear_only_their_own_events(redis_url, sett
     from notifications import livefeed
 
     settings.REDIS_URL = redis_url
-    staging = redis_client.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
+    staging = redis_client.Redis.from_url(redis_url).pubsub(  # type: ignore[no-untyped-call]
+        ignore_subscribe_messages=True
+    )
     staging.subscribe("fgp:livefeed:staging-test")
     settings.LIVEFEED_CHANNEL = "fgp:livefeed:production-test"
     livefeed._announce(['{"for": "production"}'])

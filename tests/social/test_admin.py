@@ -71,3 +71,27 @@ def test_post_pages_show_records_with_their_attempts(
     assert "The server is unavailable or busy (HTTP 429)." in html
     for path in ("post", "scheduledrecord", "campaign", "mediaitem", "analyticsrecord"):
         assert admin_client.get(f"/admin/social/{path}/").status_code == 200
+
+
+def test_the_due_filter_lists_waiting_records_whose_time_has_come(admin_client, ada):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from social.models import Post, ScheduledRecord, SocialAccount
+
+    account = SocialAccount.objects.create(user=ada, provider="devto", provider_user_id="1",
+                                           username="ada-due")  # fmt: skip
+    post = Post.objects.create(user=ada, title="T", content="x")
+    now = timezone.now()
+    for offset, name in ((-60, "due"), (3600, "later")):
+        ScheduledRecord.objects.create(user=ada, post=Post.objects.create(user=ada, title=name,
+                                       content=name), account=account, provider="devto",
+                                       scheduled_time=now + timedelta(seconds=offset),
+                                       due_at=now + timedelta(seconds=offset))  # fmt: skip
+    assert post.pk
+    due = admin_client.get("/admin/social/scheduledrecord/?due=yes")
+    assert due.status_code == 200
+    assert due.context["cl"].result_count == 1
+    later = admin_client.get("/admin/social/scheduledrecord/?due=no")
+    assert later.context["cl"].result_count == 1
