@@ -115,6 +115,10 @@ class ThrottledAdminLoginForm(AdminAuthenticationForm):
 
 admin.site.login_form = ThrottledAdminLoginForm
 # Roles are the `role` field (user, admin = staff); Django's groups play no part in them.
+# auth's admin module registers Group when imported: import it first (accounts comes before
+# auth in INSTALLED_APPS), so the later autodiscovery finds it imported and registers nothing.
+import django.contrib.auth.admin  # noqa: E402, F401
+
 admin.site.unregister(Group)
 
 

@@ -46,6 +46,8 @@ USE_I18N = True
 USE_TZ = True
 
 INSTALLED_APPS = [
+    # First: its `createsuperuser` (with the password validators) replaces Django's.
+    "accounts",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -59,7 +61,6 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "rest_framework_simplejwt.token_blacklist",
-    "accounts",
     "social",
     "notifications",
     "billing",

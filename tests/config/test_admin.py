@@ -18,6 +18,41 @@ def test_createsuperuser_takes_an_email(monkeypatch):
     assert user.check_password("s3cret-pass")
 
 
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [("123", "too short"), ("12345678", "entirely numeric"), ("password", "too common"),
+     ("rootexample", "too similar to the email")],
+)  # fmt: skip
+def test_createsuperuser_without_a_terminal_runs_the_password_validators(
+    monkeypatch, password, message
+):
+    from django.core.management import CommandError
+
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", password)
+    with pytest.raises(CommandError, match=message):
+        call_command("createsuperuser", email="root@example.com", interactive=False, verbosity=0)
+    assert not User.objects.exists()
+
+
+def test_make_superuser_refuses_a_weak_password(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.servers import ROOT
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.local",
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+           "DJANGO_SUPERUSER_EMAIL": "ops@example.com", "DJANGO_SUPERUSER_PASSWORD": "123",
+           "VENV": str(os.path.dirname(os.path.dirname(sys.executable)))}  # fmt: skip
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
+                   env=env, check=True, timeout=120)  # fmt: skip
+    command = [sys.executable, "manage.py", "createsuperuser", "--noinput"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "too short" in result.stderr
+
+
 def test_admin_login_page_renders(client):
     response = client.get("/admin/login/")
     assert response.status_code == 200
