@@ -6,7 +6,12 @@ from typing import Any
 from uuid import UUID
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -120,12 +125,39 @@ def post_data(post: Post) -> Any:
     return PostSerializer(with_records(Post.objects.filter(pk=post.pk)).get()).data
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+)
+class HashtagsField(serializers.Field):  # type: ignore[type-arg]
+    """A post's hashtags: the string the specification shows ("#launch #saas"), or the list
+    `POST /api/social/ai/generate` answers (["launch", "#saas"]), stored as the string."""
+
+    MAX_LENGTH = 1000
+
+    def to_internal_value(self, data: Any) -> str:
+        if isinstance(data, list):
+            if not all(isinstance(tag, str) for tag in data):
+                raise serializers.ValidationError("Hashtags are strings.")
+            tags = [tag.strip() for tag in data if tag.strip()]
+            data = " ".join(tag if tag.startswith("#") else f"#{tag}" for tag in tags)
+        if not isinstance(data, str):
+            raise serializers.ValidationError("Send a string or a list of strings.")
+        if len(data) > self.MAX_LENGTH:
+            raise serializers.ValidationError(
+                f"Ensure this field has no more than {self.MAX_LENGTH} characters."
+            )
+        return data
+
+    def to_representation(self, value: Any) -> str:
+        return str(value)
+
+
 class PostFields(serializers.Serializer[Any]):
     """The writable post fields (API names); only those sent are applied."""
 
     title = serializers.CharField(required=False, allow_blank=True, max_length=300)
     content = serializers.CharField(required=False, max_length=100_000, trim_whitespace=False)
-    hashtags = serializers.CharField(required=False, allow_blank=True, max_length=1000)
+    hashtags = HashtagsField(required=False)
     mentions = serializers.CharField(required=False, allow_blank=True, max_length=1000)
     link = serializers.URLField(required=False, allow_blank=True, max_length=2000)
     mediaUrls = serializers.ListField(

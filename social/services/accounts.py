@@ -5,6 +5,7 @@ Provider calls happen outside any transaction; rows are written in short transac
 """
 
 import hashlib
+import json
 import logging
 import secrets
 import uuid
@@ -88,11 +89,23 @@ def _checked_instance(instance: str) -> str:
     return normalized
 
 
+def provider_message(error: outbound.OutboundError) -> dict[str, Any]:
+    """The provider's answer as an object for `error.details.providerMessage`: its JSON error
+    body as it sent it, or `{"message": ...}` for an answer that is not a JSON object."""
+    try:
+        body = json.loads(error.excerpt) if error.excerpt else None
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        return body
+    return {"message": (error.excerpt or error.message)[:500]}
+
+
 def _provider_error(provider: str, error: outbound.OutboundError) -> Exception:
     if isinstance(error, outbound.TransientError):
         return ProviderUnavailable(details={"provider": provider})
     return ProviderAuthFailed(
-        details={"provider": provider, "providerMessage": error.excerpt[:500] or error.message}
+        details={"provider": provider, "providerMessage": provider_message(error)}
     )
 
 

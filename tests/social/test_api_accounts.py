@@ -247,7 +247,10 @@ def test_a_wrong_app_secret_fails_the_connection_without_retrying(ada_client, pr
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "provider_auth_failed"
-    assert "Error validating client secret" in error["details"]["providerMessage"]
+    # The provider's own answer as an object, not JSON inside a string.
+    message = error["details"]["providerMessage"]
+    assert isinstance(message, dict)
+    assert "Error validating client secret" in message["error"]["message"]
     # Graph's code 1 is "retry later" elsewhere; during the exchange it is final.
     assert len(providers.meta.received("GET", "/v24.0/oauth/access_token")) == 1
 
@@ -260,6 +263,7 @@ def test_a_refused_code_or_credential_is_400_and_stores_nothing(ada_client, prov
     error = response.json()["error"]
     assert error["code"] == "provider_auth_failed"
     assert error["details"]["provider"] == provider
+    assert isinstance(error["details"]["providerMessage"], dict)
     assert error["details"]["providerMessage"]
     assert not SocialAccount.objects.exists()
 
