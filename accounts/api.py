@@ -258,7 +258,8 @@ class MeView(APIView):
 
     class OutputSerializer(ProfileSerializer):
         class Meta(ProfileSerializer.Meta):
-            fields = (*ProfileSerializer.Meta.fields, "created_at")
+            # The plan and whether the address is proven too: a client shows both.
+            fields = (*ProfileSerializer.Meta.fields, "plan", "email_verified", "created_at")
 
     class UpdateSerializer(serializers.Serializer[Any]):
         fullName = serializers.CharField(

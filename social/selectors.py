@@ -1,5 +1,6 @@
 """Reads of the social hub."""
 
+from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
@@ -10,6 +11,7 @@ from accounts.models import User
 from social.models import (
     AccountStatus,
     AnalyticsRecord,
+    MediaItem,
     Post,
     PostCounter,
     ScheduledRecord,
@@ -50,6 +52,17 @@ def with_records(posts: QuerySet[Post]) -> QuerySet[Post]:
     return posts.prefetch_related(
         Prefetch("records", queryset=ScheduledRecord.objects.order_by("scheduled_time", "id"))
     )
+
+
+def media_urls_of(posts: Iterable[Post]) -> dict[str, str]:
+    """The URLs of these posts' media items (`mediaIds`), by id: one query for them all."""
+    posts = list(posts)
+    wanted = {str(media_id) for post in posts for media_id in post.media_ids}
+    if not wanted:
+        return {}
+    users = {post.user_id for post in posts}
+    items = MediaItem.objects.filter(pk__in=wanted, user_id__in=users).values_list("pk", "url")
+    return {str(pk): url for pk, url in items}
 
 
 def post_list(

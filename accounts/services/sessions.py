@@ -25,6 +25,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 
 from accounts.errors import InvalidSession
 from accounts.models import User
+from config.errors import ValidationFailed
 
 VERSION_CLAIM = "ver"
 SESSION_CLAIM = "sid"
@@ -129,10 +130,18 @@ def session_refresh(*, refresh_token: str) -> Session:
 
 @transaction.atomic
 def session_logout(*, user: User, refresh_token: str, everywhere: bool = False) -> None:
-    """Spend the caller's refresh token (idempotent); `everywhere` revokes all sessions."""
-    payload = _decode_refresh(refresh_token)
-    if str(payload.get("user_id")) != str(user.pk):
-        raise InvalidSession()
+    """Spend the caller's refresh token (idempotent); `everywhere` revokes all sessions.
+
+    A body token that is not a refresh token of this user is bad input (400), not a dead
+    session: a 401 would tell the client its access token died and sign the user out."""
+    try:
+        payload = _decode_refresh(refresh_token)
+    except InvalidSession:
+        payload = {}
+    if not payload or str(payload.get("user_id")) != str(user.pk):
+        raise ValidationFailed(
+            details={"refreshToken": ["Not a valid, unexpired refresh token of this account."]}
+        )
     BlacklistedToken.objects.get_or_create(token=_outstanding(payload, user))
     if everywhere:
         sessions_revoke_all(user=user)

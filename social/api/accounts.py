@@ -24,6 +24,7 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
     """The social account record; credentials are never part of it."""
 
     user_id = serializers.UUIDField(read_only=True)
+    limits = serializers.SerializerMethodField()
 
     class Meta:
         model = SocialAccount
@@ -43,6 +44,11 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
             "instance",
             "limits",
         )
+
+    def get_limits(self, account: SocialAccount) -> dict[str, Any]:
+        """The platform's limits (`/api/social/platforms`' shape) with the account's own live
+        values over them (a Mastodon instance's `max_characters`, `charactersPerUrl`)."""
+        return {**PLATFORMS[account.provider].limits, **(account.limits or {})}
 
 
 class PlatformListView(APIView):

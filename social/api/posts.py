@@ -21,7 +21,13 @@ from accounts.authentication import request_user
 from config.api.envelope import Envelope
 from social.api.filters import RangeFilter
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
-from social.selectors import post_list, post_total, record_calendar, with_records
+from social.selectors import (
+    media_urls_of,
+    post_list,
+    post_total,
+    record_calendar,
+    with_records,
+)
 from social.services.posts import post_delete, post_save, record_data, user_post
 from social.services.publishing import Outcome
 from social.services.scheduling import (
@@ -110,7 +116,7 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "hashtags": post.hashtags,
             "mentions": post.mentions,
             "link": post.link,
-            "mediaUrls": list(post.media_urls),
+            "mediaUrls": _media_urls(post, self.context.get("media_urls") or {}),
             "mediaIds": list(post.media_ids),
             "platforms": list(post.platforms),
             "campaignId": str(post.campaign_id) if post.campaign_id else None,
@@ -121,8 +127,19 @@ class PostSerializer(serializers.ModelSerializer[Post]):
         }
 
 
+def _media_urls(post: Post, item_urls: dict[str, str]) -> list[str]:
+    """What the post attaches, as URLs: its hosted URLs, then its media items' (`mediaIds`)."""
+    urls = list(post.media_urls)
+    for media_id in post.media_ids:
+        url = item_urls.get(str(media_id))
+        if url and url not in urls:
+            urls.append(url)
+    return urls
+
+
 def post_data(post: Post) -> Any:
-    return PostSerializer(with_records(Post.objects.filter(pk=post.pk)).get()).data
+    found = with_records(Post.objects.filter(pk=post.pk)).get()
+    return PostSerializer(found, context={"media_urls": media_urls_of([found])}).data
 
 
 @extend_schema_field(
@@ -207,6 +224,14 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
 class PostListView(generics.ListAPIView[Post]):
     serializer_class = PostSerializer
     queryset = Post.objects.none()
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        # The page's media items' URLs, in one query for the whole page.
+        if args and isinstance(args[0], list):
+            kwargs.setdefault("context", self.get_serializer_context())
+            kwargs["context"]["media_urls"] = media_urls_of(args[0])
+        return super().get_serializer(*args, **kwargs)
+
     page_size = 20
     max_page_size = 100
 

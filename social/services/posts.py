@@ -42,13 +42,17 @@ FIELDS = {
 
 
 def draft_of(post: Post) -> Draft:
-    media = tuple(MediaFile(url=url) for url in post.media_urls)
+    items = tuple(_media_items(post))
+    # A client may send back the mediaUrls the post record shows, which include its media
+    # items' URLs: each file is attached once.
+    attached = {item.url for item in items}
+    media = tuple(MediaFile(url=url) for url in post.media_urls if url not in attached)
     return Draft(
         content=post.content,
         title=post.title,
         hashtags=post.hashtags,
         link=post.link,
-        media=media + tuple(_media_items(post)),
+        media=media + items,
     )
 
 

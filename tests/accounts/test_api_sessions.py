@@ -36,6 +36,8 @@ def test_me_returns_the_profile_with_created_at(authed, user, prefix):
             "role": "user",
             "credits_remaining": 20,
             "monthly_quota": 20,
+            "plan": "free",
+            "email_verified": False,
             "created_at": user.created_at.isoformat().replace("+00:00", "Z"),
         },
     }
@@ -169,8 +171,21 @@ def test_logout_needs_the_bearer_token(api, session):
 
 def test_logout_with_someone_elses_refresh_token_is_refused(authed, api, passwordless_user):
     other = session_issue(user=passwordless_user)
-    assert authed.post("/api/auth/logout", {"refreshToken": other.refresh_token}).status_code == 401
+    response = authed.post("/api/auth/logout", {"refreshToken": other.refresh_token})
+    # The body's token is bad input (400): a 401 would tell the client its own session died.
+    assert (response.status_code, response.json()["error"]["code"]) == (400, "validation_error")
     assert api.post("/api/auth/refresh", {"refreshToken": other.refresh_token}).status_code == 200
+
+
+@pytest.mark.parametrize("token", ["not-a-jwt", "a.b.c", "eyJhbGciOiJub25lIn0.e30."])
+def test_logout_with_a_malformed_refresh_token_is_400_and_the_session_lives(authed, token):
+    response = authed.post("/api/auth/logout", {"refreshToken": token})
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "validation_error",
+        "details": {"refreshToken": ["Not a valid, unexpired refresh token of this account."]},
+    }
+    assert authed.get("/api/auth/me").status_code == 200
 
 
 def test_logout_everywhere_revokes_every_session(authed, api, user, session):

@@ -9,7 +9,7 @@ AUTH_OPERATIONS = {
     "/api/auth/magic-link": ("post", "MagicLinkOutput", set()),
     "/api/auth/magic-link/verify": ("post", "SignedIn", {"401"}),
     "/api/auth/refresh": ("post", "Session", {"401"}),
-    "/api/auth/logout": ("post", "LogoutOutput", {"401"}),
+    "/api/auth/logout": ("post", "LogoutOutput", {"400", "401"}),
     "/api/auth/me": ("get", "MeOutput", {"401"}),
 }
 

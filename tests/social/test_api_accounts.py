@@ -89,9 +89,14 @@ def test_a_user_connects_all_six_sees_them_and_disconnects_them(
     assert accounts["bluesky"]["expires_at"] is None
     assert accounts["devto"]["expires_at"] is None
     # The Mastodon account carries its instance's live limits.
+    # ...in the shape /api/social/platforms reports, with the instance's values over it.
     assert accounts["mastodon"]["limits"] == {
-        "maxCharacters": 1000, "maxMedia": 4, "charactersPerUrl": 23
+        "maxCharacters": 1000, "countsBy": "characters", "maxMedia": 4, "mediaRequired": False,
+        "maxHashtags": None, "titleRequired": False, "maxTitle": None, "charactersPerUrl": 23,
     }  # fmt: skip
+    platforms = {p["provider"]: p for p in ada_client.get("/api/social/platforms").json()["data"]}
+    for provider, record in accounts.items():
+        assert set(platforms[provider]["limits"]) <= set(record["limits"]), provider
 
     listed = ada_client.get(f"{prefix}/social/accounts").json()["data"]
     assert sorted(a["provider"] for a in listed) == sorted(PROVIDERS)

@@ -216,3 +216,25 @@ def test_bad_settings_are_400_and_change_nothing(ada_client, body, field):
     assert response.status_code == 400
     assert field in response.json()["error"]["details"]
     assert ada_client.get("/api/social/settings").json()["data"]["defaultTimezone"] == "UTC"
+
+
+def test_a_post_with_media_ids_shows_their_urls(ada_client):
+    hosted = {"type": "image/png", "size": 10, "url": "https://cdn.example.com/a.png"}
+    item = ada_client.post("/api/social/media", hosted, format="json").json()["data"]
+    body = {
+        "content": "x",
+        "mediaIds": [item["id"]],
+        "mediaUrls": ["https://cdn.example.com/b.png"],
+    }
+    saved = ada_client.post("/api/social/posts", body, format="json")
+    assert saved.status_code == 200, saved.content
+    expected = ["https://cdn.example.com/b.png", "https://cdn.example.com/a.png"]
+    assert saved.json()["data"]["mediaUrls"] == expected
+    post_id = saved.json()["data"]["id"]
+    assert ada_client.get(f"/api/social/posts/{post_id}").json()["data"]["mediaUrls"] == expected
+    for _ in range(3):
+        ada_client.post("/api/social/posts", {"content": "y", "mediaIds": [item["id"]]},
+                        format="json")  # fmt: skip
+    listed = ada_client.get("/api/social/posts", {"page": 1}).json()["data"]
+    assert [p["mediaUrls"] for p in listed][-1] == expected
+    assert all("https://cdn.example.com/a.png" in p["mediaUrls"] for p in listed)
