@@ -8,6 +8,9 @@ per moment, in registration order; no signals, so the call is visible where it h
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db.models import Model
 
 from accounts.models import User
 
@@ -33,9 +36,8 @@ def user_created(user: User) -> None:
 def on_email_verified(hook: VerifiedHook) -> VerifiedHook:
     """Register `hook(user, took_over)` for an address's first verification (magic link).
 
-    `took_over` is True when the account existed before its owner proved the address: someone
-    else registered it, so what that someone did with it (their history, the credits they
-    spent) is cleared for the owner. Runs in the verifying transaction.
+    `took_over` is True when the account existed before its owner proved the address (the
+    registry's takeover cleanups have run). Runs in the verifying transaction.
     """
     if hook not in _email_verified:
         _email_verified.append(hook)
@@ -47,17 +49,88 @@ def email_verified(user: User, *, took_over: bool) -> None:
         hook(user, took_over)
 
 
-_user_erased: list[UserHook] = []
+# --- What each app keeps of a user: the one registry for takeover and erasure ----------------
+
+# A cleanup takes the user and returns what it removed, in words for the user ("2 webhook
+# endpoints"), or nothing. A string in its place says why those rows stay.
+Cleanup = Callable[[User], list[str] | None]
 
 
-def on_user_erased(hook: UserHook) -> UserHook:
-    """Register `hook(user)` to delete what another app keeps of a user being erased; runs in
-    the erasing transaction, before the user row is anonymised."""
-    if hook not in _user_erased:
-        _user_erased.append(hook)
-    return hook
+@dataclass(frozen=True, slots=True)
+class UserData:
+    """One model's rows of a user: what a takeover does with them (the first magic-link
+    verification of an address someone registered before: nothing that sends data out or
+    acts elsewhere may survive it) and what erasure does (`DELETE /api/auth/me`)."""
+
+    model: str  # "app_label.ModelName"
+    takeover: Cleanup | str
+    erasure: Cleanup | str
+
+
+_user_data: dict[str, UserData] = {}
+
+
+def user_data(model: type[Model] | str, *, takeover: Cleanup | str, erasure: Cleanup | str) -> None:
+    """Declare a model holding a user's rows, from the owning app's AppConfig.ready(). A
+    test fails for any model with a foreign key to the user that no app declared."""
+    label = model if isinstance(model, str) else model._meta.label
+    _user_data[label] = UserData(model=label, takeover=takeover, erasure=erasure)
+
+
+def user_data_registry() -> dict[str, UserData]:
+    return dict(_user_data)
+
+
+def _run(cleanups: list[Cleanup | str], user: User) -> list[str]:
+    removed: list[str] = []
+    done: list[Cleanup] = []
+    for cleanup in cleanups:
+        if callable(cleanup) and cleanup not in done:  # one cleanup may cover several models
+            done.append(cleanup)
+            removed.extend(cleanup(user) or [])
+    return removed
+
+
+def user_taken_over(user: User) -> list[str]:
+    """Run every takeover cleanup in the verifying transaction; what they removed."""
+    return _run([data.takeover for data in _user_data.values()], user)
 
 
 def user_erased(user: User) -> None:
-    for hook in _user_erased:
-        hook(user)
+    """Run every erasure cleanup in the erasing transaction, before the row is anonymised."""
+    _run([data.erasure for data in _user_data.values()], user)
+
+
+ReclaimedHook = Callable[[User, list[str]], None]
+_reclaimed: list[ReclaimedHook] = []
+
+
+def on_account_reclaimed(hook: ReclaimedHook) -> ReclaimedHook:
+    """Register `hook(user, removed)`: the owner proved the address of an account that existed
+    before; `removed` says what was revoked (notifications tells the user)."""
+    if hook not in _reclaimed:
+        _reclaimed.append(hook)
+    return hook
+
+
+def account_reclaimed(user: User, removed: list[str]) -> None:
+    for hook in _reclaimed:
+        hook(user, removed)
+
+
+RevokedHook = Callable[[User, str | None], None]
+_sessions_revoked: list[RevokedHook] = []
+
+
+def on_sessions_revoked(hook: RevokedHook) -> RevokedHook:
+    """Register `hook(user, sid)` for a revocation: one session family (`sid`), or every session
+    of the user (`sid` None: logout everywhere, takeover, erasure). Runs in the revoking
+    transaction; what the hook starts (closing open live-feed streams) follows its commit."""
+    if hook not in _sessions_revoked:
+        _sessions_revoked.append(hook)
+    return hook
+
+
+def sessions_revoked(user: User, sid: str | None) -> None:
+    for hook in _sessions_revoked:
+        hook(user, sid)

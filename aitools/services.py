@@ -256,16 +256,10 @@ def record_delete(*, record: Gig | Proposal) -> None:
     record.delete()
 
 
-def history_clear_reclaimed(user: User, took_over: bool) -> None:
-    """accounts' email_verified hook: the history of whoever squatted an address is not its
-    owner's (generations, gigs, proposals); the ledger keeps its rows (append-only)."""
-    if took_over:
-        Gig.objects.filter(user=user).delete()
-        Proposal.objects.filter(user=user).delete()
-        Generation.objects.filter(user=user).delete()
-
-
-def history_erase(user: User) -> None:
-    """accounts' user_erased hook: a user's AI history, gigs and proposals go with them (the
-    ledger keeps its anonymous spend and refund rows)."""
-    history_clear_reclaimed(user, True)
+def history_erase(user: User) -> list[str]:
+    """The registry's erasure cleanup: a user's AI history, gigs and proposals go with them
+    (the ledger keeps its anonymous spend and refund rows)."""
+    Gig.objects.filter(user=user).delete()
+    Proposal.objects.filter(user=user).delete()
+    Generation.objects.filter(user=user).delete()
+    return []

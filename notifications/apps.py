@@ -2,17 +2,38 @@
 
 from django.apps import AppConfig
 
+KEPT_AT_TAKEOVER = "what was written stays: it may be the owner's own (docs/accounts.md)"
+
 
 class NotificationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "notifications"
 
     def ready(self) -> None:
-        from accounts.hooks import on_email_verified, on_user_erased
-        from notifications.services import notifications_clear_reclaimed, notifications_erase
+        from accounts.hooks import on_account_reclaimed, on_sessions_revoked, user_data
+        from notifications.livefeed import live_sessions_revoked
+        from notifications.models import (
+            LiveEvent,
+            LiveTicket,
+            Notification,
+            NotificationCounter,
+            OutboxEvent,
+            WebhookEndpoint,
+        )
+        from notifications.services import (
+            account_reclaimed_notify,
+            notifications_erase,
+            tickets_forget,
+        )
+        from notifications.webhooks import endpoints_remove
 
-        on_email_verified(notifications_clear_reclaimed)
-        on_user_erased(notifications_erase)
+        for model in (Notification, NotificationCounter, OutboxEvent, LiveEvent):
+            user_data(model, takeover=KEPT_AT_TAKEOVER, erasure=notifications_erase)
+        user_data(LiveTicket, takeover=tickets_forget, erasure=notifications_erase)
+        # Endpoints send the user's data out: none survives a takeover or an erasure.
+        user_data(WebhookEndpoint, takeover=endpoints_remove, erasure=endpoints_remove)
+        on_account_reclaimed(account_reclaimed_notify)
+        on_sessions_revoked(live_sessions_revoked)
 
         from notifications.outbox import outbox_consumer
         from notifications.webhooks import deliveries_create, deliveries_create_many

@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 
 from accounts.models import User
 from config.redis import get_redis
-from notifications.models import LiveEvent, LiveEventKind, LiveTicket, Notification
+from notifications.models import CLIENT_KINDS, LiveEvent, LiveEventKind, LiveTicket, Notification
 
 logger = logging.getLogger(__name__)
 
@@ -118,25 +118,46 @@ def _digest(ticket: str) -> str:
     return hashlib.sha256(ticket.encode()).hexdigest()
 
 
-def ticket_issue(*, user: User) -> tuple[str, datetime]:
+def ticket_issue(*, user: User, session: str = "") -> tuple[str, datetime]:
     """A single-use ticket for `GET /api/events/stream?ticket=`, good for
-    LIVEFEED_TICKET_SECONDS; only its digest is kept."""
+    LIVEFEED_TICKET_SECONDS, bound to the sign-in (`session`) that asked for it; only its
+    digest is kept."""
     ticket = TICKET_PREFIX + secrets.token_urlsafe(32)
     expires_at = timezone.now() + timedelta(seconds=settings.LIVEFEED_TICKET_SECONDS)
-    LiveTicket.objects.create(digest=_digest(ticket), user=user, expires_at=expires_at)
+    LiveTicket.objects.create(
+        digest=_digest(ticket),
+        user=user,
+        session=session[:64],
+        token_version=user.token_version,
+        expires_at=expires_at,
+    )
     return ticket, expires_at
 
 
-def ticket_redeem(*, ticket: str) -> Any | None:
-    """The user id of an unused, unexpired ticket, now used (one conditional UPDATE: a ticket
-    opens one stream); None for anything else."""
+def ticket_redeem(*, ticket: str) -> tuple[Any, str] | None:
+    """(user id, session) of an unused, unexpired ticket, now used (one conditional UPDATE: a
+    ticket opens one stream); None for anything else, also when its session was revoked since
+    (logout, logout everywhere, takeover, erasure) or its user is no longer active."""
     if not ticket.startswith(TICKET_PREFIX) or len(ticket) > 100:
         return None
     digest, now = _digest(ticket), timezone.now()
     used = LiveTicket.objects.filter(digest=digest, used_at__isnull=True, expires_at__gt=now)
     if not used.update(used_at=now):
         return None
-    return LiveTicket.objects.filter(digest=digest).values_list("user_id", flat=True).first()
+    found = LiveTicket.objects.filter(digest=digest).select_related("user").first()
+    if found is None:
+        return None
+    user = found.user
+    revoked = found.session and found.session in (user.revoked_sessions or {})
+    if not user.is_active or user.token_version != found.token_version or revoked:
+        return None
+    return found.user_id, found.session
+
+
+def live_sessions_revoked(user: User, sid: str | None) -> None:
+    """accounts' sessions_revoked hook: every server process ends the streams of the revoked
+    session (or all the user's), through the feed's own channel, once the revocation commits."""
+    live_publish_many(items=[(user.pk, LiveEventKind.REVOKED, {"session": sid or ""})])
 
 
 # --- Reading and upkeep -----------------------------------------------------------------------
@@ -146,9 +167,9 @@ def events_since(*, user_id: Any, after: int, limit: int = 1000) -> list[LiveEve
     """The user's events after id `after` within the retention (a reconnect's backlog)."""
     since = timezone.now() - timedelta(seconds=settings.LIVEFEED_RETENTION_SECONDS)
     return list(
-        LiveEvent.objects.filter(user_id=user_id, id__gt=after, created_at__gte=since).order_by(
-            "id"
-        )[:limit]
+        LiveEvent.objects.filter(
+            user_id=user_id, id__gt=after, created_at__gte=since, kind__in=CLIENT_KINDS
+        ).order_by("id")[:limit]
     )
 
 

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.services.sessions import SESSION_CLAIM
 from config.api.envelope import Envelope
 from notifications.livefeed import ticket_issue
 
@@ -29,7 +30,9 @@ class TicketView(APIView):
         "`EventSource('/api/events/stream?ticket=...')` (which cannot send headers).",
     )
     def post(self, request: Request) -> Response:
-        ticket, expires_at = ticket_issue(user=request_user(request))
+        claims = request.auth or {}
+        session = str(claims.get(SESSION_CLAIM, "") if hasattr(claims, "get") else "")
+        ticket, expires_at = ticket_issue(user=request_user(request), session=session)
         return Response(Envelope(data={"ticket": ticket, "expiresAt": expires_at}))
 
 

@@ -33,6 +33,7 @@ from django.views import View
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken, TokenError
 
 from accounts.authentication import BearerAuthentication
+from accounts.services.sessions import SESSION_CLAIM
 from config.api.envelope import error_body
 from config.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
 from notifications.livefeed import (
@@ -42,6 +43,7 @@ from notifications.livefeed import (
     events_since,
     message_of,
 )
+from notifications.models import LiveEventKind
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +79,9 @@ def event_text(message: Message) -> bytes:
 class Stream:
     """One open stream: its user and the queue the hub fills."""
 
-    def __init__(self, user_id: str) -> None:
+    def __init__(self, user_id: str, session: str = "") -> None:
         self.user_id = user_id
+        self.session = session  # the sign-in that opened it ("" when unknown)
         self.queue: asyncio.Queue[Message] = asyncio.Queue(maxsize=QUEUE_LIMIT)
         self._recent: deque[int] = deque(maxlen=256)  # ids sent or queued: each goes once
 
@@ -115,12 +118,12 @@ class Hub:
         self.shutting_down = False
         self.subscribed = False
 
-    def open(self, user_id: str) -> Stream:
+    def open(self, user_id: str, session: str = "") -> Stream:
         """A new stream for the user; past LIVEFEED_MAX_STREAMS_PER_USER the oldest closes."""
         loop = asyncio.get_running_loop()
         if self.listener is not None and self.listener.get_loop() is not loop:
             self.__init__()  # type: ignore[misc]  # a new event loop (tests): start afresh
-        stream = Stream(user_id)
+        stream = Stream(user_id, session)
         mine = self.streams.setdefault(user_id, [])
         mine.append(stream)
         while len(mine) > settings.LIVEFEED_MAX_STREAMS_PER_USER:
@@ -138,7 +141,15 @@ class Hub:
             self.streams.pop(stream.user_id, None)
 
     def deliver(self, message: Message) -> None:
-        for stream in self.streams.get(message["user"], ()):
+        streams = self.streams.get(message["user"], ())
+        if message.get("kind") == LiveEventKind.REVOKED:
+            # A revoked session: its streams end now (all the user's when none is named).
+            session = str((message.get("data") or {}).get("session") or "")
+            for stream in list(streams):
+                if not session or stream.session in ("", session):
+                    stream.close()
+            return
+        for stream in streams:
             stream.put(message)
 
     def shutdown(self) -> None:
@@ -246,8 +257,9 @@ def closing_on_exit() -> None:
 # --- Serving ----------------------------------------------------------------------------------
 
 
-def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, str]:
-    """(user id, error code, error message): the Bearer header, or else the ticket."""
+def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, str, str]:
+    """(user id, session, error code, error message): the Bearer header, or else the ticket.
+    The session (the sign-in's `sid`) lets a revocation end exactly its streams."""
     from notifications.livefeed import ticket_redeem
 
     if authorization:
@@ -256,16 +268,17 @@ def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, 
             raw = auth.get_raw_token(authorization.encode())
             if raw is None:
                 raise AuthenticationFailed(INVALID_TOKEN_MESSAGE)
-            user = auth.get_user(auth.get_validated_token(raw))
+            validated = auth.get_validated_token(raw)
+            user = auth.get_user(validated)
         except (AuthenticationFailed, InvalidToken, TokenError):
-            return None, "invalid_token", INVALID_TOKEN_MESSAGE
-        return str(user.pk), "", ""
+            return None, "", "invalid_token", INVALID_TOKEN_MESSAGE
+        return str(user.pk), str(validated.get(SESSION_CLAIM) or ""), "", ""
     if ticket:
-        user_id = ticket_redeem(ticket=ticket)
-        if user_id is None:
-            return None, "invalid_ticket", "The ticket is unknown, used or expired."
-        return str(user_id), "", ""
-    return None, "not_authenticated", MISSING_AUTH_MESSAGE
+        redeemed = ticket_redeem(ticket=ticket)
+        if redeemed is None:
+            return None, "", "invalid_ticket", "The ticket is unknown, used or expired."
+        return str(redeemed[0]), redeemed[1], "", ""
+    return None, "", "not_authenticated", MISSING_AUTH_MESSAGE
 
 
 def _last_event_id(header: str, query: str) -> int | None:
@@ -329,7 +342,7 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         body = error_body(code="method_not_allowed", message="Only GET opens the stream.")
         await answer(405, body, [(b"allow", b"GET, OPTIONS")])
         return
-    user_id, code, message = await _db(
+    user_id, session, code, message = await _db(
         _authenticate,
         authorization=headers.get("authorization", ""),
         ticket=(query.get("ticket") or [""])[0],
@@ -342,7 +355,7 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             await answer(503, body, [(b"retry-after", b"1")])
         return
     last = _last_event_id(headers.get("last-event-id", ""), (query.get("lastEventId") or [""])[0])
-    stream = hub.open(user_id)
+    stream = hub.open(user_id, session)
     await send({"type": "http.response.start", "status": 200, "headers": [*STREAM_HEADERS, *cors]})
 
     async def disconnected() -> None:
@@ -370,7 +383,7 @@ class StreamView(View):
         if "wsgi.input" in request.META:
             message = "The live feed is served by the ASGI server (python -m config.serve)."
             return JsonResponse(error_body(code="stream_needs_asgi", message=message), status=501)
-        user_id, code, message = await _db(
+        user_id, session, code, message = await _db(
             _authenticate,
             authorization=request.headers.get("Authorization", ""),
             ticket=request.GET.get("ticket", ""),
@@ -380,7 +393,7 @@ class StreamView(View):
         last = _last_event_id(
             request.headers.get("Last-Event-ID", ""), request.GET.get("lastEventId", "")
         )
-        stream = hub.open(user_id)
+        stream = hub.open(user_id, session)
 
         async def body() -> AsyncIterator[bytes]:
             try:

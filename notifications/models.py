@@ -307,6 +307,12 @@ class LiveEventKind(models.TextChoices):
     NOTIFICATION = "notification"
     POST = "post"
     CREDITS = "credits"
+    # Not sent to clients: tells every server process to end the streams of a revoked
+    # session (`data.session`) or, without one, all the user's streams.
+    REVOKED = "revoked"
+
+
+CLIENT_KINDS = (LiveEventKind.NOTIFICATION, LiveEventKind.POST, LiveEventKind.CREDITS)
 
 
 class LiveEvent(models.Model):
@@ -341,6 +347,9 @@ class LiveTicket(models.Model):
 
     digest = models.CharField(max_length=64, primary_key=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The sign-in that asked for it: a ticket of a revoked session opens nothing.
+    session = models.CharField(max_length=64, blank=True, default="")
+    token_version = models.PositiveIntegerField(default=0)
     expires_at = models.DateTimeField(db_index=True)
     used_at = models.DateTimeField(null=True, blank=True)
 

@@ -253,18 +253,42 @@ def notification_counters_rebuild(*, user_ids: Iterable[UUID | str] | None = Non
     return len(rebuilt)
 
 
-def notifications_clear_reclaimed(user: User, took_over: bool) -> None:
-    """accounts' email_verified hook: notifications meant for whoever squatted an address."""
-    if took_over:
-        notifications_delete(
-            notification_ids=Notification.objects.filter(user=user).values_list("id", flat=True)
-        )
+def account_reclaimed_notify(user: User, removed: list[str]) -> None:
+    """accounts' account_reclaimed hook: tell the owner what their first sign-in by e-mail
+    link removed, and why, so nothing disappears without a word (docs/accounts.md)."""
+    what = ", ".join(removed) if removed else "nothing"
+    notify(
+        user=user,
+        type=NotificationType.SYSTEM_ALERT,
+        title="Your account is secured",
+        message=(
+            "This account was created before its e-mail address was confirmed, so anyone could "
+            "have set it up. To make sure only you can use it, we removed what could let "
+            f"someone else in or act in your name: {what}. Your name, AI history, gigs, "
+            "proposals, posts and notifications are kept. Reconnect your social accounts and "
+            "add your webhook endpoints again if they were yours; set a password to sign in "
+            "with one."
+        ),
+        metadata={"removed": removed},
+    )
 
 
-def notifications_erase(user: User) -> None:
-    """accounts' user_erased hook: the user's notifications, counters and domain events."""
-    from notifications.models import NotificationCounter, OutboxEvent
+def notifications_erase(user: User) -> list[str]:
+    """The registry's erasure cleanup: the user's notifications, counters, domain events and
+    live-feed events and tickets."""
+    from notifications.models import LiveEvent, LiveTicket, NotificationCounter, OutboxEvent
 
     Notification.objects.filter(user=user).delete()
     NotificationCounter.objects.filter(user=user).delete()
     OutboxEvent.objects.filter(user=user).delete()
+    LiveEvent.objects.filter(user=user).delete()
+    LiveTicket.objects.filter(user=user).delete()
+    return []
+
+
+def tickets_forget(user: User) -> list[str]:
+    """The registry's takeover cleanup: unused live-feed tickets open nothing any more."""
+    from notifications.models import LiveTicket
+
+    LiveTicket.objects.filter(user=user).delete()
+    return []

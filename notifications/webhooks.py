@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -159,6 +160,17 @@ def endpoint_delete(*, user: User, endpoint_id: Any) -> None:
         endpoint_get(user=user, endpoint_id=endpoint_id, lock=True).delete()
 
 
+def endpoints_remove(user: User) -> list[str]:
+    """The registry's cleanup (takeover, erasure): every endpoint of the user goes, with its
+    pending deliveries, so nothing more of theirs is sent out."""
+    endpoints = list(WebhookEndpoint.objects.filter(user=user).values_list("url", flat=True))
+    WebhookEndpoint.objects.filter(user=user).delete()
+    if not endpoints:
+        return []
+    hosts = sorted({urlsplit(url).hostname or url for url in endpoints})
+    return [f"{len(endpoints)} webhook endpoint(s) ({', '.join(hosts)})"]
+
+
 def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, str]:
     """A new secret; the ones signing now keep signing beside it for 24 hours."""
     secret = secret_new()
@@ -262,6 +274,8 @@ def _claim(delivery_ids: list[Any]) -> list[WebhookDelivery]:
             pk__in=delivery_ids, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
         )
         .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now))
+        # Nothing is sent for an erased or deactivated user (erasure also deletes endpoints).
+        .filter(endpoint__user__is_active=True)
         .update(lease_expires_at=now + timedelta(seconds=DELIVERY_LEASE_SECONDS), claim=token)
     )
     if not claimed:

@@ -1,8 +1,34 @@
-"""App configuration."""
+"""App configuration: the social hub's part in accounts' writes is registered here."""
 
 from django.apps import AppConfig
+
+KEPT_AT_TAKEOVER = "what was written stays: it may be the owner's own (docs/accounts.md)"
 
 
 class SocialConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "social"
+
+    def ready(self) -> None:
+        from accounts.hooks import user_data
+        from social.models import (
+            AnalyticsRecord,
+            Campaign,
+            ConnectState,
+            MediaItem,
+            Post,
+            PostCounter,
+            ScheduledRecord,
+            SocialAccount,
+            SocialSettings,
+        )
+        from social.services.accounts import accounts_release, connect_states_forget
+        from social.services.erasure import social_erase
+
+        # Connected accounts act elsewhere in the user's name: none survives a takeover (their
+        # waiting records are cancelled with them).
+        for acting in (SocialAccount, ScheduledRecord):
+            user_data(acting, takeover=accounts_release, erasure=social_erase)
+        user_data(ConnectState, takeover=connect_states_forget, erasure=social_erase)
+        for content in (Post, Campaign, MediaItem, AnalyticsRecord, PostCounter, SocialSettings):
+            user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=social_erase)

@@ -13,7 +13,6 @@ from accounts import hooks
 from accounts.errors import InvalidCredentials
 from accounts.models import MagicLinkToken, email_key
 from accounts.services.login import LoginResult, signed_in
-from accounts.services.sessions import sessions_revoke_all
 from accounts.services.users import user_get_or_create
 from config.api import ratelimit
 from config.errors import RateLimitedError
@@ -68,8 +67,13 @@ def magic_link_request(*, email: str, client_ip: str) -> str:
 def magic_link_verify(*, token: str) -> LoginResult:
     """Spend the link (one conditional UPDATE: of two concurrent calls, one wins).
 
-    The first verification of an address proves its owner holds it: whatever was issued for
-    the account before (sessions, a password set by whoever registered it first) is revoked.
+    The first verification of an address proves its owner holds it. When the account existed
+    before (someone registered the address with a password, perhaps not its owner), what could
+    let that someone back in or act in the owner's name is revoked: sessions, the password,
+    and every app's integrations (the registry's takeover cleanups: webhook endpoints,
+    connected social accounts and their pending posts, open streams). What was written (the
+    name, AI history, posts, notifications) stays: it may well be the owner's own. The user is
+    told exactly what was removed and why (docs/accounts.md).
     """
     now = timezone.now()
     token_hash = _hash(token)
@@ -84,15 +88,17 @@ def magic_link_verify(*, token: str) -> LoginResult:
         raise InvalidCredentials(INVALID_LINK)
     if not user.email_verified:
         took_over = not created
+        removed: list[str] = []
         if took_over:
-            # Whoever registered the address first never proved they hold it: what they set
-            # (sessions, password, name, picture) goes; the other apps clear theirs (hooks).
-            sessions_revoke_all(user=user)
-            user.set_unusable_password()
-            user.full_name, user.avatar_url = "", ""
+            if user.has_usable_password():
+                user.set_unusable_password()
+                removed.append("the password")
+            removed.extend(hooks.user_taken_over(user))
         user.email_verified = True
-        user.save(update_fields=["email_verified", "password", "full_name", "avatar_url"])
+        user.save(update_fields=["email_verified", "password"])
         hooks.email_verified(user, took_over=took_over)
+        if took_over:
+            hooks.account_reclaimed(user, removed)
     return signed_in(user, created=created)
 
 

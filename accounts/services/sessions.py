@@ -23,6 +23,7 @@ from rest_framework_simplejwt.state import token_backend
 from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, OutstandingToken
 from rest_framework_simplejwt.tokens import RefreshToken
 
+from accounts import hooks
 from accounts.errors import InvalidSession
 from accounts.models import User
 from config.errors import ValidationFailed
@@ -66,6 +67,7 @@ def _session_family_revoke(*, user_id: Any, sid: str) -> None:
         revoked[sid] = int(time.time())
         locked.revoked_sessions = revoked
         locked.save(update_fields=["revoked_sessions"])
+        hooks.sessions_revoked(locked, sid)
 
 
 def _decode_refresh(raw: str) -> dict[str, Any]:
@@ -130,7 +132,8 @@ def session_refresh(*, refresh_token: str) -> Session:
 
 @transaction.atomic
 def session_logout(*, user: User, refresh_token: str, everywhere: bool = False) -> None:
-    """Spend the caller's refresh token (idempotent); `everywhere` revokes all sessions.
+    """End the sign-in this refresh token belongs to (its refresh and access tokens alike;
+    idempotent); `everywhere` revokes all sessions.
 
     A body token that is not a refresh token of this user is bad input (400), not a dead
     session: a 401 would tell the client its access token died and sign the user out."""
@@ -145,13 +148,26 @@ def session_logout(*, user: User, refresh_token: str, everywhere: bool = False) 
     BlacklistedToken.objects.get_or_create(token=_outstanding(payload, user))
     if everywhere:
         sessions_revoke_all(user=user)
+    elif sid := str(payload.get(SESSION_CLAIM) or ""):
+        # The whole sign-in ends: its access tokens (and the live-feed tickets and streams
+        # they opened) stop working now, not when they expire.
+        _session_family_revoke(user_id=user.pk, sid=sid)
 
 
+@transaction.atomic
 def sessions_revoke_all(*, user: User) -> None:
-    """Every access and refresh token issued so far stops working."""
+    """Every access and refresh token issued so far stops working, and the user's open
+    live-feed streams end (the hook)."""
     User.objects.filter(pk=user.pk).update(token_version=F("token_version") + 1)
+    hooks.sessions_revoked(user, None)
     user.refresh_from_db(fields=["token_version"])
     live = OutstandingToken.objects.filter(user=user, blacklistedtoken__isnull=True)
     BlacklistedToken.objects.bulk_create(
         [BlacklistedToken(token=outstanding) for outstanding in live], ignore_conflicts=True
     )
+
+
+def sessions_end_all(user: User) -> list[str]:
+    """The registry's cleanup (takeover, erasure): every session of the user ends."""
+    sessions_revoke_all(user=user)
+    return ["every other signed-in session"]

@@ -94,14 +94,12 @@ def user_erase(*, user: User) -> User:
     credit ledger and the payment records keep valid, anonymous references. Signs out
     everywhere. Erasing an erased account changes nothing."""
     from accounts.models import MagicLinkToken
-    from accounts.services.sessions import sessions_revoke_all
 
     locked = User.objects.select_for_update().get(pk=user.pk)
     if locked.erased_at is not None:
         return locked
     hooks.user_erased(locked)
     MagicLinkToken.objects.filter(email__iexact=locked.email).delete()
-    sessions_revoke_all(user=locked)
     locked.email = f"erased-{locked.pk.hex}@{ERASED_DOMAIN}"
     locked.full_name, locked.avatar_url = "", ""
     locked.set_unusable_password()
@@ -128,3 +126,12 @@ def account_erase(*, user: User, password: str | None, signed_in_at: int | None)
     elif signed_in_at is None or time.time() - signed_in_at > ERASE_FRESH_SESSION_SECONDS:
         raise ReauthenticationRequired()
     return user_erase(user=user)
+
+
+def idempotency_forget(user: User) -> list[str]:
+    """The registry's cleanup: the stored replies of the user's repeated POSTs go (they are
+    answers to whoever sent those requests)."""
+    from accounts.models import IdempotencyRecord
+
+    IdempotencyRecord.objects.filter(user=user).delete()
+    return []

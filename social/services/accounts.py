@@ -496,6 +496,50 @@ def account_disconnect(*, user: User, account_id: uuid.UUID) -> int:
     return cancelled
 
 
+def accounts_release(user: User, *, revoke: bool = True) -> list[str]:
+    """Every connected account of the user disconnected (credentials deleted, waiting records
+    cancelled) in the caller's transaction; the provider sessions revoked after it commits,
+    best effort (no transaction waits on a provider). What was removed, in words."""
+    accounts = list(
+        SocialAccount.objects.select_for_update(of=("self",))
+        .select_related("app")
+        .filter(user=user)
+        .exclude(status=AccountStatus.DISCONNECTED)
+    )
+    if not accounts:
+        return []
+    to_revoke = [(account.provider, credentials_of(account)) for account in accounts]
+    cancelled = 0
+    for account in accounts:
+        account.access_token = account.refresh_token = ""
+        account.status = AccountStatus.DISCONNECTED
+        account.save(update_fields=["access_token", "refresh_token", "status", "updated_at"])
+        cancelled += _records_cancel(account)
+    if revoke:
+        transaction.on_commit(lambda: _revoke_all(to_revoke))
+    names = ", ".join(f"{PLATFORMS[a.provider].name} {a.username}".strip() for a in accounts)
+    removed = [f"{len(accounts)} connected social account(s) ({names})"]
+    if cancelled:
+        removed.append(f"{cancelled} scheduled post(s) to them")
+    return removed
+
+
+def _revoke_all(sessions: list[tuple[str, Credentials]]) -> None:
+    for provider, credentials in sessions:
+        try:
+            PLATFORMS[provider].adapter.revoke(credentials)
+        except outbound.OutboundError:
+            logger.warning("Could not revoke the %s session at the provider", provider)
+        except Exception:  # one provider's surprise must not stop the others' revocation
+            logger.exception("Revoking a %s session failed unexpectedly", provider)
+
+
+def connect_states_forget(user: User) -> list[str]:
+    """The registry's cleanup: consents in progress end (a state opens nothing any more)."""
+    ConnectState.objects.filter(user=user).delete()
+    return []
+
+
 def _records_cancel(account: SocialAccount) -> int:
     from social.services.scheduling import account_records_cancel  # scheduling uses accounts
 

@@ -143,3 +143,19 @@ def media_delete(*, user: User, media_id: Any) -> None:
         item.delete()
         if name:
             transaction.on_commit(lambda: default_storage.delete(name))
+
+
+def media_erase(user: User) -> list[str]:
+    """The registry's erasure cleanup: every media item of the user, and the files we stored
+    (deleted from storage once the rows are gone), so no upload stays public."""
+    items = MediaItem.objects.filter(user=user)
+    names = [name for name in items.values_list("file", flat=True) if name]
+    items.delete()
+    if names:
+        transaction.on_commit(lambda: _files_delete(names))
+    return []
+
+
+def _files_delete(names: list[str]) -> None:
+    for name in names:
+        default_storage.delete(name)

@@ -87,7 +87,10 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
     now = now or timezone.now()
     token = uuid.uuid4()
     lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
-    due = ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, due_at__lte=now)
+    # An erased or deactivated user's records are never attempted (erasure also cancels them).
+    due = ScheduledRecord.objects.filter(
+        status=RecordStatus.SCHEDULED, due_at__lte=now, user__is_active=True
+    )
     with transaction.atomic():
         candidates = due.order_by("due_at")
         if connection.features.has_select_for_update_skip_locked:

@@ -243,34 +243,40 @@ def test_verification_spends_the_link_in_one_conditional_update(api, link):
     assert not User.objects.exists()
 
 
-def test_a_reclaimed_address_drops_what_the_squatter_did(api, link):
+def test_a_reclaimed_address_keeps_what_was_written_and_revokes_the_way_back_in(api, link):
+    # Who registered it may be the owner (a password user's first magic link) or a squatter:
+    # what was written stays, what lets someone else in goes, and the user is told what.
     from aitools.models import Generation
     from billing.models import CreditTransaction
     from notifications.models import Notification
 
-    squatter = api.post(
+    first = api.post(
         "/api/auth/login",
         {"email": "victim@example.com", "password": "Squatter-pass-9", "fullName": "Not Me"},
     )
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {squatter.json()['data']['token']}")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {first.json()['data']['token']}")
     spent = client.post(
         "/api/seo/audit", {"title": "Logo design", "description": "I design logos for you."}
     )
     assert spent.status_code == 200
     user = User.objects.get()
     assert user.credits_remaining < 20
-    User.objects.filter(pk=user.pk).update(avatar_url="https://example.com/not-me.png")
-    from notifications.services import notify
-
-    notify(user=user, type="system_alert", title="For the squatter", message="Hi")
 
     owner = api.post("/api/auth/magic-link/verify", {"token": link("victim@example.com")})
     assert owner.status_code == 200
     user.refresh_from_db()
-    assert (user.full_name, user.avatar_url, user.credits_remaining) == ("", "", 20)
-    assert not Generation.objects.filter(user=user).exists()
-    assert not Notification.objects.filter(user=user).exists()
+    assert (user.full_name, user.credits_remaining) == ("Not Me", 20)
+    assert Generation.objects.filter(user=user).count() == 1  # the AI history is kept
+    # The earlier session and the password are gone: nobody gets back in with them.
+    assert client.get("/api/auth/me").status_code == 401
+    again = api.post("/api/auth/login", {"email": "victim@example.com",
+                                         "password": "Squatter-pass-9"})  # fmt: skip
+    assert again.status_code == 401
+    told = Notification.objects.get(user=user, title="Your account is secured")
+    assert "the password" in told.metadata["removed"]
+    assert "the password" in told.message
+    assert "AI history" in told.message
     # The ledger keeps every row (append-only): the spend, and the refill that undid it.
     reasons = list(
         CreditTransaction.objects.filter(user=user).order_by("id").values_list("reason", flat=True)

@@ -156,10 +156,30 @@ def test_logout_kills_the_refresh_token(authed, api, session):
     assert response.status_code == 200
     assert response.json() == {"success": True, "message": "Logged out", "data": {"success": True}}
     assert api.post("/api/auth/refresh", {"refreshToken": session.refresh_token}).status_code == 401
-    # Logging out twice is fine.
+    # The whole sign-in ended: its access token too, at once (not up to 60 minutes later).
+    again = authed.post("/api/auth/logout", {"refreshToken": session.refresh_token})
+    assert (again.status_code, again.json()["error"]["code"]) == (401, "invalid_token")
+    assert authed.get("/api/auth/me").status_code == 401
+
+
+def test_logout_ends_only_its_own_sign_in(authed, user, session):
+    from tests.factories import client_for
+
+    other = client_for(user)
     assert (
         authed.post("/api/auth/logout", {"refreshToken": session.refresh_token}).status_code == 200
     )
+    assert other.get("/api/auth/me").status_code == 200
+
+
+def test_a_live_feed_ticket_of_a_logged_out_session_opens_nothing(authed, session):
+    from notifications.livefeed import ticket_redeem
+
+    ticket = authed.post("/api/events/ticket").json()["data"]["ticket"]
+    assert (
+        authed.post("/api/auth/logout", {"refreshToken": session.refresh_token}).status_code == 200
+    )
+    assert ticket_redeem(ticket=ticket) is None
 
 
 def test_logout_needs_the_bearer_token(api, session):

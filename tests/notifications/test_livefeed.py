@@ -257,3 +257,42 @@ def _children() -> list[tuple[int, str, str]]:
             continue
         found.append((int(entry), command, port))
     return found
+
+
+def _ended_within(reader: Reader, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not reader.ended and time.monotonic() < deadline:
+        reader.next_event(deadline - time.monotonic())
+    return reader.ended
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_revocation_ends_the_sessions_open_streams_at_once(tmp_path, mode):
+    # Logout ends its own sign-in's streams; logout everywhere (as a takeover, a refresh
+    # token's reuse or an erasure do) ends them all, in every server process.
+    with feed_server(tmp_path, mode) as (base, _env):
+        credentials = {"email": "ada@example.com", "password": "Correct-horse-7"}
+        first = requests.post(f"{base}/api/auth/login", json=credentials, timeout=30).json()
+        second = requests.post(f"{base}/api/auth/login", json=credentials, timeout=30).json()
+        streams = [open_stream(base, token=first["data"]["token"]) for _ in range(2)]
+        other = open_stream(base, token=second["data"]["token"])
+        assert all(isinstance(s, Reader) for s in [*streams, other])
+        time.sleep(0.5)  # both processes' listeners are up
+
+        logout = requests.post(f"{base}/api/auth/logout",
+                               json={"refreshToken": first["data"]["refreshToken"]},
+                               headers={"Authorization": f"Bearer {first['data']['token']}"},
+                               timeout=30)  # fmt: skip
+        assert logout.status_code == 200, logout.text
+        assert all(_ended_within(stream, 3.0) for stream in streams)
+        assert not _ended_within(other, 1.0)
+
+        everywhere = requests.post(f"{base}/api/auth/logout",
+                                   json={"refreshToken": second["data"]["refreshToken"],
+                                         "everywhere": True},
+                                   headers={"Authorization": f"Bearer {second['data']['token']}"},
+                                   timeout=30)  # fmt: skip
+        assert everywhere.status_code == 200, everywhere.text
+        assert _ended_within(other, 3.0)
+        for reader in [*streams, other]:
+            reader.close()

@@ -32,7 +32,10 @@ def test_a_ticket_opens_one_stream_within_a_minute(ada):
     stored = LiveTicket.objects.get()
     assert ticket not in stored.digest  # only the digest is kept
     assert stored.expires_at - timezone.now() <= timedelta(seconds=60)
-    assert ticket_redeem(ticket=ticket) == ada.pk
+    redeemed = ticket_redeem(ticket=ticket)
+    assert redeemed is not None
+    assert redeemed[0] == ada.pk
+    assert redeemed[1] == stored.session != ""  # bound to the sign-in that asked for it
     assert ticket_redeem(ticket=ticket) is None  # used
 
 

@@ -1,0 +1,24 @@
+"""What the social hub keeps of a user, at erasure: it all goes (accounts.hooks registry)."""
+
+from django.db import transaction
+
+from accounts.models import User
+from social.models import AnalyticsRecord, Campaign, Post, PostCounter, SocialSettings
+from social.services.accounts import accounts_release, connect_states_forget
+from social.services.media import media_erase
+
+
+@transaction.atomic
+def social_erase(user: User) -> list[str]:
+    """The registry's erasure cleanup: accounts disconnected (and revoked at the platforms
+    after the commit), waiting records cancelled, then posts with their records, campaigns,
+    analytics, settings, media files and consent states deleted."""
+    accounts_release(user, revoke=True)
+    AnalyticsRecord.objects.filter(user=user).delete()
+    Post.objects.filter(user=user).delete()  # its scheduled records with it
+    PostCounter.objects.filter(user=user).delete()
+    Campaign.objects.filter(user=user).delete()
+    SocialSettings.objects.filter(user=user).delete()
+    media_erase(user)
+    connect_states_forget(user)
+    return []
