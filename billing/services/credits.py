@@ -5,6 +5,8 @@ A balance moves by a conditional `UPDATE ... SET credits_remaining = credits_rem
 database's CHECK (credits_remaining >= 0) backs it up.
 """
 
+import hashlib
+import hmac
 from datetime import date
 from uuid import UUID
 
@@ -257,12 +259,24 @@ def free_plans_replenish(*, today: date) -> int:
     return done
 
 
+def signup_grant_key(email: str) -> str:
+    """The starting grant's key: a keyed hash of the address, not the user id, so erasing an
+    account and signing up again with the same address gets no second grant (the ledger keeps
+    the erased account's rows, this key with them; the address itself is not kept)."""
+    secret = hashlib.sha256(f"signup-grant:{settings.SECRET_KEY}".encode()).digest()
+    digest = hmac.new(secret, email.strip().lower().encode(), hashlib.sha256).hexdigest()
+    return f"signup:{digest[:40]}"
+
+
 def credits_grant_signup(user: User) -> None:
-    """A new user's starting balance: the free plan's quota, once (the key is per user)."""
+    """A new user's starting balance: the free plan's quota, once per e-mail address."""
     amount = settings.PLANS["free"]["monthly_quota"]
     if amount > 0:
         credits_grant(
-            user=user, amount=amount, reason=Reason.SIGNUP, idempotency_key=f"signup:{user.pk}"
+            user=user,
+            amount=amount,
+            reason=Reason.SIGNUP,
+            idempotency_key=signup_grant_key(user.email),
         )
         user.refresh_from_db(fields=["credits_remaining"])
 

@@ -120,3 +120,33 @@ def test_bad_profile_updates_are_400_and_change_nothing(ada, body, details):
     assert response.json()["error"]["details"] == details
     ada.refresh_from_db()
     assert (ada.full_name, ada.avatar_url) == ("Ada", "")
+
+
+@pytest.mark.parametrize("grant_on", ["signup", "verified"])
+def test_erasing_and_signing_up_again_gets_no_second_starting_grant(settings, grant_on):
+    # Free-credit farming: the starting grant is keyed by the address, which erasure frees.
+    from urllib.parse import parse_qs, urlsplit
+
+    settings.SIGNUP_CREDITS_ON = grant_on
+    settings.MAGIC_LINK_EXPOSE_URL = True
+
+    def sign_up() -> APIClient:
+        if grant_on == "signup":
+            login = APIClient().post("/api/auth/login",
+                                     {"email": "farm@example.com", "password": "Quiet-lake-42"})  # fmt: skip
+        else:
+            url = APIClient().post("/api/auth/magic-link",
+                                   {"email": "farm@example.com"}).json()["data"]["magicUrl"]  # fmt: skip
+            token = parse_qs(urlsplit(url).query)["token"][0]
+            login = APIClient().post("/api/auth/magic-link/verify", {"token": token})
+        assert login.status_code == 200, login.content
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {login.json()['data']['token']}")
+        return client
+
+    first = sign_up()
+    assert first.get("/api/auth/me").json()["data"]["credits_remaining"] == 20
+    body = {"password": "Quiet-lake-42"} if grant_on == "signup" else {}
+    assert first.delete("/api/auth/me", body, format="json").status_code == 200
+    again = sign_up()
+    assert again.get("/api/auth/me").json()["data"]["credits_remaining"] == 0
