@@ -132,11 +132,11 @@ def test_erasing_and_signing_up_again_gets_no_second_starting_grant(settings, gr
 
     def sign_up() -> APIClient:
         if grant_on == "signup":
-            login = APIClient().post("/api/auth/login",
-                                     {"email": "farm@example.com", "password": "Quiet-lake-42"})  # fmt: skip
+            credentials = {"email": "farm@example.com", "password": "Quiet-lake-42"}
+            login = APIClient().post("/api/auth/login", credentials)
         else:
-            url = APIClient().post("/api/auth/magic-link",
-                                   {"email": "farm@example.com"}).json()["data"]["magicUrl"]  # fmt: skip
+            requested = APIClient().post("/api/auth/magic-link", {"email": "farm@example.com"})
+            url = requested.json()["data"]["magicUrl"]
             token = parse_qs(urlsplit(url).query)["token"][0]
             login = APIClient().post("/api/auth/magic-link/verify", {"token": token})
         assert login.status_code == 200, login.content
