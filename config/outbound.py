@@ -141,10 +141,23 @@ def _resolve(host: str, port: int) -> list[str]:
 
 
 def _is_public(address: str) -> bool:
+    """Whether an address is on the public internet, looking through the IPv6 forms that
+    carry an IPv4 address (mapped `::ffff:a.b.c.d`, 6to4 `2002:AABB:CCDD::`, Teredo's client
+    and server): `[2002:7f00:1::]` is 127.0.0.1 for a host with a 6to4 relay route."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified)
+    candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [ip]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            candidates.append(ip.ipv4_mapped)
+        if ip.sixtofour is not None:
+            candidates.append(ip.sixtofour)
+        if ip.teredo is not None:
+            candidates.extend(ip.teredo)
+    return all(
+        candidate.is_global
+        and not (candidate.is_multicast or candidate.is_reserved or candidate.is_unspecified)
+        for candidate in candidates
+    )
 
 
 @dataclass(frozen=True, slots=True)

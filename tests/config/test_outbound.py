@@ -176,6 +176,9 @@ def dns(monkeypatch):
         "[fc00::1]",
         "[fe80::1]",
         "[::ffff:127.0.0.1]",
+        "[2002:7f00:1::]",  # 6to4 around 127.0.0.1
+        "[2002:a9fe:a9fe::]",  # 6to4 around the cloud metadata address
+        "[2001:0:4136:e378:8000:63bf:80ff:fffe]",  # Teredo, client 127.0.0.1
     ],
 )
 def test_private_addresses_are_refused(dns, address):
