@@ -174,9 +174,10 @@ def _mastodon_app(*, instance: str, redirect_uri: str) -> MastodonApp:
         return MastodonApp.objects.get(instance=instance, redirect_uri=redirect_uri)
 
 
-def _consume_state(*, user: User, provider: str, state: str) -> ConnectState:
+def _consume_state(*, user: User, provider: str, state: str, redirect_uri: str) -> ConnectState:
     """The consent this `state` stands for, used up now (one conditional UPDATE: a replayed
-    or concurrent use finds it taken)."""
+    or concurrent use finds it taken). A request that does not match it (another redirect
+    URI) is refused before the state is spent: a typo does not cost the user's consent."""
     now = timezone.now()
     consent = ConnectState.objects.filter(
         state_hash=_state_hash(state), user=user, provider=provider, used_at__isnull=True,
@@ -184,6 +185,8 @@ def _consume_state(*, user: User, provider: str, state: str) -> ConnectState:
     ).select_related("app").first()  # fmt: skip
     if consent is None:
         raise InvalidState()
+    if redirect_uri and redirect_uri != consent.redirect_uri:
+        raise InvalidState(details={"redirectUri": "It differs from the authorized one."})
     taken = ConnectState.objects.filter(pk=consent.pk, used_at__isnull=True).update(used_at=now)
     if not taken:
         raise InvalidState()
@@ -191,27 +194,14 @@ def _consume_state(*, user: User, provider: str, state: str) -> ConnectState:
 
 
 def _mastodon_request(
-    *, user: User, request: ConnectRequest, consent: ConnectState | None
+    *, request: ConnectRequest, consent: ConnectState
 ) -> tuple[ConnectRequest, MastodonApp]:
-    """The connect request completed with the instance's app (authorized first), and that
-    app."""
+    """The connect request completed with the app of the instance the consent was given on."""
     instance = _checked_instance(request.instance)
-    app: MastodonApp | None = None
+    if consent.instance != instance:
+        raise InvalidState(details={"instance": "The consent was given on another server."})
+    app = consent.app
     redirect_uri = request.redirect_uri
-    if consent is not None:
-        if consent.instance != instance:
-            raise InvalidState(details={"instance": "The consent was given on another server."})
-        app = consent.app
-    else:
-        latest = (
-            ConnectState.objects.filter(user=user, provider=Provider.MASTODON, instance=instance)
-            .filter(**({"redirect_uri": redirect_uri} if redirect_uri else {}))
-            .select_related("app")
-            .order_by("-created_at")
-            .first()
-        )
-        if latest is not None:
-            app, redirect_uri = latest.app, redirect_uri or latest.redirect_uri
     if app is None:
         raise AuthorizeFirst()
     completed = ConnectRequest(
@@ -233,10 +223,25 @@ def account_connect(
     one this user already has). Nothing is stored when the provider refuses or cannot be
     reached; the user is notified either way (as their preferences say)."""
     adapter = _platform_adapter(provider)
-    consent = _consume_state(user=user, provider=provider, state=state) if state else None
+    if PLATFORMS[provider].connect_method == "oauth" and not state:
+        if (
+            provider == Provider.MASTODON
+            and not ConnectState.objects.filter(
+                user=user, provider=provider, instance=_checked_instance(request.instance)
+            ).exists()
+        ):
+            raise AuthorizeFirst()
+        # Without it, anyone could get a victim's session to link the attacker's account
+        # (login CSRF on the callback): the consent must be the one this user asked for.
+        raise ValidationFailed(
+            details={"state": ["Required: send the state the authorize step gave you."]}
+        )
+    consent = (
+        _consume_state(user=user, provider=provider, state=state, redirect_uri=request.redirect_uri)
+        if state
+        else None
+    )
     if consent is not None:
-        if request.redirect_uri and request.redirect_uri != consent.redirect_uri:
-            raise InvalidState(details={"redirectUri": "It differs from the authorized one."})
         request = ConnectRequest(
             code=request.code,
             identifier=request.identifier,
@@ -245,8 +250,8 @@ def account_connect(
             page_id=request.page_id,
         )
     app: MastodonApp | None = None
-    if provider == Provider.MASTODON:
-        request, app = _mastodon_request(user=user, request=request, consent=consent)
+    if provider == Provider.MASTODON and consent is not None:
+        request, app = _mastodon_request(request=request, consent=consent)
     try:
         identity = adapter.connect(request)
     except ConnectionRefused as refusal:

@@ -278,7 +278,8 @@ def test_a_refused_code_or_credential_is_400_and_stores_nothing(ada_client, prov
 def test_a_provider_outage_is_502_and_stores_nothing(ada_client, providers, provider, fail):
     back = consent(ada_client, provider) if provider == "linkedin" else {}
     providers.by_provider(provider).fail = fail
-    body = {"provider": provider, "code": back.get("code", DEVTO_KEY), "identifier": "x"}
+    body = {"provider": provider, "code": back.get("code", DEVTO_KEY), "identifier": "x",
+            **({"state": back["state"]} if back else {})}  # fmt: skip
     response = ada_client.post("/api/social/connect", body)
     assert response.status_code == 502
     assert response.json()["error"]["code"] == "provider_unavailable"
@@ -412,3 +413,26 @@ def test_credentials_no_header_can_carry_are_400_not_500(ada_client, providers, 
     assert response.status_code == 400, response.content
     assert response.json()["error"]["code"] == "provider_auth_failed"
     assert not SocialAccount.objects.exists()
+
+
+@pytest.mark.parametrize("provider", ["linkedin", "facebook", "instagram", "mastodon"])
+def test_oauth_providers_require_the_state(ada_client, providers, provider):
+    # Without it, a victim's session posting an attacker's code links the attacker's account.
+    extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
+    back = consent(ada_client, provider, **extra)
+    response = ada_client.post("/api/social/connect", {"provider": provider, "code": back["code"],
+                               "redirectUri": REDIRECT_URI, **extra}, format="json")  # fmt: skip
+    assert (response.status_code, response.json()["error"]["code"]) == (400, "validation_error")
+    assert "state" in response.json()["error"]["details"]
+    assert not SocialAccount.objects.exists()
+
+
+def test_a_wrong_redirect_uri_does_not_spend_the_state(ada_client, providers):
+    back = consent(ada_client, "linkedin")
+    body = {"provider": "linkedin", "code": back["code"], "state": back["state"]}
+    elsewhere = {**body, "redirectUri": "https://evil.example.net/cb"}
+    wrong = ada_client.post("/api/social/connect", elsewhere, format="json")
+    assert wrong.json()["error"]["code"] == "invalid_state"
+    right = ada_client.post("/api/social/connect", {**body, "redirectUri": REDIRECT_URI},
+                            format="json")  # fmt: skip
+    assert right.status_code == 200, right.content
