@@ -9,13 +9,44 @@ Environment: HOST (127.0.0.1), PORT (8000), WEB_CONCURRENCY (worker processes, 2
 FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none), ACCESS_LOG (on).
 """
 
+import copy
+import logging
 import os
+import re
 import sys
+from typing import Any
 
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
 GRACEFUL_SHUTDOWN_SECONDS = 10  # a deploy waits this long for requests in flight, then closes
 KEEP_ALIVE_SECONDS = 75  # longer than common load balancers' idle timeout (60 s)
+
+
+# Query values that open something (a live-feed ticket) or say what a user read (a stream's
+# resume point) never reach the access log.
+SECRET_QUERY = re.compile(r"(?i)([?&](?:ticket|lasteventid|token)=)[^&\s]*")
+
+
+def redact_query(path: str) -> str:
+    return SECRET_QUERY.sub(r"\1[redacted]", path)
+
+
+class RedactedQueryFilter(logging.Filter):
+    """uvicorn's access log line, with the secret query values redacted."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            record.args = (*args[:2], redact_query(args[2]), *args[3:])
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["redact_query"] = {"()": "config.serve.RedactedQueryFilter"}
+    config["handlers"]["access"]["filters"] = ["redact_query"]
+    return config
 
 
 def settings_refused() -> str | None:
@@ -49,6 +80,7 @@ def main() -> None:
         proxy_headers=bool(os.environ.get("FORWARDED_ALLOW_IPS")),
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS") or None,
         access_log=os.environ.get("ACCESS_LOG", "1") not in {"0", "false", "off"},
+        log_config=log_config(),
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         server_header=False,

@@ -149,3 +149,22 @@ def test_the_server_exits_once_on_refused_settings():
     assert result.returncode == 1
     assert result.stderr.count("SECRET_KEY must be at least 32 characters") == 1
     assert "Traceback" not in result.stderr
+
+
+def test_the_access_log_never_shows_a_ticket_or_a_resume_point():
+    import logging
+
+    from config.serve import RedactedQueryFilter
+
+    record = logging.LogRecord(
+        "uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5000", "GET", "/api/events/stream?ticket=evt_secret123&lastEventId=42&x=1",
+         "1.1", 200),
+        None,
+    )  # fmt: skip
+    assert RedactedQueryFilter().filter(record)
+    line = record.getMessage()
+    assert "evt_secret123" not in line
+    assert "lastEventId=42" not in line
+    assert "ticket=[redacted]" in line
+    assert "&x=1" in line
