@@ -34,6 +34,7 @@ from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidTok
 
 from accounts.authentication import BearerAuthentication
 from accounts.services.sessions import SESSION_CLAIM
+from config.api import ratelimit
 from config.api.envelope import error_body
 from config.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
 from notifications.livefeed import (
@@ -281,6 +282,16 @@ def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, 
     return None, "", "not_authenticated", MISSING_AUTH_MESSAGE
 
 
+def _count(*, remote: str, forwarded_for: str) -> ratelimit.Window | None:
+    """This client's window (the edge middleware's key), or None when the store is down."""
+    window = ratelimit.hit(
+        f"ip:{ratelimit.client_address(remote=remote, forwarded_for=forwarded_for)}",
+        limit=settings.RATE_LIMIT_PER_MINUTE,
+        period=settings.RATE_LIMIT_PERIOD_SECONDS,
+    )
+    return window if window.counted else None
+
+
 def _last_event_id(header: str, query: str) -> int | None:
     raw = header or query
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
@@ -341,6 +352,18 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["method"] != "GET":
         body = error_body(code="method_not_allowed", message="Only GET opens the stream.")
         await answer(405, body, [(b"allow", b"GET, OPTIONS")])
+        return
+    # The same per-address budget as every other route (the edge middleware does not see
+    # this application): opening streams in a loop is refused like any request flood.
+    window = await _db(
+        _count,
+        remote=(scope.get("client") or ("", 0))[0],
+        forwarded_for=headers.get("x-forwarded-for", ""),
+    )
+    if window is not None and window.exceeded:
+        body = error_body(code="rate_limited", message="Too many requests. Try again later.",
+                          details={"limit": window.limit, "retryAfter": window.reset})  # fmt: skip
+        await answer(429, body, [(b"retry-after", str(window.reset).encode())])
         return
     user_id, session, code, message = await _db(
         _authenticate,

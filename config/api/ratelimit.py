@@ -45,10 +45,18 @@ def client_ip(request: HttpRequest) -> str:
     Each trusted proxy appends the address it saw to `X-Forwarded-For`, so the client is the
     n-th entry from the right; entries further left are whatever the client chose to send.
     """
-    remote = request.META.get("REMOTE_ADDR", "")
+    return client_address(
+        remote=request.META.get("REMOTE_ADDR", ""),
+        forwarded_for=request.META.get("HTTP_X_FORWARDED_FOR", ""),
+    )
+
+
+def client_address(*, remote: str, forwarded_for: str) -> str:
+    """`client_ip` from the socket's address and the X-Forwarded-For header (also for the
+    live feed's stream, which is served outside Django's request objects)."""
     trusted = settings.TRUSTED_PROXY_COUNT
     if trusted > 0:
-        hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        hops = [h.strip() for h in forwarded_for.split(",")]
         hops = [h for h in hops if h]
         if len(hops) >= trusted:
             remote = hops[-trusted]

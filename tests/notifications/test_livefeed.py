@@ -296,3 +296,17 @@ def test_revocation_ends_the_sessions_open_streams_at_once(tmp_path, mode):
         assert _ended_within(other, 3.0)
         for reader in [*streams, other]:
             reader.close()
+
+
+def test_opening_streams_in_a_loop_is_rate_limited(tmp_path):
+    with feed_server(tmp_path, "embedded", workers=1, RATE_LIMIT_PER_MINUTE="20") as (base, _):
+        answers = [
+            requests.get(f"{base}/api/events/stream?ticket=evt_guess{n}", timeout=10)
+            for n in range(30)
+        ]
+    statuses = [answer.status_code for answer in answers]
+    assert set(statuses) == {401, 429}, statuses
+    limited = answers[statuses.index(429)]
+    assert limited.json()["error"]["code"] == "rate_limited"
+    assert int(limited.headers["Retry-After"]) >= 1
+    assert statuses[-1] == 429
