@@ -367,6 +367,9 @@ MAGIC_LINK_LIFETIME = timedelta(minutes=15)
 MAGIC_LINK_REQUESTS_PER_WINDOW = env.int("MAGIC_LINK_REQUESTS_PER_WINDOW", default=5)
 MAGIC_LINK_REQUESTS_PER_ADDRESS = env.int("MAGIC_LINK_REQUESTS_PER_ADDRESS", default=20)
 MAGIC_LINK_REQUEST_WINDOW_SECONDS = 15 * 60
+# E-mails sent to one address per hour, whoever asks: past it the request is answered the same
+# but nothing is sent (one mailbox cannot be flooded from many client addresses).
+MAGIC_LINK_EMAILS_PER_RECIPIENT = env.int("MAGIC_LINK_EMAILS_PER_RECIPIENT", default=10)
 # Wrong passwords, per 15-minute window: from one address for one e-mail, the first
 # LOGIN_FREE_FAILURES are free, then each try waits 2, 4, 8... seconds (at most
 # LOGIN_MAX_DELAY_SECONDS) after the last failure, and LOGIN_FAILURES_PER_CLIENT stop it; one

@@ -313,3 +313,16 @@ def test_staff_created_by_an_operator_are_verified_and_keep_their_password(api, 
     assert response.status_code == 200
     admin.refresh_from_db()
     assert admin.check_password("Operator-pass-7")
+
+
+def test_one_mailbox_is_not_flooded_from_many_addresses(request_link, settings):
+    settings.MAGIC_LINK_EMAILS_PER_RECIPIENT = 10
+    answers = [request_link("target@example.com", REMOTE_ADDR=f"203.0.113.{n}") for n in range(50)]
+    # Every request is answered the same; only the first 10 e-mails go out.
+    assert {(a.status_code, a.json()["message"]) for a in answers} == {
+        (200, answers[0].json()["message"])
+    }
+    assert len(mail.outbox) == 10
+    # Another address's mail is not held back.
+    request_link("someone-else@example.com", REMOTE_ADDR="203.0.113.200")
+    assert len(mail.outbox) == 11
