@@ -19,12 +19,23 @@
   was checked, so a second DNS answer cannot point it elsewhere (DNS rebinding). Redirects are
   never followed for them. `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production
   refuses to start with it) lets http and private addresses through, still pinned.
+- Every call has a total deadline, not only a timeout per socket read: the answer's body is
+  read here in chunks and the call fails (transient, maybe delivered) once its time is up, so a
+  server dripping a byte a second cannot hold a thread for minutes; and a size cap
+  (`OUTBOUND_MAX_RESPONSE_BYTES`, or the caller's `max_bytes`): a larger answer is a permanent
+  error, never read into memory whole. (The status line and headers are bounded by the
+  per-read timeout only: requests cannot put a wall-clock limit on them.)
+- User-chosen hosts are bounded: at most `OUTBOUND_PER_HOST_CONCURRENCY` calls of one client
+  to one such host at once; a call beyond it fails at once as busy (transient), so a slow
+  instance ties up a few threads of its own users' requests, never the server's. (Webhook
+  deliveries run on workers, in batches bounded by their task: that client opts out.)
 - Nothing here touches the database: callers hold no transaction or row lock while waiting.
 """
 
 import ipaddress
 import logging
 import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,6 +45,7 @@ from urllib.parse import urlsplit
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.exceptions import NewConnectionError
 
 logger = logging.getLogger(__name__)
@@ -43,6 +55,7 @@ IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 MAX_INLINE_RETRY_WAIT_SECONDS = 5.0  # a longer Retry-After is the caller's to schedule
 EXCERPT_BYTES = 1024
 POOL_SIZE = 64  # connections kept per host and client
+CHUNK_BYTES = 64 * 1024  # an answer's body is read this much at a time, the deadline checked
 
 
 class OutboundError(Exception):
@@ -233,6 +246,7 @@ class Client:
         retries: int = 2,
         classify: Classifier | None = None,
         user_agent: str = "FreelancerGrowthPlatform/1.0",
+        bound_hosts: bool = True,
     ) -> None:
         self.name = name
         self.read_timeout = read_timeout
@@ -245,6 +259,11 @@ class Client:
         self.session.mount("http://", pooled)
         self.session.headers["User-Agent"] = user_agent
         self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
+        # Calls to user-chosen hosts made from web requests are bounded per host; a client
+        # whose calls run on workers in batches of their own (webhooks) opts out.
+        self.bound_hosts = bound_hosts
+        self._hosts: dict[str, threading.BoundedSemaphore] = {}
+        self._hosts_lock = threading.Lock()
 
     def request(
         self,
@@ -255,9 +274,13 @@ class Client:
         idempotent: bool | None = None,
         timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
+        max_bytes: int | None = None,
         **kwargs: Any,
     ) -> requests.Response:
-        """Send one request (and its retries); the 2xx response, or an OutboundError."""
+        """Send one request (and its retries); the 2xx response, or an OutboundError.
+        `timeout` is the call's whole budget (headers and body); `max_bytes` caps the answer."""
+        kwargs.pop("stream", None)  # the body is always read here, capped and in time
+        kwargs["max_bytes"] = max_bytes or settings.OUTBOUND_MAX_RESPONSE_BYTES
         method = method.upper()
         may_retry = idempotent if idempotent is not None else method in IDEMPOTENT_METHODS
         attempts = 1 + (self.retries if may_retry else 0)
@@ -289,29 +312,81 @@ class Client:
         kwargs: dict[str, Any],
     ) -> requests.Response:
         _check_headers(headers)
-        session = self.session
-        if guarded:
-            target = guard_url(url)
-            # A session of its own, pinned to the checked address, used for this call only.
-            session = requests.Session()
-            session.trust_env = False
-            session.headers.update(self.session.headers)
-            session.mount(f"{target.scheme}://", _PinnedAdapter(target))
-            kwargs["allow_redirects"] = False
-            # urllib3 would name the pool's host (the address); the server must see the name.
-            default_port = 443 if target.scheme == "https" else 80
-            host_header = target.host if ":" not in target.host else f"[{target.host}]"
-            if target.port != default_port:
-                host_header = f"{host_header}:{target.port}"
-            headers = {**(headers or {}), "Host": host_header}
-        else:
+        if not guarded:
+            return self._exchange(self.session, method, url, False, timeout, headers, kwargs)
+        target = guard_url(url)
+        if not self.bound_hosts:
+            return self._send_guarded(target, method, url, timeout, headers, kwargs)
+        gate = self._gate(target.host)
+        if not gate.acquire(blocking=False):
+            raise TransientError(
+                f"Too many calls to {target.host} at once; try again shortly.", status=None
+            )
+        try:
+            return self._send_guarded(target, method, url, timeout, headers, kwargs)
+        finally:
+            gate.release()
+
+    def _gate(self, host: str) -> threading.BoundedSemaphore:
+        with self._hosts_lock:
+            gate = self._hosts.get(host)
+            if gate is None:
+                gate = threading.BoundedSemaphore(settings.OUTBOUND_PER_HOST_CONCURRENCY)
+                self._hosts[host] = gate
+            return gate
+
+    def _send_guarded(
+        self,
+        target: Target,
+        method: str,
+        url: str,
+        timeout: float | None,
+        headers: Mapping[str, str] | None,
+        kwargs: dict[str, Any],
+    ) -> requests.Response:
+        # A session of its own, pinned to the checked address, used for this call only.
+        session = requests.Session()
+        session.trust_env = False
+        session.headers.update(self.session.headers)
+        session.mount(f"{target.scheme}://", _PinnedAdapter(target))
+        kwargs["allow_redirects"] = False
+        # urllib3 would name the pool's host (the address); the server must see the name.
+        default_port = 443 if target.scheme == "https" else 80
+        host_header = target.host if ":" not in target.host else f"[{target.host}]"
+        if target.port != default_port:
+            host_header = f"{host_header}:{target.port}"
+        try:
+            return self._exchange(
+                session, method, url, True, timeout, {**(headers or {}), "Host": host_header},
+                kwargs,
+            )  # fmt: skip
+        finally:
+            session.close()
+
+    def _exchange(
+        self,
+        session: requests.Session,
+        method: str,
+        url: str,
+        guarded: bool,
+        timeout: float | None,
+        headers: Mapping[str, str] | None,
+        kwargs: dict[str, Any],
+    ) -> requests.Response:
+        """One request and its whole answer, within the call's budget and size cap."""
+        budget = timeout or self.read_timeout
+        deadline = time.monotonic() + budget
+        kwargs = dict(kwargs)  # the caller's retries send the same again
+        max_bytes = int(kwargs.pop("max_bytes"))
+        if not guarded:
             kwargs.setdefault("allow_redirects", False)
         try:
             response = session.request(
                 method,
                 url,
                 headers=dict(headers or {}),
-                timeout=(CONNECT_TIMEOUT_SECONDS, timeout or self.read_timeout),
+                timeout=(min(CONNECT_TIMEOUT_SECONDS, budget), budget),
+                stream=True,
                 **kwargs,
             )
         except requests.ConnectTimeout:
@@ -330,9 +405,10 @@ class Client:
             ) from None
         except requests.RequestException as exc:
             raise PermanentError(f"The request could not be sent ({type(exc).__name__}).") from None
+        try:
+            _read_body(response, deadline=deadline, max_bytes=max_bytes)
         finally:
-            if guarded:
-                session.close()
+            response.close()
         error = (self.refine(response) if self.refine else None) or classify(response)
         if error is not None:
             logger.info(
@@ -345,6 +421,45 @@ class Client:
             )
             raise error
         return response
+
+
+def _read_body(response: requests.Response, *, deadline: float, max_bytes: int) -> None:
+    """Read the answer's body into the response, in chunks: past `max_bytes` a permanent
+    error, past the deadline a transient one (the request was sent: maybe delivered)."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise PermanentError(
+            f"The answer is larger than {max_bytes} bytes.", status=response.status_code
+        )
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        # read1: what has arrived (up to a chunk), not a full chunk, so a slow sender's
+        # bytes come back one by one and the deadline is looked at between them.
+        while chunk := response.raw.read1(CHUNK_BYTES, decode_content=True):
+            size += len(chunk)
+            if size > max_bytes:
+                raise PermanentError(
+                    f"The answer is larger than {max_bytes} bytes.", status=response.status_code
+                )
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise TransientError(
+                    "The server did not finish answering in time.",
+                    maybe_delivered=True,
+                    timed_out=True,
+                )
+    except (Urllib3Error, OSError) as exc:
+        timed_out = "timed out" in str(exc).lower()
+        raise TransientError(
+            "The server did not finish answering in time."
+            if timed_out
+            else "The connection broke while the server answered.",
+            maybe_delivered=True,
+            timed_out=timed_out,
+        ) from None
+    response._content = b"".join(chunks)  # what requests' .content and .json() read
+    response._content_consumed = True  # type: ignore[attr-defined]
 
 
 def _check_headers(headers: Mapping[str, str] | None) -> None:

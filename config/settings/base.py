@@ -393,6 +393,12 @@ FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
 # User-given URLs (Mastodon instances, media, webhook endpoints) may use http and private or
 # loopback addresses: development and tests only; production refuses to start with it on.
 OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# The largest answer any outside server may send us (provider JSON is kilobytes; fetched media
+# has its own, smaller cap): past it the call fails, never read into memory whole.
+OUTBOUND_MAX_RESPONSE_BYTES = env.int("OUTBOUND_MAX_RESPONSE_BYTES", default=16 * 1024 * 1024)
+# Calls of one client to one user-chosen host (a Mastodon instance, a webhook receiver, a
+# Bluesky PDS, a media server) in flight at once per process; more fail at once as busy.
+OUTBOUND_PER_HOST_CONCURRENCY = env.int("OUTBOUND_PER_HOST_CONCURRENCY", default=8)
 # Social providers: base URLs are settings so tests point the adapters at local stand-ins.
 SOCIAL_HTTP_TIMEOUT_SECONDS = env.float("SOCIAL_HTTP_TIMEOUT_SECONDS", default=20.0)
 DEVTO_API_URL = env.str("DEVTO_API_URL", default="https://dev.to/api").rstrip("/")

@@ -268,14 +268,12 @@ def media_bytes(media: MediaFile) -> bytes:
         if len(data) > MAX_MEDIA_FETCH_BYTES:
             raise outbound.PermanentError("The media file is too large to publish.")
         return data
-    response = _media_client.request("GET", media.url, guarded=True, stream=True)
     try:
-        chunks, size = [], 0
-        for chunk in response.iter_content(64 * 1024):
-            size += len(chunk)
-            if size > MAX_MEDIA_FETCH_BYTES:
-                raise outbound.PermanentError("The media file is too large to publish.")
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        response.close()
+        response = _media_client.request(
+            "GET", media.url, guarded=True, max_bytes=MAX_MEDIA_FETCH_BYTES
+        )
+    except outbound.PermanentError as error:
+        if error.message.startswith("The answer is larger"):
+            raise outbound.PermanentError("The media file is too large to publish.") from None
+        raise
+    return response.content

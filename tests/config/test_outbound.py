@@ -36,6 +36,28 @@ class Handler(BaseHTTPRequestHandler):
             status, headers["Location"] = 302, "http://127.0.0.1:1/elsewhere"
         elif parts[0] == "echo-host":
             body = json.dumps({"host": self.headers["Host"]}).encode()
+        elif parts[0] == "drip":  # a valid answer, one byte every 0.2 s, forever (bounded)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            for _ in range(200):
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.2)
+            return
+        elif parts[0] == "huge":  # an answer far past any cap, sent without a length
+            self.send_response(200)
+            self.end_headers()
+            chunk = b"x" * 65536
+            try:
+                for _ in range(int(parts[1])):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            return
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -44,6 +66,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     do_GET = do_POST = _answer
+    protocol_version = "HTTP/1.0"  # the drip and huge answers end when the connection does
 
 
 @pytest.fixture
@@ -226,3 +249,48 @@ def test_guarded_requests_never_follow_redirects(server, client, dns):
         client.request("POST", f"http://hooks.example.com:{port}/redirect", guarded=True)
     assert caught.value.status == 302
     assert len(server.hits) == 1
+
+
+# --- Deadlines and size caps -----------------------------------------------------------------
+
+
+def test_a_dripping_answer_ends_at_the_calls_deadline(server):
+    # Each read gets a byte before its timeout; the call's whole budget still ends it.
+    client = outbound.Client("test", read_timeout=1.0, retries=0)
+    started = time.monotonic()
+    with pytest.raises(outbound.TransientError) as caught:
+        client.request("POST", url(server, "/drip"))
+    assert time.monotonic() - started < 2.5
+    assert caught.value.timed_out
+    assert caught.value.maybe_delivered
+
+
+def test_an_answer_past_the_size_cap_is_refused_without_reading_it_whole(server, settings):
+    settings.OUTBOUND_MAX_RESPONSE_BYTES = 1024 * 1024
+    client = outbound.Client("test", read_timeout=10, retries=0)
+    started = time.monotonic()
+    with pytest.raises(outbound.PermanentError, match="larger than"):
+        client.request("GET", url(server, "/huge/6400"))  # 400 MB offered
+    assert time.monotonic() - started < 5
+
+
+def test_calls_to_one_user_chosen_host_are_bounded(server, settings):
+    settings.OUTBOUND_PER_HOST_CONCURRENCY = 2
+    client = outbound.Client("test", read_timeout=5, retries=0)
+    results: list[str] = []
+
+    def call() -> None:
+        try:
+            client.request("GET", url(server, "/sleep/1"), guarded=True)
+            results.append("ok")
+        except outbound.TransientError:
+            results.append("busy")
+
+    threads = [threading.Thread(target=call) for _ in range(5)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == ["busy", "busy", "busy", "ok", "ok"]
+    assert time.monotonic() - started < 3  # the refused ones failed at once
