@@ -2,7 +2,7 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.static import serve
@@ -31,10 +31,21 @@ urlpatterns = [
 ]
 
 
+MEDIA_EXTENSIONS = (".jpg", ".png", ".gif", ".webp", ".mp4", ".mov")
+
+
 def media(request: HttpRequest, path: str) -> HttpResponseBase:
     """Uploaded media from local storage (the default); a bucket or CDN serves them
-    otherwise (MEDIA_SERVE off)."""
-    return serve(request, path, document_root=settings.MEDIA_ROOT)
+    otherwise (MEDIA_SERVE off). Only the names uploads are stored under (an image or video
+    extension, so never a type a browser renders as a page), marked so that nothing is
+    sniffed into HTML or run: nosniff, a sandboxing CSP, an inline disposition."""
+    if not path.lower().endswith(MEDIA_EXTENSIONS):
+        raise Http404("No such media file.")
+    response = serve(request, path, document_root=settings.MEDIA_ROOT)
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    response["Content-Disposition"] = f'inline; filename="{path.rsplit("/", 1)[-1]}"'
+    return response
 
 
 if settings.MEDIA_SERVE and settings.STORAGES["default"]["BACKEND"].endswith("FileSystemStorage"):

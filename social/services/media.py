@@ -11,7 +11,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User
 from config.errors import ValidationFailed
@@ -104,9 +104,9 @@ def media_upload(*, user: User, upload: UploadedFile) -> MediaItem:
         try:
             with Image.open(io.BytesIO(data)) as image:
                 image.verify()  # a truncated or corrupt image is refused here
-            with Image.open(io.BytesIO(data)) as image:
-                width, height = image.size
-        except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError):
+            data, width, height = _reencoded(data)
+        except (UnidentifiedImageError, OSError, SyntaxError, ValueError,
+                Image.DecompressionBombError):  # fmt: skip
             raise ValidationFailed(details={"file": ["The image is damaged."]}) from None
     item_id = uuid.uuid4()
     original = (upload.name or "")[:255]
@@ -126,6 +126,33 @@ def media_upload(*, user: User, upload: UploadedFile) -> MediaItem:
     except Exception:
         default_storage.delete(name)
         raise
+
+
+def _reencoded(data: bytes) -> tuple[bytes, int, int]:
+    """The image drawn again from its pixels: its metadata (EXIF with GPS position and
+    device, XMP, comments, text chunks) is not carried over, and neither is anything hidden
+    around the pixels (an HTML page after a GIF's trailer: a polyglot). The orientation EXIF
+    asked for is applied first, so the picture looks the same; the colour profile is kept."""
+    with Image.open(io.BytesIO(data)) as source:
+        kind = str(source.format)
+        frames = getattr(source, "n_frames", 1)
+        icc = source.info.get("icc_profile")
+        out = io.BytesIO()
+        options: dict[str, object] = {"icc_profile": icc} if icc else {}
+        if frames > 1 and kind in ("GIF", "WEBP"):  # animations keep their frames and timing
+            options.update(save_all=True, loop=source.info.get("loop", 0),
+                           duration=source.info.get("duration", 100))  # fmt: skip
+            source.save(out, format=kind, **options)
+            width, height = source.size
+        else:
+            image = ImageOps.exif_transpose(source) or source
+            if kind == "JPEG":
+                options.update(quality=92, optimize=True)
+                if image.mode not in ("RGB", "L", "CMYK"):
+                    image = image.convert("RGB")
+            image.save(out, format=kind, **options)
+            width, height = image.size
+    return out.getvalue(), width, height
 
 
 def _public_url(name: str) -> str:

@@ -111,7 +111,13 @@ def test_upload_an_image_then_serve_and_delete_it(
     path = item["url"].split("/media/", 1)[1]
     served = client.get(f"/media/{path}")
     assert served.status_code == 200
-    assert b"".join(served.streaming_content) == png(3, 2)
+    # Drawn again from its pixels (metadata dropped): the same picture.
+    with Image.open(io.BytesIO(b"".join(served.streaming_content))) as image:
+        assert (image.format, image.size) == ("PNG", (3, 2))
+        assert image.convert("RGB").getpixel((0, 0)) == (0, 128, 128)
+    assert served["X-Content-Type-Options"] == "nosniff"
+    assert served["Content-Disposition"].startswith("inline; filename=")
+    assert "sandbox" in served["Content-Security-Policy"]
     assert ada_client.get(f"{prefix}/social/media").json()["data"][0]["id"] == item["id"]
     with django_capture_on_commit_callbacks(execute=True):
         deleted = ada_client.delete(f"{prefix}/social/media/{item['id']}")
@@ -238,3 +244,42 @@ def test_a_post_with_media_ids_shows_their_urls(ada_client):
     listed = ada_client.get("/api/social/posts", {"page": 1}).json()["data"]
     assert [p["mediaUrls"] for p in listed][-1] == expected
     assert all("https://cdn.example.com/a.png" in p["mediaUrls"] for p in listed)
+
+
+def test_uploaded_images_lose_their_metadata(ada_client, client, media_root):
+    photo = Image.new("RGB", (8, 6), "orange")
+    exif = Image.Exif()
+    exif[0x010F] = "PhoneMaker"  # Make
+    exif[0x0110] = "Phone 15"  # Model
+    exif[0x8825] = {1: "N", 2: (48.0, 51.0, 29.0), 3: "E", 4: (2.0, 17.0, 40.0)}  # GPS
+    buffer = io.BytesIO()
+    photo.save(buffer, "JPEG", exif=exif)
+    assert b"PhoneMaker" in buffer.getvalue()
+    response = file_upload(ada_client, "holiday.jpg", buffer.getvalue())
+    assert response.status_code == 200, response.content
+    path = response.json()["data"]["url"].split("/media/", 1)[1]
+    served = b"".join(client.get(f"/media/{path}").streaming_content)
+    assert b"PhoneMaker" not in served
+    with Image.open(io.BytesIO(served)) as image:
+        assert dict(image.getexif()) == {}
+        assert image.size == (8, 6)
+
+
+def test_a_polyglot_loses_its_payload(ada_client, client, media_root):
+    buffer = io.BytesIO()
+    Image.new("P", (2, 2)).save(buffer, "GIF")
+    polyglot = buffer.getvalue() + b"<html><script>alert(document.cookie)</script></html>"
+    response = file_upload(ada_client, "innocent.gif", polyglot)
+    assert response.status_code == 200, response.content
+    item = response.json()["data"]
+    path = item["url"].split("/media/", 1)[1]
+    served = client.get(f"/media/{path}")
+    assert b"<script>" not in b"".join(served.streaming_content)
+    assert served["Content-Type"] == "image/gif"
+    assert served["X-Content-Type-Options"] == "nosniff"
+
+
+def test_the_media_route_serves_only_media_names(client, media_root, settings):
+    Path(settings.MEDIA_ROOT, "social").mkdir(parents=True, exist_ok=True)
+    Path(settings.MEDIA_ROOT, "social", "page.html").write_text("<script>alert(1)</script>")
+    assert client.get("/media/social/page.html").status_code == 404
