@@ -25,6 +25,7 @@ from rest_framework_simplejwt.settings import api_settings
 from accounts.authentication import BearerAuthentication
 from accounts.models import IdempotencyRecord
 from config.api.envelope import error_response
+from config.crypto import SecretUnreadable, decrypt_bytes, encrypt_bytes
 
 HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
@@ -33,19 +34,15 @@ NOT_STORED = frozenset({401, 403, 429})
 
 
 def _user_id(request: HttpRequest) -> str | None:
-    """The user id of a valid Bearer token (the view checks revocation itself)."""
-    authenticator = BearerAuthentication()
+    """The user of a valid, current session, checked as authentication checks it (signature,
+    expiry, revoked sessions, an inactive user): a revoked session gets no replay."""
     try:
-        header = authenticator.get_header(Request(request))
-        if header is None:
-            return None
-        raw = authenticator.get_raw_token(header)
-        if raw is None:
-            return None
-        token = authenticator.get_validated_token(raw)
+        authenticated = BearerAuthentication().authenticate(Request(request))
     except (AuthenticationFailed, InvalidToken, TokenError):
         return None
-    value = token.get(api_settings.USER_ID_CLAIM)
+    if authenticated is None:
+        return None
+    value = authenticated[1].get(api_settings.USER_ID_CLAIM)
     return str(value) if value else None
 
 
@@ -56,10 +53,32 @@ def request_fingerprint(method: str, path: str, body: bytes) -> str:
     return digest.hexdigest()
 
 
+def _fingerprint(request: HttpRequest) -> str:
+    """The request's path and body, hashed. A file upload (multipart) is hashed from its
+    parsed fields and files, read in chunks: its body is larger than the JSON bound and is
+    never read whole into memory (DRF then takes the parsed form from the request)."""
+    method = request.method or "POST"
+    if not (request.content_type or "").startswith("multipart/form-data"):
+        return request_fingerprint(method, request.path, request.body)
+    digest = hashlib.sha256()
+    for name in sorted(request.POST):
+        for value in request.POST.getlist(name):
+            digest.update(f"{name}={value}\n".encode())
+    for name in sorted(request.FILES):
+        for upload in request.FILES.getlist(name):
+            digest.update(f"{name}:{upload.name}:{upload.size}\n".encode())
+            for chunk in upload.chunks():
+                digest.update(chunk)
+            upload.seek(0)
+    return request_fingerprint(method, request.path, digest.hexdigest().encode())
+
+
 def _replay(record: IdempotencyRecord) -> HttpResponse:
-    response = HttpResponse(
-        bytes(record.body), status=record.status or 200, content_type=record.content_type
-    )
+    try:
+        body = decrypt_bytes(bytes(record.body))
+    except SecretUnreadable:
+        body = bytes(record.body)  # stored in clear before bodies were encrypted
+    response = HttpResponse(body, status=record.status or 200, content_type=record.content_type)
     response[REPLAYED] = "true"
     if record.location:
         response["Location"] = record.location
@@ -84,7 +103,7 @@ class IdempotencyMiddleware:
         user_id = _user_id(request)
         if user_id is None:  # anonymous or a bad token: the view answers
             return self.get_response(request)
-        fingerprint = request_fingerprint(request.method or "POST", request.path, request.body)
+        fingerprint = _fingerprint(request)
         record, answer = _begin(user_id=user_id, key=key, fingerprint=fingerprint)
         if answer is not None:
             return answer
@@ -143,7 +162,9 @@ def _finish(record: IdempotencyRecord, response: HttpResponse) -> None:
     IdempotencyRecord.objects.filter(pk=record.pk).update(
         status=response.status_code,
         content_type=response.get("Content-Type", "application/json"),
-        body=response.content,
+        # Encrypted at rest: a stored answer may carry a secret (a webhook endpoint's, a
+        # session's tokens), kept 24 hours for replays.
+        body=encrypt_bytes(response.content),
         location=response.get("Location", "")[:2000],
         completed_at=timezone.now(),
     )

@@ -39,6 +39,17 @@ def decrypt(token: str) -> str:
         raise SecretUnreadable("No configured FIELD_ENCRYPTION_KEY decrypts this value.") from None
 
 
+def encrypt_bytes(plaintext: bytes) -> bytes:
+    return _current().encrypt(plaintext)
+
+
+def decrypt_bytes(token: bytes) -> bytes:
+    try:
+        return _current().decrypt(token)
+    except InvalidToken:
+        raise SecretUnreadable("No configured FIELD_ENCRYPTION_KEY decrypts this value.") from None
+
+
 def reencrypt(token: str) -> str:
     """The same secret under the newest key (MultiFernet.rotate)."""
     try:

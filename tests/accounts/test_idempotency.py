@@ -112,3 +112,57 @@ def test_records_are_purged_after_a_day(ada_client):
     IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=25))
     assert purge_idempotency_records_task.delay().get() == 1
     assert not IdempotencyRecord.objects.exists()
+
+
+def test_a_revoked_session_gets_no_replay(ada):
+    from accounts.services.sessions import session_issue
+
+    session = session_issue(user=ada)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session.token}")
+    assert post(client, "/api/social/posts", {"content": "Once"}, "key-r").status_code == 200
+    everywhere = client.post("/api/auth/logout", {"refreshToken": session.refresh_token,
+                             "everywhere": True}, format="json")  # fmt: skip
+    assert everywhere.status_code == 200
+    again = post(client, "/api/social/posts", {"content": "Once"}, "key-r")
+    assert again.status_code == 401
+    assert "Idempotent-Replayed" not in again
+
+
+def test_a_stored_answer_carrying_a_secret_is_encrypted_at_rest(ada_client, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = True
+    body = {"url": "https://127.0.0.1:9/hook", "events": ["post.published"]}
+    first = post(ada_client, "/api/webhooks/endpoints", body, "key-s")
+    secret = first.json()["data"]["secret"]
+    stored = bytes(IdempotencyRecord.objects.get(key="key-s").body)
+    assert secret.encode() not in stored
+    assert b"whsec_" not in stored
+    again = post(ada_client, "/api/webhooks/endpoints", body, "key-s")
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json()["data"]["secret"] == secret
+
+
+def test_an_upload_over_a_megabyte_takes_an_idempotency_key(ada_client, settings, tmp_path):
+    import io
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from PIL import Image
+
+    from social.models import MediaItem
+
+    settings.MEDIA_ROOT = str(tmp_path)
+    buffer = io.BytesIO()
+    Image.effect_noise((700, 700), 90).convert("RGB").save(buffer, "PNG")  # noise: no compression
+    data = buffer.getvalue()
+    assert len(data) > settings.API_MAX_BODY_BYTES
+
+    def upload() -> Any:
+        return ada_client.post("/api/social/media", {"file": SimpleUploadedFile("n.png", data)},
+                               format="multipart", HTTP_IDEMPOTENCY_KEY="key-u")  # fmt: skip
+
+    first = upload()
+    assert first.status_code == 200, first.content
+    again = upload()
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json()["data"]["id"] == first.json()["data"]["id"]
+    assert MediaItem.objects.count() == 1
