@@ -7,6 +7,9 @@ their `classify` hook. They never touch the database: services load the account 
 (`Credentials.renewed`) afterwards.
 """
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -16,6 +19,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from config import outbound
+
+logger = logging.getLogger(__name__)
 
 
 class ConnectionRefused(Exception):
@@ -277,3 +282,17 @@ def media_bytes(media: MediaFile) -> bytes:
             raise outbound.PermanentError("The media file is too large to publish.") from None
         raise
     return response.content
+
+
+@contextmanager
+def answers_checked(provider: str) -> Iterator[None]:
+    """Around an adapter's connect-time calls: an answer of a shape its API does not document
+    (a field missing, a list for an object, a number for a string) is the provider's failure,
+    classified like an outage (transient), never an exception out of our code (a 500)."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        logger.warning("%s answered in an unexpected shape: %s", provider, repr(error)[:200])
+        raise outbound.TransientError(
+            f"{provider} answered in a shape its API does not document."
+        ) from None

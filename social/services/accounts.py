@@ -50,6 +50,7 @@ from social.providers.base import (
     Credentials,
     Identity,
     OAuthApp,
+    answers_checked,
 )
 from social.providers.mastodon import MastodonAdapter, normalize_instance
 from social.selectors import settings_for
@@ -159,7 +160,8 @@ def _mastodon_app(*, instance: str, redirect_uri: str) -> MastodonApp:
         return existing
     adapter: MastodonAdapter = PLATFORMS[Provider.MASTODON].adapter  # type: ignore[assignment]
     try:
-        registered = adapter.register_app(instance=instance, redirect_uri=redirect_uri)
+        with answers_checked(Provider.MASTODON):
+            registered = adapter.register_app(instance=instance, redirect_uri=redirect_uri)
     except outbound.OutboundError as error:
         raise _provider_error(Provider.MASTODON, error) from error
     try:
@@ -253,7 +255,8 @@ def account_connect(
     if provider == Provider.MASTODON and consent is not None:
         request, app = _mastodon_request(request=request, consent=consent)
     try:
-        identity = adapter.connect(request)
+        with answers_checked(provider):
+            identity = adapter.connect(request)
     except ConnectionRefused as refusal:
         _notify_failed(user=user, provider=provider, reason=refusal.message)
         raise REFUSALS[refusal.code](refusal.message) from None

@@ -436,3 +436,32 @@ def test_a_wrong_redirect_uri_does_not_spend_the_state(ada_client, providers):
     right = ada_client.post("/api/social/connect", {**body, "redirectUri": REDIRECT_URI},
                             format="json")  # fmt: skip
     assert right.status_code == 200, right.content
+
+
+@pytest.mark.parametrize(
+    ("provider", "route", "answer"),
+    [
+        ("devto", ("GET", r"/api/users/me"), (200, [1, 2], {})),
+        ("devto", ("GET", r"/api/users/me"), (200, {"username": 42}, {})),
+        ("bluesky", ("POST", r"/xrpc/com\.atproto\.server\.createSession"), (200, {}, {})),
+        ("linkedin", ("POST", r"/oauth/v2/accessToken"), (200, {"token": "x"}, {})),
+        ("mastodon", ("POST", r"/api/v1/apps"), (200, ["not", "an", "app"], {})),
+    ],
+)
+def test_a_provider_answer_of_an_unexpected_shape_is_502_not_500(
+    ada_client, providers, provider, route, answer
+):
+    providers.by_provider(provider).scripted.append((*route, answer))
+    if provider == "mastodon":
+        query = {"redirectUri": REDIRECT_URI, "instance": providers.mastodon.url}
+        response = ada_client.get("/api/social/connect/mastodon/authorize", query)
+    else:
+        extra = {"identifier": BLUESKY_HANDLE} if provider == "bluesky" else {}
+        if provider == "linkedin":
+            back = consent(ada_client, "linkedin")
+            extra = {"state": back["state"], "code": back["code"]}
+        body = {"provider": provider, "code": "x", **extra}
+        response = ada_client.post("/api/social/connect", body, format="json")
+    assert response.status_code == 502, response.content
+    assert response.json()["error"]["code"] == "provider_unavailable"
+    assert not SocialAccount.objects.exists()
