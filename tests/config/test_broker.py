@@ -60,13 +60,13 @@ def test_concurrent_writers_and_readers_lose_and_repeat_nothing(tmp_path: Path):
             cwd=ROOT,
             stdout=subprocess.PIPE,
             env={**env, "PATH": "/usr/bin:/bin"},
-        )  # fmt: skip
+        )
         for _ in range(2)
     ]
     producers = [
         subprocess.Popen(
             [*run, PRODUCER, folder, f"p{n}", "400"], cwd=ROOT, env={**env, "PATH": "/usr/bin:/bin"}
-        )  # fmt: skip
+        )
         for n in range(4)
     ]
     for producer in producers:
