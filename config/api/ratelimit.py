@@ -6,10 +6,15 @@ store must not take sign-in or the API down with it, and the edge limiter and th
 must not disagree about it.
 """
 
+import fcntl
+import hashlib
 import ipaddress
 import logging
+import os
+import random
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
@@ -85,6 +90,8 @@ def hit(key: str, *, limit: int, period: int) -> Window:
     """Count one request against `key`; the window starts at the key's first request."""
     full_key = _key(key)
     if not settings.REDIS_URL:
+        if settings.RATE_LIMIT_FILE_DIR:
+            return _hit_file(full_key, limit=limit, period=period, count=True)
         return _hit_cache(full_key, limit=limit, period=period)
     try:
         return _hit_redis(full_key, limit=limit, period=period)
@@ -100,6 +107,56 @@ def _hit_redis(key: str, *, limit: int, period: int) -> Window:
     pipe.pttl(key)
     _, count, ttl_ms = pipe.execute()
     return Window(limit=limit, count=int(count), reset=max(1, -(-int(ttl_ms) // 1000)))
+
+
+FILE_STORE_SWEEP_EVERY = 1000  # hits, on average, between two removals of stale counters
+
+
+def _counter_path(key: str) -> Path:
+    folder = Path(settings.RATE_LIMIT_FILE_DIR)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / hashlib.sha256(key.encode()).hexdigest()[:40]
+
+
+def _hit_file(key: str, *, limit: int, period: int, count: bool) -> Window:
+    """The embedded store (no Redis): one small file per counter, read and rewritten under
+    an exclusive lock, so every server process on the machine shares one count (locmem
+    counted per process: two processes doubled every limit)."""
+    path = _counter_path(key)
+    now = time.time()
+    try:
+        with path.open("a+b") as file:
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX)
+            file.seek(0)
+            started, seen = now, 0
+            try:
+                first, _, number = file.read().decode().partition(",")
+                started, seen = float(first), int(number)
+            except ValueError:
+                pass
+            if now >= started + period:
+                started, seen = now, 0
+            if count:
+                seen += 1
+                file.seek(0)
+                file.truncate()
+                file.write(f"{started!r},{seen}".encode())
+    except OSError:
+        return _uncounted(key, limit=limit, period=period)
+    if count and random.randrange(FILE_STORE_SWEEP_EVERY) == 0:  # noqa: S311 (not security)
+        _sweep(path.parent)
+    return Window(limit=limit, count=seen, reset=max(1, int(started + period - now + 0.999)))
+
+
+def _sweep(folder: Path) -> None:
+    """Remove counters untouched for a day (their windows ended long ago)."""
+    stale = time.time() - 86400
+    for entry in os.scandir(folder):
+        try:
+            if entry.stat().st_mtime < stale:
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def _hit_cache(key: str, *, limit: int, period: int) -> Window:
@@ -130,6 +187,8 @@ def peek(key: str, *, limit: int, period: int) -> Window:
         except RedisError:
             return _uncounted(key, limit=limit, period=period)
         return Window(limit=limit, count=int(count or 0), reset=max(1, -(-int(ttl_ms) // 1000)))
+    if settings.RATE_LIMIT_FILE_DIR:
+        return _hit_file(full_key, limit=limit, period=period, count=False)
     now = time.time()
     count = cache.get(full_key, 0)
     started = cache.get(f"{full_key}:start", now)
@@ -139,6 +198,8 @@ def peek(key: str, *, limit: int, period: int) -> Window:
 def reset(key: str) -> None:
     full_key = _key(key)
     if not settings.REDIS_URL:
+        if settings.RATE_LIMIT_FILE_DIR:
+            _counter_path(full_key).unlink(missing_ok=True)
         cache.delete_many([full_key, f"{full_key}:start"])
         return
     try:

@@ -220,6 +220,18 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 RATE_LIMIT_PER_MINUTE = env.int("RATE_LIMIT_PER_MINUTE", default=100)
 RATE_LIMIT_PERIOD_SECONDS = 60
 RATE_LIMIT_KEY_PREFIX = env.str("RATE_LIMIT_KEY_PREFIX", default="fgp:rl")
+# Without Redis, the counters live in files every process of this deployment shares (one folder
+# per database), so two server processes do not double the limits; "" counts in this process
+# only (the test settings).
+RATE_LIMIT_FILE_DIR = env.str(
+    "RATE_LIMIT_FILE_DIR",
+    default=str(
+        BASE_DIR
+        / "var"
+        / "ratelimit"
+        / hashlib.sha256(str(DATABASES["default"].get("NAME")).encode()).hexdigest()[:16]
+    ),
+)
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[APP_URL])
 # The documented request headers a browser client sends, and the response headers it must read

@@ -17,6 +17,9 @@ STORAGES = {
 }
 # Tests that count requests set their own limit; the rest must never trip it.
 RATE_LIMIT_PER_MINUTE = env.int("TEST_RATE_LIMIT_PER_MINUTE", default=100_000)
+# In-process counters (each test counts from zero); real server processes started by tests
+# use the shared file store of their own database (tests/server_settings.py).
+RATE_LIMIT_FILE_DIR = ""
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 # Provider stand-ins and test receivers listen on 127.0.0.1; the guard's own tests turn it off.

@@ -121,3 +121,22 @@ def test_health_probes_are_never_rate_limited(api, settings):
     for _ in range(5):
         assert api.get("/api/v1/_probe/raise/ok").status_code == 200
     assert api.get("/api/v1/_probe/raise/ok").status_code == 429
+
+
+@pytest.mark.server
+def test_two_processes_share_one_budget_embedded(tmp_path):
+    # No Redis: the counters are files every process of the deployment shares.
+    env = server_env(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        RATE_LIMIT_PER_MINUTE="100",
+        RATE_LIMIT_FILE_DIR=str(tmp_path / "ratelimit"),
+    )
+    with api_server(env) as first, api_server(env) as second:
+        responses = [
+            requests.get(f"{(first if n % 2 else second)}/api/v1/nope", timeout=5)
+            for n in range(120)
+        ]
+    statuses = [r.status_code for r in responses]
+    left = int(responses[0].headers["RateLimit"].split("r=")[1].split(";")[0])
+    assert left >= 90
+    assert statuses == [404] * (left + 1) + [429] * (120 - left - 1)
