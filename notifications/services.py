@@ -276,12 +276,20 @@ def account_reclaimed_notify(user: User, removed: list[str]) -> None:
 def notifications_erase(user: User) -> list[str]:
     """The registry's erasure cleanup: the user's notifications, counters, domain events and
     live-feed events and tickets."""
-    from notifications.models import LiveEvent, LiveTicket, NotificationCounter, OutboxEvent
+    from notifications.models import (
+        LiveEvent,
+        LiveEventKind,
+        LiveTicket,
+        NotificationCounter,
+        OutboxEvent,
+    )
 
     Notification.objects.filter(user=user).delete()
     NotificationCounter.objects.filter(user=user).delete()
     OutboxEvent.objects.filter(user=user).delete()
-    LiveEvent.objects.filter(user=user).delete()
+    # The revocation event stays (it carries nothing personal, and goes with the hour's
+    # retention): without Redis, the server processes learn from it to close the streams.
+    LiveEvent.objects.filter(user=user).exclude(kind=LiveEventKind.REVOKED).delete()
     LiveTicket.objects.filter(user=user).delete()
     return []
 

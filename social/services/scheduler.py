@@ -94,7 +94,8 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
     with transaction.atomic():
         candidates = due.order_by("due_at")
         if connection.features.has_select_for_update_skip_locked:
-            candidates = candidates.select_for_update(skip_locked=True)
+            # Only the records' rows: the join to users (active ones only) locks no user.
+            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
         ids = list(candidates.values_list("pk", flat=True)[:limit])
         if not ids:
             return []

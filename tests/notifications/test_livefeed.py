@@ -310,3 +310,17 @@ def test_opening_streams_in_a_loop_is_rate_limited(tmp_path):
     assert limited.json()["error"]["code"] == "rate_limited"
     assert int(limited.headers["Retry-After"]) >= 1
     assert statuses[-1] == 429
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_erasure_ends_the_users_open_streams(tmp_path, mode):
+    with feed_server(tmp_path, mode) as (base, _env):
+        token = sign_in(base, "ada@example.com")
+        stream = open_stream(base, token=token)
+        assert isinstance(stream, Reader)
+        time.sleep(0.5)  # both processes' listeners are up
+        erased = requests.delete(f"{base}/api/auth/me", json={"password": "Correct-horse-7"},
+                                 headers={"Authorization": f"Bearer {token}"}, timeout=30)  # fmt: skip
+        assert erased.status_code == 200, erased.text
+        assert _ended_within(stream, 3.0)
+        stream.close()
