@@ -319,8 +319,9 @@ def test_erasure_ends_the_users_open_streams(tmp_path, mode):
         stream = open_stream(base, token=token)
         assert isinstance(stream, Reader)
         time.sleep(0.5)  # both processes' listeners are up
-        erased = requests.delete(f"{base}/api/auth/me", json={"password": "Correct-horse-7"},
-                                 headers={"Authorization": f"Bearer {token}"}, timeout=30)  # fmt: skip
+        auth = {"Authorization": f"Bearer {token}"}
+        proof = {"password": "Correct-horse-7"}
+        erased = requests.delete(f"{base}/api/auth/me", json=proof, headers=auth, timeout=30)
         assert erased.status_code == 200, erased.text
         assert _ended_within(stream, 3.0)
         stream.close()
