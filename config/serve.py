@@ -1,9 +1,10 @@
-"""The one way the API is served: uvicorn on Django's ASGI handler (`python -m config.serve`).
+"""The one way the API is served: uvicorn on `config.asgi` (`python -m config.serve`).
 
 `make run`, the Docker image, the benches and the tests that need a real server all start it
 here, so they measure and test what production runs. ASGI because the live feed streams
-Server-Sent Events, which must not hold a worker thread each; ordinary (sync) views run in
-Django's thread pool as before, and PostgreSQL connections come from psycopg's pool.
+Server-Sent Events, which must not hold a worker thread each (the stream is its own ASGI
+application); ordinary requests run through Django's WSGI handler on a fixed thread pool
+(config/asgi.py), and PostgreSQL connections come from psycopg's pool.
 
 Environment: HOST (127.0.0.1), PORT (8000), WEB_CONCURRENCY (worker processes, 2),
 FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none), ACCESS_LOG (on).

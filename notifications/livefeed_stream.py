@@ -11,8 +11,8 @@ reconnect's backlog and to poll; connections go back to the pool at once.
 
 `stream_app` is a plain ASGI application, mounted ahead of Django for the stream's paths
 (config/asgi.py): Django's ASGI handler would hold a thread per open request for its
-thread-sensitive context. `StreamView` serves the same stream through Django's ASGI handler
-(the async test client).
+thread-sensitive context. `StreamView`, the route inside Django, only answers that the stream
+needs this application in front.
 """
 
 import asyncio
@@ -27,7 +27,7 @@ from urllib.parse import parse_qs
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
-from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponseBase, JsonResponse
 from django.utils import timezone
 from django.views import View
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken, TokenError
@@ -399,33 +399,11 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 class StreamView(View):
-    """The same stream through Django's ASGI handler (the async test client). A WSGI server
-    would read the endless stream to its end before sending a byte: it gets a clear error."""
+    """The stream's route inside Django, reached only when the live feed's own ASGI application
+    is not in front (a WSGI server such as runserver, or Django's ASGI handler): such a server
+    would hold a thread per open stream, or read the endless stream to its end before sending a
+    byte, so it answers a clear error instead (config/asgi.py serves the stream)."""
 
-    async def get(self, request: HttpRequest) -> HttpResponseBase:
-        if "wsgi.input" in request.META:
-            message = "The live feed is served by the ASGI server (python -m config.serve)."
-            return JsonResponse(error_body(code="stream_needs_asgi", message=message), status=501)
-        user_id, session, code, message = await _db(
-            _authenticate,
-            authorization=request.headers.get("Authorization", ""),
-            ticket=request.GET.get("ticket", ""),
-        )
-        if user_id is None:
-            return JsonResponse(error_body(code=code, message=message), status=401)
-        last = _last_event_id(
-            request.headers.get("Last-Event-ID", ""), request.GET.get("lastEventId", "")
-        )
-        stream = hub.open(user_id, session)
-
-        async def body() -> AsyncIterator[bytes]:
-            try:
-                async for chunk in events(stream, last):
-                    yield chunk
-            finally:
-                hub.leave(stream)
-
-        response = StreamingHttpResponse(body(), content_type="text/event-stream; charset=utf-8")
-        for name, value in STREAM_HEADERS[1:]:
-            response[name.decode()] = value.decode()
-        return response
+    def get(self, request: HttpRequest) -> HttpResponseBase:
+        message = "The live feed is served by the ASGI server (python -m config.serve)."
+        return JsonResponse(error_body(code="stream_needs_asgi", message=message), status=501)

@@ -65,10 +65,6 @@ def outbox_consumer(name: str, handle: Handler, *, handle_many: BatchHandler | N
     _consumers[name] = Consumer(name=name, handle=handle, handle_many=handle_many)
 
 
-def outbox_consumers() -> dict[str, Consumer]:
-    return dict(_consumers)
-
-
 def _retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=min(30 * 2 ** (attempts - 1), 3600))
 

@@ -293,11 +293,6 @@ def _claim(delivery_ids: list[Any]) -> list[WebhookDelivery]:
     return won
 
 
-def delivery_send(*, delivery_id: Any) -> str:
-    """One attempt of a due delivery (claimed by one worker); its status afterwards."""
-    return _send(_claim([delivery_id])).get(str(delivery_id), "skipped")
-
-
 def deliveries_send(*, delivery_ids: list[Any]) -> dict[str, int]:
     """The delivery task: these deliveries (those still due), sent at once; how many ended in
     each status."""

@@ -1,6 +1,5 @@
 """The offline provider: useful, input-dependent answers from rules and templates, no model."""
 
-import hashlib
 import re
 import secrets
 from collections import Counter
@@ -187,12 +186,6 @@ def _distinct(items: Iterable[str]) -> list[str]:
 
 def _capitalize(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _pick(options: Sequence[str], seed: str) -> str:
-    """A choice that varies with the input but never between two runs on the same input."""
-    digest = hashlib.sha256(seed.encode()).digest()
-    return options[int.from_bytes(digest[:4], "big") % len(options)]
 
 
 def _tone(value: str | None) -> str:
