@@ -492,16 +492,19 @@ def account_disconnect(*, user: User, account_id: uuid.UUID) -> int:
         )
         if account is None:
             raise AccountNotFound()
-        credentials = credentials_of(account)
-        account.access_token = account.refresh_token = ""
-        account.status = AccountStatus.DISCONNECTED
-        account.save(update_fields=["access_token", "refresh_token", "status", "updated_at"])
-        cancelled = _records_cancel(account)
-    try:
-        PLATFORMS[account.provider].adapter.revoke(credentials)
-    except outbound.OutboundError:
-        logger.warning("Could not revoke the %s session at the provider", account.provider)
+        credentials, cancelled = _disconnect(account)
+    _revoke_all([(account.provider, credentials)])
     return cancelled
+
+
+def _disconnect(account: SocialAccount) -> tuple[Credentials, int]:
+    """In the caller's transaction: the credentials deleted (returned, to revoke them after
+    the commit), the account `disconnected`, its waiting records cancelled (how many)."""
+    credentials = credentials_of(account)
+    account.access_token = account.refresh_token = ""
+    account.status = AccountStatus.DISCONNECTED
+    account.save(update_fields=["access_token", "refresh_token", "status", "updated_at"])
+    return credentials, _records_cancel(account)
 
 
 def accounts_release(user: User, *, revoke: bool = True) -> list[str]:
@@ -516,13 +519,11 @@ def accounts_release(user: User, *, revoke: bool = True) -> list[str]:
     )
     if not accounts:
         return []
-    to_revoke = [(account.provider, credentials_of(account)) for account in accounts]
-    cancelled = 0
+    to_revoke, cancelled = [], 0
     for account in accounts:
-        account.access_token = account.refresh_token = ""
-        account.status = AccountStatus.DISCONNECTED
-        account.save(update_fields=["access_token", "refresh_token", "status", "updated_at"])
-        cancelled += _records_cancel(account)
+        credentials, count = _disconnect(account)
+        to_revoke.append((account.provider, credentials))
+        cancelled += count
     if revoke:
         transaction.on_commit(lambda: _revoke_all(to_revoke))
     names = ", ".join(f"{PLATFORMS[a.provider].name} {a.username}".strip() for a in accounts)

@@ -1,6 +1,7 @@
 """The live feed's services: tickets (single use, 60 seconds, only a digest kept), what a
 reconnect reads (an hour back, the user's own), and the retention purge."""
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -87,13 +88,15 @@ def test_two_deployments_on_one_redis_hear_only_their_own_events(redis_url, sett
     from notifications import livefeed
 
     settings.REDIS_URL = redis_url
+    run = uuid.uuid4().hex  # channels of this run only (another run may share the Redis)
+    staging_channel, production_channel = f"fgp:livefeed:staging-{run}", f"fgp:livefeed:prod-{run}"
     staging = redis_client.Redis.from_url(redis_url).pubsub(  # type: ignore[no-untyped-call]
         ignore_subscribe_messages=True
     )
-    staging.subscribe("fgp:livefeed:staging-test")
-    settings.LIVEFEED_CHANNEL = "fgp:livefeed:production-test"
+    staging.subscribe(staging_channel)
+    settings.LIVEFEED_CHANNEL = production_channel
     livefeed._announce(['{"for": "production"}'])
-    settings.LIVEFEED_CHANNEL = "fgp:livefeed:staging-test"
+    settings.LIVEFEED_CHANNEL = staging_channel
     livefeed._announce(['{"for": "staging"}'])
     heard = []
     deadline = clock.monotonic() + 2
