@@ -25,10 +25,12 @@
   (`OUTBOUND_MAX_RESPONSE_BYTES`, or the caller's `max_bytes`): a larger answer is a permanent
   error, never read into memory whole. (The status line and headers are bounded by the
   per-read timeout only: requests cannot put a wall-clock limit on them.)
-- User-chosen hosts are bounded: at most `OUTBOUND_PER_HOST_CONCURRENCY` calls of one client
-  to one such host at once; a call beyond it fails at once as busy (transient), so a slow
-  instance ties up a few threads of its own users' requests, never the server's. (Webhook
-  deliveries run on workers, in batches bounded by their task: that client opts out.)
+- Calls to user-chosen hosts made inside `bounded_per_host()` (connecting an account: web
+  requests) are bounded: at most `OUTBOUND_PER_HOST_CONCURRENCY` of one client to one such
+  host at once; a call beyond it fails at once as busy (transient), so a slow instance ties up
+  a few threads of its own users' requests, never the server's. Workers (the scheduler,
+  webhook deliveries) bound their own concurrency and are not gated: many users share one
+  Mastodon instance, and their scheduled posts must not fail as busy.
 - Nothing here touches the database: callers hold no transaction or row lock while waiting.
 """
 
@@ -37,7 +39,9 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -94,6 +98,19 @@ class AuthenticationError(PermanentError):
 
 class UnsafeURL(PermanentError):
     """The guard refused a user-given URL (scheme, or an address that is not public)."""
+
+
+_bounded: ContextVar[bool] = ContextVar("outbound_bounded_per_host", default=False)
+
+
+@contextmanager
+def bounded_per_host() -> Iterator[None]:
+    """Within it, calls to a user-chosen host are gated per host (see the module docstring)."""
+    token = _bounded.set(True)
+    try:
+        yield
+    finally:
+        _bounded.reset(token)
 
 
 # A provider's refinement: look at a response, return the error to raise, or None to keep the
@@ -246,7 +263,6 @@ class Client:
         retries: int = 2,
         classify: Classifier | None = None,
         user_agent: str = "FreelancerGrowthPlatform/1.0",
-        bound_hosts: bool = True,
     ) -> None:
         self.name = name
         self.read_timeout = read_timeout
@@ -259,9 +275,6 @@ class Client:
         self.session.mount("http://", pooled)
         self.session.headers["User-Agent"] = user_agent
         self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
-        # Calls to user-chosen hosts made from web requests are bounded per host; a client
-        # whose calls run on workers in batches of their own (webhooks) opts out.
-        self.bound_hosts = bound_hosts
         self._hosts: dict[str, threading.BoundedSemaphore] = {}
         self._hosts_lock = threading.Lock()
 
@@ -315,7 +328,7 @@ class Client:
         if not guarded:
             return self._exchange(self.session, method, url, False, timeout, headers, kwargs)
         target = guard_url(url)
-        if not self.bound_hosts:
+        if not _bounded.get():
             return self._send_guarded(target, method, url, timeout, headers, kwargs)
         gate = self._gate(target.host)
         if not gate.acquire(blocking=False):

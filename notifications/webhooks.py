@@ -187,8 +187,7 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 
 # --- Deliveries -------------------------------------------------------------------------------
 
-# Deliveries run on workers, a batch's sends side by side: no per-host gate (bound_hosts).
-_client = outbound.Client("webhooks", read_timeout=5.0, retries=0, bound_hosts=False)
+_client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
 DELIVERY_LEASE_SECONDS = 60  # a claimed delivery not finished by then is due again
 DELIVERY_BATCH = 32  # deliveries one task claims and sends at once, a thread each
 

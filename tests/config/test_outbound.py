@@ -281,7 +281,8 @@ def test_calls_to_one_user_chosen_host_are_bounded(server, settings):
 
     def call() -> None:
         try:
-            client.request("GET", url(server, "/sleep/1"), guarded=True)
+            with outbound.bounded_per_host():  # as connecting an account does
+                client.request("GET", url(server, "/sleep/1"), guarded=True)
             results.append("ok")
         except outbound.TransientError:
             results.append("busy")
@@ -294,3 +295,13 @@ def test_calls_to_one_user_chosen_host_are_bounded(server, settings):
         thread.join()
     assert sorted(results) == ["busy", "busy", "busy", "ok", "ok"]
     assert time.monotonic() - started < 3  # the refused ones failed at once
+    # Outside it (the scheduler's and the webhooks' workers) nothing is refused as busy.
+    results.clear()
+    threads = [threading.Thread(target=lambda: results.append(
+        str(client.request("GET", url(server, "/sleep/0.5"), guarded=True).status_code)))
+        for _ in range(5)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == ["200"] * 5
