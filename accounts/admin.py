@@ -32,8 +32,8 @@ from accounts.services.users import (
     user_set_role,
     user_update_profile,
 )
-from config.api.ratelimit import client_ip
-from config.errors import RateLimitedError, ValidationFailed
+from core.errors import RateLimitedError, ValidationFailed
+from core.ratelimit import client_ip
 
 logger = logging.getLogger(__name__)
 
@@ -58,20 +58,6 @@ def user_admin_extend(
     _extra_actions.extend(action for action in actions if action not in _extra_actions)
     _field_savers.update(field_savers or {})
     _panels.extend(panel for panel in panels if panel not in _panels)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin[Any]):
-    """For records written by services alone (ledger, payment events, AI history): operators
-    look, never add, edit or delete by hand."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 def _panel_html(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:

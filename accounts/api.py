@@ -20,8 +20,8 @@ from accounts.services.users import (
     account_erase,
     user_update_profile,
 )
-from config.api.envelope import Envelope
-from config.api.ratelimit import client_ip
+from core.api.envelope import Envelope
+from core.ratelimit import client_ip
 
 MAGIC_LINK_SENT = "If this address can receive e-mail, a sign-in link is on its way."
 EXAMPLE_USER = {

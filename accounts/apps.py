@@ -11,12 +11,12 @@ class AccountsConfig(AppConfig):
         from accounts import schema  # noqa: F401  (registers the OpenAPI auth extension)
         from accounts.hooks import user_data
         from accounts.services.sessions import sessions_end_all
-        from accounts.services.users import idempotency_forget
+        from core.idempotency import idempotency_forget
 
         # Sessions (their refresh tokens) and stored replies end at a takeover and an erasure.
         user_data("token_blacklist.OutstandingToken", takeover=sessions_end_all,
                   erasure=sessions_end_all)  # fmt: skip
-        user_data("accounts.IdempotencyRecord", takeover=idempotency_forget,
+        user_data("core.IdempotencyRecord", takeover=idempotency_forget,
                   erasure=idempotency_forget)  # fmt: skip
         user_data("admin.LogEntry", takeover="staff actions: the operators' audit trail",
                   erasure="staff actions: the operators' audit trail")  # fmt: skip

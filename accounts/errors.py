@@ -2,7 +2,7 @@
 
 from http import HTTPStatus
 
-from config.errors import INVALID_TOKEN_MESSAGE, ApplicationError, ConflictError
+from core.errors import INVALID_TOKEN_MESSAGE, ApplicationError, ConflictError
 
 
 class InvalidSession(ApplicationError):

@@ -147,28 +147,3 @@ class MagicLinkToken(models.Model):
 
     def __str__(self) -> str:
         return f"Magic link for {self.email} ({'used' if self.used_at else 'unused'})"
-
-
-class IdempotencyRecord(models.Model):
-    """The first response to a user's POST carrying an `Idempotency-Key`, replayed for a
-    repeat with the same body for 24 hours (accounts/idempotency.py). `status` is null while
-    the first request is still running."""
-
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+", db_index=False)
-    key = models.CharField(max_length=255)
-    fingerprint = models.CharField(max_length=64)  # SHA-256 of the path and body
-    status = models.PositiveSmallIntegerField(null=True, blank=True)
-    content_type = models.CharField(max_length=100, blank=True, default="")
-    body = models.BinaryField(blank=True, default=b"")
-    location = models.CharField(max_length=2000, blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now)
-    completed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "key"], name="idempotency_once_per_user")
-        ]
-        indexes = [models.Index(fields=["created_at"], name="idempotency_created_idx")]
-
-    def __str__(self) -> str:
-        return f"{self.key} of {self.user_id}"

@@ -1,11 +1,10 @@
-"""Account tasks: magic-link e-mail, and periodic housekeeping (scheduled in config.celery_app)."""
+"""Account tasks: magic-link e-mail, and periodic housekeeping (scheduled in accounts/beat.py)."""
 
 from celery import shared_task
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 
-from accounts.idempotency import idempotency_purge
 from accounts.services.magic_links import magic_links_purge
 from accounts.services.tokens import tokens_flush_expired
 
@@ -36,8 +35,3 @@ def flush_expired_tokens_task() -> int:
 @shared_task(acks_late=True)  # idempotent, as above
 def purge_magic_links_task() -> int:
     return magic_links_purge()
-
-
-@shared_task(acks_late=True)  # idempotent: deletes what is past its retention
-def purge_idempotency_records_task() -> int:
-    return idempotency_purge()

@@ -5,8 +5,9 @@ from typing import Any
 
 from django.contrib import admin
 
-from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
+from accounts.admin import PANEL_ROWS, user_admin_extend
 from aitools.models import Generation, Gig, Proposal
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(Generation)

@@ -26,8 +26,8 @@ from aitools.selectors import (
 )
 from aitools.services import generation_enqueue, generation_run, record_delete, record_update
 from aitools.tools import TOOLS, Tool
-from config.api.envelope import Envelope
-from config.api.routing import api_url
+from core.api.envelope import Envelope
+from core.api.routing import api_url
 
 # --- Records -----------------------------------------------------------------------------------
 

@@ -238,3 +238,25 @@ class SocialGenerateOutput(Serializer):
     hashtags = serializers.ListField(child=serializers.CharField())
     mentions = serializers.ListField(child=serializers.CharField())
     cta = serializers.CharField(allow_blank=True)
+
+
+def sketch(field: Any) -> Any:
+    """A JSON sketch of a serializer's shape, for the model to fill in."""
+    if isinstance(field, serializers.ListSerializer):
+        return [sketch(field.child)]
+    if isinstance(field, serializers.Serializer):
+        return {name: sketch(child) for name, child in field.fields.items()}
+    if isinstance(field, serializers.ListField):
+        return [sketch(field.child)]
+    if isinstance(field, serializers.ChoiceField):
+        return " | ".join(str(choice) for choice in field.choices)
+    if isinstance(field, serializers.BooleanField):
+        return "boolean"
+    if isinstance(field, serializers.IntegerField):
+        low, high = field.min_value, field.max_value
+        return f"integer {low}..{high}" if low is not None and high is not None else "integer"
+    if isinstance(field, serializers.FloatField | serializers.DecimalField):
+        low = getattr(field, "min_value", None)
+        high = getattr(field, "max_value", None)
+        return f"number {low}..{high}" if low is not None and high is not None else "number"
+    return "string"

@@ -2,7 +2,7 @@
 
 from http import HTTPStatus
 
-from config.errors import ApplicationError
+from core.errors import ApplicationError
 
 
 class AIProviderFailed(ApplicationError):

@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from accounts.models import User
 from aitools.models import Generation, Gig, Proposal
-from config.errors import NotFoundError
+from core.errors import NotFoundError
 
 
 def generation_list(*, user: User) -> QuerySet[Generation]:

@@ -21,16 +21,22 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from rest_framework import serializers
 
 from accounts.models import User
 from aitools.errors import AIProviderFailed, TooManyPendingJobs
 from aitools.models import Generation, GenerationStatus, Gig, Proposal
 from aitools.providers import get_provider
 from aitools.providers.base import Generated, ProviderError
-from aitools.tools import TOOLS, jsonable, title_of, validate_output
+from aitools.tools import (
+    TOOLS,
+    OutputOffContract,
+    input_restore,
+    jsonable,
+    title_of,
+    validate_output,
+)
 from billing.services.credits import credits_refund, credits_spend
-from config.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 from notifications import events
 from notifications.events import event_record
 from notifications.models import NotificationType
@@ -86,17 +92,15 @@ def generation_claim(*, generation_id: str) -> Generation | None:
 def generation_execute(*, generation: Generation) -> Generation:
     """Call the provider for a claimed (`running`) entry and record the outcome. Never raises
     for a provider failure: the entry is failed and refunded instead."""
-    spec = TOOLS[generation.tool]
-    data = spec.input(data=generation.input)
-    data.is_valid(raise_exception=True)  # restores types (money as Decimal) from storage
+    data = input_restore(generation.tool, generation.input)
     started = timezone.now()
     try:
-        result = get_provider().generate(generation.tool, dict(data.validated_data))
+        result = get_provider().generate(generation.tool, data)
         # Whichever provider wrote it, only the documented shape reaches a client.
         result = Generated(
             output=validate_output(generation.tool, result.output), tokens_used=result.tokens_used
         )
-    except serializers.ValidationError:
+    except OutputOffContract:
         logger.warning("AI provider answer off contract for generation %s", generation.pk)
         return generation_fail(
             generation=generation, reason="The AI provider returned an invalid answer."

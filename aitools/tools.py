@@ -47,11 +47,30 @@ TOOLS: dict[str, Tool] = {
 }
 
 
+class OutputOffContract(ValueError):
+    """A provider's answer is not in the tool's documented output shape."""
+
+
 def validate_output(tool: str, output: Any) -> dict[str, Any]:
-    """The output in its documented shape, or raise serializers.ValidationError."""
+    """The output in its documented shape, or raise OutputOffContract."""
     serializer = TOOLS[tool].output(data=output)
-    serializer.is_valid(raise_exception=True)
+    if not serializer.is_valid():
+        raise OutputOffContract(str(serializer.errors))
     return dict(serializer.data)
+
+
+def input_restore(tool: str, stored: dict[str, Any]) -> dict[str, Any]:
+    """A queued entry's input, as validated when it was asked for, back in its types (money as
+    Decimal) from its JSON storage."""
+    serializer = TOOLS[tool].input(data=stored)
+    if not serializer.is_valid():
+        raise OutputOffContract(str(serializer.errors))  # stored valid: never seen
+    return dict(serializer.validated_data)
+
+
+def output_sketch(tool: str) -> Any:
+    """A JSON sketch of the tool's output shape, for a language model to fill in."""
+    return contracts.sketch(TOOLS[tool].output())
 
 
 def jsonable(value: Any) -> Any:

@@ -9,12 +9,13 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
+from accounts.admin import PANEL_ROWS, user_admin_extend
 from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent, PaymentEventStatus
 from billing.services.credits import MAX_OPERATOR_CREDITS, credits_adjust, credits_grant
 from billing.services.payments import payment_event_reapply
 from billing.services.plans import plan_set
+from core.admin import ReadOnlyAdmin
 
 
 class GrantCreditsForm(forms.Form):

@@ -14,8 +14,8 @@ from accounts.authentication import request_user
 from billing.models import CreditTransaction
 from billing.selectors import credit_transaction_list
 from billing.services.payments import payment_event_receive, payment_signature_verify
-from config.api.envelope import Envelope
-from config.api.parsers import json_loads
+from core.api.envelope import Envelope
+from core.api.parsers import json_loads
 
 
 class CreditTransactionListView(generics.ListAPIView[CreditTransaction]):

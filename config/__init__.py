@@ -1,7 +1,6 @@
-"""Freelancer Growth Platform API: Django project package."""
-
-__version__ = "0.2.0"  # the same as pyproject.toml (tests check)
+"""Freelancer Growth Platform API: the composition root (settings, URLs, ASGI/WSGI, Celery)."""
 
 from config.celery_app import app as celery_app
+from core import __version__
 
 __all__ = ["__version__", "celery_app"]

@@ -1,9 +1,10 @@
 """Celery application: Redis when REDIS_URL is set, a file-system broker otherwise."""
 
+import importlib
+import importlib.util
 import os
 
 from celery import Celery, Task, signals
-from celery.schedules import crontab
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -29,63 +30,6 @@ app.conf.update(
     # closing is pushed out of reach; _connections_handed_back() below does what a request's
     # end does instead. (An old-style name: the fixup reads this one.)
     CELERY_DB_REUSE_MAX=2**31,
-    beat_schedule={
-        "accounts-flush-expired-tokens": {
-            "task": "accounts.tasks.flush_expired_tokens_task",
-            "schedule": crontab(minute=17, hour=3),
-        },
-        # Daily, not monthly: a day the workers were down is caught up the next day.
-        "billing-replenish-free-plans": {
-            "task": "billing.tasks.replenish_free_plans_task",
-            "schedule": crontab(minute=5, hour=0),
-        },
-        "aitools-fail-stale-generations": {
-            "task": "aitools.tasks.fail_stale_generations_task",
-            "schedule": crontab(minute="*/5"),
-        },
-        # Events whose dispatch was never queued or whose consumer row is due or abandoned.
-        "notifications-outbox-sweep": {
-            "task": "notifications.tasks.outbox_sweep_task",
-            "schedule": 60.0,
-        },
-        "notifications-outbox-purge": {
-            "task": "notifications.tasks.outbox_purge_task",
-            "schedule": crontab(minute=23, hour=4),
-        },
-        # Expiry warnings, renewals and Mastodon limits: once a day.
-        "social-accounts-maintain": {
-            "task": "social.tasks.accounts_maintain_task",
-            "schedule": crontab(minute=35, hour=2),
-        },
-        # Published posts' counters, for 30 days after publishing.
-        "social-metrics-collect": {
-            "task": "social.tasks.metrics_collect_task",
-            "schedule": crontab(minute=50, hour="*/6"),
-        },
-        "accounts-purge-idempotency-records": {
-            "task": "accounts.tasks.purge_idempotency_records_task",
-            "schedule": crontab(minute=11),
-        },
-        # Webhook retries that are due (the first comes 5 s after a failure).
-        "notifications-webhook-sweep": {
-            "task": "notifications.tasks.webhook_sweep_task",
-            "schedule": 5.0,
-            "options": {"expires": 5.0},
-        },
-        "notifications-webhook-purge": {
-            "task": "notifications.tasks.webhook_purge_task",
-            "schedule": crontab(minute=29, hour=4),
-        },
-        # The live feed keeps an hour of events for reconnects.
-        "notifications-livefeed-purge": {
-            "task": "notifications.tasks.livefeed_purge_task",
-            "schedule": crontab(minute="*/10"),
-        },
-        "accounts-purge-magic-links": {
-            "task": "accounts.tasks.purge_magic_links_task",
-            "schedule": crontab(minute=41),
-        },
-    },
 )
 app.autodiscover_tasks()
 
@@ -114,16 +58,13 @@ def _make_local_folders(sender: Celery, **kwargs: object) -> None:
 
 
 @app.on_after_configure.connect
-def _scheduler_beat(sender: Celery, **kwargs: object) -> None:
-    """The social scheduler every SCHEDULER_INTERVAL_SECONDS (0: off, a cron runner calls the
-    endpoint instead). A run that waited longer than one interval in the queue is dropped:
-    the next one claims whatever is due."""
+def _beat_from_apps(sender: Celery, **kwargs: object) -> None:
+    """Each of our apps declares its periodic tasks in its own `beat.py` (`entries(settings)`);
+    they are put together here, in PROJECT_APPS order."""
     from django.conf import settings
 
-    interval = float(settings.SCHEDULER_INTERVAL_SECONDS)
-    if interval > 0:
-        sender.conf.beat_schedule["social-scheduler-run"] = {
-            "task": "social.tasks.scheduler_run_task",
-            "schedule": interval,
-            "options": {"expires": interval},
-        }
+    for name in settings.PROJECT_APPS:
+        if importlib.util.find_spec(f"{name}.beat") is not None:
+            sender.conf.beat_schedule.update(
+                importlib.import_module(f"{name}.beat").entries(settings)
+            )

@@ -8,7 +8,7 @@ from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config.api.routing import api_fallback, versioned
+from core.api.routing import api_fallback, versioned
 from health.views import HealthV1View
 
 api_patterns: list[URLPattern | URLResolver] = [

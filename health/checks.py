@@ -10,9 +10,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 
-import config
+import core
 from aitools.providers import provider_readiness
-from config.redis import get_redis
+from core.redis import get_redis
 from health import postgres
 from health.apps import PROCESS_STARTED
 
@@ -113,7 +113,7 @@ def uptime_seconds() -> float:
 
 
 def version() -> str:
-    return config.__version__
+    return core.__version__
 
 
 def environment() -> str:

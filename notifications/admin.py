@@ -13,8 +13,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
+from accounts.admin import PANEL_ROWS, user_admin_extend
 from accounts.models import User
+from core.admin import ReadOnlyAdmin
 from notifications.models import (
     Notification,
     OutboxConsumption,

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
-from config.api.envelope import Envelope
+from core.api.envelope import Envelope
 from notifications.models import Notification
 from notifications.selectors import (
     notification_list,

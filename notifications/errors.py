@@ -1,6 +1,6 @@
 """Errors of the notifications domain, in the one error contract."""
 
-from config.errors import ApplicationError, NotFoundError
+from core.errors import ApplicationError, NotFoundError
 
 
 class NotificationNotFound(NotFoundError):

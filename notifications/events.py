@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from accounts.models import User
-from config.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 from notifications.models import OutboxEvent
 from notifications.outbox import DISPATCH_BATCH
 

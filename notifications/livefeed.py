@@ -27,7 +27,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from accounts.models import User
-from config.redis import get_redis
+from core.redis import get_redis
 from notifications.models import CLIENT_KINDS, LiveEvent, LiveEventKind, LiveTicket, Notification
 
 logger = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from accounts.services.sessions import SESSION_CLAIM
-from config.api.envelope import Envelope
+from core.api.envelope import Envelope
 from notifications.livefeed import ticket_issue
 
 

@@ -34,9 +34,9 @@ from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidTok
 
 from accounts.authentication import BearerAuthentication
 from accounts.services.sessions import SESSION_CLAIM
-from config.api import ratelimit
-from config.api.envelope import error_body
-from config.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
+from core import ratelimit
+from core.api.envelope import error_body
+from core.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
 from notifications.livefeed import (
     channel,
     events_latest_id,

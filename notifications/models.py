@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from config.crypto import EncryptedTextField
+from core.crypto import EncryptedTextField
 
 
 class Category(models.TextChoices):

@@ -33,7 +33,7 @@ from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
-from config.tasks import enqueue
+from core.tasks import enqueue
 from notifications.models import ConsumptionStatus, OutboxConsumption, OutboxEvent
 
 logger = logging.getLogger(__name__)

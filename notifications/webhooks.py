@@ -29,9 +29,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from config import outbound
-from config.errors import ValidationFailed
-from config.tasks import enqueue_on_commit
+from core import outbound
+from core.errors import ValidationFailed
+from core.tasks import enqueue_on_commit
 from notifications.errors import (
     InvalidWebhookUrl,
     WebhookEndpointNotFound,

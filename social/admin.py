@@ -8,7 +8,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from accounts.admin import PANEL_ROWS, ReadOnlyAdmin, user_admin_extend
+from accounts.admin import PANEL_ROWS, user_admin_extend
+from core.admin import ReadOnlyAdmin
 from social.models import (
     AnalyticsRecord,
     Campaign,

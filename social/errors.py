@@ -2,7 +2,7 @@
 
 from http import HTTPStatus
 
-from config.errors import ApplicationError, ConflictError, NotFoundError
+from core.errors import ApplicationError, ConflictError, NotFoundError
 
 
 class ProviderAuthFailed(ApplicationError):

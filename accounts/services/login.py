@@ -14,8 +14,8 @@ from accounts.errors import EmailBelongsToAnotherUser, InvalidCredentials
 from accounts.models import User, email_key
 from accounts.services.sessions import Session, session_issue
 from accounts.services.users import user_get_or_create, user_set_password, user_update_profile
-from config.api import ratelimit
-from config.errors import RateLimitedError
+from core import ratelimit
+from core.errors import RateLimitedError
 
 MAGIC_LINK_ONLY = (
     "This account signs in with a magic link: request one at POST /api/auth/magic-link."

@@ -15,9 +15,9 @@ from accounts.errors import InvalidCredentials
 from accounts.models import MagicLinkToken, email_key
 from accounts.services.login import LoginResult, signed_in
 from accounts.services.users import user_get_or_create
-from config.api import ratelimit
-from config.errors import RateLimitedError
-from config.tasks import enqueue_on_commit
+from core import ratelimit
+from core.errors import RateLimitedError
+from core.tasks import enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 

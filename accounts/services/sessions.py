@@ -26,7 +26,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 from accounts import hooks
 from accounts.errors import InvalidSession
 from accounts.models import User
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 
 VERSION_CLAIM = "ver"
 SESSION_CLAIM = "sid"

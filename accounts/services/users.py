@@ -12,7 +12,7 @@ from accounts import hooks
 from accounts.errors import InvalidCredentials, ReauthenticationRequired
 from accounts.models import Role, User
 from accounts.selectors import user_get_by_email
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 
 
 def password_check(*, password: str, user: User) -> None:
@@ -126,12 +126,3 @@ def account_erase(*, user: User, password: str | None, signed_in_at: int | None)
     elif signed_in_at is None or time.time() - signed_in_at > ERASE_FRESH_SESSION_SECONDS:
         raise ReauthenticationRequired()
     return user_erase(user=user)
-
-
-def idempotency_forget(user: User) -> list[str]:
-    """The registry's cleanup: the stored replies of the user's repeated POSTs go (they are
-    answers to whoever sent those requests)."""
-    from accounts.models import IdempotencyRecord
-
-    IdempotencyRecord.objects.filter(user=user).delete()
-    return []

@@ -4,35 +4,11 @@ import json
 import logging
 from typing import Any
 
-from rest_framework import serializers
-
 from aitools.providers.base import Generated, ProviderError, Readiness
-from aitools.tools import TOOLS, jsonable, validate_output
-from config import outbound
+from aitools.tools import jsonable, output_sketch, validate_output
+from core import outbound
 
 logger = logging.getLogger(__name__)
-
-
-def describe(field: Any) -> Any:
-    """A JSON sketch of a serializer's shape, for the model to fill in."""
-    if isinstance(field, serializers.ListSerializer):
-        return [describe(field.child)]
-    if isinstance(field, serializers.Serializer):
-        return {name: describe(child) for name, child in field.fields.items()}
-    if isinstance(field, serializers.ListField):
-        return [describe(field.child)]
-    if isinstance(field, serializers.ChoiceField):
-        return " | ".join(str(choice) for choice in field.choices)
-    if isinstance(field, serializers.BooleanField):
-        return "boolean"
-    if isinstance(field, serializers.IntegerField):
-        low, high = field.min_value, field.max_value
-        return f"integer {low}..{high}" if low is not None and high is not None else "integer"
-    if isinstance(field, serializers.FloatField | serializers.DecimalField):
-        low = getattr(field, "min_value", None)
-        high = getattr(field, "max_value", None)
-        return f"number {low}..{high}" if low is not None and high is not None else "number"
-    return "string"
 
 
 class OpenAIProvider:
@@ -58,7 +34,7 @@ class OpenAIProvider:
         return Readiness(ready=True)
 
     def _messages(self, tool: str, data: dict[str, Any]) -> list[dict[str, str]]:
-        shape = json.dumps(describe(TOOLS[tool].output()), indent=1)
+        shape = json.dumps(output_sketch(tool), indent=1)
         return [
             {
                 "role": "system",
@@ -126,7 +102,6 @@ class OpenAIProvider:
                 IndexError,
                 TypeError,
                 ValueError,
-                serializers.ValidationError,
             ) as exc:
                 logger.info("AI provider answer rejected (attempt %s): %s", attempt, exc)
                 if attempt == 2:

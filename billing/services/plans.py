@@ -3,7 +3,7 @@
 from django.conf import settings
 
 from accounts.models import User
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 
 
 def plan_set(*, user: User, plan: str) -> User:

@@ -10,7 +10,7 @@ import environ
 from corsheaders.defaults import default_headers as default_cors_headers
 from django.core.exceptions import ImproperlyConfigured
 
-from config import __version__
+from core import __version__
 
 # Lets admin and other framework generics be subscripted at runtime (ModelAdmin[User]).
 django_stubs_ext.monkeypatch()
@@ -45,6 +45,9 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# Ours, bottom layer first (docs/architecture.md); each may bring a `beat.py` of periodic tasks.
+PROJECT_APPS = ["core", "accounts", "notifications", "billing", "aitools", "social", "health"]
+
 INSTALLED_APPS = [
     # First: its `createsuperuser` (with the password validators) replaces Django's.
     "accounts",
@@ -61,6 +64,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "rest_framework_simplejwt.token_blacklist",
+    "core",
     "social",
     "notifications",
     "billing",
@@ -70,19 +74,19 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # The Host header, before anything reads it: probes pass whatever it is, others get JSON.
-    "config.api.hosts.HostCheckMiddleware",
+    "core.api.hosts.HostCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # CORS answers preflights before anything else counts or rejects them.
     "corsheaders.middleware.CorsMiddleware",
     # The API edge: rate limit, body size and media type, JSON instead of HTML errors.
-    "config.api.middleware.ApiEdgeMiddleware",
+    "core.api.middleware.ApiEdgeMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Replays the stored response of a repeated POST with the same Idempotency-Key.
-    "accounts.idempotency.IdempotencyMiddleware",
+    "core.api.idempotency.IdempotencyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -248,18 +252,18 @@ CORS_EXPOSE_HEADERS = [
 
 # --- REST framework ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["config.api.renderers.EnvelopeJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.api.parsers.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.EnvelopeJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.BoundedJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "config.api.pagination.EnvelopePagination",
+    "DEFAULT_PAGINATION_CLASS": "core.api.pagination.EnvelopePagination",
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
-        "config.api.ordering.SortOrderFilter",
+        "core.api.ordering.SortOrderFilter",
     ],
-    "DEFAULT_SCHEMA_CLASS": "config.api.schema.EnvelopeAutoSchema",
-    "EXCEPTION_HANDLER": "config.api.exceptions.envelope_exception_handler",
-    # The rate limit is enforced once, at the edge (config.api.middleware), for every request.
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.EnvelopeAutoSchema",
+    "EXCEPTION_HANDLER": "core.api.exceptions.envelope_exception_handler",
+    # The rate limit is enforced once, at the edge (core.api.middleware), for every request.
     "DEFAULT_THROTTLE_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
@@ -296,7 +300,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "PREPROCESSING_HOOKS": ["config.api.schema.drop_versioned_duplicates"],
+    "PREPROCESSING_HOOKS": ["core.api.schema.drop_versioned_duplicates"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "notifications.livefeed_api.document_stream",  # the live feed's stream: no DRF view
@@ -486,7 +490,7 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
     },
     "filters": {
-        "handled_500": {"()": "config.api.exceptions.HandledServerErrorFilter"},
+        "handled_500": {"()": "core.api.exceptions.HandledServerErrorFilter"},
     },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},

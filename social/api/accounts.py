@@ -9,8 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
-from config.api.envelope import Envelope
-from config.errors import ValidationFailed
+from core.api.envelope import Envelope
+from core.errors import ValidationFailed
 from social.models import Provider, SocialAccount
 from social.providers import PLATFORMS
 from social.providers.base import ConnectRequest

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
-from config.api.envelope import Envelope
+from core.api.envelope import Envelope
 from social.api.filters import RangeFilter
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
 from social.selectors import (

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.envelope import Envelope
+from core.api.envelope import Envelope
 from social.api.posts import outcome_error
 from social.errors import InvalidCronSecret
 from social.services.publishing import Outcome

@@ -1,6 +1,6 @@
 """The one small interface every provider adapter implements, and what it takes and returns.
 
-Adapters speak to a provider's API through the outbound layer (config/outbound.py) and raise
+Adapters speak to a provider's API through the outbound layer (core/outbound.py) and raise
 its errors (TransientError, PermanentError, AuthenticationError), refined per provider by
 their `classify` hook. They never touch the database: services load the account into
 `Credentials`, call the adapter outside any transaction, and store what the adapter renewed
@@ -18,7 +18,7 @@ import requests
 from django.conf import settings
 from django.utils import timezone
 
-from config import outbound
+from core import outbound
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ import requests
 from django.conf import settings
 from django.utils import timezone
 
-from config import outbound
+from core import outbound
 from social.providers.base import (
     Attempt,
     ConnectRequest,

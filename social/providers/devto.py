@@ -4,7 +4,7 @@ from typing import Any
 
 from django.conf import settings
 
-from config import outbound
+from core import outbound
 from social.providers.base import (
     Attempt,
     ConnectRequest,

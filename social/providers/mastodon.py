@@ -17,7 +17,7 @@ from urllib.parse import urlencode, urlsplit
 import requests
 from django.conf import settings
 
-from config import outbound
+from core import outbound
 from social.providers.base import (
     Attempt,
     ConnectRequest,

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import requests
 from django.conf import settings
 
-from config import outbound
+from core import outbound
 from social.providers.base import (
     Attempt,
     ConnectionRefused,

@@ -20,8 +20,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from config import outbound
-from config.errors import ValidationFailed
+from core import outbound
+from core.errors import ValidationFailed
 from notifications.models import NotificationType
 from notifications.services import notify
 from social.errors import (

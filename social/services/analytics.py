@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config import outbound
+from core import outbound
 from social.models import AccountStatus, AnalyticsRecord, RecordStatus, ScheduledRecord
 from social.providers import PLATFORMS
 from social.providers.base import Credentials, Metrics, Published

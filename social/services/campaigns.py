@@ -5,7 +5,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from social.errors import CampaignNotFound
 from social.models import Campaign
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import regex
 
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from social.models import Provider
 from social.providers import PLATFORMS
 from social.providers.base import Content, MediaFile

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from config import outbound
+from core import outbound
 from notifications.models import NotificationType
 from social.models import AccountStatus, ConnectState, Provider, SocialAccount
 from social.providers import PLATFORMS

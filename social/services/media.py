@@ -14,7 +14,7 @@ from django.db import transaction
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from social.errors import MediaNotFound
 from social.models import MediaItem
 from social.providers.base import MediaFile

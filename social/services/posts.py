@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from accounts.models import User
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from notifications.livefeed import live_publish_many
 from notifications.models import LiveEventKind
 from social.errors import PostAlreadyPublished, PostNotFound

@@ -6,7 +6,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import User
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from social.models import NOTIFICATION_PREFERENCES, SocialSettings
 
 

@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from config import outbound
+from core import outbound
 from notifications import events
 from notifications.models import NotificationType
 from notifications.services import NotificationDraft, notify_many

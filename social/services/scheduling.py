@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 from notifications import events
 from social.errors import (
     AccountExpiresBefore,

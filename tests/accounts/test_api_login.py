@@ -192,7 +192,7 @@ def _forget_last_failure(email: str, address: str) -> None:
     from django.core.cache import cache
 
     from accounts.services.login import failure_keys
-    from config.api.ratelimit import _key
+    from core.ratelimit import _key
 
     cache.delete(f"{_key(failure_keys(email, address)[0])}:last")
 

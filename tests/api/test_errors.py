@@ -88,8 +88,8 @@ def test_parser_bounds_bodies_without_content_length(settings):
     """A chunked body declares no length: the parser itself stops reading past the limit."""
     import io
 
-    from config.api.exceptions import PayloadTooLarge
-    from config.api.parsers import BoundedJSONParser
+    from core.api.exceptions import PayloadTooLarge
+    from core.api.parsers import BoundedJSONParser
 
     settings.API_MAX_BODY_BYTES = 10
     with pytest.raises(PayloadTooLarge):
@@ -211,7 +211,7 @@ def test_an_api_500_is_logged_once(api):
             records.append(record)
 
     keep = Keep()
-    loggers = [logging.getLogger("django.request"), logging.getLogger("config.api.exceptions")]
+    loggers = [logging.getLogger("django.request"), logging.getLogger("core.api.exceptions")]
     for logger in loggers:
         logger.addHandler(keep)
     try:

@@ -7,7 +7,7 @@ import requests
 from django.test import RequestFactory
 
 from accounts.models import User
-from config.api.ratelimit import client_ip
+from core.ratelimit import client_ip
 from tests.servers import api_server, server_env
 
 pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]

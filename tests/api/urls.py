@@ -14,10 +14,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from config.api.envelope import Envelope
-from config.api.routing import api_fallback, versioned
-from config.errors import ConflictError
 from config.urls import urlpatterns as real_urlpatterns
+from core.api.envelope import Envelope
+from core.api.routing import api_fallback, versioned
+from core.errors import ConflictError
 
 
 class UserItemSerializer(serializers.ModelSerializer[User]):

@@ -32,7 +32,7 @@ def ada_client() -> APIClient:
 @pytest.fixture(autouse=True)
 def public_dns(monkeypatch):
     """hooks.example.com resolves to a public address; other names as the test says."""
-    from config import outbound
+    from core import outbound
 
     monkeypatch.setattr(outbound, "_resolve", lambda host, port: {
         "hooks.example.com": ["93.184.216.34"], "internal.example.com": ["10.0.0.8"],

@@ -9,7 +9,7 @@ import pytest
 import requests
 from django.utils import timezone
 
-from config import outbound
+from core import outbound
 from notifications.models import Notification
 from social.models import SocialAccount
 from social.providers import PLATFORMS, bluesky, linkedin, mastodon, meta

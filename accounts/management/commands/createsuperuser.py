@@ -14,7 +14,7 @@ from django.core.management import CommandError
 
 from accounts.models import User
 from accounts.services.users import password_check
-from config.errors import ValidationFailed
+from core.errors import ValidationFailed
 
 
 class Command(createsuperuser.Command):

@@ -1,4 +1,4 @@
-"""One handler that shapes every error (config.errors.ApplicationError and DRF's) as an envelope."""
+"""One handler that shapes every error (core.errors.ApplicationError and DRF's) as an envelope."""
 
 import logging
 from typing import Any
@@ -9,8 +9,8 @@ from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
-from config.api.envelope import SERVER_ERROR_MESSAGE, error_body
-from config.errors import (
+from core.api.envelope import SERVER_ERROR_MESSAGE, error_body
+from core.errors import (
     INVALID_TOKEN_MESSAGE,
     MISSING_AUTH_MESSAGE,
     VALIDATION_MESSAGE,

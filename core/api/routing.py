@@ -5,7 +5,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import URLPattern, URLResolver, include, path, re_path, reverse
 
-from config.api.views import api_not_found
+from core.api.views import api_not_found
 
 
 def versioned(patterns: list[URLPattern | URLResolver]) -> list[URLPattern | URLResolver]:

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from config import outbound
+from core import outbound
 from tests.servers import free_port
 
 

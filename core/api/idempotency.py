@@ -12,20 +12,22 @@ process died is taken over after IDEMPOTENCY_ABANDONED_SECONDS.
 import hashlib
 from collections.abc import Callable
 from datetime import timedelta
+from typing import cast
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
-from rest_framework_simplejwt.exceptions import InvalidToken, TokenError
-from rest_framework_simplejwt.settings import api_settings
+from rest_framework.settings import api_settings
+from rest_framework_simplejwt.exceptions import TokenError
 
-from accounts.authentication import BearerAuthentication
-from accounts.models import IdempotencyRecord
-from config.api.envelope import error_response
-from config.crypto import SecretUnreadable, decrypt_bytes, encrypt_bytes
+from core.api.envelope import error_response
+from core.crypto import SecretUnreadable, decrypt_bytes, encrypt_bytes
+from core.idempotency import request_fingerprint
+from core.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
@@ -34,23 +36,21 @@ NOT_STORED = frozenset({401, 403, 429})
 
 
 def _user_id(request: HttpRequest) -> str | None:
-    """The user of a valid, current session, checked as authentication checks it (signature,
+    """The user of a valid, current session, checked by the API's own authentication (signature,
     expiry, revoked sessions, an inactive user): a revoked session gets no replay."""
-    try:
-        authenticated = BearerAuthentication().authenticate(Request(request))
-    except (AuthenticationFailed, InvalidToken, TokenError):
-        return None
-    if authenticated is None:
-        return None
-    value = authenticated[1].get(api_settings.USER_ID_CLAIM)
-    return str(value) if value else None
-
-
-def request_fingerprint(method: str, path: str, body: bytes) -> str:
-    path = path.replace("/api/v1/", "/api/", 1)  # both prefixes: one operation
-    digest = hashlib.sha256(f"{method} {path}\n".encode())
-    digest.update(body)
-    return digest.hexdigest()
+    wrapped = Request(request)
+    authentications = cast(
+        list[type[BaseAuthentication]], api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    )
+    for authentication in authentications:
+        try:
+            authenticated = authentication().authenticate(wrapped)
+        except (APIException, TokenError):
+            return None
+        if authenticated is not None:
+            user_id = getattr(authenticated[0], "pk", None)
+            return str(user_id) if user_id else None
+    return None
 
 
 def _fingerprint(request: HttpRequest) -> str:
@@ -168,10 +168,3 @@ def _finish(record: IdempotencyRecord, response: HttpResponse) -> None:
         location=response.get("Location", "")[:2000],
         completed_at=timezone.now(),
     )
-
-
-def idempotency_purge() -> int:
-    """Delete the records older than IDEMPOTENCY_RETENTION_HOURS."""
-    cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_RETENTION_HOURS)
-    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
-    return deleted

@@ -3,7 +3,7 @@
 import pytest
 from cryptography.fernet import Fernet
 
-from config import crypto
+from core import crypto
 
 OLD, NEW = Fernet.generate_key().decode(), Fernet.generate_key().decode()
 

@@ -1,4 +1,5 @@
-"""Queueing work for the Celery worker, with one policy for a broker outage.
+"""Queueing work for the Celery worker, with one policy for a broker outage; the core's own
+periodic task.
 
 Work is queued when the writer's transaction commits (a task never runs for a rollback). If
 the broker cannot take it (Redis down), the task runs here, in this process, instead of the
@@ -10,7 +11,7 @@ in-process and, later, a redelivery cannot do the work twice. Logged as a warnin
 import logging
 from typing import Any
 
-from celery import Task
+from celery import Task, shared_task
 from django.db import transaction
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
@@ -34,3 +35,10 @@ def enqueue(task: Task, **kwargs: Any) -> None:  # type: ignore[type-arg]
 def enqueue_on_commit(task: Task, **kwargs: Any) -> None:  # type: ignore[type-arg]
     """Queue `task(**kwargs)` once the current transaction commits (now, outside one)."""
     transaction.on_commit(lambda: enqueue(task, **kwargs))
+
+
+@shared_task(acks_late=True)  # idempotent: deletes what is past its retention
+def purge_idempotency_records_task() -> int:
+    from core.idempotency import idempotency_purge
+
+    return idempotency_purge()

@@ -7,7 +7,7 @@ import pytest
 import requests
 from django.test import override_settings
 
-from config.api import ratelimit
+from core import ratelimit
 from tests.servers import api_server, free_port, migrate, server_env
 
 

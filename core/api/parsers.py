@@ -12,7 +12,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from config.api.exceptions import PayloadTooLarge
+from core.api.exceptions import PayloadTooLarge
 
 # Deeper than any request of this API needs; the parser's own recursion ends near 1,000.
 MAX_JSON_DEPTH = 32

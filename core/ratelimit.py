@@ -21,7 +21,7 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from redis.exceptions import RedisError
 
-from config.redis import get_redis
+from core.redis import get_redis
 
 logger = logging.getLogger(__name__)
 

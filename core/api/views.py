@@ -3,7 +3,7 @@
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from config.api.envelope import error_response
+from core.api.envelope import error_response
 
 
 # Exempt: the CSRF check would otherwise answer a POST, PUT or DELETE to an unknown path with

@@ -5,7 +5,7 @@ from typing import Any
 from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError
 
-from config.crypto import EncryptedTextField, SecretUnreadable
+from core.crypto import EncryptedTextField, SecretUnreadable
 
 BATCH_SIZE = 500  # rows read per round trip
 

@@ -6,9 +6,9 @@ from http import HTTPStatus
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from config.api import ratelimit
-from config.api.envelope import SERVER_ERROR_MESSAGE, error_response
-from config.api.hosts import PROBE_PATHS
+from core import ratelimit
+from core.api.envelope import SERVER_ERROR_MESSAGE, error_response
+from core.api.hosts import PROBE_PATHS
 
 API_PREFIX = "/api/"
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 
-from config.api.envelope import error_response
+from core.api.envelope import error_response
 
 logger = logging.getLogger("config.hosts")
 

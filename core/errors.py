@@ -1,7 +1,7 @@
 """The one error contract of the services: ApplicationError and its common kinds.
 
 Plain Python, free of any web framework: services, tasks and commands raise these, and the
-API's one exception handler (config/api/exceptions.py) turns them into envelopes. A command or
+API's one exception handler (core/api/exceptions.py) turns them into envelopes. A command or
 a Celery task can catch them without importing DRF.
 """
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from rest_framework.renderers import JSONRenderer
 
-from config.api.envelope import Envelope
+from core.api.envelope import Envelope
 
 
 class EnvelopeJSONRenderer(JSONRenderer):

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.envelope import Envelope
+from core.api.envelope import Envelope
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100

@@ -8,12 +8,12 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.idempotency import request_fingerprint
-from accounts.models import IdempotencyRecord
 from accounts.services.users import user_create
-from accounts.tasks import purge_idempotency_records_task
 from aitools.models import Generation
 from billing.models import CreditTransaction
+from core.idempotency import request_fingerprint
+from core.models import IdempotencyRecord
+from core.tasks import purge_idempotency_records_task
 from social.models import Post
 from tests.factories import client_for
 

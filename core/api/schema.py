@@ -7,7 +7,7 @@ from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework.permissions import AllowAny
 
-from config.api.renderers import EnvelopeJSONRenderer
+from core.api.renderers import EnvelopeJSONRenderer
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_DESCRIPTIONS = {
