@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from core.leases import Leased
+
 
 class GenerationStatus(models.TextChoices):
     PENDING = "pending", "Pending"  # queued (async), credits already taken
@@ -15,8 +17,9 @@ class GenerationStatus(models.TextChoices):
     FAILED = "failed", "Failed"  # credits refunded
 
 
-class Generation(models.Model):
-    """One call of one AI tool: the history entry, and the result of an async call."""
+class Generation(Leased):
+    """One call of one AI tool: the history entry, and the result of an async call. Claimed
+    (`pending` -> `running`) under a lease of AI_STALE_AFTER_SECONDS (core.leases)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(

@@ -19,7 +19,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -36,13 +35,24 @@ from aitools.tools import (
     validate_output,
 )
 from billing.services.credits import credits_refund, credits_spend
+from core.leases import Lease
 from core.tasks import enqueue_on_commit
 from notifications import events
 from notifications.events import event_record
 from notifications.models import NotificationType
-from notifications.services import notify
+from notifications.services.center import notify
 
 logger = logging.getLogger(__name__)
+
+# A queued entry waits `pending` and is claimed `running` under a lease of
+# AI_STALE_AFTER_SECONDS: an entry still running after it died with its worker (the task's hard
+# time limit is far shorter) and is failed and refunded, never retried (that would pay twice).
+GENERATIONS = Lease(
+    Generation,
+    seconds=lambda: settings.AI_STALE_AFTER_SECONDS,
+    waiting=GenerationStatus.PENDING,
+    leased=GenerationStatus.RUNNING,
+)
 
 
 def generation_start(
@@ -72,6 +82,7 @@ def generation_start(
             title=title_of(tool, data),
             status=GenerationStatus.PENDING if is_async else GenerationStatus.RUNNING,
             started_at=None if is_async else now,
+            lease_expires_at=None if is_async else now + timedelta(seconds=GENERATIONS.seconds()),
             credits_charged=spec.cost,
             input=jsonable(data),
             provider=settings.AI_PROVIDER,
@@ -83,10 +94,9 @@ def generation_start(
 def generation_claim(*, generation_id: str) -> Generation | None:
     """`pending` -> `running` in one conditional UPDATE: of any number of callers (a repeated
     or concurrent delivery of the task), exactly one gets the entry; the others get None."""
-    claimed = Generation.objects.filter(pk=generation_id, status=GenerationStatus.PENDING).update(
-        status=GenerationStatus.RUNNING, started_at=timezone.now()
-    )
-    return Generation.objects.get(pk=generation_id) if claimed else None
+    now = timezone.now()
+    token = GENERATIONS.claim(Generation.objects.filter(pk=generation_id), now=now, started_at=now)
+    return GENERATIONS.held(token).first()
 
 
 def generation_execute(*, generation: Generation) -> Generation:
@@ -153,7 +163,17 @@ def generation_complete(*, generation: Generation, result: Generated, seconds: f
     locked.output = output
     locked.tokens_used = result.tokens_used
     locked.completed_at = timezone.now()
-    locked.save(update_fields=["status", "output", "tokens_used", "completed_at"])
+    locked.lease_expires_at = locked.claim = None
+    locked.save(
+        update_fields=[
+            "status",
+            "output",
+            "tokens_used",
+            "completed_at",
+            "lease_expires_at",
+            "claim",
+        ]
+    )
     _record_product(locked, output)
     if locked.is_async:
         notify(
@@ -188,7 +208,8 @@ def generation_fail(*, generation: Generation, reason: str) -> Generation:
     locked.status = GenerationStatus.FAILED
     locked.error = reason[:500]
     locked.completed_at = timezone.now()
-    locked.save(update_fields=["status", "error", "completed_at"])
+    locked.lease_expires_at = locked.claim = None
+    locked.save(update_fields=["status", "error", "completed_at", "lease_expires_at", "claim"])
     notify(
         user=locked.user,
         type=NotificationType.AI_FAILED,
@@ -228,12 +249,13 @@ def generation_enqueue(*, user: User, tool: str, data: dict[str, Any]) -> Genera
 def generations_fail_stale() -> int:
     """Entries still unfinished long after any worker would have finished (the task's hard
     time limit is far shorter) died with their process: refund them, so no credit is spent
-    for nothing. Never queued or claimed: by creation time; claimed: by claim time."""
-    cutoff = timezone.now() - timedelta(seconds=settings.AI_STALE_AFTER_SECONDS)
-    stale = Generation.objects.filter(
-        Q(status=GenerationStatus.PENDING, created_at__lt=cutoff)
-        | Q(status=GenerationStatus.RUNNING, started_at__lt=cutoff)
+    for nothing. Never claimed: by creation time; claimed: by its lease."""
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.AI_STALE_AFTER_SECONDS)
+    never_claimed = Generation.objects.filter(
+        status=GenerationStatus.PENDING, created_at__lt=cutoff
     )
+    stale = never_claimed | GENERATIONS.expired(now)
     failed = 0
     for generation in stale.iterator(chunk_size=100):
         outcome = generation_fail(

@@ -131,7 +131,7 @@ def notify_timed(user: Any, index: int) -> tuple[int, float]:
     from django.db import connection
 
     from notifications.models import LiveEvent
-    from notifications.services import notify
+    from notifications.services.center import notify
 
     began = time.perf_counter()
     notify(user=user, type="system_alert", title=f"Bench {index}", message="Live feed bench")

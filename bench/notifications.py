@@ -222,7 +222,7 @@ def fill(args: argparse.Namespace) -> Any:
             },
         )
     # The rows went in behind notify()'s back: count them once, as an import would.
-    from notifications.services import notification_counters_rebuild
+    from notifications.services.center import notification_counters_rebuild
 
     notification_counters_rebuild()
     return target

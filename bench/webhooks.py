@@ -138,7 +138,7 @@ def measure(args: argparse.Namespace, database_url: str, schedule: Path) -> int:
     from django.core.management import call_command
 
     from accounts.models import User
-    from notifications.webhooks import endpoint_create
+    from notifications.services.webhooks import endpoint_create
 
     call_command("migrate", interactive=False, verbosity=0)
     server, url, received = receiver(args.latency_ms / 1000)

@@ -4,7 +4,7 @@ Ordinary API requests are short and synchronous: they go to Django's WSGI handle
 pool of threads (a2wsgi), exactly as a threaded WSGI server would run them, so their thread,
 database connection and health-probe connection are reused from one request to the next.
 Long-lived streams (the live feed's Server-Sent Events) go to the live feed's own ASGI
-application (notifications/livefeed_stream.py), which waits on the event loop and holds no
+application (notifications/api/stream.py), which waits on the event loop and holds no
 thread and no database connection while it waits. Not through Django's ASGI handler: it costs
 a thread per open request (its per-request thread-sensitive context, for the request signals
 and sync middleware), and it tripled the latency of every ordinary request (bench/health.py).
@@ -20,7 +20,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 
 _requests_app = get_wsgi_application()  # sets Django up before the live feed is imported
 
-from notifications.livefeed_stream import stream_app  # noqa: E402
+from notifications.api.stream import stream_app  # noqa: E402
 
 # Paths served asynchronously; everything else is a short request for the thread pool.
 ASYNC_PATHS = frozenset({"/api/events/stream", "/api/v1/events/stream"})

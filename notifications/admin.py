@@ -24,8 +24,8 @@ from notifications.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
-from notifications.services import BATCH_SIZE, notifications_delete, system_alert_send
-from notifications.webhooks import delivery_redeliver, endpoint_update
+from notifications.services.center import BATCH_SIZE, notifications_delete, system_alert_send
+from notifications.services.webhooks import delivery_redeliver, endpoint_update
 
 SYSTEM_ALERT_PERMISSION = "notifications.add_notification"
 
@@ -239,4 +239,5 @@ class OutboxConsumptionAdmin(ReadOnlyAdmin):
     list_filter = ("consumer", "status")
     list_select_related = ("event",)
     fields = readonly_fields = ("event", "consumer", "status", "attempts", "next_attempt_at",
-                                "claimed_at", "last_error", "created_at", "done_at")  # fmt: skip
+                                "lease_expires_at", "last_error", "created_at",
+                                "done_at")  # fmt: skip

@@ -11,7 +11,6 @@ class NotificationsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.hooks import on_account_reclaimed, on_sessions_revoked, user_data
-        from notifications.livefeed import live_sessions_revoked
         from notifications.models import (
             LiveEvent,
             LiveTicket,
@@ -20,12 +19,13 @@ class NotificationsConfig(AppConfig):
             OutboxEvent,
             WebhookEndpoint,
         )
-        from notifications.services import (
+        from notifications.services.center import (
             account_reclaimed_notify,
             notifications_erase,
             tickets_forget,
         )
-        from notifications.webhooks import endpoints_remove
+        from notifications.services.livefeed import live_sessions_revoked
+        from notifications.services.webhooks import endpoints_remove
 
         for model in (Notification, NotificationCounter, OutboxEvent, LiveEvent):
             user_data(model, takeover=KEPT_AT_TAKEOVER, erasure=notifications_erase)
@@ -35,7 +35,7 @@ class NotificationsConfig(AppConfig):
         on_account_reclaimed(account_reclaimed_notify)
         on_sessions_revoked(live_sessions_revoked)
 
-        from notifications.outbox import outbox_consumer
-        from notifications.webhooks import deliveries_create, deliveries_create_many
+        from notifications.services.outbox import outbox_consumer
+        from notifications.services.webhooks import deliveries_create, deliveries_create_many
 
         outbox_consumer("webhooks", deliveries_create, handle_many=deliveries_create_many)

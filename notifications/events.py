@@ -4,7 +4,7 @@ Each event's data shape is written once, here, as a TypedDict with the field nam
 specification (social.md section 7), built by one function with typed keyword arguments. The
 emitters (billing, aitools, the social hub) call the builder and hand its `Payload` to
 `event_record`, in the same transaction as the change the event describes; the dispatcher
-fans it out to the consumers once that transaction commits (notifications/outbox.py).
+fans it out to the consumers once that transaction commits (notifications/services/outbox.py).
 """
 
 from collections.abc import Sequence
@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 from accounts.models import User
 from core.tasks import enqueue_on_commit
 from notifications.models import OutboxEvent
-from notifications.outbox import DISPATCH_BATCH
+from notifications.services.outbox import DISPATCH_BATCH
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.crypto import EncryptedTextField
+from core.leases import Leased
 
 
 class Category(models.TextChoices):
@@ -139,7 +140,7 @@ class ConsumptionStatus(models.TextChoices):
     FAILED = "failed", "Failed"  # the consumer's handler failed every attempt
 
 
-class OutboxConsumption(models.Model):
+class OutboxConsumption(Leased):
     """One event handed to one consumer, created once by the dispatcher (unique), processed
     by claiming it (a conditional UPDATE), retried with backoff, swept if its worker died."""
 
@@ -149,9 +150,7 @@ class OutboxConsumption(models.Model):
     status = models.CharField(
         max_length=16, choices=ConsumptionStatus.choices, default=ConsumptionStatus.PENDING
     )
-    attempts = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField(default=timezone.now)
-    claimed_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     done_at = models.DateTimeField(null=True, blank=True)
@@ -242,7 +241,7 @@ class DeliveryStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-class WebhookDelivery(models.Model):
+class WebhookDelivery(Leased):
     """One event to one endpoint: once per (event, endpoint), retried on the schedule; `body`
     is the payload exactly as sent (the same bytes, so the same event id, on every attempt)."""
 
@@ -256,10 +255,6 @@ class WebhookDelivery(models.Model):
     status = models.CharField(
         max_length=16, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
     )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    claim = models.UUIDField(null=True, blank=True, editable=False)  # the leasing task's token
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True, default="")
     delivered_at = models.DateTimeField(null=True, blank=True)

@@ -1,12 +1,17 @@
-"""Thin tasks over the outbox services (notifications/outbox.py); all safe to run twice."""
+"""Thin tasks over the outbox services (notifications/services/outbox.py); all safe to run twice."""
 
 from collections.abc import Sequence
 
 from celery import shared_task
 
-from notifications.livefeed import live_purge
-from notifications.outbox import outbox_dispatch, outbox_process, outbox_purge, outbox_sweep
-from notifications.webhooks import deliveries_purge, deliveries_send, deliveries_sweep
+from notifications.services.livefeed import live_purge
+from notifications.services.outbox import (
+    outbox_dispatch,
+    outbox_process,
+    outbox_purge,
+    outbox_sweep,
+)
+from notifications.services.webhooks import deliveries_purge, deliveries_send, deliveries_sweep
 
 
 @shared_task(acks_late=True)  # idempotent: rows are unique per (event, consumer)

@@ -2,12 +2,14 @@
 
 from django.urls import path
 
-from notifications import api, livefeed_api, webhook_api
-from notifications.livefeed_stream import StreamView
+from notifications.api import center as api
+from notifications.api import livefeed as livefeed_api
+from notifications.api import webhooks as webhook_api
+from notifications.api.stream import StreamView
 
 urlpatterns = [
     path("events/ticket", livefeed_api.TicketView.as_view(), name="events-ticket"),
-    # Served by notifications.livefeed_stream.stream_app under ASGI (config/asgi.py); this
+    # Served by notifications.api.stream.stream_app under ASGI (config/asgi.py); this
     # route serves the development server and the test client.
     path("events/stream", StreamView.as_view(), name="events-stream"),
     path("notifications", api.NotificationListView.as_view(), name="notifications-list"),

@@ -22,7 +22,7 @@ from social.models import (
     SocialSettings,
 )
 from social.services.accounts import account_mark_expired
-from social.services.scheduler import record_retry
+from social.services.records import record_retry
 
 
 @admin.register(SocialAccount)

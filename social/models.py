@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.crypto import EncryptedTextField
+from core.leases import Leased
 
 
 class Provider(models.TextChoices):
@@ -261,7 +262,7 @@ HOLDING_STATUSES = (
 OPEN_STATUSES = (RecordStatus.SCHEDULED, RecordStatus.PUBLISHING)
 
 
-class ScheduledRecord(models.Model):
+class ScheduledRecord(Leased):
     """One (post, account) target and its publication: when, how many attempts, the outcome.
 
     `due_at` is when the scheduler should next look at it: the scheduled time before the first
@@ -280,11 +281,6 @@ class ScheduledRecord(models.Model):
     status = models.CharField(
         max_length=16, choices=RecordStatus.choices, default=RecordStatus.SCHEDULED
     )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    # The claim that holds the record while `Publishing`: a result is written only under it.
-    claim = models.UUIDField(null=True, blank=True)
     outcome_unknown = models.BooleanField(default=False)
     published_at = models.DateTimeField(null=True, blank=True)
     url = models.CharField(max_length=2000, blank=True, default="")

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
 
 from accounts.models import User
 from social.models import (
@@ -14,6 +15,7 @@ from social.models import (
     MediaItem,
     Post,
     PostCounter,
+    RecordStatus,
     ScheduledRecord,
     SocialAccount,
     SocialSettings,
@@ -127,3 +129,13 @@ def analytics_list(
     if end:
         rows = rows.filter(date__lte=end)
     return rows.order_by("-date", "provider", "id")
+
+
+def records_due(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
+    """What a run would claim now (for `run_scheduler --dry-run`); nothing is changed."""
+    now = now or timezone.now()
+    return list(
+        ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, due_at__lte=now)
+        .select_related("account")
+        .order_by("due_at")[:limit]
+    )

@@ -3,8 +3,8 @@
 from celery import shared_task
 
 from social.services.analytics import metrics_collect
-from social.services.lifecycle import accounts_maintain
 from social.services.scheduler import scheduler_run
+from social.services.upkeep import accounts_maintain
 
 
 @shared_task(acks_late=True)  # idempotent: each warning is sent once

@@ -20,7 +20,7 @@ from billing.models import CreditTransaction, MonthlyReplenishment, Reason
 from billing.services.plans import plan_set
 from notifications import events
 from notifications.events import event_record
-from notifications.livefeed import live_credits
+from notifications.services.livefeed import live_credits
 
 # The most an operator grants or removes at once (command and admin): a typo of a few zeros
 # must not mint millions of credits, and the value always fits the ledger's integer column.

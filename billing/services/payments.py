@@ -30,7 +30,7 @@ from billing.models import PaymentEvent, PaymentEventStatus, Reason
 from billing.services.credits import credits_top_up_to_quota, plan_apply
 from billing.services.plans import plan_set
 from notifications.models import NotificationType
-from notifications.services import notify
+from notifications.services.center import notify
 
 logger = logging.getLogger(__name__)
 

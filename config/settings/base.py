@@ -303,7 +303,7 @@ SPECTACULAR_SETTINGS = {
     "PREPROCESSING_HOOKS": ["core.api.schema.drop_versioned_duplicates"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "notifications.livefeed_api.document_stream",  # the live feed's stream: no DRF view
+        "notifications.api.livefeed.document_stream",  # the live feed's stream: no DRF view
     ],
     "ENUM_NAME_OVERRIDES": {
         "ConnectionStateEnum": ["connected", "disconnected"],

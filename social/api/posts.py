@@ -28,10 +28,10 @@ from social.selectors import (
     record_calendar,
     with_records,
 )
+from social.services.attempts import Outcome
 from social.services.posts import post_delete, post_save, record_data, user_post
-from social.services.publishing import Outcome
-from social.services.scheduling import (
-    publish_now,
+from social.services.publish_now import publish_now
+from social.services.records import (
     record_cancel,
     record_move,
     schedule_to_accounts,

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from core.api.envelope import Envelope
 from social.api.posts import outcome_error
 from social.errors import InvalidCronSecret
-from social.services.publishing import Outcome
+from social.services.attempts import Outcome
 from social.services.scheduler import scheduler_run
 
 

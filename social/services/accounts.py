@@ -10,7 +10,6 @@ import logging
 import secrets
 import uuid
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,9 +20,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from core import outbound
+from core.concurrency import bounded_map
 from core.errors import ValidationFailed
 from notifications.models import NotificationType
-from notifications.services import notify
+from notifications.services.center import notify
 from social.errors import (
     AccountAlreadyConnected,
     AccountNotFound,
@@ -408,9 +408,7 @@ def sessions_open(accounts: Iterable[SocialAccount], *, concurrency: int) -> dic
             logger.exception("Refreshing %s account %s failed", unique[pk].provider, pk)
             session.error = outbound.TransientError(f"Unexpected error ({type(error).__name__}).")
 
-    if unique:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(unique)))) as pool:
-            list(pool.map(refresh, unique))
+    bounded_map(refresh, list(unique), limit=concurrency)
     for pk, session in sessions.items():
         credentials_keep(unique[pk], session.credentials)
     return sessions
@@ -550,6 +548,6 @@ def connect_states_forget(user: User) -> list[str]:
 
 
 def _records_cancel(account: SocialAccount) -> int:
-    from social.services.scheduling import account_records_cancel  # scheduling uses accounts
+    from social.services.records import account_records_cancel  # scheduling uses accounts
 
     return account_records_cancel(account)

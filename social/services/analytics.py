@@ -4,7 +4,6 @@ touch no database; one platform's outage or one account's expired token stops no
 
 import logging
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -13,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import outbound
+from core.concurrency import bounded_map
 from social.models import AccountStatus, AnalyticsRecord, RecordStatus, ScheduledRecord
 from social.providers import PLATFORMS
 from social.providers.base import Credentials, Metrics, Published
@@ -68,8 +68,7 @@ def metrics_collect(*, concurrency: int | None = None) -> dict[str, int]:
                 error=sessions[record.account_id].error)
         for record in records
     ]  # fmt: skip
-    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(readings) or 1))) as pool:
-        list(pool.map(_read, readings))
+    bounded_map(_read, readings, limit=concurrency)
     done: Counter[str] = Counter()
     today = now.date()
     expired: set[object] = set()

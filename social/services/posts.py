@@ -9,8 +9,8 @@ from django.db.models import Count, F, Q
 
 from accounts.models import User
 from core.errors import ValidationFailed
-from notifications.livefeed import live_publish_many
 from notifications.models import LiveEventKind
+from notifications.services.livefeed import live_publish_many
 from social.errors import PostAlreadyPublished, PostNotFound
 from social.models import (
     OPEN_STATUSES,

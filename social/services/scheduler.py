@@ -3,7 +3,7 @@ outcomes (social.md section 5).
 
 One run: reap the records whose lease ran out (their worker died: the outcome is unknown, so
 the next attempt looks the post up first), claim the due ones, attempt them concurrently
-(`publishing.records_attempt`: provider calls outside any transaction, results fenced by the
+(`attempts.records_attempt`: provider calls outside any transaction, results fenced by the
 claim), and report. Claiming is one statement concurrent runs cannot both win: the candidates
 are read with `FOR UPDATE SKIP LOCKED` on PostgreSQL (runs skip each other's rows instead of
 waiting), and the UPDATE that claims them only takes rows still `Scheduled`, stamping them
@@ -16,18 +16,16 @@ The same service runs from beat (every SCHEDULER_INTERVAL_SECONDS), from
 """
 
 import logging
-import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from social.models import RecordStatus, ScheduledRecord
-from social.services.posts import post_status_refresh, posts_live
-from social.services.publishing import Outcome, records_attempt
+from social.services.attempts import RECORDS, Outcome, records_attempt
+from social.services.posts import posts_live
 
 logger = logging.getLogger(__name__)
 
@@ -53,9 +51,7 @@ def records_reap(*, now: datetime | None = None) -> int:
     platform) and the attempt counted."""
     now = now or timezone.now()
     reaped = 0
-    stale = ScheduledRecord.objects.filter(
-        status=RecordStatus.PUBLISHING, lease_expires_at__lt=now
-    ).values_list("pk", "claim", "attempts", "history")
+    stale = RECORDS.expired(now).values_list("pk", "claim", "attempts", "history")
     for pk, claim, attempts, history in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
         entry = {
             "attempt": attempts + 1,
@@ -85,30 +81,15 @@ def records_reap(*, now: datetime | None = None) -> int:
 def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
     """Claim up to `limit` due records for this run (see the module's docstring)."""
     now = now or timezone.now()
-    token = uuid.uuid4()
-    lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
     # An erased or deactivated user's records are never attempted (erasure also cancels them).
-    due = ScheduledRecord.objects.filter(
-        status=RecordStatus.SCHEDULED, due_at__lte=now, user__is_active=True
-    )
+    due = ScheduledRecord.objects.filter(due_at__lte=now, user__is_active=True)
     with transaction.atomic():
-        candidates = due.order_by("due_at")
-        if connection.features.has_select_for_update_skip_locked:
-            # Only the records' rows: the join to users (active ones only) locks no user.
-            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
-        ids = list(candidates.values_list("pk", flat=True)[:limit])
-        if not ids:
+        token = RECORDS.claim(due, now=now, limit=limit, order_by=("due_at",), updated_at=now)
+        if token is None:
             return []
-        ScheduledRecord.objects.filter(pk__in=ids, status=RecordStatus.SCHEDULED).update(
-            status=RecordStatus.PUBLISHING, lease_expires_at=lease, claim=token, updated_at=now
-        )
-        posts_live(
-            ScheduledRecord.objects.filter(claim=token, pk__in=ids).values_list(
-                "post_id", flat=True
-            )
-        )
+        posts_live(RECORDS.held(token).values_list("post_id", flat=True))
     return list(
-        ScheduledRecord.objects.filter(claim=token, status=RecordStatus.PUBLISHING)
+        RECORDS.held(token)
         .select_related("post", "account", "account__app", "account__user", "user")
         .order_by("due_at")
     )
@@ -127,34 +108,3 @@ def scheduler_run(*, limit: int | None = None) -> RunReport:
             sum(o.success for o in outcomes),
         )
     return RunReport(executed_at=executed_at, reaped=reaped, outcomes=outcomes)
-
-
-def records_due(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
-    """What a run would claim now (for `run_scheduler --dry-run`); nothing is changed."""
-    now = now or timezone.now()
-    return list(
-        ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, due_at__lte=now)
-        .select_related("account")
-        .order_by("due_at")[:limit]
-    )
-
-
-def record_retry(*, record: ScheduledRecord) -> bool:
-    """An operator's retry of a failed record: waiting again, due now, with fresh attempts
-    (its history is kept). Whether it changed."""
-    now = timezone.now()
-    entry: dict[str, Any] = {"at": now.isoformat(), "outcome": "retry_requested"}
-    with transaction.atomic():
-        changed = ScheduledRecord.objects.filter(pk=record.pk, status=RecordStatus.FAILED).update(
-            status=RecordStatus.SCHEDULED,
-            due_at=now,
-            next_attempt_at=now,
-            attempts=0,
-            error="",
-            error_code="",
-            history=[*record.history, entry],
-            updated_at=now,
-        )
-        if changed:
-            post_status_refresh(record.post_id)
-    return bool(changed)

@@ -173,7 +173,7 @@ def test_logout_ends_only_its_own_sign_in(authed, user, session):
 
 
 def test_a_live_feed_ticket_of_a_logged_out_session_opens_nothing(authed, session):
-    from notifications.livefeed import ticket_redeem
+    from notifications.services.livefeed import ticket_redeem
 
     ticket = authed.post("/api/events/ticket").json()["data"]["ticket"]
     assert (

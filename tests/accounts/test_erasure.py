@@ -10,7 +10,7 @@ from accounts.services.users import user_create
 from aitools.models import Generation
 from billing.models import CreditTransaction
 from notifications.models import Notification, OutboxEvent
-from notifications.services import notify
+from notifications.services.center import notify
 from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db

@@ -243,7 +243,7 @@ def test_only_one_claim_wins(authed):
 def test_a_claimed_entry_whose_worker_died_is_refunded_once(authed, ada):
     from datetime import timedelta
 
-    from django.utils import timezone
+    from django.db.models import F
 
     from aitools.services import generation_claim, generations_fail_stale
 
@@ -251,7 +251,10 @@ def test_a_claimed_entry_whose_worker_died_is_refunded_once(authed, ada):
     entry_id = authed.post(path, body, HTTP_PREFER="respond-async").json()["data"]["id"]
     generation_claim(generation_id=entry_id)  # ... and the worker process dies here
     assert generations_fail_stale() == 0  # recently claimed: still in flight
-    Generation.objects.filter(pk=entry_id).update(started_at=timezone.now() - timedelta(hours=1))
+    an_hour = timedelta(hours=1)  # ... and an hour passes: its lease ran out
+    Generation.objects.filter(pk=entry_id).update(
+        started_at=F("started_at") - an_hour, lease_expires_at=F("lease_expires_at") - an_hour
+    )
     assert generations_fail_stale() == 1
     assert generations_fail_stale() == 0
     assert Generation.objects.get(pk=entry_id).status == "failed"

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from notifications.models import Notification, NotificationType
-from notifications.services import notification_mark_read, notify
+from notifications.services.center import notification_mark_read, notify
 from tests.factories import client_for
 
 BASE_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

@@ -197,7 +197,7 @@ def test_action_needs_the_permission_to_add_notifications(client, user_admin_wit
 
 def test_webhook_deliveries_outbox_and_consumptions_have_pages(operator, settings):
     settings.OUTBOUND_ALLOW_PRIVATE = True
-    from notifications.webhooks import endpoint_create
+    from notifications.services.webhooks import endpoint_create
 
     ada = User.objects.create_user(email="ada@example.com")
     endpoint, _ = endpoint_create(user=ada, url="https://127.0.0.1/in",
@@ -217,7 +217,7 @@ def test_webhook_deliveries_outbox_and_consumptions_have_pages(operator, setting
 
 def test_a_disabled_endpoint_can_be_reactivated_from_the_admin(operator):
     from notifications.models import WebhookEndpoint
-    from notifications.webhooks import endpoint_create
+    from notifications.services.webhooks import endpoint_create
 
     ada = User.objects.create_user(email="ada@example.com")
     endpoint, _ = endpoint_create(user=ada, url="https://127.0.0.1/in",

@@ -28,7 +28,7 @@ def test_without_page_or_limit_the_whole_list_newest_first_without_meta(
 
 
 def test_the_resource_has_exactly_the_specified_fields(ada_client, ada):
-    from notifications.services import notify
+    from notifications.services.center import notify
 
     notification = notify(
         user=ada,

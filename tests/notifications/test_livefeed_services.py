@@ -8,14 +8,14 @@ import pytest
 from django.utils import timezone
 
 from accounts.services.users import user_create
-from notifications.livefeed import (
+from notifications.models import LiveEvent, LiveTicket
+from notifications.services.livefeed import (
     events_since,
     live_credits,
     live_purge,
     ticket_issue,
     ticket_redeem,
 )
-from notifications.models import LiveEvent, LiveTicket
 from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +85,7 @@ def test_two_deployments_on_one_redis_hear_only_their_own_events(redis_url, sett
 
     import redis as redis_client
 
-    from notifications import livefeed
+    from notifications.services import livefeed
 
     settings.REDIS_URL = redis_url
     run = uuid.uuid4().hex  # channels of this run only (another run may share the Redis)

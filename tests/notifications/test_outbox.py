@@ -10,8 +10,9 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from accounts.services.users import user_create
-from notifications import events, outbox
+from notifications import events
 from notifications.models import OutboxConsumption, OutboxEvent
+from notifications.services import outbox
 
 pytestmark = pytest.mark.django_db
 
@@ -117,7 +118,7 @@ def test_the_sweeper_dispatches_lost_events_and_reclaims_dead_workers(ada, recei
     dead = record(ada, committed=committed)
     row = OutboxConsumption.objects.get(event=dead)
     OutboxConsumption.objects.filter(pk=row.pk).update(
-        status="running", claimed_at=timezone.now() - timedelta(hours=1)
+        status="running", lease_expires_at=timezone.now() - timedelta(minutes=55)
     )
     result = outbox.outbox_sweep()
     assert (result["reclaimed"], result["queued"]) == (1, 1)

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from notifications.models import Notification
-from notifications.services import notification_counters_rebuild, notify_bulk
+from notifications.services.center import notification_counters_rebuild, notify_bulk
 
 # Not inside a test transaction: VACUUM (which sets the visibility map that index-only scans
 # rely on, and the partial index's statistics) cannot run in one.

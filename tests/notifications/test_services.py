@@ -14,7 +14,7 @@ from notifications.models import (
     NotificationCounter,
     NotificationType,
 )
-from notifications.services import notify, notify_bulk, system_alert_send
+from notifications.services.center import notify, notify_bulk, system_alert_send
 from tests.notifications.conftest import as_json
 
 pytestmark = pytest.mark.django_db
@@ -141,7 +141,7 @@ def test_counters_follow_every_write(ada, bob):
     import random
 
     from notifications.selectors import notification_counts
-    from notifications.services import (
+    from notifications.services.center import (
         notification_delete,
         notification_mark_read,
         notifications_delete,
@@ -177,7 +177,7 @@ def test_counters_follow_every_write(ada, bob):
 
 def test_counters_rebuild_recounts_rows_written_behind_the_services(ada, bob):
     from notifications.selectors import notification_counts
-    from notifications.services import notification_counters_rebuild
+    from notifications.services.center import notification_counters_rebuild
 
     notify(user=ada, type="ai_complete", title="T", message="M")
     Notification.objects.create(

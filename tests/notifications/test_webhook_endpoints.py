@@ -16,7 +16,7 @@ from standardwebhooks import Webhook
 
 from accounts.services.users import user_create
 from notifications.models import WebhookEndpoint, WebhookSecret
-from notifications.webhooks import active_secrets, signature_headers
+from notifications.services.webhooks import active_secrets, signature_headers
 from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db

@@ -18,10 +18,11 @@ from social.models import Post, ScheduledRecord, SocialAccount, SocialSettings
 from social.providers import PLATFORMS
 from social.providers.base import Attempt
 from social.services.accounts import credentials_of
+from social.services.attempts import records_attempt
 from social.services.composition import compose
 from social.services.posts import draft_of
-from social.services.publishing import records_attempt
-from social.services.scheduler import record_retry, records_claim, scheduler_run
+from social.services.records import record_retry
+from social.services.scheduler import records_claim, scheduler_run
 
 pytestmark = pytest.mark.django_db
 
@@ -302,7 +303,7 @@ def test_a_failed_batch_is_settled_record_by_record(ada_client, accounts, provid
     is written on its own from its stored state (no attempt counted twice)."""
     from django.db import DatabaseError
 
-    import social.services.publishing as publishing
+    import social.services.attempts as publishing
 
     ids = schedule(ada_client, accounts, "mastodon", "bluesky", "devto")
     real, failed = publishing._announce, list[Any]()

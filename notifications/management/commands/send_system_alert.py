@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models.functions import Lower
 
 from accounts.models import User
-from notifications.services import BATCH_SIZE, system_alert_send
+from notifications.services.center import BATCH_SIZE, system_alert_send
 
 
 class Command(BaseCommand):

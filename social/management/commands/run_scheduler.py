@@ -7,7 +7,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from social.services.scheduler import records_due, scheduler_run
+from social.selectors import records_due
+from social.services.scheduler import scheduler_run
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ transaction of the change they describe and announced across processes when it c
 `live_publish_many` inserts `LiveEvent` rows (their ids are the stream's `id:` lines, and a
 reconnect with Last-Event-ID reads what it missed from them) and, on commit, publishes them on
 this deployment's Redis channel (`LIVEFEED_CHANNEL`) when REDIS_URL is set, one pipeline round
-trip for the batch. The streams (notifications/livefeed_stream.py) listen on that channel;
+trip for the batch. The streams (notifications/api/stream.py) listen on that channel;
 without Redis they poll the table instead. A rolled-back change publishes nothing.
 
 Emitters: notifications (every notification created), billing (every balance move), the

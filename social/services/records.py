@@ -1,4 +1,5 @@
-"""Publishing now and scheduling (social.md section 4): targets checked first, then records.
+"""Scheduled records: a post placed on its targets, for later or (publish_now) at once, moved,
+cancelled and retried (social.md section 4). Targets are checked first, then records written.
 
 A scheduled record is one (post, account) target. At most one record holds a target
 (waiting, publishing, published or unconfirmed; a database constraint): scheduling a post
@@ -11,7 +12,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -43,7 +43,6 @@ from social.services.posts import (
     post_status_refresh,
     user_post,
 )
-from social.services.publishing import Outcome, records_attempt
 
 MAX_DAYS_AHEAD = 365
 
@@ -140,7 +139,7 @@ def _holding(post: Post, accounts: list[SocialAccount]) -> dict[Any, ScheduledRe
     return holding
 
 
-def _post_with_targets(
+def post_with_targets(
     *, user: User, post_id: Any, fields: dict[str, Any], accounts: list[SocialAccount]
 ) -> tuple[Post, dict[Any, ScheduledRecord]]:
     """In the caller's transaction: the post, created from `fields` or the user's `post_id`
@@ -161,7 +160,7 @@ def _post_with_targets(
     return post, _holding(post, accounts)
 
 
-def _record_of(
+def record_of(
     post: Post, account: SocialAccount, holding: dict[Any, ScheduledRecord]
 ) -> ScheduledRecord:
     """The account's record of the post: the one holding the target, or a new one."""
@@ -177,37 +176,6 @@ def _record_time(record: ScheduledRecord, when: datetime) -> None:
     record.due_at = max(when, record.next_attempt_at) if record.next_attempt_at else when
     if record.next_attempt_at:
         record.next_attempt_at = record.due_at
-
-
-# --- Publishing now ---------------------------------------------------------------------------
-
-
-def publish_now(
-    *, user: User, account_ids: list[Any], fields: dict[str, Any], post_id: Any = None
-) -> tuple[Post, list[Outcome]]:
-    """Publish the post (created from `fields`, or the user's `post_id` updated with them) to
-    the accounts at once, concurrently. Every target is validated before anything is sent."""
-    accounts = user_accounts(user=user, account_ids=account_ids)
-    now = timezone.now()
-    lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
-    with transaction.atomic():
-        post, holding = _post_with_targets(
-            user=user, post_id=post_id, fields=fields, accounts=accounts
-        )
-        records = []
-        for account in accounts:
-            record = _record_of(post, account, holding)
-            record.scheduled_time = record.due_at = now
-            record.status = RecordStatus.PUBLISHING
-            record.lease_expires_at = lease
-            record.claim = uuid.uuid4()
-            record.save()
-            record.post, record.account, record.user = post, account, user
-            records.append(record)
-        post_status_refresh(post.pk)
-    outcomes = records_attempt(records, concurrency=len(records))
-    post.refresh_from_db()
-    return post, outcomes
 
 
 # --- Scheduling -------------------------------------------------------------------------------
@@ -259,12 +227,12 @@ def schedule(
     if expiring:
         raise AccountExpiresBefore(details={"accountIds": expiring})
     with transaction.atomic():
-        post, holding = _post_with_targets(
+        post, holding = post_with_targets(
             user=user, post_id=post_id, fields=fields, accounts=accounts
         )
         records = []
         for account in accounts:
-            record = _record_of(post, account, holding)
+            record = record_of(post, account, holding)
             _record_time(record, when)
             record.save()
             records.append(record)
@@ -329,3 +297,24 @@ def account_records_cancel(account: SocialAccount) -> int:
     for post_id in post_ids:
         post_status_refresh(post_id)
     return cancelled
+
+
+def record_retry(*, record: ScheduledRecord) -> bool:
+    """An operator's retry of a failed record: waiting again, due now, with fresh attempts
+    (its history is kept). Whether it changed."""
+    now = timezone.now()
+    entry: dict[str, Any] = {"at": now.isoformat(), "outcome": "retry_requested"}
+    with transaction.atomic():
+        changed = ScheduledRecord.objects.filter(pk=record.pk, status=RecordStatus.FAILED).update(
+            status=RecordStatus.SCHEDULED,
+            due_at=now,
+            next_attempt_at=now,
+            attempts=0,
+            error="",
+            error_code="",
+            history=[*record.history, entry],
+            updated_at=now,
+        )
+        if changed:
+            post_status_refresh(record.post_id)
+    return bool(changed)

@@ -16,7 +16,6 @@ from django.db.models import Count, F, Q
 
 from accounts.models import User
 from notifications.errors import NotificationNotFound
-from notifications.livefeed import live_notifications
 from notifications.models import (
     CATEGORY_OF_TYPE,
     Notification,
@@ -24,6 +23,7 @@ from notifications.models import (
     NotificationType,
 )
 from notifications.selectors import notification_get
+from notifications.services.livefeed import live_notifications
 
 BATCH_SIZE = 1000  # one INSERT round trip per batch
 

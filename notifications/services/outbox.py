@@ -33,6 +33,7 @@ from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
+from core.leases import Backoff, Lease
 from core.tasks import enqueue
 from notifications.models import ConsumptionStatus, OutboxConsumption, OutboxEvent
 
@@ -41,8 +42,16 @@ logger = logging.getLogger(__name__)
 BATCH_SIZE = 500  # rows per sweep query: one round trip each
 DISPATCH_BATCH = 100  # events per dispatch pass; a pass runs their consumers before it ends
 MAX_ATTEMPTS = 5
-LEASE_SECONDS = 300  # a claimed row not finished by then belonged to a worker that died
 DISPATCH_GRACE_SECONDS = 30  # an event this old and undispatched lost its queueing
+
+# A claimed row not finished within its lease belonged to a worker that died.
+CONSUMPTIONS = Lease(
+    OutboxConsumption,
+    seconds=lambda: 300,
+    waiting=ConsumptionStatus.PENDING,
+    leased=ConsumptionStatus.RUNNING,
+    backoff=Backoff(base=30, cap=3600),
+)
 
 Handler = Callable[[OutboxEvent], object]  # what it returns is not used
 BatchHandler = Callable[[list[OutboxEvent]], object]
@@ -63,10 +72,6 @@ _consumers: dict[str, Consumer] = {}
 def outbox_consumer(name: str, handle: Handler, *, handle_many: BatchHandler | None = None) -> None:
     """Register a consumer: from now on every dispatched event is handed to it once."""
     _consumers[name] = Consumer(name=name, handle=handle, handle_many=handle_many)
-
-
-def _retry_delay(attempts: int) -> timedelta:
-    return timedelta(seconds=min(30 * 2 ** (attempts - 1), 3600))
 
 
 def outbox_dispatch(*, sequence: int) -> int:
@@ -123,16 +128,12 @@ def _process(consumption_ids: list[int]) -> dict[int, str]:
     run its consumer outside any transaction, then record `done`, a retry with backoff, or
     `failed` after the last attempt. The status of each row claimed here."""
     now = timezone.now()
-    claimed = [
-        pk
-        for pk in consumption_ids
-        if OutboxConsumption.objects.filter(
-            pk=pk, status=ConsumptionStatus.PENDING, next_attempt_at__lte=now
-        ).update(status=ConsumptionStatus.RUNNING, claimed_at=now)
-    ]
-    if not claimed:
+    token = CONSUMPTIONS.claim(
+        OutboxConsumption.objects.filter(pk__in=consumption_ids, next_attempt_at__lte=now), now=now
+    )
+    if token is None:
         return {}
-    rows = OutboxConsumption.objects.filter(pk__in=claimed).select_related("event")
+    rows = CONSUMPTIONS.held(token).select_related("event")
     by_consumer: dict[str, list[OutboxConsumption]] = {}
     for row in sorted(rows, key=lambda row: (row.event_id, row.pk)):
         by_consumer.setdefault(row.consumer, []).append(row)
@@ -144,7 +145,9 @@ def _process(consumption_ids: list[int]) -> dict[int, str]:
         else:
             outcomes.update((row.pk, _run(row)) for row in mine)
     done = [pk for pk, status in outcomes.items() if status == ConsumptionStatus.DONE]
-    OutboxConsumption.objects.filter(pk__in=done, status=ConsumptionStatus.RUNNING).update(
+    CONSUMPTIONS.held(token).filter(pk__in=done).update(
+        lease_expires_at=None,
+        claim=None,
         status=ConsumptionStatus.DONE,
         attempts=F("attempts") + 1,
         done_at=timezone.now(),
@@ -180,12 +183,12 @@ def _failed(row: OutboxConsumption, exc: Exception) -> str:
     """Record a failed attempt: retried with backoff, or failed after the last attempt."""
     attempts = row.attempts + 1
     failed = attempts >= MAX_ATTEMPTS
-    OutboxConsumption.objects.filter(pk=row.pk, status=ConsumptionStatus.RUNNING).update(
+    CONSUMPTIONS.settle(
+        row,
         status=ConsumptionStatus.FAILED if failed else ConsumptionStatus.PENDING,
         attempts=attempts,
-        next_attempt_at=timezone.now() + _retry_delay(attempts),
+        next_attempt_at=timezone.now() + CONSUMPTIONS.backoff.delay(attempts),
         last_error=f"{type(exc).__name__}: {exc}"[:500],
-        claimed_at=None,
     )
     return ConsumptionStatus.FAILED if failed else ConsumptionStatus.PENDING
 
@@ -194,9 +197,7 @@ def outbox_sweep() -> dict[str, int]:
     """Catch up on what a lost queueing or a dead worker left behind."""
     now = timezone.now()
     # Rows whose worker died: back to pending (handled again; handlers are idempotent).
-    reclaimed = OutboxConsumption.objects.filter(
-        status=ConsumptionStatus.RUNNING, claimed_at__lt=now - timedelta(seconds=LEASE_SECONDS)
-    ).update(status=ConsumptionStatus.PENDING, claimed_at=None)
+    reclaimed = CONSUMPTIONS.reap(now)
     undispatched = list(
         OutboxEvent.objects.filter(
             dispatched_at__isnull=True,

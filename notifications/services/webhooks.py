@@ -17,7 +17,6 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -25,12 +24,13 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
 from core import outbound
+from core.concurrency import bounded
 from core.errors import ValidationFailed
+from core.leases import Backoff, Lease
 from core.tasks import enqueue_on_commit
 from notifications.errors import (
     InvalidWebhookUrl,
@@ -46,7 +46,7 @@ from notifications.models import (
     WebhookSecret,
 )
 from notifications.selectors import delivery_get
-from notifications.services import system_alert_send
+from notifications.services.center import system_alert_send
 
 SECRET_PREFIX = "whsec_"  # noqa: S105 (the format's prefix, not a secret)
 ROTATION_OVERLAP = timedelta(hours=24)
@@ -188,8 +188,15 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 # --- Deliveries -------------------------------------------------------------------------------
 
 _client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
-DELIVERY_LEASE_SECONDS = 60  # a claimed delivery not finished by then is due again
-DELIVERY_BATCH = 32  # deliveries one task claims and sends at once, a thread each
+DELIVERY_BATCH = 32  # deliveries one task claims and sends at once
+# A claimed delivery not finished within its lease is due again; a delivery stays `pending`
+# while leased. Retries follow WEBHOOK_RETRY_SCHEDULE, then the delivery fails.
+DELIVERIES = Lease(
+    WebhookDelivery,
+    seconds=lambda: 60,
+    waiting=DeliveryStatus.PENDING,
+    backoff=Backoff(schedule=lambda: settings.WEBHOOK_RETRY_SCHEDULE),
+)
 
 
 def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) -> str:
@@ -268,23 +275,10 @@ def _claim(delivery_ids: list[Any]) -> list[WebhookDelivery]:
     """Lease those of these deliveries that are due; the ones this caller won (one conditional
     UPDATE marks them with its claim token: a concurrent caller gets the others, or none)."""
     now = timezone.now()
-    token = uuid.uuid4()
-    claimed = (
-        WebhookDelivery.objects.filter(
-            pk__in=delivery_ids, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
-        )
-        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now))
-        # Nothing is sent for an erased or deactivated user (erasure also deletes endpoints).
-        .filter(endpoint__user__is_active=True)
-        .update(lease_expires_at=now + timedelta(seconds=DELIVERY_LEASE_SECONDS), claim=token)
-    )
-    if not claimed:
-        return []
-    won = list(
-        WebhookDelivery.objects.filter(pk__in=delivery_ids, claim=token).select_related(
-            "endpoint", "endpoint__user"
-        )
-    )
+    due = WebhookDelivery.objects.filter(pk__in=delivery_ids, next_attempt_at__lte=now)
+    # Nothing is sent for an erased or deactivated user (erasure also deletes endpoints).
+    token = DELIVERIES.claim(due.filter(endpoint__user__is_active=True), now=now)
+    won = list(DELIVERIES.held(token).select_related("endpoint", "endpoint__user"))
     # One endpoint object per endpoint, so the batch's results count its failures together.
     endpoints: dict[Any, WebhookEndpoint] = {}
     for delivery in won:
@@ -324,30 +318,36 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> _Answer:
 
 
 def _send(deliveries: list[WebhookDelivery]) -> dict[str, str]:
-    """Send claimed deliveries, one thread each (a batch lasts one receiver timeout at most,
-    whoever is slow), and record each result as it comes in; the status of each."""
+    """Send claimed deliveries side by side (a batch of DELIVERY_BATCH lasts one receiver
+    timeout at most, whoever is slow), and record each result as it comes in; the status of
+    each."""
     outcomes: dict[str, str] = {}
     secrets: dict[Any, list[str]] = {}
-    calls: dict[Future[_Answer], WebhookDelivery] = {}
-    with ThreadPoolExecutor(max_workers=max(1, len(deliveries))) as pool:
-        for delivery in deliveries:
-            endpoint = delivery.endpoint
-            if not endpoint.active:
-                outcomes[str(delivery.pk)] = _record(
-                    delivery, _Answer(error="The endpoint is disabled.")
-                )
-                continue
-            if endpoint.pk not in secrets:
-                secrets[endpoint.pk] = active_secrets(endpoint)
-            body = delivery.body.encode()
-            headers = signature_headers(
-                body=body, event_id=str(delivery.event_id), event=delivery.event,
-                timestamp=int(time.time()), secrets=secrets[endpoint.pk],
-            )  # fmt: skip
-            calls[pool.submit(_post, endpoint.url, body, headers)] = delivery
-        for call in as_completed(calls):
-            delivery = calls[call]
-            outcomes[str(delivery.pk)] = _record(delivery, call.result())
+    calls: list[tuple[WebhookDelivery, bytes, dict[str, str]]] = []
+    for delivery in deliveries:
+        endpoint = delivery.endpoint
+        if not endpoint.active:
+            outcomes[str(delivery.pk)] = _record(
+                delivery, _Answer(error="The endpoint is disabled.")
+            )
+            continue
+        if endpoint.pk not in secrets:
+            secrets[endpoint.pk] = active_secrets(endpoint)
+        body = delivery.body.encode()
+        headers = signature_headers(
+            body=body, event_id=str(delivery.event_id), event=delivery.event,
+            timestamp=int(time.time()), secrets=secrets[endpoint.pk],
+        )  # fmt: skip
+        calls.append((delivery, body, headers))
+
+    def post(call: tuple[WebhookDelivery, bytes, dict[str, str]]) -> _Answer:
+        delivery, body, headers = call
+        return _post(delivery.endpoint.url, body, headers)
+
+    for ended in bounded(post, calls, limit=DELIVERY_BATCH):
+        for index, answer in ended:
+            delivery = calls[index][0]
+            outcomes[str(delivery.pk)] = _record(delivery, answer)
     return outcomes
 
 
@@ -356,9 +356,11 @@ def _record(delivery: WebhookDelivery, answer: _Answer) -> str:
     now = timezone.now()
     succeeded = not error and status_code is not None and 200 <= status_code < 300
     attempts = delivery.attempts + 1
-    schedule = settings.WEBHOOK_RETRY_SCHEDULE
     retry = (
-        not succeeded and not gone and attempts <= len(schedule) and delivery.event != TEST_EVENT
+        not succeeded
+        and not gone
+        and DELIVERIES.backoff.allows(attempts)
+        and delivery.event != TEST_EVENT
     )
     status = (
         DeliveryStatus.SUCCEEDED
@@ -373,16 +375,17 @@ def _record(delivery: WebhookDelivery, answer: _Answer) -> str:
             delivery=delivery, at=now, status_code=status_code, duration_ms=answer.duration_ms,
             response=answer.excerpt[:1024], error=error[:500],
         )  # fmt: skip
-        WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        settled = DELIVERIES.settle(
+            delivery,
             status=status,
             attempts=attempts,
             last_status_code=status_code,
             last_error=error[:500],
-            lease_expires_at=None,
-            claim=None,
-            next_attempt_at=now + timedelta(seconds=schedule[attempts - 1]) if retry else None,
+            next_attempt_at=now + DELIVERIES.backoff.delay(attempts) if retry else None,
             delivered_at=now if succeeded else None,
         )
+        if not settled:  # its lease ran out and another task took it: that one records it
+            return status
         # A test event says nothing of the endpoint's health: it counts neither way.
         if delivery.event != TEST_EVENT and succeeded:
             if endpoint.consecutive_failures:  # as loaded with the batch: most often 0
@@ -419,11 +422,9 @@ def _endpoint_failed(endpoint: WebhookEndpoint, *, gone: bool) -> None:
 def deliveries_sweep() -> int:
     """Queue the deliveries that are due (retries, lost queueings, dead workers' leases)."""
     now = timezone.now()
-    due = (
-        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
-        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now))
-        .values_list("pk", flat=True)[:1000]
-    )
+    due = WebhookDelivery.objects.filter(
+        DELIVERIES.free(now), next_attempt_at__lte=now
+    ).values_list("pk", flat=True)[:1000]
     due_ids = list(due)
     _queue(due_ids)
     return len(due_ids)
@@ -434,7 +435,10 @@ def delivery_redeliver(*, user: User, delivery_id: Any) -> WebhookDelivery:
     with transaction.atomic():
         delivery = delivery_get(user=user, delivery_id=delivery_id)
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
-            status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), lease_expires_at=None
+            status=DeliveryStatus.PENDING,
+            next_attempt_at=timezone.now(),
+            lease_expires_at=None,
+            claim=None,
         )
         _queue([delivery.pk])
     delivery.refresh_from_db()

@@ -16,7 +16,7 @@ from core.api.envelope import Envelope
 from notifications.events import EVENTS
 from notifications.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from notifications.selectors import delivery_get, delivery_list
-from notifications.webhooks import (
+from notifications.services.webhooks import (
     delivery_redeliver,
     endpoint_create,
     endpoint_delete,

@@ -1,5 +1,5 @@
 """The live feed's API: `POST /api/events/ticket`; the stream itself is
-notifications/livefeed_stream.py (social.md section 8, docs/live-feed.md)."""
+notifications/api/stream.py (social.md section 8, docs/live-feed.md)."""
 
 from typing import Any
 
@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.services.sessions import SESSION_CLAIM
 from core.api.envelope import Envelope
-from notifications.livefeed import ticket_issue
+from notifications.services.livefeed import ticket_issue
 
 
 class TicketView(APIView):
@@ -38,7 +38,7 @@ class TicketView(APIView):
 
 def document_stream(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: `GET /api/events/stream` is no DRF view (it is a
-    plain ASGI application, notifications/livefeed_stream.py), so its operation is added
+    plain ASGI application, notifications/api/stream.py), so its operation is added
     here."""
     result.setdefault("paths", {})["/api/events/stream"] = {
         "get": {

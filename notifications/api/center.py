@@ -19,7 +19,7 @@ from notifications.selectors import (
     notification_total,
     notification_unread_count,
 )
-from notifications.services import (
+from notifications.services.center import (
     notification_delete,
     notification_mark_read,
     notifications_mark_all_read,

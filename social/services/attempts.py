@@ -17,9 +17,8 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 """
 
 import logging
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -27,9 +26,11 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from core import outbound
+from core.concurrency import bounded
+from core.leases import Backoff, Lease
 from notifications import events
 from notifications.models import NotificationType
-from notifications.services import NotificationDraft, notify_many
+from notifications.services.center import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.providers import PLATFORMS
 from social.providers.base import Attempt, Credentials, Published
@@ -42,6 +43,16 @@ logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 SETTLE_BATCH = 50  # results written in one transaction at most
+
+# Records wait `Scheduled` (due at `due_at`), are claimed `Publishing` under a lease of
+# SCHEDULER_LEASE_SECONDS, and are retried after SCHEDULER_RETRY_BASE_SECONDS, doubling.
+RECORDS = Lease(
+    ScheduledRecord,
+    seconds=lambda: settings.SCHEDULER_LEASE_SECONDS,
+    waiting=RecordStatus.SCHEDULED,
+    leased=RecordStatus.PUBLISHING,
+    backoff=Backoff(base=lambda: settings.SCHEDULER_RETRY_BASE_SECONDS),
+)
 
 
 @dataclass
@@ -98,31 +109,27 @@ def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list
     # that ended together share one transaction (each record's writes stay fenced by its
     # claim; a failed batch leaves its records to the lease, then the lookup).
     outcomes: dict[int, Outcome] = {}
-    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
-        running = {pool.submit(_call, job): index for index, job in enumerate(jobs)}
-        pending = set(running)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            # One lock order for every run (user, then post): two runs' batches touch the
-            # same users' counters and the same posts, and must not wait on each other in
-            # opposite orders.
-            indexes = sorted(
-                (running[future] for future in done),
-                key=lambda i: (str(jobs[i].record.user_id), str(jobs[i].record.post_id)),
-            )
-            for index in indexes:  # renewed during the calls: kept whatever the batch does
-                credentials_keep(jobs[index].record.account, jobs[index].credentials)
-            for start in range(0, len(indexes), SETTLE_BATCH):
-                batch = indexes[start : start + SETTLE_BATCH]
-                try:
-                    with transaction.atomic():
-                        settled = _settle([jobs[index] for index in batch])
-                    outcomes.update(zip(batch, settled, strict=True))
-                except DatabaseError:
-                    # Nothing of the batch was written: each record on its own instead.
-                    logger.warning("Settling %s results together failed; one by one", len(batch))
-                    for index in batch:
-                        outcomes[index] = _settle_alone(jobs[index])
+    for ended in bounded(_call, jobs, limit=concurrency):
+        # One lock order for every run (user, then post): two runs' batches touch the same
+        # users' counters and the same posts, and must not wait on each other in opposite
+        # orders.
+        indexes = sorted(
+            (index for index, _ in ended),
+            key=lambda i: (str(jobs[i].record.user_id), str(jobs[i].record.post_id)),
+        )
+        for index in indexes:  # renewed during the calls: kept whatever the batch does
+            credentials_keep(jobs[index].record.account, jobs[index].credentials)
+        for start in range(0, len(indexes), SETTLE_BATCH):
+            batch = indexes[start : start + SETTLE_BATCH]
+            try:
+                with transaction.atomic():
+                    settled = _settle([jobs[index] for index in batch])
+                outcomes.update(zip(batch, settled, strict=True))
+            except DatabaseError:
+                # Nothing of the batch was written: each record on its own instead.
+                logger.warning("Settling %s results together failed; one by one", len(batch))
+                for index in batch:
+                    outcomes[index] = _settle_alone(jobs[index])
     return [outcomes[index] for index in range(len(jobs))]
 
 
@@ -178,11 +185,6 @@ def _call(job: Job) -> None:
         )
 
 
-def _backoff(attempts: int, error: outbound.OutboundError) -> timedelta:
-    delay = settings.SCHEDULER_RETRY_BASE_SECONDS * 2 ** (attempts - 1)
-    return timedelta(seconds=max(delay, error.retry_after or 0))
-
-
 def _settle(jobs: list[Job]) -> list[Outcome]:
     """Write a batch of results in the caller's transaction: each record (fenced by its
     claim), then, for those still this run's, their posts' derived statuses, the
@@ -203,8 +205,6 @@ def _result(job: Job) -> bool:
     entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat()}
     changes: dict[str, Any] = {
         "attempts": attempts,
-        "lease_expires_at": None,
-        "claim": None,
         "next_attempt_at": None,
         "updated_at": now,
     }
@@ -228,7 +228,7 @@ def _result(job: Job) -> bool:
             and attempts < MAX_ATTEMPTS
         )
         if retry:
-            due = now + _backoff(attempts, error)
+            due = now + RECORDS.backoff.delay(attempts, at_least=error.retry_after or 0)
             changes.update(
                 status=RecordStatus.SCHEDULED,
                 due_at=due,
@@ -253,12 +253,10 @@ def _result(job: Job) -> bool:
     changes["history"] = [*record.history, entry]
     if isinstance(error, outbound.AuthenticationError):
         account_mark_expired(account=record.account, reason=error.message)
-    won = ScheduledRecord.objects.filter(
-        pk=record.pk, status=RecordStatus.PUBLISHING, claim=record.claim
-    ).update(**changes)
-    if not won:
+    if not RECORDS.settle(record, **changes):
         logger.warning("Record %s: result of a lost lease discarded", record.pk)
         return False
+    changes.update(lease_expires_at=None, claim=None)
     for name, value in changes.items():
         setattr(record, name, value)
     return True

@@ -3,7 +3,7 @@ section 8, docs/live-feed.md).
 
 An open stream is an asyncio task on the server's event loop and a queue: no thread, no
 database connection. Each server process has one `Hub`: its open streams by user, and one
-listener that feeds them, subscribed to the Redis channel of notifications/livefeed.py when
+listener that feeds them, subscribed to the Redis channel of notifications/services/livefeed.py when
 REDIS_URL is set, or polling the `LiveEvent` table every LIVEFEED_POLL_SECONDS otherwise (the
 embedded default, where the worker and the server processes share only the database). The
 database is touched briefly, from the loop's thread pool, to authenticate, to read a
@@ -37,14 +37,14 @@ from accounts.services.sessions import SESSION_CLAIM
 from core import ratelimit
 from core.api.envelope import error_body
 from core.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
-from notifications.livefeed import (
+from notifications.models import LiveEventKind
+from notifications.services.livefeed import (
     channel,
     events_latest_id,
     events_recent,
     events_since,
     message_of,
 )
-from notifications.models import LiveEventKind
 
 logger = logging.getLogger(__name__)
 
@@ -261,7 +261,7 @@ def closing_on_exit() -> None:
 def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, str, str]:
     """(user id, session, error code, error message): the Bearer header, or else the ticket.
     The session (the sign-in's `sid`) lets a revocation end exactly its streams."""
-    from notifications.livefeed import ticket_redeem
+    from notifications.services.livefeed import ticket_redeem
 
     if authorization:
         auth = BearerAuthentication()

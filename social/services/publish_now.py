@@ -1,0 +1,45 @@
+"""Publishing now (social.md section 4): the post's records are placed and claimed in one
+transaction, then attempted at once, concurrently, as the scheduler attempts its own
+(social.services.attempts)."""
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from social.models import Post, RecordStatus
+from social.services.attempts import Outcome, records_attempt
+from social.services.posts import post_status_refresh
+from social.services.records import post_with_targets, record_of, user_accounts
+
+
+def publish_now(
+    *, user: User, account_ids: list[Any], fields: dict[str, Any], post_id: Any = None
+) -> tuple[Post, list[Outcome]]:
+    """Publish the post (created from `fields`, or the user's `post_id` updated with them) to
+    the accounts at once, concurrently. Every target is validated before anything is sent."""
+    accounts = user_accounts(user=user, account_ids=account_ids)
+    now = timezone.now()
+    lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
+    with transaction.atomic():
+        post, holding = post_with_targets(
+            user=user, post_id=post_id, fields=fields, accounts=accounts
+        )
+        records = []
+        for account in accounts:
+            record = record_of(post, account, holding)
+            record.scheduled_time = record.due_at = now
+            record.status = RecordStatus.PUBLISHING
+            record.lease_expires_at = lease
+            record.claim = uuid.uuid4()
+            record.save()
+            record.post, record.account, record.user = post, account, user
+            records.append(record)
+        post_status_refresh(post.pk)
+    outcomes = records_attempt(records, concurrency=settings.SCHEDULER_CONCURRENCY)
+    post.refresh_from_db()
+    return post, outcomes
