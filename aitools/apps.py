@@ -1,4 +1,4 @@
-"""App configuration: aitools' part in accounts' writes is registered here."""
+"""App configuration: aitools' part in accounts' writes and in the event channel."""
 
 from django.apps import AppConfig
 
@@ -12,7 +12,10 @@ class AitoolsConfig(AppConfig):
     def ready(self) -> None:
         from accounts.hooks import user_data
         from aitools.models import Generation, Gig, Proposal
-        from aitools.services import history_erase
+        from aitools.services import generations_notify, history_erase
+        from notifications.events import subscribe
 
         for model in (Generation, Gig, Proposal):
             user_data(model, takeover=KEPT_AT_TAKEOVER, erasure=history_erase)
+        for event in ("generation.completed", "generation.failed"):
+            subscribe(event, generations_notify)

@@ -38,9 +38,8 @@ from billing.services.credits import credits_refund, credits_spend
 from core.leases import Lease
 from core.tasks import enqueue_on_commit
 from notifications import events
-from notifications.events import event_record
 from notifications.models import NotificationType
-from notifications.services.center import notify
+from notifications.services.center import NotificationDraft, notify_many
 
 logger = logging.getLogger(__name__)
 
@@ -175,15 +174,7 @@ def generation_complete(*, generation: Generation, result: Generated, seconds: f
         ]
     )
     _record_product(locked, output)
-    if locked.is_async:
-        notify(
-            user=locked.user,
-            type=NotificationType.AI_COMPLETE,
-            title=f"{TOOLS[locked.tool].label} ready",
-            message=f"Your {TOOLS[locked.tool].label} result is ready: {locked.title}",
-            metadata={"generationId": str(locked.pk), "tool": locked.tool},
-        )
-    event_record(
+    events.emit(
         user=locked.user_id,
         payload=events.generation_completed(
             generation_id=str(locked.pk),
@@ -191,6 +182,7 @@ def generation_complete(*, generation: Generation, result: Generated, seconds: f
             output=output,
             tokens_used=result.tokens_used,
             seconds=seconds,
+            context={"asynchronous": locked.is_async, "title": locked.title},
         ),
     )
     return locked
@@ -210,17 +202,14 @@ def generation_fail(*, generation: Generation, reason: str) -> Generation:
     locked.completed_at = timezone.now()
     locked.lease_expires_at = locked.claim = None
     locked.save(update_fields=["status", "error", "completed_at", "lease_expires_at", "claim"])
-    notify(
-        user=locked.user,
-        type=NotificationType.AI_FAILED,
-        title=f"{TOOLS[locked.tool].label} failed",
-        message=f"{reason} Your {locked.credits_charged} credit(s) were refunded.",
-        metadata={"generationId": str(locked.pk), "tool": locked.tool},
-    )
-    event_record(
+    events.emit(
         user=locked.user_id,
         payload=events.generation_failed(
-            generation_id=str(locked.pk), tool=locked.tool, error=reason, input_data=locked.input
+            generation_id=str(locked.pk),
+            tool=locked.tool,
+            error=reason,
+            input_data=locked.input,
+            context={"refunded": locked.credits_charged},
         ),
     )
     return locked
@@ -289,3 +278,28 @@ def history_erase(user: User) -> list[str]:
     Proposal.objects.filter(user=user).delete()
     Generation.objects.filter(user=user).delete()
     return []
+
+
+# --- The notifications of the AI tools' events (subscribed in AitoolsConfig.ready) ----------
+
+
+def generations_notify(emitted: list[events.Emitted]) -> None:
+    """A queued call's result, or any call's failure and refund, in the user's notifications
+    (a synchronous result is the response itself)."""
+    drafts = []
+    for user_id, payload in emitted:
+        data, context = payload.data, payload.context
+        label = TOOLS[data["tool"]].label
+        metadata = {"generationId": data["generationId"], "tool": data["tool"]}
+        if payload.event == "generation.completed" and context["asynchronous"]:
+            drafts.append(NotificationDraft(
+                user_id=user_id, type=NotificationType.AI_COMPLETE, title=f"{label} ready",
+                message=f"Your {label} result is ready: {context['title']}", metadata=metadata,
+            ))  # fmt: skip
+        elif payload.event == "generation.failed":
+            drafts.append(NotificationDraft(
+                user_id=user_id, type=NotificationType.AI_FAILED, title=f"{label} failed",
+                message=f"{data['error']} Your {context['refunded']} credit(s) were refunded.",
+                metadata=metadata,
+            ))  # fmt: skip
+    notify_many(drafts=drafts)

@@ -81,7 +81,7 @@ def emit(user: Any, count: int) -> None:
 
     with transaction.atomic():
         for _ in range(count):
-            events.event_record(
+            events.emit(
                 user=user,
                 payload=events.credits_depleted(user_id=str(user.pk), remaining_credits=0),
             )

@@ -35,6 +35,12 @@ class NotificationsConfig(AppConfig):
         on_account_reclaimed(account_reclaimed_notify)
         on_sessions_revoked(live_sessions_revoked)
 
+        from notifications.events import subscribe
+        from notifications.services.livefeed import LIVE_KIND, live_from_events
+
+        for event in LIVE_KIND:  # the live feed writes its rows in the emitter's transaction
+            subscribe(event, live_from_events)
+
         from notifications.services.outbox import outbox_consumer
         from notifications.services.webhooks import deliveries_create, deliveries_create_many
 

@@ -1,16 +1,26 @@
-"""Domain events: one typed payload builder per event, and `event_record` into the outbox.
+"""The event channel: what happened, recorded once by the app it happened in, and handed to
+every consumer (docs/events.md).
 
-Each event's data shape is written once, here, as a TypedDict with the field names of the
-specification (social.md section 7), built by one function with typed keyword arguments. The
-emitters (billing, aitools, the social hub) call the builder and hand its `Payload` to
-`event_record`, in the same transaction as the change the event describes; the dispatcher
-fans it out to the consumers once that transaction commits (notifications/services/outbox.py).
+Each event's data shape is written once, here, as a TypedDict (the public ones with the field
+names of the specification, social.md section 7), built by one function with typed keyword
+arguments. An emitter (billing, aitools, the social hub, the notification center) calls the
+builder and hands its `Payload` to `emit` (or `emit_many`), in the transaction of the change
+the event describes; that one call is all it writes. Then:
+
+1. the channel's subscribers run at once, in that transaction (`subscribe`): the notification
+   each app writes for its own events, the live feed's row; a rollback takes them too;
+2. a public event (one of EVENTS, those webhooks carry) is recorded in the outbox, and the
+   dispatcher fans it out to the outbox's consumers once the transaction commits
+   (notifications/services/outbox.py: the webhooks, retried, never lost).
+
+`Payload.context` carries what the in-transaction subscribers need beyond the public data (the
+user's notification preference, a tool's label); it is never stored or sent.
 """
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, TypedDict, overload
 
 from accounts.models import User
 from core.tasks import enqueue_on_commit
@@ -22,6 +32,12 @@ from notifications.services.outbox import DISPATCH_BATCH
 class Payload:
     event: str
     data: dict[str, Any]
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Public(Payload):
+    """An event webhooks carry (EVENTS): recorded in the outbox as well."""
 
 
 def _iso(moment: datetime) -> str:
@@ -47,7 +63,8 @@ def post_published(
     post_url: str,
     provider_post_id: str,
     published_at: datetime,
-) -> Payload:
+    context: dict[str, Any] | None = None,
+) -> Public:
     data: PostPublishedData = {
         "postId": post_id,
         "recordId": record_id,
@@ -57,7 +74,7 @@ def post_published(
         "providerPostId": provider_post_id,
         "publishedAt": _iso(published_at),
     }
-    return Payload("post.published", dict(data))
+    return Public("post.published", dict(data), context or {})
 
 
 class PostFailedData(TypedDict):
@@ -70,8 +87,15 @@ class PostFailedData(TypedDict):
 
 
 def post_failed(
-    *, post_id: str, record_id: str, account_id: str, platform: str, error: str, retry_count: int
-) -> Payload:
+    *,
+    post_id: str,
+    record_id: str,
+    account_id: str,
+    platform: str,
+    error: str,
+    retry_count: int,
+    context: dict[str, Any] | None = None,
+) -> Public:
     data: PostFailedData = {
         "postId": post_id,
         "recordId": record_id,
@@ -80,7 +104,7 @@ def post_failed(
         "error": error,
         "retryCount": retry_count,
     }
-    return Payload("post.failed", dict(data))
+    return Public("post.failed", dict(data), context or {})
 
 
 class PostScheduledData(TypedDict):
@@ -97,7 +121,7 @@ def post_scheduled(
     platforms: list[str],
     account_ids: list[str],
     scheduled_at: datetime,
-) -> Payload:
+) -> Public:
     # Both schedule shapes name the post as the schedule (social.md section 4).
     data: PostScheduledData = {
         "scheduleId": post_id,
@@ -106,7 +130,7 @@ def post_scheduled(
         "accountIds": account_ids,
         "scheduledAt": _iso(scheduled_at),
     }
-    return Payload("post.scheduled", dict(data))
+    return Public("post.scheduled", dict(data))
 
 
 class GenerationCompletedData(TypedDict):
@@ -118,8 +142,14 @@ class GenerationCompletedData(TypedDict):
 
 
 def generation_completed(
-    *, generation_id: str, tool: str, output: dict[str, Any], tokens_used: int, seconds: float
-) -> Payload:
+    *,
+    generation_id: str,
+    tool: str,
+    output: dict[str, Any],
+    tokens_used: int,
+    seconds: float,
+    context: dict[str, Any] | None = None,
+) -> Public:
     data: GenerationCompletedData = {
         "generationId": generation_id,
         "tool": tool,
@@ -127,7 +157,7 @@ def generation_completed(
         "tokensUsed": tokens_used,
         "durationSeconds": round(seconds, 3),
     }
-    return Payload("generation.completed", dict(data))
+    return Public("generation.completed", dict(data), context or {})
 
 
 class GenerationFailedData(TypedDict):
@@ -138,15 +168,20 @@ class GenerationFailedData(TypedDict):
 
 
 def generation_failed(
-    *, generation_id: str, tool: str, error: str, input_data: dict[str, Any]
-) -> Payload:
+    *,
+    generation_id: str,
+    tool: str,
+    error: str,
+    input_data: dict[str, Any],
+    context: dict[str, Any] | None = None,
+) -> Public:
     data: GenerationFailedData = {
         "generationId": generation_id,
         "tool": tool,
         "error": error,
         "input": input_data,
     }
-    return Payload("generation.failed", dict(data))
+    return Public("generation.failed", dict(data), context or {})
 
 
 class CreditsDepletedData(TypedDict):
@@ -154,12 +189,42 @@ class CreditsDepletedData(TypedDict):
     remainingCredits: int
 
 
-def credits_depleted(*, user_id: str, remaining_credits: int) -> Payload:
+def credits_depleted(*, user_id: str, remaining_credits: int) -> Public:
     data: CreditsDepletedData = {"userId": user_id, "remainingCredits": remaining_credits}
-    return Payload("credits.depleted", dict(data))
+    return Public("credits.depleted", dict(data))
 
 
-# The specification's outgoing webhook events: exactly the builders above.
+# --- Internal events: consumed in the emitter's transaction, never sent out ------------------
+
+
+class CreditsChangedData(TypedDict):
+    creditsRemaining: int
+
+
+def credits_changed(*, credits_remaining: int) -> Payload:
+    """Every move of a balance (the live feed's `credits` event)."""
+    data: CreditsChangedData = {"creditsRemaining": credits_remaining}
+    return Payload("credits.changed", dict(data))
+
+
+class PostChangedData(TypedDict):
+    postId: str
+    status: str
+    scheduledRecords: list[dict[str, Any]]
+
+
+def post_changed(*, post_id: str, status: str, records: list[dict[str, Any]]) -> Payload:
+    """A post's status or one of its records' changed (the live feed's `post` event)."""
+    data: PostChangedData = {"postId": post_id, "status": status, "scheduledRecords": records}
+    return Payload("post.changed", dict(data))
+
+
+def notification_created(*, data: dict[str, Any]) -> Payload:
+    """A notification was written (the live feed's `notification` event): its API shape."""
+    return Payload("notification.created", data)
+
+
+# The specification's outgoing webhook events: exactly the public builders above.
 EVENTS = frozenset(
     {
         "post.published",
@@ -170,35 +235,59 @@ EVENTS = frozenset(
         "credits.depleted",
     }
 )
+INTERNAL_EVENTS = frozenset({"credits.changed", "post.changed", "notification.created"})
+
+Emitted = tuple[Any, Payload]  # (user id, payload)
+Subscriber = Callable[[list[Emitted]], object]
+
+_subscribers: dict[str, list[Subscriber]] = {}
 
 
-def events_record_many(*, items: Sequence[tuple[Any, Payload]]) -> list[OutboxEvent]:
-    """Record several events, (user id, payload) each, in one INSERT in the caller's
-    transaction. One dispatch is queued per DISPATCH_BATCH of them: a dispatch pass takes its
-    own event and the oldest others waiting, so these passes take them all (and the sweeper
-    would catch one that a concurrent pass left behind)."""
+def subscribe(event: str, handler: Subscriber) -> None:
+    """Run `handler(emitted)` in the emitter's transaction for every emit of `event` (a batch
+    of (user id, payload) at a time); registered from an app's AppConfig.ready()."""
+    if event not in EVENTS | INTERNAL_EVENTS:
+        raise ValueError(f"Unknown event {event!r}")
+    handlers = _subscribers.setdefault(event, [])
+    if handler not in handlers:
+        handlers.append(handler)
+
+
+@overload
+def emit(*, user: User | Any, payload: Public) -> OutboxEvent: ...
+@overload
+def emit(*, user: User | Any, payload: Payload) -> OutboxEvent | None: ...
+def emit(*, user: User | Any, payload: Payload) -> OutboxEvent | None:
+    """Record one event in the caller's transaction: its subscribers run now, and a public
+    event goes to the outbox, dispatched once the transaction commits (its outbox row)."""
+    recorded = emit_many(items=[(user.pk if isinstance(user, User) else user, payload)])
+    return recorded[0] if recorded else None
+
+
+def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
+    """Several events, (user id, payload) each, in the caller's transaction: each event's
+    subscribers get theirs in one call; the public ones are recorded in the outbox in one
+    INSERT (their rows). One dispatch is queued per DISPATCH_BATCH of them: a dispatch pass
+    takes its own event and the oldest others waiting, so these passes take them all (and the
+    sweeper would catch one that a concurrent pass left behind)."""
     from notifications.tasks import outbox_dispatch_task
 
-    for _, payload in items:
-        if payload.event not in EVENTS:
+    by_handler: dict[Subscriber, list[Emitted]] = {}
+    for user_id, payload in items:
+        if payload.event not in EVENTS | INTERNAL_EVENTS:
             raise ValueError(f"Unknown event {payload.event!r}")
+        for handler in _subscribers.get(payload.event, ()):
+            by_handler.setdefault(handler, []).append((user_id, payload))
+    for handler, emitted in by_handler.items():  # each handler once, the events in order
+        handler(emitted)
+    public = [(user_id, payload) for user_id, payload in items if payload.event in EVENTS]
+    if not public:
+        return []
     rows = OutboxEvent.objects.bulk_create(
         [OutboxEvent(event=payload.event, user_id=user_id, data=payload.data)
-         for user_id, payload in items]
+         for user_id, payload in public]
     )  # fmt: skip
     sequences = sorted(row.sequence for row in rows)  # set by the INSERT's RETURNING
     for sequence in sequences[::DISPATCH_BATCH]:
         enqueue_on_commit(outbox_dispatch_task, sequence=sequence)
     return rows
-
-
-def event_record(*, user: User | Any, payload: Payload) -> OutboxEvent:
-    """Record the event in the caller's transaction; it is dispatched once that commits."""
-    from notifications.tasks import outbox_dispatch_task
-
-    if payload.event not in EVENTS:
-        raise ValueError(f"Unknown event {payload.event!r}")
-    user_id = user.pk if isinstance(user, User) else user
-    event = OutboxEvent.objects.create(event=payload.event, user_id=user_id, data=payload.data)
-    enqueue_on_commit(outbox_dispatch_task, sequence=event.sequence)
-    return event

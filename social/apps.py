@@ -1,4 +1,4 @@
-"""App configuration: the social hub's part in accounts' writes is registered here."""
+"""App configuration: the social hub's part in accounts' writes and in the event channel."""
 
 from django.apps import AppConfig
 
@@ -32,3 +32,9 @@ class SocialConfig(AppConfig):
         user_data(ConnectState, takeover=connect_states_forget, erasure=social_erase)
         for content in (Post, Campaign, MediaItem, AnalyticsRecord, PostCounter, SocialSettings):
             user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=social_erase)
+
+        from notifications.events import subscribe
+        from social.services.attempts import records_notify
+
+        for event in ("post.published", "post.failed"):
+            subscribe(event, records_notify)

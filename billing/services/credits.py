@@ -19,8 +19,6 @@ from billing.errors import InsufficientCredits
 from billing.models import CreditTransaction, MonthlyReplenishment, Reason
 from billing.services.plans import plan_set
 from notifications import events
-from notifications.events import event_record
-from notifications.services.livefeed import live_credits
 
 # The most an operator grants or removes at once (command and admin): a typo of a few zeros
 # must not mint millions of credits, and the value always fits the ledger's integer column.
@@ -57,11 +55,12 @@ def _apply(
         idempotency_key=idempotency_key,
         refund_of=refund_of,
     )
-    live_credits(user_id=user_id, credits_remaining=balance)
+    emitted = [(user_id, events.credits_changed(credits_remaining=balance))]
     if balance == 0 and delta < 0:
-        event_record(
-            user=user_id, payload=events.credits_depleted(user_id=str(user_id), remaining_credits=0)
+        emitted.append(
+            (user_id, events.credits_depleted(user_id=str(user_id), remaining_credits=0))
         )
+    events.emit_many(items=emitted)
     return entry
 
 

@@ -8,6 +8,7 @@ read, never counted.
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -16,6 +17,7 @@ from django.db.models import Count, F, Q
 
 from accounts.models import User
 from notifications.errors import NotificationNotFound
+from notifications.events import emit_many, notification_created
 from notifications.models import (
     CATEGORY_OF_TYPE,
     Notification,
@@ -23,9 +25,34 @@ from notifications.models import (
     NotificationType,
 )
 from notifications.selectors import notification_get
-from notifications.services.livefeed import live_notifications
 
 BATCH_SIZE = 1000  # one INSERT round trip per batch
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def notification_data(notification: Notification) -> dict[str, Any]:
+    """The notification as `GET /api/notifications` shows it."""
+    return {
+        "id": str(notification.id),
+        "user_id": str(notification.user_id),
+        "title": notification.title,
+        "message": notification.message,
+        "category": notification.category,
+        "type": notification.type,
+        "read": notification.read,
+        "metadata": notification.metadata,
+        "created_at": _iso(notification.created_at),
+    }
+
+
+def _announce(notifications: Iterable[Notification]) -> None:
+    """Each new notification on the event channel (the live feed's subscriber shows it)."""
+    emit_many(
+        items=[(n.user_id, notification_created(data=notification_data(n))) for n in notifications]
+    )
 
 
 def _counters_add(added: Counter[Any]) -> None:
@@ -70,7 +97,7 @@ def notify(
             metadata=metadata or {},
         )
         _counters_add(Counter({user.pk: 1}))
-        live_notifications([notification])
+        _announce([notification])
     return notification
 
 
@@ -105,7 +132,7 @@ def notify_many(*, drafts: Sequence[NotificationDraft]) -> list[Notification]:
         with transaction.atomic(savepoint=False):
             Notification.objects.bulk_create(rows)
             _counters_add(Counter(str(row.user_id) for row in rows))
-            live_notifications(rows)
+            _announce(rows)
     return rows
 
 
@@ -128,7 +155,7 @@ def notify_bulk(
         with transaction.atomic(savepoint=False):
             Notification.objects.bulk_create(batch)
             _counters_add(Counter(str(n.user_id) for n in batch))
-            live_notifications(batch)
+            _announce(batch)
 
     for user_id in user_ids:
         batch.append(

@@ -7,16 +7,17 @@ this deployment's Redis channel (`LIVEFEED_CHANNEL`) when REDIS_URL is set, one 
 trip for the batch. The streams (notifications/api/stream.py) listen on that channel;
 without Redis they poll the table instead. A rolled-back change publishes nothing.
 
-Emitters: notifications (every notification created), billing (every balance move), the
-social hub (every scheduled record's status change). Lower apps never import this module's
-callers; they call it.
+Its events come through the event channel (notifications/events.py): `live_from_events` is
+subscribed to `notification.created` (every notification the center writes), `credits.changed`
+(every balance move, billing) and `post.changed` (every post or record status change, the
+social hub), and writes their rows in the emitter's transaction.
 """
 
 import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,7 +29,8 @@ from redis.exceptions import RedisError
 
 from accounts.models import User
 from core.redis import get_redis
-from notifications.models import CLIENT_KINDS, LiveEvent, LiveEventKind, LiveTicket, Notification
+from notifications.events import Emitted
+from notifications.models import CLIENT_KINDS, LiveEvent, LiveEventKind, LiveTicket
 
 logger = logging.getLogger(__name__)
 
@@ -43,21 +45,6 @@ TICKET_PREFIX = "evt_"
 
 def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat().replace("+00:00", "Z") if moment else None
-
-
-def notification_data(notification: Notification) -> dict[str, Any]:
-    """The notification as `GET /api/notifications` shows it."""
-    return {
-        "id": str(notification.id),
-        "user_id": str(notification.user_id),
-        "title": notification.title,
-        "message": notification.message,
-        "category": notification.category,
-        "type": notification.type,
-        "read": notification.read,
-        "metadata": notification.metadata,
-        "created_at": _iso(notification.created_at),
-    }
 
 
 def message_of(event: LiveEvent) -> str:
@@ -97,17 +84,17 @@ def _announce(messages: list[str]) -> None:
         logger.warning("Live feed: Redis refused %s events; the streams catch up", len(messages))
 
 
-def live_notifications(notifications: Iterable[Notification]) -> None:
+LIVE_KIND = {
+    "notification.created": LiveEventKind.NOTIFICATION,
+    "credits.changed": LiveEventKind.CREDITS,
+    "post.changed": LiveEventKind.POST,
+}
+
+
+def live_from_events(emitted: list[Emitted]) -> None:
+    """The event channel's subscriber: one stream event per emitted event."""
     live_publish_many(
-        items=[(n.user_id, LiveEventKind.NOTIFICATION, notification_data(n)) for n in notifications]
-    )
-
-
-def live_credits(*, user_id: Any, credits_remaining: int) -> None:
-    live_publish(
-        user_id=user_id,
-        kind=LiveEventKind.CREDITS,
-        data={"creditsRemaining": credits_remaining},
+        items=[(user_id, LIVE_KIND[payload.event], payload.data) for user_id, payload in emitted]
     )
 
 

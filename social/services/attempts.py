@@ -281,48 +281,62 @@ def _outcome(job: Job, won: bool) -> Outcome:
 
 
 def _announce(jobs: list[Job]) -> None:
-    """The notifications (as each user's preferences say) and the events (always) of the
-    records that ended, in the transaction that ended them."""
-    drafts: list[NotificationDraft] = []
+    """The events of the records that ended, in the transaction that ended them (the user's
+    notifications follow from them: records_notify)."""
     emitted: list[tuple[Any, events.Payload]] = []
     for job in jobs:
         record = job.record
-        name = PLATFORMS[record.provider].name
         post_id = str(record.post_id)
         if record.status == RecordStatus.PUBLISHED:
-            if job.preferences.wants("postPublished"):
-                drafts.append(NotificationDraft(
-                    user_id=record.user_id, type=NotificationType.POST_PUBLISHED,
-                    title=f"Published on {name}",
-                    message=f"Your post is live on {name}: {record.url}".rstrip(": "),
-                    metadata={"postId": post_id, "platform": record.provider, "url": record.url,
-                              "recordId": str(record.pk)},
-                ))  # fmt: skip
+            context = {"notify": job.preferences.wants("postPublished")}
             emitted.append((record.user_id, events.post_published(
                 post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
                 platform=record.provider, post_url=record.url,
                 provider_post_id=record.provider_post_id,
-                published_at=record.published_at or timezone.now(),
+                published_at=record.published_at or timezone.now(), context=context,
             )))  # fmt: skip
         elif record.status in (RecordStatus.FAILED, RecordStatus.UNCONFIRMED):
-            message = (
-                f"We could not confirm whether your post appeared on {name}: check your "
-                "profile there before posting it again."
-                if record.status == RecordStatus.UNCONFIRMED
-                else f"Your post could not be published on {name}: {record.error}"
-            )
-            if job.preferences.wants("postFailed"):
-                drafts.append(NotificationDraft(
-                    user_id=record.user_id, type=NotificationType.POST_FAILED,
-                    title=f"Not published on {name}", message=message,
-                    metadata={"postId": post_id, "platform": record.provider,
-                              "error": record.error, "attempts": record.attempts,
-                              "recordId": str(record.pk),
-                              "unconfirmed": record.status == RecordStatus.UNCONFIRMED},
-                ))  # fmt: skip
+            context = {
+                "notify": job.preferences.wants("postFailed"),
+                "unconfirmed": record.status == RecordStatus.UNCONFIRMED,
+            }
             emitted.append((record.user_id, events.post_failed(
                 post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
                 platform=record.provider, error=record.error, retry_count=record.attempts,
+                context=context,
             )))  # fmt: skip
+    events.emit_many(items=emitted)
+
+
+def records_notify(emitted: list[events.Emitted]) -> None:
+    """The event channel's subscriber for `post.published` and `post.failed`: a notification
+    for each, as the user's preferences say, in one INSERT for a batch of results."""
+    drafts: list[NotificationDraft] = []
+    for user_id, payload in emitted:
+        data, context = payload.data, payload.context
+        if not context["notify"]:
+            continue
+        name = PLATFORMS[data["platform"]].name
+        if payload.event == "post.published":
+            drafts.append(NotificationDraft(
+                user_id=user_id, type=NotificationType.POST_PUBLISHED,
+                title=f"Published on {name}",
+                message=f"Your post is live on {name}: {data['postUrl']}".rstrip(": "),
+                metadata={"postId": data["postId"], "platform": data["platform"],
+                          "url": data["postUrl"], "recordId": data["recordId"]},
+            ))  # fmt: skip
+        else:
+            message = (
+                f"We could not confirm whether your post appeared on {name}: check your "
+                "profile there before posting it again."
+                if context["unconfirmed"]
+                else f"Your post could not be published on {name}: {data['error']}"
+            )
+            drafts.append(NotificationDraft(
+                user_id=user_id, type=NotificationType.POST_FAILED,
+                title=f"Not published on {name}", message=message,
+                metadata={"postId": data["postId"], "platform": data["platform"],
+                          "error": data["error"], "attempts": data["retryCount"],
+                          "recordId": data["recordId"], "unconfirmed": context["unconfirmed"]},
+            ))  # fmt: skip
     notify_many(drafts=drafts)
-    events.events_record_many(items=emitted)

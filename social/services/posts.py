@@ -9,8 +9,7 @@ from django.db.models import Count, F, Q
 
 from accounts.models import User
 from core.errors import ValidationFailed
-from notifications.models import LiveEventKind
-from notifications.services.livefeed import live_publish_many
+from notifications import events
 from social.errors import PostAlreadyPublished, PostNotFound
 from social.models import (
     OPEN_STATUSES,
@@ -206,19 +205,21 @@ def record_data(record: ScheduledRecord) -> dict[str, Any]:
 
 
 def posts_live(post_ids: Iterable[Any]) -> None:
-    """The live feed's `post` event of each of these posts, `{postId, status,
-    scheduledRecords}`, in the caller's transaction (two reads for them all)."""
+    """`post.changed` for each of these posts, `{postId, status, scheduledRecords}` (the live
+    feed's `post` event), in the caller's transaction (two reads for them all)."""
     ids = set(post_ids)
     if not ids:
         return
     records: dict[Any, list[dict[str, Any]]] = {post_id: [] for post_id in ids}
     for record in ScheduledRecord.objects.filter(post_id__in=ids).order_by("created_at", "id"):
         records[record.post_id].append(record_data(record))
-    live_publish_many(
+    posts = Post.objects.filter(pk__in=ids).only("id", "user_id", "status")
+    events.emit_many(
         items=[
-            (post.user_id, LiveEventKind.POST,
-             {"postId": str(post.pk), "status": post.status, "scheduledRecords": records[post.pk]})
-            for post in Post.objects.filter(pk__in=ids).only("id", "user_id", "status")
+            (post.user_id,
+             events.post_changed(post_id=str(post.pk), status=post.status,
+                                 records=records[post.pk]))
+            for post in posts
         ]
     )  # fmt: skip
 

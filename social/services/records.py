@@ -237,7 +237,7 @@ def schedule(
             record.save()
             records.append(record)
         post_status_refresh(post.pk)
-        events.event_record(
+        events.emit(
             user=user,
             payload=events.post_scheduled(
                 post_id=str(post.pk),

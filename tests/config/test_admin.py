@@ -121,7 +121,7 @@ def test_every_changelist_and_change_page_renders_with_rows(admin_client, settin
     ):
         assert api.post(path, body).status_code == 200, path
     APIClient().post("/api/auth/magic-link", {"email": "ada@example.com"})
-    events.event_record(
+    events.emit(
         user=user, payload=events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
     )
     settings.PAYMENT_WEBHOOK_SECRET = "whsec-admin-smoke"

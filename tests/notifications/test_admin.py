@@ -204,7 +204,7 @@ def test_webhook_deliveries_outbox_and_consumptions_have_pages(operator, setting
                                   events=["credits.depleted"])  # fmt: skip
     from notifications import events
 
-    events.event_record(user=ada, payload=events.credits_depleted(user_id=str(ada.id),
+    events.emit(user=ada, payload=events.credits_depleted(user_id=str(ada.id),
                                                                   remaining_credits=0))  # fmt: skip
     for url in ("/admin/notifications/webhookdelivery/", "/admin/notifications/outboxevent/",
                 "/admin/notifications/outboxconsumption/",

@@ -8,10 +8,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.services.users import user_create
+from notifications.events import credits_changed, emit
 from notifications.models import LiveEvent, LiveTicket
 from notifications.services.livefeed import (
     events_since,
-    live_credits,
     live_purge,
     ticket_issue,
     ticket_redeem,
@@ -55,10 +55,10 @@ def test_a_ticket_needs_a_signed_in_user(api):
 def test_a_reconnect_reads_its_own_last_hour(ada):
     bob = user_create(email="bob@example.com")
     LiveEvent.objects.all().delete()  # what signing up wrote (the starting credits)
-    live_credits(user_id=ada.pk, credits_remaining=5)
-    live_credits(user_id=bob.pk, credits_remaining=9)
+    emit(user=ada.pk, payload=credits_changed(credits_remaining=5))
+    emit(user=bob.pk, payload=credits_changed(credits_remaining=9))
     first = LiveEvent.objects.filter(user=ada).get()
-    live_credits(user_id=ada.pk, credits_remaining=4)
+    emit(user=ada.pk, payload=credits_changed(credits_remaining=4))
     assert [e.data for e in events_since(user_id=ada.pk, after=0)] == [
         {"creditsRemaining": 5},
         {"creditsRemaining": 4},

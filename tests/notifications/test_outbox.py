@@ -43,7 +43,7 @@ def ada():
 def record(user, *, committed) -> OutboxEvent:
     payload = events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
     with committed():
-        return events.event_record(user=user, payload=payload)
+        return events.emit(user=user, payload=payload)
 
 
 @pytest.fixture
@@ -53,8 +53,8 @@ def committed(django_capture_on_commit_callbacks):
 
 def test_events_get_a_growing_sequence(ada):
     payload = events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
-    first = events.event_record(user=ada, payload=payload)
-    second = events.event_record(user=ada, payload=payload)
+    first = events.emit(user=ada, payload=payload)
+    second = events.emit(user=ada, payload=payload)
     assert second.sequence > first.sequence
     assert first.id != second.id  # the public identity, kept across deliveries
 
@@ -74,7 +74,7 @@ def test_a_committed_event_reaches_each_consumer_once(ada, received, committed):
 
 def test_a_rolled_back_event_reaches_no_one(ada, received, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        events.event_record(
+        events.emit(
             user=ada, payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
         )
     # The callbacks of a transaction that rolls back are dropped, never run.
@@ -105,7 +105,7 @@ def test_a_failing_consumer_is_retried_with_backoff_then_failed(ada, received, c
 
 def test_the_sweeper_dispatches_lost_events_and_reclaims_dead_workers(ada, received, committed):
     # Queueing lost: the event committed but its dispatch never ran.
-    lost = events.event_record(
+    lost = events.emit(
         user=ada, payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
     )
     OutboxEvent.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(minutes=5))
@@ -142,7 +142,7 @@ def test_concurrent_dispatchers_create_each_row_once(received):
         pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
     outbox.outbox_consumer("second", lambda event: None)
     user = user_create(email="race@example.com")
-    event = events.event_record(
+    event = events.emit(
         user=user, payload=events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
     )
     barrier = threading.Barrier(6)
@@ -227,7 +227,7 @@ def test_each_payload_has_the_specified_shape():
 
 def test_an_unknown_event_is_refused(ada):
     with pytest.raises(ValueError, match="Unknown event"):
-        events.event_record(user=ada, payload=events.Payload("post.exploded", {}))
+        events.emit(user=ada, payload=events.Payload("post.exploded", {}))
 
 
 def test_a_batch_consumer_gets_a_pass_at_once_and_a_failed_batch_is_retried_alone(
@@ -247,13 +247,13 @@ def test_a_batch_consumer_gets_a_pass_at_once_and_a_failed_batch_is_retried_alon
                            handle_many=handle_many)  # fmt: skip
     payload = events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
     with committed():
-        first = [events.event_record(user=ada, payload=payload) for _ in range(3)]
+        first = [events.emit(user=ada, payload=payload) for _ in range(3)]
     assert batches == [[event.sequence for event in first]]  # one pass, in sequence order
     assert alone == []
 
     broken["batch"] = True
     with committed():
-        second = [events.event_record(user=ada, payload=payload) for _ in range(2)]
+        second = [events.emit(user=ada, payload=payload) for _ in range(2)]
     rows = OutboxConsumption.objects.filter(event__in=second)
     assert {(row.status, row.attempts) for row in rows} == {("pending", 1)}
     rows.update(next_attempt_at=timezone.now())
@@ -263,12 +263,12 @@ def test_a_batch_consumer_gets_a_pass_at_once_and_a_failed_batch_is_retried_alon
 
 
 def test_events_recorded_together_are_each_dispatched_once(ada, received, committed):
-    """events_record_many: one INSERT, one dispatch queued per DISPATCH_BATCH events, and
+    """emit_many: one INSERT, one dispatch queued per DISPATCH_BATCH events, and
     every event still reaches the consumer exactly once."""
     payload = events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
     count = 2 * outbox.DISPATCH_BATCH + 50
     with committed() as callbacks:
-        recorded = events.events_record_many(items=[(ada.pk, payload)] * count)
+        recorded = events.emit_many(items=[(ada.pk, payload)] * count)
     assert len(callbacks) == 3  # the dispatches queued on commit
     assert sorted(received) == sorted(event.sequence for event in recorded)
     assert not OutboxEvent.objects.filter(dispatched_at__isnull=True).exists()

@@ -85,7 +85,7 @@ def endpoint_for(user: Any, url: str, eventnames: list[str] | None = None) -> di
 
 def emit(user: Any, capture: Any) -> Any:
     with capture(execute=True):
-        return events.event_record(
+        return events.emit(
             user=user, payload=events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
         )
 
@@ -254,7 +254,7 @@ def test_a_burst_is_sent_concurrently_each_delivery_once(
     receiver.delay = 0.2
     with django_capture_on_commit_callbacks(execute=True):
         sent = [
-            events.event_record(
+            events.emit(
                 user=ada,
                 payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0),
             )
