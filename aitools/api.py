@@ -1,8 +1,9 @@
 """AI endpoints: the ten generators, history, and the stored gigs and proposals."""
 
-from typing import Any
+from typing import Any, cast
 
 import django_filters
+from django.core.exceptions import ImproperlyConfigured
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -28,6 +29,7 @@ from aitools.services import generation_enqueue, generation_run, record_delete, 
 from aitools.tools import TOOLS, Tool
 from core.api.envelope import Envelope
 from core.api.routing import api_url
+from core.api.schema import EnvelopeAutoSchema
 
 # --- Records -----------------------------------------------------------------------------------
 
@@ -52,14 +54,20 @@ class HistorySerializer(serializers.ModelSerializer[Generation]):
         fields: tuple[str, ...] = ("id", "tool", "title", "status", "creditsCharged", "created_at")
 
 
+PRODUCT_SERIALIZERS: dict[type[Any], type[serializers.ModelSerializer[Any]]] = {
+    Gig: GigSerializer,
+    Proposal: ProposalSerializer,
+}
+
+
 def result_of(generation: Generation) -> Any:
     """What the synchronous call answers as `data`: the stored record, or the output."""
     if generation.status != GenerationStatus.SUCCEEDED:
         return None
-    if generation.tool == "gig_generate" and hasattr(generation, "gig"):
-        return GigSerializer(generation.gig).data
-    if generation.tool == "proposal_generate" and hasattr(generation, "proposal"):
-        return ProposalSerializer(generation.proposal).data
+    product = TOOLS[generation.tool].product
+    if product is not None and hasattr(generation, product.related_name):
+        serializer = PRODUCT_SERIALIZERS[product.model]
+        return serializer(getattr(generation, product.related_name)).data
     return generation.output
 
 
@@ -71,10 +79,51 @@ def wants_async(request: Request) -> bool:
 # --- The generators ----------------------------------------------------------------------------
 
 
-class GenerateView(APIView):
-    """Base of the ten generator views; `tool` names the one a subclass runs."""
+class GenerateSchema(EnvelopeAutoSchema):
+    """Each generator route is its own OpenAPI operation, described from its tool's row."""
 
-    tool: Tool
+    @property
+    def tool(self) -> Tool:
+        return cast(GenerateView, self.view).runs()
+
+    def get_operation_id(self) -> str:
+        return self.tool.name
+
+    def get_tags(self) -> list[str]:
+        return ["ai"]
+
+    def get_summary(self) -> str:
+        tool = self.tool
+        return f"{tool.label} ({tool.cost} credit{'s' if tool.cost > 1 else ''})"
+
+    def get_description(self) -> str:  # type: ignore[override]
+        return (
+            f"Costs {self.tool.cost} credit(s), taken before generation and refunded if the "
+            "provider fails (502). With `Prefer: respond-async` the call answers 202 with the "
+            "history entry; the result lands on it and an `ai_complete` notification follows."
+        )
+
+    def get_request_serializer(self) -> Any:
+        return self.tool.input
+
+    def get_response_serializers(self) -> Any:
+        product = self.tool.product
+        answer = PRODUCT_SERIALIZERS[product.model] if product is not None else self.tool.output
+        return {200: answer, 202: HistorySerializer}
+
+    def get_override_parameters(self) -> list[Any]:
+        return [
+            OpenApiParameter(
+                "Prefer", str, OpenApiParameter.HEADER, description="`respond-async` to queue."
+            )
+        ]
+
+
+class GenerateView(APIView):
+    """One generator route; `tool` (given to as_view by aitools.urls) names the tool it runs."""
+
+    tool: Tool | None = None
+    schema = GenerateSchema()
     schema_error_statuses = (401, 402, 502)
     schema_envelope_meta = {
         "type": "object",
@@ -85,13 +134,18 @@ class GenerateView(APIView):
         },
     }
 
+    def runs(self) -> Tool:
+        if self.tool is None:
+            raise ImproperlyConfigured("GenerateView.as_view(tool=...) names its tool.")
+        return self.tool
+
     def post(self, request: Request) -> Response:
-        user = request_user(request)
-        serializer = self.tool.input(data=request.data)
+        user, tool = request_user(request), self.runs()
+        serializer = tool.input(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
         if wants_async(request):
-            generation = generation_enqueue(user=user, tool=self.tool.name, data=data)
+            generation = generation_enqueue(user=user, tool=tool.name, data=data)
             location = api_url(request, "history-detail", pk=generation.pk)
             return Response(
                 Envelope(
@@ -101,49 +155,13 @@ class GenerateView(APIView):
                 status=status.HTTP_202_ACCEPTED,
                 headers={"Location": location, "Preference-Applied": "respond-async"},
             )
-        generation = generation_run(user=user, tool=self.tool.name, data=data)
+        generation = generation_run(user=user, tool=tool.name, data=data)
         return Response(
             Envelope(
                 data=result_of(generation),
                 meta={"tokensUsed": generation.tokens_used, "provider": generation.provider},
             )
         )
-
-
-def _output_schema(tool: Tool) -> Any:
-    if tool.name == "gig_generate":
-        return GigSerializer
-    if tool.name == "proposal_generate":
-        return ProposalSerializer
-    return tool.output
-
-
-def generate_view(tool_name: str) -> type[GenerateView]:
-    """A generator view with its own OpenAPI operation (request, answer, errors)."""
-    tool = TOOLS[tool_name]
-
-    def post(self: GenerateView, request: Request) -> Response:
-        return GenerateView.post(self, request)
-
-    documented = extend_schema(
-        operation_id=tool_name,
-        tags=["ai"],
-        summary=f"{tool.label} ({tool.cost} credit{'s' if tool.cost > 1 else ''})",
-        description=(
-            f"Costs {tool.cost} credit(s), taken before generation and refunded if the "
-            "provider fails (502). With `Prefer: respond-async` the call answers 202 with the "
-            "history entry; the result lands on it and an `ai_complete` notification follows."
-        ),
-        request=tool.input,
-        responses={200: _output_schema(tool), 202: HistorySerializer},
-        parameters=[
-            OpenApiParameter(
-                "Prefer", str, OpenApiParameter.HEADER, description="`respond-async` to queue."
-            )
-        ],
-    )(post)
-    name = f"{tool.label.title().replace(' ', '')}GenerateView"
-    return type(name, (GenerateView,), {"tool": tool, "post": documented, "__module__": __name__})
 
 
 # --- History, gigs, proposals ------------------------------------------------------------------

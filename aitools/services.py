@@ -133,22 +133,13 @@ def generation_execute_pending(*, generation_id: str) -> Generation | None:
 
 
 def _record_product(generation: Generation, output: dict[str, Any]) -> None:
-    if generation.tool == "gig_generate":
-        Gig.objects.create(
+    """Store the result as the tool's product (a gig, a proposal), when it has one."""
+    product = TOOLS[generation.tool].product
+    if product is not None:
+        product.model.objects.create(
             user_id=generation.user_id,
             generation=generation,
-            title=output["title"],
-            description=output["description"],
-            tags=output["tags"],
-            packages=output["packages"],
-            faq=output["faq"],
-        )
-    elif generation.tool == "proposal_generate":
-        Proposal.objects.create(
-            user_id=generation.user_id,
-            generation=generation,
-            title=output["title"],
-            content=output["content"],
+            **{name: output[name] for name in product.fields},
         )
 
 

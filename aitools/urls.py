@@ -1,26 +1,15 @@
-"""AI routes (mounted under /api/ and /api/v1/ by config.urls)."""
+"""AI routes (mounted under /api/ and /api/v1/ by config.urls): one per row of the tools'
+table (aitools.tools.TOOLS), then the history and the stored records."""
 
 from django.urls import path
 
 from aitools import api
-
-GENERATORS = {
-    "proposal/generate": "proposal_generate",
-    "gig/generate": "gig_generate",
-    "keywords/find": "keywords_find",
-    "pricing/optimize": "pricing_optimize",
-    "gig/health": "gig_health",
-    "portfolio/generate": "portfolio_generate",
-    "messages/reply": "messages_reply",
-    "reviews/analyze": "reviews_analyze",
-    "seo/audit": "seo_audit",
-    "social/ai/generate": "social_ai_generate",
-}
+from aitools.tools import TOOLS
 
 urlpatterns = [
     *(
-        path(route, api.generate_view(tool).as_view(), name=f"ai-{tool}")
-        for route, tool in GENERATORS.items()
+        path(tool.route, api.GenerateView.as_view(tool=tool), name=f"ai-{tool.name}")
+        for tool in TOOLS.values()
     ),
     path("history", api.HistoryListView.as_view(), name="history-list"),
     path("history/<uuid:pk>", api.HistoryDetailView.as_view(), name="history-detail"),

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import requests
 from django.conf import settings
@@ -21,6 +21,9 @@ from django.utils import timezone
 from core import outbound
 
 logger = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from social.providers.text import Draft
 
 
 class ConnectionRefused(Exception):
@@ -161,6 +164,16 @@ class Metrics:
 
 class Adapter(Protocol):
     provider: str
+
+    def compose(self, draft: "Draft") -> Content:
+        """What the draft becomes on the platform (social.providers.text.Composer)."""
+        ...
+
+    def problems(
+        self, draft: "Draft", content: Content, limits: dict[str, Any]
+    ) -> list[tuple[str, str]]:
+        """(field, message) for each of the platform's own rules the draft breaks."""
+        ...
 
     def configured(self) -> bool:
         """Whether this server can connect the platform (its app credentials are set)."""

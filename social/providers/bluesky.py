@@ -37,6 +37,7 @@ from social.providers.base import (
     media_bytes,
     same_text,
 )
+from social.providers.text import Composer, Draft, Problem, graphemes
 
 # Expired or invalid sessions come back as HTTP 400 with these `error` values.
 AUTH_ERRORS = frozenset({"ExpiredToken", "InvalidToken", "AuthenticationRequired"})
@@ -48,6 +49,9 @@ RENEW_WITHIN = timedelta(days=7)  # the daily upkeep renews sessions ending with
 URL = re.compile(r"https?://[^\s<>\"]+[^\s<>\"'.,;:!?)\]]")
 TAG = re.compile(r"(?<![\w#])#([^\s#.,;:!?()\[\]{}<>\"']+)")
 MENTION = re.compile(r"(?<![\w@])@([a-zA-Z0-9][a-zA-Z0-9.-]*\.[a-zA-Z]{2,})")
+
+MAX_BYTES = 3000  # a post's text, UTF-8
+MAX_IMAGE_BYTES = 1_000_000
 
 
 def classify(response: requests.Response) -> outbound.OutboundError | None:
@@ -129,9 +133,26 @@ def _pds(session: dict[str, Any]) -> str:
     return ""
 
 
-class BlueskyAdapter:
+class BlueskyAdapter(Composer):
     provider = "bluesky"
     _client = ProviderClient("bluesky", classify)
+
+    name = "Bluesky"
+
+    def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
+        """Graphemes, not characters, and at most 3,000 bytes; images up to 1,000,000 bytes."""
+        found: list[Problem] = []
+        text = content.text
+        count, size = graphemes(text), len(text.encode())
+        if count > int(limits["maxCharacters"]):
+            found.append(("content", f"Bluesky posts are at most {limits['maxCharacters']} "
+                                     f"characters; this one is {count}."))  # fmt: skip
+        if size > MAX_BYTES:
+            found.append(("content", f"Bluesky posts are at most {MAX_BYTES} bytes; "
+                                     f"this one is {size}."))  # fmt: skip
+        if any((media.size or 0) > MAX_IMAGE_BYTES for media in draft.media):
+            found.append(("media", "Bluesky images are at most 1,000,000 bytes."))
+        return found
 
     @staticmethod
     def configured() -> bool:
@@ -139,6 +160,7 @@ class BlueskyAdapter:
 
     def _xrpc(self, method: str, credentials: Credentials | None = None) -> tuple[str, bool]:
         """The method's URL, and whether it must pass the guard (a user's own PDS)."""
+
         server = (credentials.endpoint if credentials else "") or settings.BLUESKY_SERVICE_URL
         return f"{server}/xrpc/{method}", server != settings.BLUESKY_SERVICE_URL
 

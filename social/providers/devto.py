@@ -1,5 +1,6 @@
 """Dev.to (Forem): an API key; articles with a title, markdown and up to four tags."""
 
+import re
 from typing import Any
 
 from django.conf import settings
@@ -17,15 +18,42 @@ from social.providers.base import (
     Published,
     same_text,
 )
+from social.providers.text import Composer, Draft, Problem, hashtag_list
 
 ACCEPT = "application/vnd.forem.api-v1+json"
 RECENT_ARTICLES = 30
 METRICS_PAGES = 10  # /articles/me/all pages of 100 searched for one article's counters
 
 
-class DevtoAdapter:
+TAG_CHARACTERS = re.compile(r"[^a-z0-9]")
+
+
+def tags_of(draft: Draft) -> tuple[str, ...]:
+    """Forem tags are lowercase letters and digits."""
+    tags = [TAG_CHARACTERS.sub("", tag[1:].lower()) for tag in hashtag_list(draft.hashtags)]
+    return tuple(dict.fromkeys(tag for tag in tags if tag))
+
+
+class DevtoAdapter(Composer):
     """Forem answers a bad key with 401, rejects with 422 and limits with 429 and Retry-After:
     the default classification by status code fits."""
+
+    name = "DEV Community"
+
+    def compose(self, draft: Draft) -> Content:
+        """The title, the content as markdown, the hashtags as tags."""
+        return Content(text=draft.content.strip(), link=draft.link, title=draft.title,
+                       tags=tags_of(draft), media=draft.media)  # fmt: skip
+
+    def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
+        found: list[Problem] = []
+        if not draft.title.strip():
+            found.append(("title", "DEV articles need a title."))
+        elif len(draft.title) > int(limits.get("maxTitle") or 128):
+            found.append(("title", f"DEV titles are at most {limits.get('maxTitle')} characters."))
+        if len(tags_of(draft)) > int(limits.get("maxHashtags") or 4):
+            found.append(("hashtags", "DEV articles take at most 4 tags."))
+        return found
 
     provider = "devto"
     _client = ProviderClient("devto")

@@ -29,6 +29,7 @@ from social.providers.base import (
     same_text,
     seconds_from_now,
 )
+from social.providers.text import Composer
 
 SCOPES = "openid profile email w_member_social"
 EXPIRED_TOKEN = 65602
@@ -74,9 +75,12 @@ def post_url(urn: str) -> str:
     return f"https://www.linkedin.com/feed/update/{urn}"
 
 
-class LinkedInAdapter:
+class LinkedInAdapter(Composer):
     provider = "linkedin"
     _client = ProviderClient("linkedin", classify)
+
+    name = "LinkedIn"
+    link_field = True
 
     @staticmethod
     def configured() -> bool:
@@ -152,6 +156,7 @@ class LinkedInAdapter:
 
     def refresh(self, credentials: Credentials) -> None:
         """Only partners get refresh tokens; without one the token runs until it expires."""
+
         if not credentials.refresh_token or not _expires_soon(credentials.expires_at):
             return
         token = self._token(

@@ -31,6 +31,7 @@ from social.providers.base import (
     media_bytes,
     same_text,
 )
+from social.providers.text import URL, Composer, Draft, Problem
 
 SCOPES = "write:statuses write:media profile"
 RECENT_POSTS = 20
@@ -70,9 +71,21 @@ def status_text(content_html: str) -> str:
     return html.unescape(TAG.sub("", BREAK.sub("\n", content_html)))
 
 
-class MastodonAdapter:
+class MastodonAdapter(Composer):
     provider = "mastodon"
     _client = ProviderClient("mastodon", classify)
+
+    name = "Mastodon"
+
+    def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
+        """The instance's own limit, each link counted as `charactersPerUrl`."""
+        per_url = int(limits.get("charactersPerUrl") or 23)
+        count = len(URL.sub("x" * per_url, content.text))
+        maximum = int(limits.get("maxCharacters") or 500)
+        if count > maximum:
+            return [("content", f"This Mastodon server takes at most {maximum} characters "
+                                f"(links count as {per_url}); this post is {count}.")]  # fmt: skip
+        return []
 
     @staticmethod
     def configured() -> bool:
@@ -158,6 +171,7 @@ class MastodonAdapter:
 
     def limits(self, instance: str) -> dict[str, int]:
         """The instance's live limits (`GET /api/v2/instance`), defaults where it is silent."""
+
         try:
             about: dict[str, Any] = self._call("GET", instance, "/api/v2/instance")
         except outbound.OutboundError:

@@ -29,6 +29,7 @@ from social.providers.base import (
     body_of,
     same_text,
 )
+from social.providers.text import HASHTAG, Composer, Draft, Problem
 
 FACEBOOK_SCOPES = "pages_manage_posts,pages_read_engagement,pages_show_list"
 INSTAGRAM_SCOPES = f"{FACEBOOK_SCOPES},instagram_basic,instagram_content_publish"
@@ -97,7 +98,7 @@ def configured() -> bool:
     return bool(settings.FACEBOOK_APP_ID and settings.FACEBOOK_APP_SECRET)
 
 
-class _Meta:
+class _Meta(Composer):
     provider = ""
     scopes = ""
     _client = ProviderClient("meta", classify)
@@ -175,6 +176,8 @@ class _Meta:
 class FacebookAdapter(_Meta):
     provider = "facebook"
     scopes = FACEBOOK_SCOPES
+    name = "Facebook Pages"
+    link_field = True
 
     def connect(self, request: ConnectRequest) -> Identity:
         pages = self._pages(request)
@@ -270,6 +273,18 @@ class FacebookAdapter(_Meta):
 class InstagramAdapter(_Meta):
     provider = "instagram"
     scopes = INSTAGRAM_SCOPES
+    name = "Instagram"
+
+    def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
+        """The caption's length, at least one image, at most 30 hashtags."""
+        found = super().problems(draft, content, limits)
+        if not draft.media:
+            found.append(("media", "Instagram posts need at least one image."))
+        tags = len(HASHTAG.findall(content.text))
+        if tags > int(limits.get("maxHashtags") or 30):
+            found.append(("hashtags", f"Instagram captions take at most 30 hashtags; "
+                                      f"this one has {tags}."))  # fmt: skip
+        return found
 
     def connect(self, request: ConnectRequest) -> Identity:
         for page in self._pages(request):

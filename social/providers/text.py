@@ -1,0 +1,77 @@
+"""What a post becomes on a platform, and the rules it must fit there (social.md section 3).
+
+Every adapter is a `Composer`: by default the text is `content`, then `link` (when given and not
+already in the content), then the hashtags not already in the content, separated by blank
+lines, and it must fit the platform's `maxCharacters`. A platform with other rules overrides
+`compose` (LinkedIn and Facebook carry the link in their own field, Dev.to takes the title,
+the markdown and tags) or `problems` (Bluesky counts graphemes and bytes, Mastodon counts a
+link as a fixed length, Instagram needs an image, Dev.to a title). Rules every platform shares
+(how many images, images only) are checked by social.services.composition.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+from social.providers.base import Content, MediaFile
+
+URL = re.compile(r"https?://\S+")
+HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The fields of a post that decide what is published."""
+
+    content: str
+    title: str = ""
+    hashtags: str = ""
+    link: str = ""
+    media: tuple[MediaFile, ...] = ()
+
+
+Problem = tuple[str, str]  # (field, message)
+
+
+def hashtag_list(hashtags: str) -> list[str]:
+    """'design #ux, Figma' -> ['#design', '#ux', '#Figma'] (order kept, repeats dropped)."""
+    words = [word.strip().lstrip("#") for word in re.split(r"[\s,]+", hashtags)]
+    return list(dict.fromkeys(f"#{word}" for word in words if word))
+
+
+def missing_tags(draft: Draft) -> list[str]:
+    """The draft's hashtags its content does not carry yet."""
+    present = {tag.lower() for tag in HASHTAG.findall(draft.content)}
+    return [tag for tag in hashtag_list(draft.hashtags) if tag[1:].lower() not in present]
+
+
+def graphemes(text: str) -> int:
+    """User-perceived characters: an emoji sequence or a letter with its marks is one."""
+    return len(regex.findall(r"\X", text))
+
+
+class Composer:
+    """The default composition and length rule; adapters override what differs."""
+
+    name: str = ""  # the platform's name in messages
+    link_field: bool = False  # the platform takes the link in a field of its own
+
+    def compose(self, draft: Draft) -> Content:
+        parts = [draft.content.strip()]
+        if draft.link and draft.link not in draft.content and not self.link_field:
+            parts.append(draft.link)
+        tags = missing_tags(draft)
+        if tags:
+            parts.append(" ".join(tags))
+        text = "\n\n".join(part for part in parts if part)
+        return Content(text=text, link=draft.link, title=draft.title, media=draft.media)
+
+    def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
+        """The platform's own rules the composed draft breaks."""
+        maximum, length = int(limits["maxCharacters"]), len(content.text)
+        if length > maximum:
+            return [("content", f"{self.name} posts are at most {maximum} characters; "
+                                f"this one is {length}.")]  # fmt: skip
+        return []
