@@ -119,13 +119,14 @@ class PaymentWebhookView(APIView):
             payload=payload,
             event_id=request.headers.get("X-Payment-Event-Id"),
         )
+        answer = {
+            "eventId": receipt.event.event_id,
+            "status": receipt.event.status,
+            "duplicate": receipt.duplicate,
+        }
         return Response(
             Envelope(
-                data={
-                    "eventId": receipt.event.event_id,
-                    "status": receipt.event.status,
-                    "duplicate": receipt.duplicate,
-                },
+                data=self.OutputSerializer(answer).data,
                 message="Already received" if receipt.duplicate else "Received",
             )
         )

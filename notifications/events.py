@@ -24,6 +24,7 @@ from typing import Any, TypedDict, overload
 
 from accounts.models import User
 from core.tasks import enqueue_on_commit
+from core.times import iso
 from notifications.models import OutboxEvent
 from notifications.services.outbox import DISPATCH_BATCH
 
@@ -38,10 +39,6 @@ class Payload:
 @dataclass(frozen=True, slots=True)
 class Public(Payload):
     """An event webhooks carry (EVENTS): recorded in the outbox as well."""
-
-
-def _iso(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 class PostPublishedData(TypedDict):
@@ -72,7 +69,7 @@ def post_published(
         "platform": platform,
         "postUrl": post_url,
         "providerPostId": provider_post_id,
-        "publishedAt": _iso(published_at),
+        "publishedAt": iso(published_at),
     }
     return Public("post.published", dict(data), context or {})
 
@@ -128,7 +125,7 @@ def post_scheduled(
         "postId": post_id,
         "platforms": platforms,
         "accountIds": account_ids,
-        "scheduledAt": _iso(scheduled_at),
+        "scheduledAt": iso(scheduled_at),
     }
     return Public("post.scheduled", dict(data))
 

@@ -8,7 +8,6 @@ read, never counted.
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -16,6 +15,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from accounts.models import User
+from core.times import iso
 from notifications.errors import NotificationNotFound
 from notifications.events import emit_many, notification_created
 from notifications.models import (
@@ -29,10 +29,6 @@ from notifications.selectors import notification_get
 BATCH_SIZE = 1000  # one INSERT round trip per batch
 
 
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment else None
-
-
 def notification_data(notification: Notification) -> dict[str, Any]:
     """The notification as `GET /api/notifications` shows it."""
     return {
@@ -44,7 +40,7 @@ def notification_data(notification: Notification) -> dict[str, Any]:
         "type": notification.type,
         "read": notification.read,
         "metadata": notification.metadata,
-        "created_at": _iso(notification.created_at),
+        "created_at": iso(notification.created_at),
     }
 
 

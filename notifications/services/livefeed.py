@@ -43,10 +43,6 @@ def channel() -> str:
 TICKET_PREFIX = "evt_"
 
 
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment else None
-
-
 def message_of(event: LiveEvent) -> str:
     """An event as it travels on the channel (and as the stream's poller rebuilds it)."""
     return json.dumps(

@@ -32,6 +32,7 @@ from core.concurrency import bounded
 from core.errors import ValidationFailed
 from core.leases import Backoff, Lease
 from core.tasks import enqueue_on_commit
+from core.times import iso
 from notifications.errors import (
     InvalidWebhookUrl,
     WebhookEndpointNotFound,
@@ -204,7 +205,7 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) 
         {
             "id": event_id,
             "event": event,
-            "created_at": created_at.isoformat().replace("+00:00", "Z"),
+            "created_at": iso(created_at),
             "data": data,
             "user": {"id": str(user.pk), "email": user.email},
         },

@@ -1,6 +1,5 @@
 """Posts, publishing now and scheduling (social.md sections 3 and 4)."""
 
-from datetime import UTC
 from functools import cached_property
 from typing import Any
 from uuid import UUID
@@ -13,12 +12,14 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import generics, serializers
+from rest_framework.fields import SkipField
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from core.api.envelope import Envelope
+from core.times import iso
 from social.api.filters import RangeFilter
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
 from social.selectors import (
@@ -40,14 +41,6 @@ from social.services.records import (
 
 MAX_MEDIA = 10
 MAX_TARGETS = 20
-
-
-def _iso(moment: Any) -> str | None:
-    """DRF's rendering of a datetime (UTC, `Z`), without a field object per value."""
-    if moment is None:
-        return None
-    text: str = moment.astimezone(UTC).isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
@@ -121,8 +114,8 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "platforms": list(post.platforms),
             "campaignId": str(post.campaign_id) if post.campaign_id else None,
             "status": post.status,
-            "created_at": _iso(post.created_at),
-            "updated_at": _iso(post.updated_at),
+            "created_at": iso(post.created_at),
+            "updated_at": iso(post.updated_at),
             "scheduledRecords": [to_record(record) for record in post.records.all()],
         }
 
@@ -310,21 +303,35 @@ def outcome_error(outcome: Outcome) -> dict[str, Any]:
         return {}
     error: dict[str, Any] = {"code": outcome.error_code, "message": outcome.error}
     if outcome.retry_at is not None:
-        error["retryAt"] = _iso(outcome.retry_at)
+        error["retryAt"] = iso(outcome.retry_at)
     return {"error": error}
 
 
-def _outcome_data(outcome: Outcome) -> dict[str, Any]:
-    return {
-        "accountId": outcome.account_id,
-        "provider": outcome.provider,
-        "success": outcome.success,
-        "url": outcome.url,
-        "providerPostId": outcome.provider_post_id,
-        "recordId": outcome.record_id,
-        "status": outcome.status,
-        **outcome_error(outcome),
-    }
+class OutcomeErrorField(serializers.DictField):
+    """`error` of an attempt that did not publish (outcome_error); absent when it did."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", required=False, **kwargs)
+
+    def get_attribute(self, instance: Any) -> Any:
+        if instance.success:
+            raise SkipField()
+        return instance
+
+    def to_representation(self, value: Any) -> dict[str, Any]:
+        return dict(outcome_error(value)["error"])
+
+
+# One target of a publish-now.
+class PublishResultSerializer(serializers.Serializer[Any]):
+    accountId = serializers.UUIDField(source="account_id")
+    provider = serializers.CharField()
+    success = serializers.BooleanField()
+    url = serializers.CharField()
+    providerPostId = serializers.CharField(source="provider_post_id")
+    recordId = serializers.UUIDField(source="record_id")
+    status = serializers.CharField()
+    error = OutcomeErrorField()
 
 
 class PublishView(APIView):
@@ -340,20 +347,7 @@ class PublishView(APIView):
         operation_id="social_publish",
         tags=["social"],
         request=InputSerializer,
-        responses=inline_serializer(
-            "PublishResult",
-            {
-                "accountId": serializers.UUIDField(),
-                "provider": serializers.CharField(),
-                "success": serializers.BooleanField(),
-                "url": serializers.CharField(),
-                "providerPostId": serializers.CharField(),
-                "recordId": serializers.UUIDField(),
-                "status": serializers.CharField(),
-                "error": serializers.DictField(required=False),
-            },
-            many=True,
-        ),
+        responses=PublishResultSerializer(many=True),
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -368,7 +362,7 @@ class PublishView(APIView):
         published = sum(outcome.success for outcome in outcomes)
         return Response(
             Envelope(
-                data=[_outcome_data(outcome) for outcome in outcomes],
+                data=PublishResultSerializer(outcomes, many=True).data,
                 message=f"Published to {published} of {len(outcomes)} accounts",
             )
         )
@@ -464,7 +458,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
                     data={
                         "scheduleId": str(done.post.pk),
                         "status": "scheduled",
-                        "scheduledAt": _iso(done.scheduled_at),
+                        "scheduledAt": iso(done.scheduled_at),
                         "platforms": platforms,
                     },
                     message="Post scheduled",

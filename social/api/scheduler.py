@@ -5,7 +5,7 @@ import hmac
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -31,6 +31,24 @@ def _result(outcome: Outcome) -> dict[str, Any]:
     }
 
 
+class RunResultsField(serializers.ListField):
+    """Each attempted record: its ids, provider, status and, when it did not publish, error."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.DictField(), source="outcomes", **kwargs)
+
+    def to_representation(self, data: Any) -> list[Any]:
+        return [_result(outcome) for outcome in data]
+
+
+class SchedulerRunSerializer(serializers.Serializer[Any]):
+    processedCount = serializers.IntegerField(source="processed")
+    successfulCount = serializers.IntegerField(source="successful")
+    failedCount = serializers.IntegerField(source="failed")
+    executedAt = serializers.DateTimeField(source="executed_at")
+    results = RunResultsField()
+
+
 class SchedulerRunView(APIView):
     authentication_classes: list[Any] = []  # the cron secret, not a user
     permission_classes = [AllowAny]
@@ -41,16 +59,7 @@ class SchedulerRunView(APIView):
         auth=[],
         request=None,
         parameters=[OpenApiParameter("X-Cron-Secret", str, OpenApiParameter.HEADER, True)],
-        responses=inline_serializer(
-            "SchedulerRun",
-            {
-                "processedCount": serializers.IntegerField(),
-                "successfulCount": serializers.IntegerField(),
-                "failedCount": serializers.IntegerField(),
-                "executedAt": serializers.DateTimeField(),
-                "results": serializers.ListField(child=serializers.DictField()),
-            },
-        ),
+        responses=SchedulerRunSerializer,
     )
     def post(self, request: Request) -> Response:
         expected = settings.CRON_SECRET.encode()
@@ -61,13 +70,7 @@ class SchedulerRunView(APIView):
         report = scheduler_run()
         return Response(
             Envelope(
-                data={
-                    "processedCount": len(report.outcomes),
-                    "successfulCount": report.successful,
-                    "failedCount": report.failed,
-                    "executedAt": report.executed_at.isoformat().replace("+00:00", "Z"),
-                    "results": [_result(outcome) for outcome in report.outcomes],
-                },
+                data=SchedulerRunSerializer(report).data,
                 message="Scheduler run complete",
             )
         )

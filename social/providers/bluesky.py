@@ -23,6 +23,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from core import outbound
+from core.times import iso
 from social.providers.base import (
     Attempt,
     ConnectRequest,
@@ -288,7 +289,7 @@ class BlueskyAdapter(Composer):
         record: dict[str, Any] = {
             "$type": POST,
             "text": content.text,
-            "createdAt": timezone.now().isoformat().replace("+00:00", "Z"),
+            "createdAt": iso(timezone.now()),
             "facets": facets(
                 content.text, lambda handle: self._resolve_handle(credentials, handle)
             ),

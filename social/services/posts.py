@@ -9,6 +9,7 @@ from django.db.models import Count, F, Q
 
 from accounts.models import User
 from core.errors import ValidationFailed
+from core.times import iso
 from notifications import events
 from social.errors import PostAlreadyPublished, PostNotFound
 from social.models import (
@@ -182,10 +183,6 @@ def _derived(counts: dict[str, int] | None) -> str:
     return PostStatus.PARTIALLY_PUBLISHED if counts["published"] else PostStatus.FAILED
 
 
-def _iso(moment: Any) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment else None
-
-
 def record_data(record: ScheduledRecord) -> dict[str, Any]:
     """A scheduled record as the API and the live feed show it."""
     return {
@@ -193,11 +190,11 @@ def record_data(record: ScheduledRecord) -> dict[str, Any]:
         "postId": str(record.post_id),
         "accountId": str(record.account_id),
         "provider": record.provider,
-        "scheduled_time": _iso(record.scheduled_time),
+        "scheduled_time": iso(record.scheduled_time),
         "status": record.status,
         "attempts": record.attempts,
-        "next_attempt_at": _iso(record.next_attempt_at),
-        "published_at": _iso(record.published_at),
+        "next_attempt_at": iso(record.next_attempt_at),
+        "published_at": iso(record.published_at),
         "url": record.url,
         "providerPostId": record.provider_post_id,
         "error": record.error,

@@ -37,6 +37,10 @@ class RunReport:
     outcomes: list[Outcome] = field(default_factory=list)
 
     @property
+    def processed(self) -> int:
+        return len(self.outcomes)
+
+    @property
     def successful(self) -> int:
         return sum(outcome.success for outcome in self.outcomes)
 
