@@ -26,75 +26,65 @@ class PayloadTooLarge(exceptions.APIException):
     default_detail = "The request body is larger than the server accepts."
 
 
-# DRF exception class -> (code, fixed message or None to keep the exception's own text).
-# Order matters: subclasses before their bases.
-_API_EXCEPTION_CODES: list[tuple[type[exceptions.APIException], str, str | None]] = [
+# Where the contract's code or message differs from DRF's own (its `default_code`, its detail);
+# every other DRF exception keeps both. Order matters: subclasses before their bases.
+_CONTRACT: list[tuple[type[exceptions.APIException], str | None, str | None]] = [
     (exceptions.ValidationError, "validation_error", VALIDATION_MESSAGE),
-    (exceptions.ParseError, "parse_error", None),
-    (exceptions.NotAuthenticated, "not_authenticated", MISSING_AUTH_MESSAGE),
+    (exceptions.NotAuthenticated, None, MISSING_AUTH_MESSAGE),
     (exceptions.AuthenticationFailed, "invalid_token", INVALID_TOKEN_MESSAGE),
-    (exceptions.PermissionDenied, "permission_denied", None),
-    (exceptions.NotFound, "not_found", "Not found."),
-    (exceptions.MethodNotAllowed, "method_not_allowed", None),
-    (exceptions.NotAcceptable, "not_acceptable", None),
-    (exceptions.UnsupportedMediaType, "unsupported_media_type", None),
+    (exceptions.NotFound, None, "Not found."),
     (exceptions.Throttled, "rate_limited", "Too many requests. Try again later."),
-    (PayloadTooLarge, "payload_too_large", None),
 ]
 
 
-def _api_exception_response(exc: exceptions.APIException) -> Response:
-    code, message = "error", None
-    for exc_class, exc_code, exc_message in _API_EXCEPTION_CODES:
+def _code_and_message(exc: exceptions.APIException) -> tuple[str, str]:
+    code, message = None, None
+    for exc_class, contract_code, contract_message in _CONTRACT:
         if isinstance(exc, exc_class):
-            code, message = exc_code, exc_message
+            code, message = contract_code, contract_message
             break
-    details: Any = {}
-    if isinstance(exc, exceptions.ValidationError):
-        details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
     if message is None:
         message = str(exc.detail) if not isinstance(exc.detail, (dict, list)) else str(exc)
-    headers: dict[str, str] = {}
-    if auth_header := getattr(exc, "auth_header", None):
-        headers["WWW-Authenticate"] = auth_header
-    if wait := getattr(exc, "wait", None):
-        headers["Retry-After"] = str(int(wait))
-    return Response(
-        error_body(code=code, message=message, details=details),
-        status=exc.status_code,
-        headers=headers,
-    )
+    return code or str(exc.default_code), message
 
 
 def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
-    """DRF's EXCEPTION_HANDLER: every error, known or not, leaves in the envelope."""
+    """DRF's EXCEPTION_HANDLER: every error, known or not, leaves in the envelope. DRF's own
+    handler does what it does for every API (Django's 404 and 403 as its own, the
+    WWW-Authenticate and Retry-After headers, the rollback); here its answer is reshaped."""
+    # Imported here: rest_framework.views imports the authentication classes, which import
+    # this module for their errors (and logging imports it before the apps are ready).
+    from rest_framework.views import exception_handler as drf_exception_handler
+    from rest_framework.views import set_rollback
+
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
-
-    # Imported here: rest_framework.views imports the authentication classes, which import
-    # this module for their errors.
-    from rest_framework.views import set_rollback
-
-    set_rollback()
     if isinstance(exc, ApplicationError):
+        set_rollback()
         return Response(
             error_body(code=exc.code, message=exc.message, details=exc.details),
             status=exc.status_code,
             headers=exc.headers,
         )
-    if isinstance(exc, exceptions.APIException):
-        return _api_exception_response(exc)
-
-    view = context.get("view")
-    logger.exception("Unhandled error in %s", type(view).__name__ if view else "API view")
-    return Response(
-        error_body(code="server_error", message=SERVER_ERROR_MESSAGE),
-        status=status.HTTP_500_INTERNAL_SERVER_ERROR,
-    )
+    response = drf_exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        set_rollback()
+        view = context.get("view")
+        logger.exception("Unhandled error in %s", type(view).__name__ if view else "API view")
+        return Response(
+            error_body(code="server_error", message=SERVER_ERROR_MESSAGE),
+            status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+        )
+    code, message = _code_and_message(exc)
+    details: Any = {}
+    if isinstance(exc, exceptions.ValidationError):
+        details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+    response.data = error_body(code=code, message=message, details=details)
+    return response
 
 
 class HandledServerErrorFilter(logging.Filter):

@@ -18,13 +18,14 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from standardwebhooks import Webhook
 
 from accounts.models import User
 from core import outbound
@@ -61,17 +62,11 @@ def secret_new() -> str:
 def signature_headers(
     *, body: bytes, event_id: str, event: str, timestamp: int, secrets: list[str]
 ) -> dict[str, str]:
-    """The headers of one delivery attempt; `secrets` newest first."""
-    signed = f"{event_id}.{timestamp}.".encode() + body
-    signatures = [
-        "v1,"
-        + base64.b64encode(
-            hmac.new(
-                base64.b64decode(secret.removeprefix(SECRET_PREFIX)), signed, hashlib.sha256
-            ).digest()
-        ).decode()
-        for secret in secrets
-    ]
+    """The headers of one delivery attempt; `secrets` newest first. The Standard Webhooks
+    signatures come from the format's reference library (one per active secret)."""
+    moment = datetime.fromtimestamp(timestamp, tz=UTC)
+    text = body.decode()
+    signatures = [Webhook(secret).sign(event_id, moment, text) for secret in secrets]
     return {
         "Content-Type": "application/json",
         "X-Service-Signature": hmac.new(secrets[0].encode(), body, hashlib.sha256).hexdigest(),
