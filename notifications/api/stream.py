@@ -11,30 +11,34 @@ reconnect's backlog and to poll; connections go back to the pool at once.
 
 `stream_app` is a plain ASGI application, mounted ahead of Django for the stream's paths
 (config/asgi.py): Django's ASGI handler would hold a thread per open request for its
-thread-sensitive context. `StreamView`, the route inside Django, only answers that the stream
-needs this application in front.
+thread-sensitive context. The request itself is admitted by Django like any other: it goes
+through the whole middleware stack (Host check, CORS and its preflights, the edge's rate limit
+and its headers) to `StreamView`, which authenticates it; only the open stream runs here.
 """
 
 import asyncio
+import io
 import json
 import logging
 import signal
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qs
 
+from a2wsgi.wsgi import build_environ
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
-from django.http import HttpRequest, HttpResponseBase, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.utils import timezone
+from django.utils.decorators import method_decorator
 from django.views import View
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken, TokenError
 
 from accounts.authentication import BearerAuthentication
 from accounts.services.sessions import SESSION_CLAIM
-from core import ratelimit
 from core.api.envelope import error_body
 from core.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
 from notifications.models import LiveEventKind
@@ -52,6 +56,7 @@ Message = dict[str, Any]
 CLOSE: Message = {"close": True}  # a stream's queue: end the stream
 QUEUE_LIMIT = 1000  # events waiting for one slow client before its stream is closed
 RECENT_IDS = 20_000  # ids the poller remembers, so a late commit is delivered once
+ADMISSION = "livefeed.admission"  # in the environ of stream_app's admission: no header sets it
 STREAM_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache, no-transform"),
@@ -282,16 +287,6 @@ def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, 
     return None, "", "not_authenticated", MISSING_AUTH_MESSAGE
 
 
-def _count(*, remote: str, forwarded_for: str) -> ratelimit.Window | None:
-    """This client's window (the edge middleware's key), or None when the store is down."""
-    window = ratelimit.hit(
-        f"ip:{ratelimit.client_address(remote=remote, forwarded_for=forwarded_for)}",
-        limit=settings.RATE_LIMIT_PER_MINUTE,
-        period=settings.RATE_LIMIT_PERIOD_SECONDS,
-    )
-    return window if window.counted else None
-
-
 def _last_event_id(header: str, query: str) -> int | None:
     raw = header or query
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
@@ -318,68 +313,52 @@ async def events(stream: Stream, last_event_id: int | None) -> AsyncIterator[byt
         yield event_text(message)
 
 
-def _cors_headers(origin: str) -> list[tuple[bytes, bytes]]:
-    allow_all = getattr(settings, "CORS_ALLOW_ALL_ORIGINS", False)
-    if origin and (allow_all or origin in settings.CORS_ALLOWED_ORIGINS):
-        return [
-            (b"access-control-allow-origin", origin.encode()),
-            (b"access-control-allow-credentials", b"true"),
-            (b"vary", b"origin"),
-        ]
-    return []
+def _admit(scope: dict[str, Any]) -> HttpResponseBase:
+    """The stream's request through Django's whole stack, as every other route goes (the Host
+    check, CORS, the edge's rate limit and its headers), ending at `StreamView`, which
+    authenticates it. Run on the loop's thread pool; the caller closes the answer."""
+    global _django
+    if _django is None:
+        _django = WSGIHandler()
+    environ: dict[str, Any] = {**build_environ(scope, io.BytesIO()), ADMISSION: True}  # type: ignore[arg-type]
+    answer: HttpResponseBase = _django(environ, _status_and_headers_read_from_the_answer)
+    return answer
+
+
+_django: WSGIHandler | None = None
+
+
+def _status_and_headers_read_from_the_answer(*args: Any) -> Any:
+    """WSGI's start_response, unused: `stream_app` reads them from the answer object."""
+
+
+def _headers(answer: HttpResponseBase, *, body: bool) -> list[tuple[bytes, bytes]]:
+    skip = set() if body else {"content-type", "content-length"}
+    return [
+        (name.lower().encode("latin-1"), value.encode("latin-1"))
+        for name, value in answer.items()
+        if name.lower() not in skip
+    ]
 
 
 async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """`GET /api/events/stream` as a plain ASGI application (see the module's docstring)."""
-    headers = {name.decode().lower(): value.decode("latin-1") for name, value in scope["headers"]}
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    cors = _cors_headers(headers.get("origin", ""))
-
-    async def answer(status: int, body: dict[str, Any] | None, extra: list[Any]) -> None:
-        raw = json.dumps(body).encode() if body is not None else b""
-        kind = [(b"content-type", b"application/json")] if body is not None else []
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [*kind, (b"content-length", str(len(raw)).encode()), *cors,
-                                *extra]})  # fmt: skip
-        await send({"type": "http.response.body", "body": raw})
-
-    if scope["method"] == "OPTIONS":  # a preflight of a fetch()-based client
-        allow = [(b"access-control-allow-methods", b"GET, OPTIONS"),
-                 (b"access-control-allow-headers", b"authorization, last-event-id, cache-control"),
-                 (b"access-control-max-age", b"86400")]  # fmt: skip
-        await answer(204, None, allow if cors else [])
-        return
-    if scope["method"] != "GET":
-        body = error_body(code="method_not_allowed", message="Only GET opens the stream.")
-        await answer(405, body, [(b"allow", b"GET, OPTIONS")])
-        return
-    # The same per-address budget as every other route (the edge middleware does not see
-    # this application): opening streams in a loop is refused like any request flood.
-    window = await _db(
-        _count,
-        remote=(scope.get("client") or ("", 0))[0],
-        forwarded_for=headers.get("x-forwarded-for", ""),
-    )
-    if window is not None and window.exceeded:
-        body = error_body(code="rate_limited", message="Too many requests. Try again later.",
-                          details={"limit": window.limit, "retryAfter": window.reset})  # fmt: skip
-        await answer(429, body, [(b"retry-after", str(window.reset).encode())])
-        return
-    user_id, session, code, message = await _db(
-        _authenticate,
-        authorization=headers.get("authorization", ""),
-        ticket=(query.get("ticket") or [""])[0],
-    )
-    if user_id is None or hub.shutting_down:
-        if user_id is None:
-            await answer(401, error_body(code=code, message=message), [])
-        else:
-            body = error_body(code="shutting_down", message="The server is restarting.")
-            await answer(503, body, [(b"retry-after", b"1")])
-        return
-    last = _last_event_id(headers.get("last-event-id", ""), (query.get("lastEventId") or [""])[0])
-    stream = hub.open(user_id, session)
-    await send({"type": "http.response.start", "status": 200, "headers": [*STREAM_HEADERS, *cors]})
+    """`GET /api/events/stream` as a plain ASGI application (see the module's docstring).
+    Django admits the stream (or answers the refusal, a preflight, a 429); the stream itself
+    runs here, on the event loop."""
+    answer = await _db(_admit, scope=scope)
+    try:
+        if not isinstance(answer, StreamAdmitted):
+            content = b"" if answer.streaming else answer.content
+            await send({"type": "http.response.start", "status": answer.status_code,
+                        "headers": _headers(answer, body=True)})  # fmt: skip
+            await send({"type": "http.response.body", "body": content})
+            return
+        admitted, headers = answer, _headers(answer, body=False)
+    finally:
+        answer.close()  # request_finished: Django's end of the request
+    stream = hub.open(admitted.user_id, admitted.session)
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [*STREAM_HEADERS, *headers]})  # fmt: skip
 
     async def disconnected() -> None:
         while (await receive())["type"] != "http.disconnect":
@@ -388,7 +367,7 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
     watcher = asyncio.get_running_loop().create_task(disconnected())
     try:
-        async for chunk in events(stream, last):
+        async for chunk in events(stream, admitted.last_event_id):
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except OSError:
@@ -398,12 +377,43 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         hub.leave(stream)
 
 
+class StreamAdmitted(HttpResponse):
+    """StreamView's yes: who the stream is for; `stream_app` sends the events."""
+
+    def __init__(self, *, user_id: str, session: str, last_event_id: int | None) -> None:
+        super().__init__(status=200)
+        self.user_id, self.session, self.last_event_id = user_id, session, last_event_id
+
+
+@method_decorator(csrf_exempt, name="dispatch")  # a Bearer token or a ticket, never a cookie
 class StreamView(View):
-    """The stream's route inside Django, reached only when the live feed's own ASGI application
-    is not in front (a WSGI server such as runserver, or Django's ASGI handler): such a server
-    would hold a thread per open stream, or read the endless stream to its end before sending a
-    byte, so it answers a clear error instead (config/asgi.py serves the stream)."""
+    """The stream's route inside Django: its admission. `stream_app` sends each request for the
+    stream through Django's middleware to here, marked by ADMISSION in the environ (a key no
+    header can set); this view authenticates it and answers who the stream is for. Reached
+    without `stream_app` in front (a WSGI server such as runserver, or Django's ASGI handler),
+    it answers a clear error: such a server would hold a thread per open stream, or read the
+    endless stream to its end before sending a byte."""
 
     def get(self, request: HttpRequest) -> HttpResponseBase:
-        message = "The live feed is served by the ASGI server (python -m config.serve)."
-        return JsonResponse(error_body(code="stream_needs_asgi", message=message), status=501)
+        if not request.META.get(ADMISSION):
+            message = "The live feed is served by the ASGI server (python -m config.serve)."
+            return JsonResponse(error_body(code="stream_needs_asgi", message=message), status=501)
+        user_id, session, code, message = _authenticate(
+            authorization=request.headers.get("Authorization", ""),
+            ticket=request.GET.get("ticket", ""),
+        )
+        if user_id is None:
+            return JsonResponse(error_body(code=code, message=message), status=401)
+        if hub.shutting_down:
+            answer = JsonResponse(
+                error_body(code="shutting_down", message="The server is restarting."), status=503
+            )
+            answer["Retry-After"] = "1"
+            return answer
+        return StreamAdmitted(
+            user_id=user_id,
+            session=session,
+            last_event_id=_last_event_id(
+                request.headers.get("Last-Event-ID", ""), request.GET.get("lastEventId", "")
+            ),
+        )

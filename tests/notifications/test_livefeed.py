@@ -325,3 +325,52 @@ def test_erasure_ends_the_users_open_streams(tmp_path, mode):
         assert erased.status_code == 200, erased.text
         assert _ended_within(stream, 3.0)
         stream.close()
+
+
+def test_the_stream_passes_the_same_edge_as_every_route(tmp_path):
+    """Host check, CORS (its preflight too) and the rate limit's headers come from the one
+    middleware stack every other route goes through, not from a copy in the stream's code."""
+    app = "https://app.example.com"
+    with feed_server(tmp_path, "embedded", workers=1, CORS_ALLOWED_ORIGINS=app) as (base, _):
+        preflight = requests.options(
+            f"{base}/api/events/stream",
+            headers={"Origin": app, "Access-Control-Request-Method": "GET",
+                     "Access-Control-Request-Headers": "authorization, last-event-id"},
+            timeout=10,
+        )  # fmt: skip
+        refused = requests.get(
+            f"{base}/api/events/stream?ticket=evt_unknown", headers={"Origin": app}, timeout=10
+        )
+        foreign = requests.get(
+            f"{base}/api/events/stream", headers={"Origin": "https://evil.example"}, timeout=10
+        )
+        bad_host = requests.get(
+            f"{base}/api/events/stream", headers={"Host": "attacker.example"}, timeout=10
+        )
+        wrong_method = requests.post(f"{base}/api/events/stream", timeout=10)
+        token = sign_in(base, "ada@example.com")
+        parts = urlsplit(base)
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
+        connection.request("GET", "/api/events/stream",
+                           headers={"Authorization": f"Bearer {token}", "Origin": app})  # fmt: skip
+        opened = connection.getresponse()
+        opened_headers = {name.lower(): value for name, value in opened.getheaders()}
+        connection.close()
+
+    assert preflight.status_code == 200
+    assert preflight.headers["Access-Control-Allow-Origin"] == app
+    allowed = preflight.headers["Access-Control-Allow-Headers"]
+    assert {"authorization", "last-event-id"} <= set(allowed.split(", "))
+    assert refused.status_code == 401
+    assert refused.json()["error"]["code"] == "invalid_ticket"
+    assert refused.headers["Access-Control-Allow-Origin"] == app
+    assert refused.headers["RateLimit-Policy"].startswith('"default";q=')
+    assert "Access-Control-Allow-Origin" not in foreign.headers
+    assert bad_host.status_code == 400
+    assert bad_host.headers["Content-Type"] == "application/json"
+    assert wrong_method.status_code == 405
+    assert wrong_method.json()["error"]["code"] == "method_not_allowed"
+    assert opened.status == 200
+    assert opened_headers["content-type"] == "text/event-stream; charset=utf-8"
+    assert opened_headers["access-control-allow-origin"] == app
+    assert opened_headers["ratelimit"].startswith('"default";r=')
