@@ -50,14 +50,6 @@ def decrypt_bytes(token: bytes) -> bytes:
         raise SecretUnreadable("No configured FIELD_ENCRYPTION_KEY decrypts this value.") from None
 
 
-def reencrypt(token: str) -> str:
-    """The same secret under the newest key (MultiFernet.rotate)."""
-    try:
-        return _current().rotate(token.encode()).decode()
-    except InvalidToken:
-        raise SecretUnreadable("No configured FIELD_ENCRYPTION_KEY decrypts this value.") from None
-
-
 class Secret(str):
     """A decrypted value that does not show itself in reprs, logs or the admin."""
 
