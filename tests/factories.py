@@ -1,10 +1,30 @@
-"""Test helpers shared by every test package: clients acting as a given user."""
+"""Test helpers shared by every test package: users made as real ones are, and clients acting
+as a given user."""
 
 from typing import Any
 
+import factory
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from accounts.services.sessions import session_issue
+from accounts.services.users import user_create
+
+
+class UserFactory(factory.django.DjangoModelFactory[User]):
+    """A user made by `user_create`, so the registered hooks (billing's starting credits) run
+    as they do for every real user; `UserFactory(email=..., password=..., full_name=...)`."""
+
+    class Meta:
+        model = User
+
+    email = factory.Sequence(lambda n: f"user{n}@example.com")
+    password: str | None = None  # no usable password, as after a magic-link sign-up
+    full_name = ""
+
+    @classmethod
+    def _create(cls, model_class: type[User], *args: Any, **kwargs: Any) -> User:
+        return user_create(**kwargs)
 
 
 def client_for(user: Any, **claims: Any) -> APIClient:
