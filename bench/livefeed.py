@@ -2,7 +2,7 @@
 user's events while they stay open, the server's memory, and health beside them.
 
 Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB REDIS_URL=redis://HOST:PORT/N
-           python bench/livefeed.py [--streams N] [--users N] [--events N] [--workers W]
+           python -m bench.livefeed [--streams N] [--users N] [--events N] [--workers W]
 
 On a throwaway database of DATABASE_URL's PostgreSQL server (dropped at the end), with Redis
 publish/subscribe as in production, it serves the API with config.serve (--workers
@@ -24,42 +24,23 @@ target.
 import argparse
 import asyncio
 import os
-import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
-    sys.path[0] = str(REPO_ROOT)
+from bench import harness
+from bench.harness import HOST, BenchError, Summary, run, timed, verdict
 
-from bench.health import (  # noqa: E402 (needs the path fixed above)
-    BenchError,
-    free_port,
-    run,
-    start_server,
-    stop_server,
-    wait_until_ready,
-)
-from bench.notifications import throwaway_database, timed  # noqa: E402
-
-SETTINGS_MODULE = "bench.settings"
+NAME = "livefeed"
 DATABASE_PREFIX = "fgp_bench_livefeed_"
-HOST = "127.0.0.1"
 TARGET_P99_MS = 100.0
 OPEN_AT_ONCE = 200  # streams being opened together
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--streams", type=int, default=2000)
-    parser.add_argument("--users", type=int, default=500)
-    parser.add_argument("--events", type=int, default=100)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--health-requests", type=int, default=1000)
+    parser = harness.parser(NAME, __doc__, streams=2000, users=500, events=100, workers=2,
+                            health_requests=1000)  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -168,72 +149,41 @@ async def measure_async(args: argparse.Namespace, port: int, tokens: list[str], 
     still_open = streams.open
     streams.close()
 
-    ordered = sorted(latencies)
-    p50 = statistics.median(ordered) * 1000 if ordered else float("nan")
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))] * 1000 if ordered else 0
+    delivery = Summary.of(latencies, scale=1000)
     print()
     print(f"streams: {args.streams:,} open over {len(tokens)} users ({per_user} each), "
           f"server {args.workers} processes, Redis publish/subscribe")  # fmt: skip
     print(f"  server memory (RSS, all processes): {before:.0f} MB before, {after:.0f} MB with "
           f"the streams open ({(after - before) * 1024 / max(1, args.streams):.1f} KB a "
           f"stream)")  # fmt: skip
-    verdict = "met" if p99 < TARGET_P99_MS else "MISSED"
     print(f"  delivery, written -> on every stream of the user: {len(latencies)}/{args.events}"
-          f" events, p50 {p50:.1f} ms, p99 {p99:.1f} ms (goal p99 < {TARGET_P99_MS:g} ms: "
-          f"{verdict})")  # fmt: skip
+          f" events, p50 {delivery.p50:.1f} ms, p99 {delivery.p99:.1f} ms (goal p99 < "
+          f"{TARGET_P99_MS:g} ms: {verdict(delivery.p99 < TARGET_P99_MS)})")  # fmt: skip
     print(f"  health with the streams open: p50 {loaded.percentile_ms(50):.2f} ms, p99 "
           f"{loaded.percentile_ms(99):.2f} ms; streams still open: {still_open:,}")  # fmt: skip
     return 1 if missing or still_open < args.streams else 0
 
 
-def measure(args: argparse.Namespace, database_url: str) -> int:
-    os.environ.update({"DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE})
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    from accounts.models import User
+def measure(bench: harness.Bench) -> int:
+    args = bench.args
+    bench.django_setup()
     from accounts.services.sessions import session_issue
 
-    call_command("migrate", interactive=False, verbosity=0)
     with timed(f"{args.users} users and their tokens"):
-        users = User.objects.bulk_create(
-            [User(email=f"live-{i}@example.com") for i in range(args.users)]
-        )
+        users = harness.users_create("live", args.users)
         tokens = [session_issue(user=user).token for user in users]
-    target = users[0]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="bench-livefeed-") as tmp:
-        return serve_and_measure(args, env, port, Path(tmp) / "server.log", tokens, target)
-
-
-def serve_and_measure(args: argparse.Namespace, env: dict[str, str], port: int, log_path: Path,
-                      tokens: list[str], target: Any) -> int:  # fmt: skip
-    with log_path.open("wb") as log:
-        server = start_server(env, port, args.workers, log)
-        try:
-            wait_until_ready(server, port)
-            run(port, "/api/health", 200, 1)  # warm-up
-            idle = run(port, "/api/health", args.health_requests, 1)
-            print(f"  health with no stream open: p50 {idle.percentile_ms(50):.2f} ms, p99 "
-                  f"{idle.percentile_ms(99):.2f} ms")  # fmt: skip
-            return asyncio.run(measure_async(args, port, tokens, target, server))
-        except BenchError as exc:
-            print(f"bench failed: {exc}", file=sys.stderr)
-            print(log_path.read_text(errors="replace")[-3000:], file=sys.stderr)
-            return 1
-        finally:
-            stop_server(server)
+    with bench.serving(args.workers) as server:
+        run(server.port, "/api/health", 200, 1)  # warm-up
+        idle = run(server.port, "/api/health", args.health_requests, 1)
+        print(f"  health with no stream open: p50 {idle.percentile_ms(50):.2f} ms, p99 "
+              f"{idle.percentile_ms(99):.2f} ms")  # fmt: skip
+        return asyncio.run(measure_async(args, server.port, tokens, users[0], server.process))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    if not os.environ.get("REDIS_URL"):
-        raise SystemExit("bench/livefeed.py needs REDIS_URL (the streams' publish/subscribe).")
-    with throwaway_database(DATABASE_PREFIX) as database_url:
-        return measure(args, database_url)
+    return harness.main(
+        NAME, parse_args, measure, argv, needs=["REDIS_URL"], database_prefix=DATABASE_PREFIX
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Notification center bench: list pages and the unread count at 100,000 rows per user.
 
-Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python bench/notifications.py
+Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python -m bench.notifications
            [--requests N] [--concurrency C] [--workers W] [--target-rows N] [--other-rows N]
 
 DATABASE_URL names a PostgreSQL server (and a database there to connect to for CREATE/DROP
@@ -13,35 +13,16 @@ used when set. Exits non-zero on errors, never on a missed latency target.
 """
 
 import argparse
-import os
 import sys
-import tempfile
 import time
-import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# Run as a script, Python puts bench/ first on the path, where this file would shadow the
-# `notifications` app: the project root takes its place.
-if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
-    sys.path[0] = str(REPO_ROOT)
+from bench import harness
+from bench.harness import BenchError, RunResult, plan_lines, run, timed, verdict
 
-from bench.health import (  # noqa: E402 (needs the path fixed above)
-    BenchError,
-    RunResult,
-    free_port,
-    run,
-    start_server,
-    stop_server,
-    wait_until_ready,
-)
-
-SETTINGS_MODULE = "bench.settings"
+NAME = "notifications"
 DATABASE_PREFIX = "fgp_bench_notifications_"
 TARGET_EMAIL = "bench-target@example.com"
 UNREAD_SHARE = 0.10  # of every user's notifications, at random
@@ -61,28 +42,22 @@ TYPES = [
     ("post_failed", "Social Hub"),
 ]
 
-# One statement, no Python loop: 1.1 million rows in time order. Row g belongs to the target
-# user when g crosses a multiple of total/target (so the target's rows are spread evenly among
-# everyone else's, as they would be in a table filled over time), else to one of the others.
-FILL_SQL = """
+# One statement: 1.1 million rows in time order, the target's spread among the others'.
+FILL_SQL = f"""
 INSERT INTO notifications_notification
     (id, user_id, title, message, category, type, read, metadata, created_at)
 SELECT
     gen_random_uuid(),
-    CASE WHEN g * %(target_rows)s / %(total)s <> (g - 1) * %(target_rows)s / %(total)s
-         THEN %(target)s::uuid
-         ELSE others.ids[1 + g %% others.n] END,
+    {harness.SPREAD_OWNER_SQL},
     'Notification ' || g,
     'Benchmark notification number ' || g || ': something happened you may want to know.',
     (%(categories)s::text[])[1 + g %% 8],
     (%(types)s::text[])[1 + g %% 8],
     random() >= %(unread_share)s,
     jsonb_build_object('seq', g),
-    now() - (%(total)s - g) * make_interval(secs => %(spacing)s)
-FROM generate_series(1::bigint, %(total)s::bigint) AS g,
-     (SELECT array_agg(id ORDER BY email) AS ids, count(*) AS n
-        FROM accounts_user WHERE id <> %(target)s::uuid) AS others
-"""
+    {harness.SPREAD_CREATED_SQL}
+FROM {harness.SPREAD_ROWS_SQL}
+"""  # noqa: S608 (the harness's constants, not input)
 
 
 @dataclass(frozen=True)
@@ -111,16 +86,10 @@ def probes(deep_page: int) -> list[Probe]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--requests", type=int, default=500, help="per URL (default 500)")
-    parser.add_argument("--concurrency", type=int, default=2, help="client threads (default 2)")
-    parser.add_argument("--workers", type=int, default=2, help="server processes (default 2)")
-    parser.add_argument("--target-rows", type=int, default=100_000)
-    parser.add_argument("--other-rows", type=int, default=1_000_000)
-    parser.add_argument("--other-users", type=int, default=1_000)
-    parser.add_argument(
-        "--deep-page", type=int, default=4000, help="page of 20 for the deep probe (default 4000)"
-    )
+    parser = harness.parser(NAME, __doc__, requests=(500, "per URL"),
+                            concurrency=(2, "client threads"), workers=(2, "server processes"),
+                            target_rows=100_000, other_rows=1_000_000, other_users=1_000,
+                            deep_page=(4000, "page of 20 for the deep probe"))  # fmt: skip
     parser.add_argument(
         "--full-plans", action="store_true", help="whole EXPLAIN output, not only the scans"
     )
@@ -134,66 +103,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def server_url() -> str:
-    url = os.environ.get("DATABASE_URL", "")
-    if not url:
-        raise SystemExit(
-            "bench/notifications.py needs DATABASE_URL pointing at a PostgreSQL server, e.g. "
-            "postgres://postgres@127.0.0.1:5432/postgres (it creates and drops its own database)."
-        )
-    if urlsplit(url).scheme not in ("postgres", "postgresql", "pgsql"):
-        raise SystemExit(f"DATABASE_URL must be a PostgreSQL URL, not {urlsplit(url).scheme}://")
-    return url
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-
-
-def admin_execute(url: str, statement: str) -> None:
-    """CREATE/DROP DATABASE on the server's own database (they cannot run in a transaction)."""
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(
-        host=parts.hostname or "127.0.0.1",
-        port=parts.port or 5432,
-        user=parts.username,
-        password=parts.password,
-        dbname=parts.path.lstrip("/") or "postgres",
-        autocommit=True,
-        connect_timeout=5,
-    ) as connection:
-        connection.execute(statement)
-
-
-@contextmanager
-def throwaway_database(prefix: str) -> Iterator[str]:
-    """A new database on DATABASE_URL's server, for one bench run; its URL. Dropped after,
-    whatever happened (Django's connections closed first)."""
-    server = server_url()
-    name = f"{prefix}{uuid.uuid4().hex[:10]}"
-    print(f"bench database {name} on {urlsplit(server).hostname}", flush=True)
-    admin_execute(server, f'CREATE DATABASE "{name}"')
-    try:
-        yield with_database(server, name)
-    finally:
-        if "django.db" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        print(f"dropped {name}", flush=True)
-
-
-@contextmanager
-def timed(label: str) -> Iterator[None]:
-    began = time.perf_counter()
-    yield
-    print(f"  {label}: {time.perf_counter() - began:.1f} s", flush=True)
-
-
 def fill(args: argparse.Namespace) -> Any:
     """Users through the ORM, notifications in one INSERT ... SELECT, then the per-user
     counters; returns the target."""
@@ -202,10 +111,7 @@ def fill(args: argparse.Namespace) -> Any:
     from accounts.models import User
 
     target = User.objects.create_user(email=TARGET_EMAIL, full_name="Bench Target")
-    User.objects.bulk_create(
-        [User(email=f"bench-{i:05d}@example.com") for i in range(args.other_users)],
-        batch_size=1000,
-    )
+    harness.users_create("bench", args.other_users)
     total = args.target_rows + args.other_rows
     with connection.cursor() as cursor:
         cursor.execute("SELECT setseed(0.42)")  # the same read flags on every run
@@ -226,16 +132,6 @@ def fill(args: argparse.Namespace) -> Any:
 
     notification_counters_rebuild()
     return target
-
-
-def vacuum_analyze() -> None:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        # ANALYZE for the planner's statistics; VACUUM sets the visibility map, without which
-        # the index-only scans of the pages would visit the heap (autovacuum does it in service).
-        cursor.execute("VACUUM (ANALYZE) notifications_notification")
-        cursor.execute("VACUUM (ANALYZE) accounts_user")
 
 
 def table_facts(target: Any) -> list[str]:
@@ -271,25 +167,13 @@ def label(sql: str) -> str:
 
 def capture(url: str, token: str) -> Captured:
     """Runs the request in-process and EXPLAINs our own queries (not the token's user)."""
-    from django.db import connection
-    from django.test import Client as DjangoClient
-    from django.test.utils import CaptureQueriesContext
-
-    client = DjangoClient(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {token}")
-    client.get(url)  # warm: the first request of a process also loads caches
-    with CaptureQueriesContext(connection) as context:
-        response = client.get(url)
-    if response.status_code != 200:
-        raise BenchError(f"in-process GET {url} answered {response.status_code}")
+    _, sqls = harness.captured_get(url, token)
     labels, plans = [], []
-    for query in context.captured_queries:
-        kind = label(query["sql"])
+    for sql in sqls:
+        kind = label(sql)
         labels.append(kind)
-        if kind == "token user":
-            continue
-        with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + query["sql"])
-            plans.append((kind, [row[0] for row in cursor.fetchall()]))
+        if kind != "token user":
+            plans.append((kind, harness.explain(sql)))
     return Captured(labels=labels, plans=plans)
 
 
@@ -308,7 +192,7 @@ def read_all_once(token: str) -> ReadAll:
     from django.test import Client as DjangoClient
     from django.test.utils import CaptureQueriesContext
 
-    client = DjangoClient(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {token}")
+    client = DjangoClient(SERVER_NAME=harness.HOST, HTTP_AUTHORIZATION=f"Bearer {token}")
     with transaction.atomic():
         with CaptureQueriesContext(connection) as context:
             began = time.perf_counter()
@@ -317,9 +201,7 @@ def read_all_once(token: str) -> ReadAll:
         transaction.set_rollback(True)  # the measured pages keep their unread rows
     if response.status_code != 200:
         raise BenchError(f"in-process read-all answered {response.status_code}")
-    with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (COSTS OFF) " + context.captured_queries[-1]["sql"])
-        plan = [row[0] for row in cursor.fetchall()]
+    plan = harness.explain(context.captured_queries[-1]["sql"], analyze=False)
     return ReadAll(
         elapsed_ms=elapsed_ms,
         updated=response.json()["data"]["updatedCount"],
@@ -354,8 +236,8 @@ def report(
         )
     print("queries: measured/budget per request, the token's user lookup included")
     first = measured[0][1].percentile_ms(99)
-    verdict = "met" if first < TARGET_FIRST_PAGE_P99_MS else "MISSED"
-    print(f"target first page p99 < {TARGET_FIRST_PAGE_P99_MS:g} ms: {verdict} ({first:.2f} ms)")
+    met = verdict(first < TARGET_FIRST_PAGE_P99_MS)
+    print(f"target first page p99 < {TARGET_FIRST_PAGE_P99_MS:g} ms: {met} ({first:.2f} ms)")
     over = [p.name for p, _, c in measured if len(c.labels) > p.budget]
     print("query budgets: " + ("met" if not over else f"EXCEEDED by {', '.join(over)}"))
     print(
@@ -375,82 +257,41 @@ def report(
         print(f"    {line}")
 
 
-def plan_lines(lines: list[str], *, full: bool) -> list[str]:
-    """Plan nodes, heap fetches and execution time; `full` keeps all but the planner's buffers."""
-    kept, planning = [], False
-    for number, line in enumerate(lines):
-        if line == "Planning:":
-            planning = True  # its indented Buffers line follows
-            continue
-        if planning and line.startswith(" "):
-            continue
-        planning = False
-        text = line.strip()
-        if full or number == 0 or text.startswith(("->", "Heap Fetches", "Execution Time")):
-            kept.append(line)
-    return kept
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    with (
-        throwaway_database(DATABASE_PREFIX) as database_url,
-        tempfile.TemporaryDirectory(prefix="bench-notifications-") as tmp,
-    ):
-        return measure(args, database_url, Path(tmp) / "server.log")
-
-
-def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS_MODULE
-    import django
-
-    django.setup()
+def measure(bench: harness.Bench) -> int:
+    args = bench.args
+    bench.django_setup()
     from django.conf import settings
-    from django.core.management import call_command
 
     from accounts.services.sessions import session_issue
 
-    try:
-        with timed("migrate"):
-            call_command("migrate", interactive=False, verbosity=0)
-        with timed(f"fill {args.target_rows + args.other_rows:,} notifications"):
-            target = fill(args)
-        with timed("VACUUM ANALYZE"):
-            vacuum_analyze()
-        facts = table_facts(target)
-        token = session_issue(user=target).token
-        bearer = {"Authorization": f"Bearer {token}"}
-        chosen = probes(args.deep_page)
-        with timed("in-process query capture and EXPLAIN ANALYZE"):
-            captured = [capture(probe.url, token) for probe in chosen]
+    with timed(f"fill {args.target_rows + args.other_rows:,} notifications"):
+        target = fill(args)
+    with timed("VACUUM ANALYZE"):
+        harness.vacuum_analyze("notifications_notification", "accounts_user")
+    facts = table_facts(target)
+    token = session_issue(user=target).token
+    bearer = {"Authorization": f"Bearer {token}"}
+    chosen = probes(args.deep_page)
+    with timed("in-process query capture and EXPLAIN ANALYZE"):
+        captured = [capture(probe.url, token) for probe in chosen]
 
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        port = free_port()
-        with log_path.open("wb") as log:
-            server_process = start_server(env, port, args.workers, log)
-            try:
-                wait_until_ready(server_process, port)
-                for probe in chosen:
-                    warmup = max(WARMUP_REQUESTS, args.concurrency)
-                    run(port, probe.url, warmup, args.concurrency, bearer)
-                results = [
-                    run(port, probe.url, args.requests, args.concurrency, bearer)
-                    for probe in chosen
-                ]
-            finally:
-                stop_server(server_process)
-        # Last: even rolled back, the UPDATE clears the visibility map of the pages it touched,
-        # and the index-only scans measured above would then have to visit the table.
-        read_all = read_all_once(token)
-    except BenchError as exc:
-        print(f"bench failed: {exc}", file=sys.stderr)
-        if log_path.exists():
-            print(log_path.read_text(errors="replace")[-4000:], file=sys.stderr)
-        return 1
+    with bench.serving(args.workers) as server:
+        for probe in chosen:
+            warmup = max(WARMUP_REQUESTS, args.concurrency)
+            run(server.port, probe.url, warmup, args.concurrency, bearer)
+        results = [
+            run(server.port, probe.url, args.requests, args.concurrency, bearer) for probe in chosen
+        ]
+    # Last: even rolled back, the UPDATE clears the visibility map of the pages it touched,
+    # and the index-only scans measured above would then have to visit the table.
+    read_all = read_all_once(token)
     measured = list(zip(chosen, results, captured, strict=True))
     report(args, facts, measured, read_all, redis=bool(settings.REDIS_URL))
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return harness.main(NAME, parse_args, measure, argv, database_prefix=DATABASE_PREFIX)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Scheduler bench: throughput of one run, exactly-once under concurrent runs, and lateness.
 
-Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python bench/scheduler.py
+Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python -m bench.scheduler
            [--records N] [--accounts N] [--latency-ms MS] [--runs N] [--window S]
 
 On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end), with
@@ -19,7 +19,6 @@ REDIS_URL is used when set. Exits non-zero on errors, duplicates or lost records
 
 import argparse
 import multiprocessing
-import os
 import random
 import sys
 import threading
@@ -28,42 +27,31 @@ from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
-    sys.path[0] = str(REPO_ROOT)
+from bench import harness
+from bench.harness import verdict
 
-from bench.notifications import throwaway_database, timed  # noqa: E402
-
-SETTINGS_MODULE = "bench.settings"
+NAME = "scheduler"
 DATABASE_PREFIX = "fgp_bench_scheduler_"
 TARGET_SECONDS = 5.0
 TARGET_LATENESS_P99 = 15.0
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--records", type=int, default=1000)
-    parser.add_argument("--accounts", type=int, default=100)
-    parser.add_argument("--latency-ms", type=float, default=50.0)
-    parser.add_argument("--runs", type=int, default=4)
-    parser.add_argument("--window", type=float, default=40.0, help="lateness window, seconds")
-    parser.add_argument("--lateness-records", type=int, default=200)
+    parser = harness.parser(NAME, __doc__, records=1000, accounts=100, latency_ms=50.0, runs=4,
+                            window=(40.0, "lateness window, seconds"),
+                            lateness_records=200)  # fmt: skip
     return parser.parse_args(argv)
 
 
 def accounts_create(count: int) -> list[Any]:
     """`count` users with a Dev.to account each, keyed for the stand-in (made directly:
     connecting is not what is measured)."""
-    from accounts.models import User
     from social.models import SocialAccount
     from tests.social.standins import DEVTO_KEY
 
-    users = User.objects.bulk_create(
-        [User(email=f"bench-scheduler-{i:04d}@example.com") for i in range(count)]
-    )
+    users = harness.users_create("bench-scheduler", count)
     accounts = [
         SocialAccount(user=user, provider="devto", provider_user_id=str(number),
                       username=f"u{number}", access_token=DEVTO_KEY)
@@ -115,21 +103,16 @@ def created_posts(url: str) -> Counter[str]:
     return Counter(article["body_markdown"] for article in articles)
 
 
-def measure(args: argparse.Namespace, database_url: str) -> int:
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS_MODULE
-    import django
-
-    django.setup()
+def measure(bench: harness.Bench) -> int:
+    args = bench.args
+    bench.django_setup()
     from django.conf import settings
-    from django.core.management import call_command
     from django.db import connections
     from django.utils import timezone
 
     from social.models import ScheduledRecord
     from social.services.scheduler import scheduler_run
 
-    call_command("migrate", interactive=False, verbosity=0)
     failures = 0
     receiving, sending = multiprocessing.Pipe(duplex=False)
     standin = multiprocessing.Process(
@@ -151,11 +134,10 @@ def measure(args: argparse.Namespace, database_url: str) -> int:
         report = scheduler_run()
         seconds = time.perf_counter() - began
         published = report.successful
-        verdict = "met" if seconds <= TARGET_SECONDS else "MISSED"
         print(f"one run: {published}/{args.records} published in {seconds:.2f} s "
               f"({published / seconds:.0f} records/s; concurrency "
               f"{settings.SCHEDULER_CONCURRENCY}, {args.latency_ms:g} ms per call; target "
-              f"<= {TARGET_SECONDS:g} s: {verdict})")  # fmt: skip
+              f"<= {TARGET_SECONDS:g} s: {verdict(seconds <= TARGET_SECONDS)})")  # fmt: skip
         failures += published != args.records
 
         # 2. Concurrent runs, each claiming at most the default batch at a time.
@@ -212,23 +194,31 @@ def measure(args: argparse.Namespace, database_url: str) -> int:
             for record in ScheduledRecord.objects.filter(post__title__startswith="late")
             if record.published_at is not None
         ]
-        late.sort()
-        p50 = late[len(late) // 2]
-        p99 = late[min(len(late) - 1, round(0.99 * (len(late) - 1)))]
+        p50, p99 = harness.percentile(late, 50), harness.percentile(late, 99)
         print(f"lateness (due -> published), scheduler every {interval:g} s, "
               f"{len(late)}/{args.lateness_records} published over {args.window:g} s: "
               f"p50 {p50:.1f} s, p99 {p99:.1f} s (goal p99 <= {TARGET_LATENESS_P99:g} s: "
-              f"{'met' if p99 <= TARGET_LATENESS_P99 else 'MISSED'})")  # fmt: skip
+              f"{verdict(p99 <= TARGET_LATENESS_P99)})")  # fmt: skip
         failures += len(late) != args.lateness_records
     finally:
         standin.terminate()
     return 1 if failures else 0
 
 
+def timed_measure(bench: harness.Bench) -> int:
+    with harness.timed("bench"):
+        return measure(bench)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    with throwaway_database(DATABASE_PREFIX) as database_url, timed("bench"):
-        return measure(args, database_url)
+    return harness.main(
+        NAME,
+        parse_args,
+        timed_measure,
+        argv,
+        needs=["DATABASE_URL"],
+        database_prefix=DATABASE_PREFIX,
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Settings for bench/health.py: local defaults, the bench route, an unreachable rate limit."""
+"""Settings of every bench's server: local defaults, the bench route, an unreachable rate limit."""
 
 from config.settings.local import *  # noqa: F403
 
@@ -13,7 +13,7 @@ RATE_LIMIT_PER_MINUTE = 10**9
 RATE_LIMIT_KEY_PREFIX = "bench:rl"
 
 # Quiet: only errors are logged, so no log write lands inside a measurement, while a failing
-# request still leaves the traceback that bench/health.py prints when it stops on an error.
+# request still leaves the traceback that bench.harness prints when a bench stops on an error.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -1,11 +1,11 @@
 """Social hub bench: the posts list at 10,000 posts for one user among 1,000,000, and publish
 now to six accounts whose providers answer every call after a fixed latency.
 
-Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python bench/social.py
+Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python -m bench.social
            [--requests N] [--concurrency C] [--workers W] [--target-rows N] [--other-rows N]
            [--latency-ms MS] [--publishes N]
 
-Like bench/notifications.py it creates a throwaway database on the PostgreSQL server of
+Like bench.notifications it creates a throwaway database on the PostgreSQL server of
 DATABASE_URL, fills it (one INSERT ... SELECT), serves the API with config.serve and measures
 `GET /api/social/posts?page=1&limit=20` as the target user (latency from one client, then
 load from --concurrency clients), counting the SQL queries of one
@@ -17,31 +17,16 @@ target.
 """
 
 import argparse
-import os
-import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
-    sys.path[0] = str(REPO_ROOT)
+from bench import harness
+from bench.harness import HOST, BenchError, Summary, plan_lines, run, timed, verdict
 
-from bench.health import (  # noqa: E402 (needs the path fixed above)
-    BenchError,
-    free_port,
-    run,
-    start_server,
-    stop_server,
-    wait_until_ready,
-)
-from bench.notifications import plan_lines, throwaway_database, timed  # noqa: E402
-
-SETTINGS_MODULE = "bench.settings"
+NAME = "social"
 DATABASE_PREFIX = "fgp_bench_social_"
 TARGET_EMAIL = "bench-social@example.com"
 LIST_URL = "/api/social/posts?page=1&limit=20"
@@ -51,25 +36,21 @@ TARGET_PUBLISH_MS = 500.0
 SECONDS_BETWEEN_ROWS = 30
 RECORD_SHARE = 5  # one target post in five has a scheduled record (the prefetch has work)
 
-FILL_SQL = """
+FILL_SQL = f"""
 INSERT INTO social_post
     (id, user_id, title, content, hashtags, mentions, link, media_urls, media_ids, platforms,
      provider_set, status, created_at, updated_at)
 SELECT
     gen_random_uuid(),
-    CASE WHEN g * %(target_rows)s / %(total)s <> (g - 1) * %(target_rows)s / %(total)s
-         THEN %(target)s::uuid
-         ELSE others.ids[1 + g %% others.n] END,
+    {harness.SPREAD_OWNER_SQL},
     'Post ' || g,
     'Benchmark post number ' || g || ': what we shipped this week, and what comes next.',
     '#launch #design', '', '', '[]'::jsonb, '[]'::jsonb, '["mastodon"]'::jsonb, '|mastodon|',
     'Draft',
-    now() - (%(total)s - g) * make_interval(secs => %(spacing)s),
-    now() - (%(total)s - g) * make_interval(secs => %(spacing)s)
-FROM generate_series(1::bigint, %(total)s::bigint) AS g,
-     (SELECT array_agg(id ORDER BY email) AS ids, count(*) AS n
-        FROM accounts_user WHERE id <> %(target)s::uuid) AS others
-"""
+    {harness.SPREAD_CREATED_SQL},
+    {harness.SPREAD_CREATED_SQL}
+FROM {harness.SPREAD_ROWS_SQL}
+"""  # noqa: S608 (the harness's constants, not input)
 
 RECORDS_SQL = """
 INSERT INTO social_scheduledrecord
@@ -85,15 +66,9 @@ WHERE p.n %% %(share)s = 0
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--requests", type=int, default=500)
-    parser.add_argument("--concurrency", type=int, default=2, help="clients of the load run")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--target-rows", type=int, default=10_000)
-    parser.add_argument("--other-rows", type=int, default=1_000_000)
-    parser.add_argument("--other-users", type=int, default=1_000)
-    parser.add_argument("--latency-ms", type=float, default=200.0)
-    parser.add_argument("--publishes", type=int, default=20)
+    parser = harness.parser(NAME, __doc__, requests=500, concurrency=(2, "clients of the load run"),
+                            workers=2, target_rows=10_000, other_rows=1_000_000, other_users=1_000,
+                            latency_ms=200.0, publishes=20)  # fmt: skip
     args = parser.parse_args(argv)
     if args.requests < 2 or args.publishes < 2:
         parser.error("--requests and --publishes must be at least 2")
@@ -107,10 +82,7 @@ def fill(args: argparse.Namespace) -> Any:
     from social.models import SocialAccount
 
     target = User.objects.create_user(email=TARGET_EMAIL, full_name="Bench Target")
-    User.objects.bulk_create(
-        [User(email=f"bench-{i:05d}@example.com") for i in range(args.other_users)],
-        batch_size=1000,
-    )
+    harness.users_create("bench", args.other_users)
     account = SocialAccount.objects.create(
         user=target, provider="mastodon", provider_user_id="1", instance="https://bench.example",
         username="bench",
@@ -125,30 +97,15 @@ def fill(args: argparse.Namespace) -> Any:
             RECORDS_SQL, {"target": str(target.pk), "account": str(account.pk),
                           "share": RECORD_SHARE},
         )  # fmt: skip
-        cursor.execute("VACUUM (ANALYZE) social_post")
-        cursor.execute("VACUUM (ANALYZE) social_scheduledrecord")
-        cursor.execute("VACUUM (ANALYZE) accounts_user")
+    harness.vacuum_analyze("social_post", "social_scheduledrecord", "accounts_user")
     return target
 
 
 def capture(token: str) -> tuple[list[str], list[list[str]]]:
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
-
-    client = Client(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {token}")
-    client.get(LIST_URL)
-    with CaptureQueriesContext(connection) as context:
-        response = client.get(LIST_URL)
-    if response.status_code != 200 or len(response.json()["data"]) != 20:
-        raise BenchError(f"in-process GET {LIST_URL} answered {response.status_code}")
-    sqls = [query["sql"] for query in context.captured_queries]
-    plans = []
-    for sql in sqls[1:]:  # not the token's user
-        with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql)
-            plans.append([row[0] for row in cursor.fetchall()])
-    return sqls, plans
+    response, sqls = harness.captured_get(LIST_URL, token)
+    if len(response.json()["data"]) != 20:
+        raise BenchError(f"in-process GET {LIST_URL} answered {len(response.json()['data'])} posts")
+    return sqls, [harness.explain(sql) for sql in sqls[1:]]  # not the token's user
 
 
 def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
@@ -168,7 +125,7 @@ def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
 
     user = User.objects.create_user(email="bench-publisher@example.com")
     token = session_issue(user=user).token
-    client = Client(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {token}")
+    client = Client(SERVER_NAME=HOST, HTTP_AUTHORIZATION=f"Bearer {token}")
     redirect = "https://app.example.com/oauth/callback"
     timings: dict[str, list[float]] = {"text": [], "image": []}
     with provider_standins() as providers:
@@ -221,51 +178,26 @@ def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
     return timings
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share / 100 * (len(ordered) - 1)))]
-
-
-def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS_MODULE
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
+def measure(bench: harness.Bench) -> int:
+    args = bench.args
+    bench.django_setup()
     from accounts.services.sessions import session_issue
 
-    try:
-        with timed("migrate"):
-            call_command("migrate", interactive=False, verbosity=0)
-        with timed(f"fill {args.target_rows + args.other_rows:,} posts"):
-            target = fill(args)
-        token = session_issue(user=target).token
-        sqls, plans = capture(token)
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        port = free_port()
-        bearer = {"Authorization": f"Bearer {token}"}
-        with log_path.open("wb") as log:
-            server = start_server(env, port, args.workers, log)
-            try:
-                wait_until_ready(server, port)
-                run(port, LIST_URL, 50, args.concurrency, bearer)
-                # Latency: one client, so each request meets an idle server. The load run's
-                # clients keep one connection each, and uvicorn's processes take connections
-                # as they come: two clients land on one process about half the time and
-                # then share its one interpreter, which the load figures show as such.
-                listed = run(port, LIST_URL, args.requests, 1, bearer)
-                loaded = run(port, LIST_URL, args.requests, args.concurrency, bearer)
-            finally:
-                stop_server(server)
-        with timed(f"{2 * args.publishes} publishes"):
-            timings = publish_now(args)
-    except BenchError as exc:
-        print(f"bench failed: {exc}", file=sys.stderr)
-        if log_path.exists():
-            print(log_path.read_text(errors="replace")[-4000:], file=sys.stderr)
-        return 1
+    with timed(f"fill {args.target_rows + args.other_rows:,} posts"):
+        target = fill(args)
+    token = session_issue(user=target).token
+    sqls, plans = capture(token)
+    bearer = {"Authorization": f"Bearer {token}"}
+    with bench.serving(args.workers) as server:
+        run(server.port, LIST_URL, 50, args.concurrency, bearer)
+        # Latency: one client, so each request meets an idle server. The load run's clients
+        # keep one connection each, and uvicorn's processes take connections as they come: two
+        # clients land on one process about half the time and then share its one interpreter,
+        # which the load figures show as such.
+        listed = run(server.port, LIST_URL, args.requests, 1, bearer)
+        loaded = run(server.port, LIST_URL, args.requests, args.concurrency, bearer)
+    with timed(f"{2 * args.publishes} publishes"):
+        timings = publish_now(args)
     print()
     print(f"posts list: {args.target_rows:,} posts of the user among "
           f"{args.target_rows + args.other_rows:,}; 1 in {RECORD_SHARE} with a record")  # fmt: skip
@@ -273,7 +205,7 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
           f"p50 {listed.percentile_ms(50):.2f} ms, p90 {listed.percentile_ms(90):.2f} ms, "
           f"p99 {listed.percentile_ms(99):.2f} ms "
           f"(target p99 < {TARGET_LIST_P99_MS:g} ms: "
-          f"{'met' if listed.percentile_ms(99) < TARGET_LIST_P99_MS else 'MISSED'})")  # fmt: skip
+          f"{verdict(listed.percentile_ms(99) < TARGET_LIST_P99_MS)})")  # fmt: skip
     p50, p99 = loaded.percentile_ms(50), loaded.percentile_ms(99)
     print(f"  the same from {args.concurrency} clients at once: {loaded.rps:.0f} rps, "
           f"p50 {p50:.2f} ms, p99 {p99:.2f} ms")  # fmt: skip
@@ -288,24 +220,17 @@ def measure(args: argparse.Namespace, database_url: str, log_path: Path) -> int:
         "image": "image post to the 6 platforms (2-4 calls in series each)",
     }
     for kind, label in labels.items():
-        values = timings[kind]
-        p50, p99 = percentile(values, 50), percentile(values, 99)
-        verdict = "met" if p99 < TARGET_PUBLISH_MS else "MISSED"
-        mean = statistics.mean(values)
-        print(f"  {label}: p50 {p50:.0f} ms, p99 {p99:.0f} ms, mean {mean:.0f} ms "
-              f"(< {TARGET_PUBLISH_MS:g} ms: {verdict})")  # fmt: skip
+        taken = Summary.of(timings[kind])
+        print(f"  {label}: p50 {taken.p50:.0f} ms, p99 {taken.p99:.0f} ms, mean "
+              f"{taken.mean:.0f} ms (< {TARGET_PUBLISH_MS:g} ms: "
+              f"{verdict(taken.p99 < TARGET_PUBLISH_MS)})")  # fmt: skip
     print("  (in series, the six would take 6x; the image post's floor is its longest chain:")
     print("   LinkedIn fetches the image, initializes the upload, uploads, then posts)")
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    with (
-        throwaway_database(DATABASE_PREFIX) as database_url,
-        tempfile.TemporaryDirectory(prefix="bench-social-") as tmp,
-    ):
-        return measure(args, database_url, Path(tmp) / "server.log")
+    return harness.main(NAME, parse_args, measure, argv, database_prefix=DATABASE_PREFIX)
 
 
 if __name__ == "__main__":

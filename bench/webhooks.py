@@ -2,7 +2,7 @@
 receiver that is down next to a healthy one.
 
 Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB REDIS_URL=redis://HOST:PORT/N
-           python bench/webhooks.py [--events N] [--latency-ms MS] [--concurrency C]
+           python -m bench.webhooks [--events N] [--latency-ms MS] [--concurrency C]
 
 On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end) and the
 Redis of REDIS_URL (the broker), it starts a Celery worker as `make run` does (prefork,
@@ -16,35 +16,26 @@ Exits non-zero when deliveries are missing.
 """
 
 import argparse
-import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if sys.path and Path(sys.path[0] or ".").resolve() == REPO_ROOT / "bench":
-    sys.path[0] = str(REPO_ROOT)
+from bench import harness
+from bench.harness import HOST, REPO_ROOT, verdict
 
-from bench.health import free_port  # noqa: E402 (needs the path fixed above)
-from bench.notifications import throwaway_database  # noqa: E402
-
-SETTINGS_MODULE = "bench.settings"
+NAME = "webhooks"
 DATABASE_PREFIX = "fgp_bench_webhooks_"
 TARGET_SECONDS = 10.0
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--events", type=int, default=1000)
-    parser.add_argument("--latency-ms", type=float, default=20.0)
-    parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
-    parser.add_argument("--timeout", type=float, default=120.0, help="give up after (s)")
+    parser = harness.parser(NAME, __doc__, events=1000, latency_ms=20.0,
+                            concurrency=(2, "worker processes"),
+                            timeout=(120.0, "give up after (s)"))  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -69,9 +60,9 @@ def receiver(latency: float) -> tuple[ThreadingHTTPServer, str, list[int]]:
         request_queue_size = 128  # the listen backlog of a real server, not the default 5
         daemon_threads = True
 
-    server = Server(("127.0.0.1", 0), Handler)
+    server = Server((HOST, 0), Handler)
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/hook", received
+    return server, f"http://{HOST}:{server.server_address[1]}/hook", received
 
 
 def emit(user: Any, count: int) -> None:
@@ -127,27 +118,20 @@ def undelivered(endpoint: Any) -> None:
         print(f"  not delivered: {row}")
 
 
-def measure(args: argparse.Namespace, database_url: str, schedule: Path) -> int:
-    os.environ.update(
-        {"DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": SETTINGS_MODULE,
-         "OUTBOUND_ALLOW_PRIVATE": "1"}
-    )  # fmt: skip
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
+def measure(bench: harness.Bench) -> int:
+    args = bench.args
+    bench.django_setup(OUTBOUND_ALLOW_PRIVATE="1")  # the receivers listen on 127.0.0.1
     from accounts.models import User
     from notifications.services.webhooks import endpoint_create
 
-    call_command("migrate", interactive=False, verbosity=0)
+    schedule = bench.tmp / "celerybeat-schedule"
     server, url, received = receiver(args.latency_ms / 1000)
     # The worker as `make run` starts it, with beat inside (-B): its sweeper retries what fails.
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
          f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip", "-B",
          f"--schedule={schedule}"],
-        cwd=REPO_ROOT, env=os.environ.copy(),
+        cwd=REPO_ROOT, env=harness.server_env(),
     )  # fmt: skip
     failures = 0
     try:
@@ -165,13 +149,12 @@ def measure(args: argparse.Namespace, database_url: str, schedule: Path) -> int:
             failures += 1
         else:
             total = time.perf_counter() - began
-            verdict = "met" if total <= TARGET_SECONDS else "MISSED"
             print(f"{args.events} events -> {len(received)} deliveries at {args.latency_ms:g} ms "
                   f"per answer, worker concurrency {args.concurrency}: all delivered in "
                   f"{total:.2f} s ({args.events / total:.0f}/s; target <= "
-                  f"{TARGET_SECONDS:g} s: {verdict})")  # fmt: skip
+                  f"{TARGET_SECONDS:g} s: {verdict(total <= TARGET_SECONDS)})")  # fmt: skip
         # A receiver that is down, next to the healthy one.
-        down_url = f"http://127.0.0.1:{free_port()}/hook"
+        down_url = f"http://{HOST}:{harness.free_port()}/hook"
         endpoint_create(user=user, url=down_url, events=["credits.depleted"])
         share = max(1, args.events // 5)
         received.clear()
@@ -187,21 +170,15 @@ def measure(args: argparse.Namespace, database_url: str, schedule: Path) -> int:
             print(f"{share} events with a second endpoint refusing connections: the healthy "
                   f"endpoint's {share} deliveries took {took:.2f} s")  # fmt: skip
     finally:
-        worker.terminate()
-        worker.wait(timeout=30)
+        harness.stop_process(worker, timeout=30)
         server.shutdown()
     return 1 if failures else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    if not os.environ.get("REDIS_URL"):
-        raise SystemExit("bench/webhooks.py needs REDIS_URL (the worker's broker).")
-    with (
-        throwaway_database(DATABASE_PREFIX) as database_url,
-        tempfile.TemporaryDirectory(prefix="bench-webhooks-") as tmp,
-    ):
-        return measure(args, database_url, Path(tmp) / "celerybeat-schedule")
+    return harness.main(
+        NAME, parse_args, measure, argv, needs=["REDIS_URL"], database_prefix=DATABASE_PREFIX
+    )
 
 
 if __name__ == "__main__":
