@@ -1,4 +1,5 @@
-"""Shared fixtures: API clients, isolated rate-limit counters, real Redis and server helpers."""
+"""Shared fixtures: the users every package signs in as, API clients, on-commit work, isolated
+rate-limit counters and a real Redis. A fixture's name means the same thing in every package."""
 
 import os
 import uuid
@@ -9,7 +10,9 @@ import redis
 from django.conf import LazySettings
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from health import checks
+from tests.factories import UserFactory, client_for
 
 
 @pytest.fixture
@@ -18,10 +21,43 @@ def api() -> APIClient:
 
 
 @pytest.fixture
+def ada(db) -> User:
+    """A user as sign-up makes one (starting credits included), with no password."""
+    return UserFactory.create(email="ada@example.com", full_name="Ada")
+
+
+@pytest.fixture
+def ada_client(ada) -> APIClient:
+    return client_for(ada)
+
+
+@pytest.fixture
+def bob(db) -> User:
+    """A second user, for what one user must not see or change of another's."""
+    return UserFactory.create(email="bob@example.com", full_name="Bob")
+
+
+@pytest.fixture
+def bob_client(bob) -> APIClient:
+    return client_for(bob)
+
+
+@pytest.fixture
+def ada_with_password(db) -> User:
+    """Ada as `ada`, who also set the password "correct-horse" to sign in with."""
+    return UserFactory.create(email="ada@example.com", full_name="Ada", password="correct-horse")
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """`with committed(): ...`: on-commit work (queued tasks, outbox dispatch) queued inside
+    runs as a committed transaction would run it; yields the callbacks."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
 def admin_client(client, db):
     """Django's test client signed in to the admin as a superuser."""
-    from accounts.models import User
-
     admin = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
     client.force_login(admin)
     return client

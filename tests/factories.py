@@ -13,12 +13,15 @@ from accounts.services.users import user_create
 
 class UserFactory(factory.django.DjangoModelFactory[User]):
     """A user made by `user_create`, so the registered hooks (billing's starting credits) run
-    as they do for every real user; `UserFactory(email=..., password=..., full_name=...)`."""
+    as they do for every real user: `UserFactory.create(email=..., password=..., full_name=...)`."""
 
     class Meta:
         model = User
 
-    email = factory.Sequence(lambda n: f"user{n}@example.com")
+    # factory_boy's declarations are untyped; `UserFactory.create(...)` is typed (-> User).
+    email = factory.declarations.Sequence(  # type: ignore[no-untyped-call]
+        lambda n: f"user{n}@example.com"
+    )
     password: str | None = None  # no usable password, as after a magic-link sign-up
     full_name = ""
 

@@ -1,30 +1,27 @@
-"""Account fixtures: users and signed-in clients, made through the API or the services."""
+"""Account fixtures: a second, passwordless user, and one sign-in of Ada's with its client."""
 
 import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from accounts.services.sessions import session_issue
-from accounts.services.users import user_create
-
-
-@pytest.fixture
-def user(db) -> User:
-    return user_create(email="ada@example.com", password="correct-horse", full_name="Ada")
+from accounts.services.sessions import Session, session_issue
+from tests.factories import UserFactory
 
 
 @pytest.fixture
 def passwordless_user(db) -> User:
-    return user_create(email="grace@example.com")
+    return UserFactory.create(email="grace@example.com")
 
 
 @pytest.fixture
-def session(user):
-    return session_issue(user=user)
+def ada_session(ada_with_password) -> Session:
+    """One sign-in of Ada's: its access and refresh tokens."""
+    return session_issue(user=ada_with_password)
 
 
 @pytest.fixture
-def authed(session) -> APIClient:
+def ada_session_client(ada_session) -> APIClient:
+    """A client using `ada_session`'s access token (so logging it out ends this client)."""
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session.token}")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {ada_session.token}")
     return client

@@ -8,13 +8,6 @@ from accounts.services.users import user_create
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def operator(client):
-    admin = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
-    client.force_login(admin)
-    return client
-
-
 @pytest.mark.parametrize(
     "path",
     [
@@ -26,24 +19,24 @@ def operator(client):
         "/admin/token_blacklist/outstandingtoken/",
     ],
 )
-def test_admin_pages_render(operator, path):
+def test_admin_pages_render(admin_client, path):
     User.objects.create_user(email="ada@example.com", full_name="Ada")
-    assert operator.get(path).status_code == 200
+    assert admin_client.get(path).status_code == 200
 
 
-def test_user_list_shows_the_columns(operator):
+def test_user_list_shows_the_columns(admin_client):
     User.objects.create_user(email="ada@example.com", full_name="Ada Lovelace")
-    html = operator.get("/admin/accounts/user/").content.decode()
+    html = admin_client.get("/admin/accounts/user/").content.decode()
     for heading in ("Email", "Full name", "Role", "Plan", "Credits remaining", "Monthly quota"):
         assert heading in html
     assert "ada@example.com" in html
 
 
-def test_change_role_and_plan_through_the_form(operator, settings):
+def test_change_role_and_plan_through_the_form(admin_client, settings):
     user = user_create(email="ada@example.com")
-    page = operator.get(f"/admin/accounts/user/{user.pk}/change/")
+    page = admin_client.get(f"/admin/accounts/user/{user.pk}/change/")
     assert page.status_code == 200
-    response = operator.post(
+    response = admin_client.post(
         f"/admin/accounts/user/{user.pk}/change/",
         {
             "full_name": "Ada L.",
@@ -61,9 +54,9 @@ def test_change_role_and_plan_through_the_form(operator, settings):
     assert user.credits_remaining == settings.FREE_PLAN_CREDITS  # balances move only by ledger
 
 
-def test_an_unknown_plan_is_refused_by_the_form(operator):
+def test_an_unknown_plan_is_refused_by_the_form(admin_client):
     user = User.objects.create_user(email="ada@example.com")
-    response = operator.post(
+    response = admin_client.post(
         f"/admin/accounts/user/{user.pk}/change/",
         {"full_name": "", "avatar_url": "", "role": "user", "plan": "platinum", "is_active": "on"},
     )
@@ -72,8 +65,8 @@ def test_an_unknown_plan_is_refused_by_the_form(operator):
     assert user.plan == "free"
 
 
-def test_add_user_through_the_service(operator, settings):
-    response = operator.post(
+def test_add_user_through_the_service(admin_client, settings):
+    response = admin_client.post(
         "/admin/accounts/user/add/",
         {"email": "new@example.com", "full_name": "New", "password": "Quiet-lake-42"},
     )
@@ -83,13 +76,13 @@ def test_add_user_through_the_service(operator, settings):
     assert user.credits_remaining == settings.FREE_PLAN_CREDITS
 
 
-def test_magic_links_are_read_only(operator):
-    assert operator.get("/admin/accounts/magiclinktoken/add/").status_code == 403
+def test_magic_links_are_read_only(admin_client):
+    assert admin_client.get("/admin/accounts/magiclinktoken/add/").status_code == 403
     assert MagicLinkToken.objects.count() == 0
 
 
-def test_the_admin_refuses_a_weak_password(operator):
-    response = operator.post(
+def test_the_admin_refuses_a_weak_password(admin_client):
+    response = admin_client.post(
         "/admin/accounts/user/add/",
         {"email": "weak@example.com", "full_name": "Weak", "password": "password"},
     )

@@ -69,17 +69,17 @@ def test_invalid_bodies_are_400_and_create_nothing(api, body, details):
     assert not User.objects.exists()
 
 
-def test_existing_user_with_right_password(api, user):
+def test_existing_user_with_right_password(api, ada_with_password):
     response = api.post(
         "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
     )
     assert response.status_code == 200
     assert response.json()["message"] == "Login successful"
-    assert response.json()["data"]["user"]["id"] == str(user.id)
+    assert response.json()["data"]["user"]["id"] == str(ada_with_password.id)
 
 
-def test_wrong_password_is_401_and_changes_nothing(api, user):
-    before = User.objects.values().get(pk=user.pk)
+def test_wrong_password_is_401_and_changes_nothing(api, ada_with_password):
+    before = User.objects.values().get(pk=ada_with_password.pk)
     response = api.post(
         "/api/auth/login",
         {"email": "ada@example.com", "password": "wrong-horse", "fullName": "Mallory"},
@@ -90,11 +90,11 @@ def test_wrong_password_is_401_and_changes_nothing(api, user):
         "message": "Invalid e-mail or password.",
         "error": {"code": "invalid_credentials", "details": {}},
     }
-    assert User.objects.values().get(pk=user.pk) == before
+    assert User.objects.values().get(pk=ada_with_password.pk) == before
     assert User.objects.count() == 1
 
 
-def test_missing_password_for_an_account_with_one_is_401(api, user):
+def test_missing_password_for_an_account_with_one_is_401(api, ada_with_password):
     response = api.post("/api/auth/login", {"email": "ada@example.com"})
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "invalid_credentials"
@@ -111,40 +111,46 @@ def test_no_email_only_login_into_a_passwordless_account(api, passwordless_user)
     assert not User.objects.get(pk=passwordless_user.pk).has_usable_password()
 
 
-def test_email_is_matched_case_insensitively(api, user):
+def test_email_is_matched_case_insensitively(api, ada_with_password):
     response = api.post(
         "/api/auth/login", {"email": "ADA@Example.COM", "password": "correct-horse"}
     )
     assert response.status_code == 200
-    assert response.json()["data"]["user"]["id"] == str(user.id)
+    assert response.json()["data"]["user"]["id"] == str(ada_with_password.id)
     assert User.objects.count() == 1
 
 
-def test_email_uniqueness_is_a_database_constraint(user):
+def test_email_uniqueness_is_a_database_constraint(ada_with_password):
     from django.db import IntegrityError, transaction
 
     with pytest.raises(IntegrityError), transaction.atomic():
         User.objects.create(email="ADA@EXAMPLE.COM")
 
 
-def test_bearer_token_syncs_its_own_profile(authed, user):
-    response = authed.post("/api/auth/login", {"email": "Ada@example.com", "fullName": "Ada L."})
+def test_bearer_token_syncs_its_own_profile(ada_session_client, ada_with_password):
+    response = ada_session_client.post(
+        "/api/auth/login", {"email": "Ada@example.com", "fullName": "Ada L."}
+    )
     assert response.status_code == 200
-    user.refresh_from_db()
-    assert user.full_name == "Ada L."
-    assert user.check_password("correct-horse")  # unchanged: the token proved identity
+    ada_with_password.refresh_from_db()
+    assert ada_with_password.full_name == "Ada L."
+    assert ada_with_password.check_password("correct-horse")  # unchanged: the token proved identity
 
 
-def test_bearer_token_with_another_users_email_is_409(authed, user, passwordless_user):
-    response = authed.post("/api/auth/login", {"email": "grace@example.com", "fullName": "Hijack"})
+def test_bearer_token_with_another_users_email_is_409(
+    ada_session_client, ada_with_password, passwordless_user
+):
+    response = ada_session_client.post(
+        "/api/auth/login", {"email": "grace@example.com", "fullName": "Hijack"}
+    )
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "conflict"
     passwordless_user.refresh_from_db()
-    user.refresh_from_db()
-    assert (passwordless_user.full_name, user.full_name) == ("", "Ada")
+    ada_with_password.refresh_from_db()
+    assert (passwordless_user.full_name, ada_with_password.full_name) == ("", "Ada")
 
 
-def test_invalid_bearer_token_on_login_is_401(api, user):
+def test_invalid_bearer_token_on_login_is_401(api, ada_with_password):
     api.credentials(HTTP_AUTHORIZATION="Bearer not.a.token")
     response = api.post(
         "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
@@ -153,7 +159,7 @@ def test_invalid_bearer_token_on_login_is_401(api, user):
     assert response.json()["message"] == "Unauthorized: Session expired or invalid"
 
 
-def test_repeated_wrong_passwords_are_slowed_down_then_stopped(api, user, settings):
+def test_repeated_wrong_passwords_are_slowed_down_then_stopped(api, ada_with_password, settings):
     settings.LOGIN_FREE_FAILURES = 2
     settings.LOGIN_FAILURES_PER_CLIENT = 4
     for _ in range(2):  # the free ones
@@ -169,9 +175,9 @@ def test_repeated_wrong_passwords_are_slowed_down_then_stopped(api, user, settin
     assert waiting["Retry-After"] == "1"
     # After the limit the address is stopped for this e-mail, even with the right password...
     for _ in range(2):
-        _forget_last_failure(user.email, "127.0.0.1")
+        _forget_last_failure(ada_with_password.email, "127.0.0.1")
         api.post("/api/auth/login", {"email": "ada@example.com", "password": "no-no-no"})
-    _forget_last_failure(user.email, "127.0.0.1")
+    _forget_last_failure(ada_with_password.email, "127.0.0.1")
     response = api.post(
         "/api/auth/login", {"email": "ada@example.com", "password": "correct-horse"}
     )
@@ -197,7 +203,9 @@ def _forget_last_failure(email: str, address: str) -> None:
     cache.delete(f"{_key(failure_keys(email, address)[0])}:last")
 
 
-def test_strangers_failures_from_many_addresses_never_lock_the_owner_out(api, user, settings):
+def test_strangers_failures_from_many_addresses_never_lock_the_owner_out(
+    api, ada_with_password, settings
+):
     settings.LOGIN_FAILURES_PER_CLIENT = 10
     for n in range(50):  # 50 failures from 5 addresses, as in the attack review
         api.post(
@@ -231,7 +239,7 @@ def test_one_address_failing_across_many_e_mails_is_stopped(api, settings):
     assert response.status_code == 429
 
 
-def test_a_success_clears_the_failure_count(api, user, settings):
+def test_a_success_clears_the_failure_count(api, ada_with_password, settings):
     settings.LOGIN_FAILURES_PER_CLIENT = 3
     for _ in range(2):
         api.post("/api/auth/login", {"email": "ada@example.com", "password": "nope-nope"})

@@ -6,12 +6,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from accounts.services.users import user_create
 from aitools.models import Generation
 from billing.models import CreditTransaction
 from notifications.models import Notification, OutboxEvent
 from notifications.services.center import notify
-from tests.factories import client_for
+from tests.factories import UserFactory, client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -20,34 +19,36 @@ TOO_LONG = "Ensure this field has no more than 200 characters."
 
 
 @pytest.fixture
-def ada():
-    user = user_create(email="ada@example.com", password="Quiet-lake-42", full_name="Ada")
-    client = client_for(user)
-    audit = client.post("/api/seo/audit", {"title": "Logo", "description": "Logos."})
+def ada_with_history(ada_with_password):
+    """Ada with something personal to erase: an AI generation (its credits spent) and a
+    notification."""
+    audit = client_for(ada_with_password).post(
+        "/api/seo/audit", {"title": "Logo", "description": "Logos."}
+    )
     assert audit.status_code == 200
-    notify(user=user, type="system_alert", title="Hi", message="Hello")
-    return user
+    notify(user=ada_with_password, type="system_alert", title="Hi", message="Hello")
+    return ada_with_password
 
 
-def test_erasing_with_the_password_removes_everything_personal(ada):
-    client = client_for(ada)
-    spent = CreditTransaction.objects.filter(user=ada).count()
-    response = client.delete("/api/auth/me", {"password": "Quiet-lake-42"})
+def test_erasing_with_the_password_removes_everything_personal(ada_with_history):
+    client = client_for(ada_with_history)
+    spent = CreditTransaction.objects.filter(user=ada_with_history).count()
+    response = client.delete("/api/auth/me", {"password": "correct-horse"})
     assert response.status_code == 200
     assert response.json() == {
         "success": True,
         "message": "Account erased",
         "data": {"success": True},
     }
-    erased = User.objects.get(pk=ada.pk)
-    assert erased.email == f"erased-{ada.pk.hex}@erased.invalid"
+    erased = User.objects.get(pk=ada_with_history.pk)
+    assert erased.email == f"erased-{ada_with_history.pk.hex}@erased.invalid"
     assert (erased.full_name, erased.is_active, erased.has_usable_password()) == ("", False, False)
     assert erased.erased_at is not None
-    assert not Generation.objects.filter(user=ada).exists()
-    assert not Notification.objects.filter(user=ada).exists()
-    assert not OutboxEvent.objects.filter(user=ada).exists()
+    assert not Generation.objects.filter(user=ada_with_history).exists()
+    assert not Notification.objects.filter(user=ada_with_history).exists()
+    assert not OutboxEvent.objects.filter(user=ada_with_history).exists()
     # The ledger keeps its rows, now pointing at an anonymous account.
-    assert CreditTransaction.objects.filter(user=ada).count() == spent
+    assert CreditTransaction.objects.filter(user=ada_with_history).count() == spent
     # Signed out everywhere; the address is free for a new account.
     assert client.get("/api/auth/me").status_code == 401
     again = APIClient().post(
@@ -57,16 +58,16 @@ def test_erasing_with_the_password_removes_everything_personal(ada):
     assert again.json()["message"] == "Account created"
 
 
-def test_a_wrong_or_missing_password_erases_nothing(ada):
-    client = client_for(ada)
+def test_a_wrong_or_missing_password_erases_nothing(ada_with_history):
+    client = client_for(ada_with_history)
     for body in ({}, {"password": "not-it-at-all"}):
         assert client.delete("/api/auth/me", body).status_code == 401
-    assert User.objects.get(pk=ada.pk).erased_at is None
-    assert Generation.objects.filter(user=ada).exists()
+    assert User.objects.get(pk=ada_with_history.pk).erased_at is None
+    assert Generation.objects.filter(user=ada_with_history).exists()
 
 
 def test_a_passwordless_account_needs_a_fresh_sign_in(db):
-    grace = user_create(email="grace@example.com")
+    grace = UserFactory.create(email="grace@example.com")
     stale = client_for(grace, auth_time=int(time.time()) - 3600)
     response = stale.delete("/api/auth/me")
     assert response.status_code == 403
@@ -77,15 +78,14 @@ def test_a_passwordless_account_needs_a_fresh_sign_in(db):
     assert User.objects.get(pk=grace.pk).erased_at is not None
 
 
-def test_the_admin_delete_erases(ada, client):
-    operator = User.objects.create_superuser(email="ops@example.com", password="Operator-pass-7")
-    client.force_login(operator)
-    confirm = client.get(f"/admin/accounts/user/{ada.pk}/delete/")
+def test_the_admin_delete_erases(ada_with_history, admin_client):
+    client = admin_client
+    confirm = client.get(f"/admin/accounts/user/{ada_with_history.pk}/delete/")
     assert confirm.status_code == 200
     assert "Cannot delete" not in confirm.content.decode()
-    done = client.post(f"/admin/accounts/user/{ada.pk}/delete/", {"post": "yes"})
+    done = client.post(f"/admin/accounts/user/{ada_with_history.pk}/delete/", {"post": "yes"})
     assert done.status_code == 302
-    assert User.objects.get(pk=ada.pk).erased_at is not None
+    assert User.objects.get(pk=ada_with_history.pk).erased_at is not None
 
 
 def test_profile_update(ada):

@@ -1,10 +1,4 @@
-"""AI fixtures: a signed-in user with a known balance, and realistic bodies for every tool."""
-
-import pytest
-from rest_framework.test import APIClient
-
-from accounts.services.sessions import session_issue
-from accounts.services.users import user_create
+"""Realistic request bodies for every AI tool, and what each costs."""
 
 BODIES = {
     "proposal_generate": (
@@ -61,15 +55,3 @@ COSTS = {
     "seo_audit": 1,
     "social_ai_generate": 1,
 }
-
-
-@pytest.fixture
-def ada(db):
-    return user_create(email="ada@example.com")
-
-
-@pytest.fixture
-def authed(ada) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=ada).token}")
-    return client

@@ -21,22 +21,12 @@ from tests.servers import api_server, migrate, server_env
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def committed(django_capture_on_commit_callbacks):
-    """Run a request's on-commit work (the queued task) as a committed request would."""
-
-    def run(call):
-        with django_capture_on_commit_callbacks(execute=True):
-            return call()
-
-    return run
-
-
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
-def test_prefer_respond_async_answers_202_then_delivers(authed, ada, committed, prefix):
+def test_prefer_respond_async_answers_202_then_delivers(ada_client, ada, committed, prefix):
     path, body = BODIES["gig_generate"]
     path = path.replace("/api", prefix, 1)
-    response = committed(lambda: authed.post(path, body, HTTP_PREFER="respond-async"))
+    with committed():  # the queued task runs as after a real commit
+        response = ada_client.post(path, body, HTTP_PREFER="respond-async")
     assert response.status_code == 202
     data = response.json()["data"]
     assert set(data) == {"id", "tool", "title", "status", "creditsCharged", "created_at"}
@@ -45,7 +35,7 @@ def test_prefer_respond_async_answers_202_then_delivers(authed, ada, committed, 
     assert response["Location"] == f"{prefix}/history/{data['id']}"
     assert response["Preference-Applied"] == "respond-async"
     # The task ran (eagerly in tests): the result is on the history entry.
-    detail = authed.get(f"/api/history/{data['id']}").json()["data"]
+    detail = ada_client.get(f"/api/history/{data['id']}").json()["data"]
     assert detail["status"] == "succeeded"
     assert detail["result"]["title"]
     assert detail["tokensUsed"] > 0
@@ -54,12 +44,13 @@ def test_prefer_respond_async_answers_202_then_delivers(authed, ada, committed, 
     assert note.metadata == {"generationId": data["id"], "tool": "gig_generate"}
 
 
-def test_async_failure_refunds_and_notifies(authed, ada, committed, settings):
+def test_async_failure_refunds_and_notifies(ada_client, ada, committed, settings):
     with standin_server() as standin:
         standin.mode = "error"
         settings.AI_PROVIDER, settings.AI_BASE_URL, settings.AI_MODEL = "openai", standin.url, "m"
         path, body = BODIES["seo_audit"]
-        response = committed(lambda: authed.post(path, body, HTTP_PREFER="respond-async"))
+        with committed():
+            response = ada_client.post(path, body, HTTP_PREFER="respond-async")
     assert response.status_code == 202
     entry = Generation.objects.get()
     assert entry.status == "failed"
@@ -67,18 +58,18 @@ def test_async_failure_refunds_and_notifies(authed, ada, committed, settings):
     assert Notification.objects.get(user=ada).type == "ai_failed"
 
 
-def test_pending_async_jobs_are_bounded(authed, ada, settings):
+def test_pending_async_jobs_are_bounded(ada_client, ada, settings):
     settings.AI_MAX_PENDING_JOBS = 2
     path, body = BODIES["seo_audit"]
     # Without on-commit execution the jobs stay pending, as if the worker were busy.
     for _ in range(2):
-        assert authed.post(path, body, HTTP_PREFER="respond-async").status_code == 202
-    response = authed.post(path, body, HTTP_PREFER="respond-async")
+        assert ada_client.post(path, body, HTTP_PREFER="respond-async").status_code == 202
+    response = ada_client.post(path, body, HTTP_PREFER="respond-async")
     assert response.status_code == 429
     assert User.objects.get(pk=ada.pk).credits_remaining == 18  # the refused job cost nothing
 
 
-def test_stale_pending_generations_are_refunded(authed, ada):
+def test_stale_pending_generations_are_refunded(ada_client, ada):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -86,7 +77,7 @@ def test_stale_pending_generations_are_refunded(authed, ada):
     from aitools.tasks import fail_stale_generations_task
 
     path, body = BODIES["seo_audit"]
-    authed.post(path, body, HTTP_PREFER="respond-async")
+    ada_client.post(path, body, HTTP_PREFER="respond-async")
     Generation.objects.update(created_at=timezone.now() - timedelta(hours=1))
     assert fail_stale_generations_task.delay().get() == 1
     assert fail_stale_generations_task.delay().get() == 0
@@ -94,51 +85,51 @@ def test_stale_pending_generations_are_refunded(authed, ada):
     assert User.objects.get(pk=ada.pk).credits_remaining == 20
 
 
-def test_history_lists_every_call_with_the_tool_filter(authed):
+def test_history_lists_every_call_with_the_tool_filter(ada_client):
     for tool in ("seo_audit", "keywords_find", "seo_audit"):
-        authed.post(*BODIES[tool])
-    rows = authed.get("/api/history").json()["data"]
+        ada_client.post(*BODIES[tool])
+    rows = ada_client.get("/api/history").json()["data"]
     assert [r["tool"] for r in rows] == ["seo_audit", "keywords_find", "seo_audit"]
     assert set(rows[0]) == {"id", "tool", "title", "status", "creditsCharged", "created_at"}
-    filtered = authed.get("/api/history?tool=keywords_find&page=1").json()
+    filtered = ada_client.get("/api/history?tool=keywords_find&page=1").json()
     assert [r["tool"] for r in filtered["data"]] == ["keywords_find"]
     assert filtered["meta"]["limit"] == 20
-    bad = authed.get("/api/history?tool=nope")
+    bad = ada_client.get("/api/history?tool=nope")
     assert bad.status_code == 400
     assert "tool" in bad.json()["error"]["details"]
 
 
-def test_gigs_and_proposals_are_listed_read_edited_deleted(authed):
-    gig = authed.post(*BODIES["gig_generate"]).json()["data"]
-    proposal = authed.post(*BODIES["proposal_generate"]).json()["data"]
-    listing = authed.get("/api/gigs?page=1").json()
+def test_gigs_and_proposals_are_listed_read_edited_deleted(ada_client):
+    gig = ada_client.post(*BODIES["gig_generate"]).json()["data"]
+    proposal = ada_client.post(*BODIES["proposal_generate"]).json()["data"]
+    listing = ada_client.get("/api/gigs?page=1").json()
     assert listing["meta"]["limit"] == 10
     assert [g["id"] for g in listing["data"]] == [gig["id"]]
-    assert authed.get("/api/proposals?status=draft").json()["data"][0]["id"] == proposal["id"]
-    assert authed.get("/api/proposals?status=won").json()["data"] == []
-    assert authed.get("/api/gigs?status=bogus").status_code == 400
+    assert ada_client.get("/api/proposals?status=draft").json()["data"][0]["id"] == proposal["id"]
+    assert ada_client.get("/api/proposals?status=won").json()["data"] == []
+    assert ada_client.get("/api/gigs?status=bogus").status_code == 400
 
-    edited = authed.patch(f"/api/gigs/{gig['id']}", {"title": "New title", "status": "active"})
+    edited = ada_client.patch(f"/api/gigs/{gig['id']}", {"title": "New title", "status": "active"})
     assert edited.status_code == 200
     assert (edited.json()["data"]["title"], edited.json()["data"]["status"]) == (
         "New title",
         "active",
     )
-    assert authed.patch(f"/api/gigs/{gig['id']}", {"status": "sold"}).status_code == 400
-    edited = authed.patch(
+    assert ada_client.patch(f"/api/gigs/{gig['id']}", {"status": "sold"}).status_code == 400
+    edited = ada_client.patch(
         f"/api/proposals/{proposal['id']}", {"content": "Rewritten", "status": "sent"}
     )
     assert edited.json()["data"]["content"] == "Rewritten"
-    assert authed.get(f"/api/proposals/{proposal['id']}").json()["data"]["status"] == "sent"
+    assert ada_client.get(f"/api/proposals/{proposal['id']}").json()["data"]["status"] == "sent"
 
-    deleted = authed.delete(f"/api/gigs/{gig['id']}")
+    deleted = ada_client.delete(f"/api/gigs/{gig['id']}")
     assert deleted.json()["data"] == {"success": True}
-    assert authed.get(f"/api/gigs/{gig['id']}").status_code == 404
+    assert ada_client.get(f"/api/gigs/{gig['id']}").status_code == 404
 
 
-def test_records_are_private(authed, ada):
-    gig = authed.post(*BODIES["gig_generate"]).json()["data"]
-    history = authed.get("/api/history").json()["data"][0]
+def test_records_are_private(ada_client, ada):
+    gig = ada_client.post(*BODIES["gig_generate"]).json()["data"]
+    history = ada_client.get("/api/history").json()["data"][0]
     mallory = user_create(email="mallory@example.com")
     other = APIClient()
     other.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=mallory).token}")
@@ -152,8 +143,8 @@ def test_records_are_private(authed, ada):
     ):
         response = getattr(other, method)(path, {"title": "x"} if method == "patch" else None)
         assert response.status_code == 404, (method, path)
-    assert authed.get(f"/api/gigs/{gig['id']}").json()["data"]["title"] == gig["title"]
-    assert authed.get("/api/gigs/not-a-uuid").status_code == 404
+    assert ada_client.get(f"/api/gigs/{gig['id']}").json()["data"]["title"] == gig["title"]
+    assert ada_client.get("/api/gigs/not-a-uuid").status_code == 404
 
 
 @pytest.mark.postgres
@@ -209,14 +200,14 @@ def test_ten_concurrent_calls_with_one_credit_on_embedded_sqlite(tmp_path):
 # --- Claiming: one provider call and one charge per entry, whatever the deliveries --------
 
 
-def test_a_repeated_delivery_calls_the_provider_once_and_charges_once(authed, ada, settings):
+def test_a_repeated_delivery_calls_the_provider_once_and_charges_once(ada_client, ada, settings):
     from aitools.tasks import run_generation_task
     from billing.models import CreditTransaction
 
     with standin_server() as standin:
         settings.AI_PROVIDER, settings.AI_BASE_URL, settings.AI_MODEL = "openai", standin.url, "m"
         path, body = BODIES["seo_audit"]
-        response = authed.post(path, body, HTTP_PREFER="respond-async")  # queued, not run
+        response = ada_client.post(path, body, HTTP_PREFER="respond-async")  # queued, not run
         entry_id = response.json()["data"]["id"]
         assert run_generation_task(entry_id) == "succeeded"
         assert run_generation_task(entry_id) == "skipped"  # the broker delivered it again
@@ -228,11 +219,11 @@ def test_a_repeated_delivery_calls_the_provider_once_and_charges_once(authed, ad
     assert User.objects.get(pk=ada.pk).credits_remaining == 19
 
 
-def test_only_one_claim_wins(authed):
+def test_only_one_claim_wins(ada_client):
     from aitools.services import generation_claim
 
     path, body = BODIES["seo_audit"]
-    entry_id = authed.post(path, body, HTTP_PREFER="respond-async").json()["data"]["id"]
+    entry_id = ada_client.post(path, body, HTTP_PREFER="respond-async").json()["data"]["id"]
     first = generation_claim(generation_id=entry_id)
     assert first is not None
     assert first.status == "running"
@@ -240,7 +231,7 @@ def test_only_one_claim_wins(authed):
     assert generation_claim(generation_id=entry_id) is None
 
 
-def test_a_claimed_entry_whose_worker_died_is_refunded_once(authed, ada):
+def test_a_claimed_entry_whose_worker_died_is_refunded_once(ada_client, ada):
     from datetime import timedelta
 
     from django.db.models import F
@@ -248,7 +239,7 @@ def test_a_claimed_entry_whose_worker_died_is_refunded_once(authed, ada):
     from aitools.services import generation_claim, generations_fail_stale
 
     path, body = BODIES["seo_audit"]
-    entry_id = authed.post(path, body, HTTP_PREFER="respond-async").json()["data"]["id"]
+    entry_id = ada_client.post(path, body, HTTP_PREFER="respond-async").json()["data"]["id"]
     generation_claim(generation_id=entry_id)  # ... and the worker process dies here
     assert generations_fail_stale() == 0  # recently claimed: still in flight
     an_hour = timedelta(hours=1)  # ... and an hour passes: its lease ran out

@@ -18,9 +18,9 @@ def balance(user: User) -> int:
 
 
 @pytest.mark.parametrize("tool", list(BODIES))
-def test_each_tool_answers_its_shape_and_charges_its_cost(authed, ada, tool):
+def test_each_tool_answers_its_shape_and_charges_its_cost(ada_client, ada, tool):
     path, body = BODIES[tool]
-    response = authed.post(path, body)
+    response = ada_client.post(path, body)
     assert response.status_code == 200, response.json()
     payload = response.json()
     assert payload["success"] is True
@@ -66,27 +66,29 @@ def test_each_tool_answers_its_shape_and_charges_its_cost(authed, ada, tool):
         ("messages_reply", {"message": "x" * 10_001}),
     ],
 )
-def test_invalid_bodies_charge_nothing(authed, ada, tool, body):
+def test_invalid_bodies_charge_nothing(ada_client, ada, tool, body):
     path = BODIES[tool][0]
-    response = authed.post(path, body)
+    response = ada_client.post(path, body)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "validation_error"
     assert balance(ada) == 20
     assert not Generation.objects.exists()
 
 
-def test_two_different_inputs_give_different_outputs(authed):
-    first = authed.post("/api/gig/generate", {"service": "Logo design for coffee shops"}).json()
-    second = authed.post("/api/gig/generate", {"service": "WordPress speed optimization"}).json()
+def test_two_different_inputs_give_different_outputs(ada_client):
+    first = ada_client.post("/api/gig/generate", {"service": "Logo design for coffee shops"}).json()
+    second = ada_client.post(
+        "/api/gig/generate", {"service": "WordPress speed optimization"}
+    ).json()
     assert first["data"]["title"] != second["data"]["title"]
     assert first["data"]["description"] != second["data"]["description"]
 
 
-def test_not_enough_credits_is_402_and_generates_nothing(authed, ada):
+def test_not_enough_credits_is_402_and_generates_nothing(ada_client, ada):
     from billing.services.credits import credits_adjust
 
     credits_adjust(user=ada, delta=-19)  # 1 left; the gig costs 2
-    response = authed.post(*BODIES["gig_generate"])
+    response = ada_client.post(*BODIES["gig_generate"])
     assert response.status_code == 402
     assert response.json() == {
         "success": False,
@@ -98,11 +100,11 @@ def test_not_enough_credits_is_402_and_generates_nothing(authed, ada):
     assert not Gig.objects.exists()
 
 
-def test_a_failing_provider_refunds_and_notifies(authed, ada, settings):
+def test_a_failing_provider_refunds_and_notifies(ada_client, ada, settings):
     with standin_server() as standin:
         standin.mode = "error"
         settings.AI_PROVIDER, settings.AI_BASE_URL, settings.AI_MODEL = "openai", standin.url, "m"
-        response = authed.post(*BODIES["gig_generate"])
+        response = ada_client.post(*BODIES["gig_generate"])
     assert response.status_code == 502
     body = response.json()
     assert body["error"]["code"] == "ai_provider_error"
@@ -117,22 +119,22 @@ def test_a_failing_provider_refunds_and_notifies(authed, ada, settings):
     assert not Gig.objects.exists()
 
 
-def test_the_openai_provider_end_to_end(authed, ada, settings):
+def test_the_openai_provider_end_to_end(ada_client, ada, settings):
     with standin_server() as standin:
         standin.mode = "invalid_once"
         settings.AI_PROVIDER, settings.AI_BASE_URL, settings.AI_MODEL = "openai", standin.url, "m"
-        response = authed.post(*BODIES["seo_audit"])
+        response = ada_client.post(*BODIES["seo_audit"])
     assert response.status_code == 200
     assert response.json()["meta"] == {"tokensUsed": 120, "provider": "openai"}
     assert balance(ada) == 19
 
 
-def test_a_timeout_refunds(authed, ada, settings):
+def test_a_timeout_refunds(ada_client, ada, settings):
     with standin_server() as standin:
         standin.mode, standin.delay = "slow", 1.5
         settings.AI_PROVIDER, settings.AI_BASE_URL, settings.AI_MODEL = "openai", standin.url, "m"
         settings.AI_TIMEOUT_SECONDS = 0.3
-        response = authed.post(*BODIES["messages_reply"])
+        response = ada_client.post(*BODIES["messages_reply"])
     assert response.status_code == 502
     assert "did not answer in time" in response.json()["message"]
     assert balance(ada) == 20
@@ -142,6 +144,6 @@ def test_needs_a_token(api):
     assert api.post(*BODIES["seo_audit"]).status_code == 401
 
 
-def test_both_prefixes(authed):
+def test_both_prefixes(ada_client):
     path, body = BODIES["keywords_find"]
-    assert authed.post(path.replace("/api/", "/api/v1/"), body).status_code == 200
+    assert ada_client.post(path.replace("/api/", "/api/v1/"), body).status_code == 200

@@ -8,14 +8,7 @@ import time
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.services.users import user_create
-
 SECRET = "whsec-test-0123456789"
-
-
-@pytest.fixture
-def ada(db):
-    return user_create(email="ada@example.com", password="correct-horse")
 
 
 @pytest.fixture

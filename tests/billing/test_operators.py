@@ -5,7 +5,6 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent
 from tests.billing.conftest import order_paid
 
@@ -45,12 +44,6 @@ def test_unknown_email_and_zero_are_errors(ada):
         grant("--email", "ada@example.com", "--credits", "0", "--reason", "x")
 
 
-@pytest.fixture
-def operator(client):
-    client.force_login(User.objects.create_superuser(email="ops@example.com", password="pw-123456"))
-    return client
-
-
 @pytest.mark.parametrize(
     "path",
     [
@@ -60,30 +53,30 @@ def operator(client):
         "/admin/billing/paymentevent/?status__exact=unmatched&event_type=order.paid",
     ],
 )
-def test_billing_admin_pages(operator, ada, path):
-    assert operator.get(path).status_code == 200
+def test_billing_admin_pages(admin_client, ada, path):
+    assert admin_client.get(path).status_code == 200
 
 
-def test_ledger_admin_is_read_only(operator, ada):
+def test_ledger_admin_is_read_only(admin_client, ada):
     entry = CreditTransaction.objects.get(user=ada)
-    assert operator.get("/admin/billing/credittransaction/add/").status_code == 403
-    response = operator.post(
+    assert admin_client.get("/admin/billing/credittransaction/add/").status_code == 403
+    response = admin_client.post(
         f"/admin/billing/credittransaction/{entry.pk}/delete/", {"post": "yes"}
     )
     assert response.status_code == 403
     assert CreditTransaction.objects.filter(pk=entry.pk).exists()
 
 
-def test_payment_event_page_shows_the_raw_payload_and_reapplies(operator, webhook):
+def test_payment_event_page_shows_the_raw_payload_and_reapplies(admin_client, webhook):
     webhook(order_paid(notes={"email": "late@example.com", "plan": "pro"}), event_id="evt_x")
     event = PaymentEvent.objects.get()
-    page = operator.get(f"/admin/billing/paymentevent/{event.pk}/change/")
+    page = admin_client.get(f"/admin/billing/paymentevent/{event.pk}/change/")
     assert page.status_code == 200
     assert "late@example.com" in page.content.decode()
     from accounts.services.users import user_create
 
     late = user_create(email="late@example.com")
-    response = operator.post(
+    response = admin_client.post(
         "/admin/billing/paymentevent/", {"action": "reapply", "_selected_action": [event.pk]}
     )
     assert response.status_code == 302
@@ -91,13 +84,13 @@ def test_payment_event_page_shows_the_raw_payload_and_reapplies(operator, webhoo
     assert late.plan == "pro"
 
 
-def test_grant_credits_admin_action(operator, ada):
-    ask = operator.post(
+def test_grant_credits_admin_action(admin_client, ada):
+    ask = admin_client.post(
         "/admin/accounts/user/", {"action": "grant_credits", "_selected_action": [ada.pk]}
     )
     assert ask.status_code == 200
     assert "ada@example.com" in ask.content.decode()
-    done = operator.post(
+    done = admin_client.post(
         "/admin/accounts/user/",
         {
             "action": "grant_credits",
@@ -112,7 +105,7 @@ def test_grant_credits_admin_action(operator, ada):
     assert ada.credits_remaining == 27
 
 
-def test_reapply_names_each_events_outcome(operator, webhook, ada):
+def test_reapply_names_each_events_outcome(admin_client, webhook, ada):
     webhook(order_paid(notes={"email": "ghost@example.com", "plan": "pro"}), event_id="evt_ghost")
     webhook(order_paid(notes={"email": "ada@example.com", "plan": "gold"}), event_id="evt_gold")
     webhook(
@@ -120,7 +113,7 @@ def test_reapply_names_each_events_outcome(operator, webhook, ada):
         event_id="evt_ok",
     )
     ids = list(PaymentEvent.objects.values_list("pk", flat=True))
-    response = operator.post(
+    response = admin_client.post(
         "/admin/billing/paymentevent/",
         {"action": "reapply", "_selected_action": ids},
         follow=True,

@@ -20,16 +20,6 @@ from tests.factories import client_for
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def ada():
-    return user_create(email="ada@example.com")
-
-
-@pytest.fixture
-def ada_client(ada):
-    return client_for(ada)
-
-
 def post(client: APIClient, path: str, body: dict[str, Any], key: str, **extra: Any) -> Any:
     return client.post(path, body, format="json", HTTP_IDEMPOTENCY_KEY=key, **extra)
 

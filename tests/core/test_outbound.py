@@ -70,7 +70,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def server() -> Iterator[ThreadingHTTPServer]:
+def http_server() -> Iterator[ThreadingHTTPServer]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.hits = []  # type: ignore[attr-defined]
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -80,20 +80,20 @@ def server() -> Iterator[ThreadingHTTPServer]:
     httpd.server_close()
 
 
-def url(server: ThreadingHTTPServer, path: str) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}{path}"
+def url(http_server: ThreadingHTTPServer, path: str) -> str:
+    return f"http://127.0.0.1:{http_server.server_address[1]}{path}"
 
 
 @pytest.fixture
-def client() -> outbound.Client:
+def outbound_client() -> outbound.Client:
     return outbound.Client("test", read_timeout=2)
 
 
 # --- Classification ---------------------------------------------------------------------------
 
 
-def test_a_2xx_is_returned(server, client):
-    assert client.request("GET", url(server, "/status/201")).status_code == 201
+def test_a_2xx_is_returned(http_server, outbound_client):
+    assert outbound_client.request("GET", url(http_server, "/status/201")).status_code == 201
 
 
 @pytest.mark.parametrize(
@@ -106,50 +106,52 @@ def test_a_2xx_is_returned(server, client):
         (302, outbound.PermanentError),
     ],
 )
-def test_statuses_are_classified(server, client, status, error_class):
+def test_statuses_are_classified(http_server, outbound_client, status, error_class):
     with pytest.raises(error_class) as caught:
-        client.request("POST", url(server, f"/status/{status}"))
+        outbound_client.request("POST", url(http_server, f"/status/{status}"))
     assert caught.value.status == status
     assert type(caught.value) is error_class
 
 
-def test_a_long_retry_after_goes_back_to_the_caller(server, client):
+def test_a_long_retry_after_goes_back_to_the_caller(http_server, outbound_client):
     with pytest.raises(outbound.TransientError) as caught:
-        client.request("GET", url(server, "/status/429?retry_after=30"))
+        outbound_client.request("GET", url(http_server, "/status/429?retry_after=30"))
     assert (caught.value.status, caught.value.retry_after) == (429, 30.0)
     assert caught.value.maybe_delivered is False  # 429: refused before any work
-    assert len(server.hits) == 1  # not waited on inline
+    assert len(http_server.hits) == 1  # not waited on inline
 
 
-def test_idempotent_requests_are_retried_and_posts_are_not(server, client):
+def test_idempotent_requests_are_retried_and_posts_are_not(http_server, outbound_client):
     with pytest.raises(outbound.TransientError) as caught:
-        client.request("GET", url(server, "/status/503?retry_after=0"))
+        outbound_client.request("GET", url(http_server, "/status/503?retry_after=0"))
     assert caught.value.maybe_delivered is True
-    assert len(server.hits) == 3  # the first try and two retries
-    server.hits.clear()
+    assert len(http_server.hits) == 3  # the first try and two retries
+    http_server.hits.clear()
     with pytest.raises(outbound.TransientError):
-        client.request("POST", url(server, "/status/503?retry_after=0"))
-    assert len(server.hits) == 1
-    server.hits.clear()
+        outbound_client.request("POST", url(http_server, "/status/503?retry_after=0"))
+    assert len(http_server.hits) == 1
+    http_server.hits.clear()
     with pytest.raises(outbound.TransientError):  # a POST made safe to repeat (Idempotency-Key)
-        client.request("POST", url(server, "/status/502?retry_after=0"), idempotent=True)
-    assert len(server.hits) == 3
+        outbound_client.request(
+            "POST", url(http_server, "/status/502?retry_after=0"), idempotent=True
+        )
+    assert len(http_server.hits) == 3
 
 
-def test_a_read_timeout_may_have_reached_the_server(server):
+def test_a_read_timeout_may_have_reached_the_server(http_server):
     slow = outbound.Client("test", read_timeout=0.2, retries=0)
     with pytest.raises(outbound.TransientError) as caught:
-        slow.request("POST", url(server, "/sleep/1"))
+        slow.request("POST", url(http_server, "/sleep/1"))
     assert (caught.value.timed_out, caught.value.maybe_delivered) == (True, True)
 
 
-def test_a_refused_connection_reached_nothing(client):
+def test_a_refused_connection_reached_nothing(outbound_client):
     with pytest.raises(outbound.TransientError) as caught:
-        client.request("POST", f"http://127.0.0.1:{free_port()}/")
+        outbound_client.request("POST", f"http://127.0.0.1:{free_port()}/")
     assert (caught.value.timed_out, caught.value.maybe_delivered) == (False, False)
 
 
-def test_a_provider_refines_the_classification(server):
+def test_a_provider_refines_the_classification(http_server):
     def facebook_like(response):
         if response.status_code == 400 and response.json()["error"]["code"] == 190:
             return outbound.AuthenticationError("token expired", status=400)
@@ -157,7 +159,7 @@ def test_a_provider_refines_the_classification(server):
 
     refined = outbound.Client("test", read_timeout=2, classify=facebook_like)
     with pytest.raises(outbound.AuthenticationError):
-        refined.request("GET", url(server, "/status/400"))
+        refined.request("GET", url(http_server, "/status/400"))
 
 
 # --- The guard --------------------------------------------------------------------------------
@@ -233,48 +235,50 @@ def test_one_private_answer_among_public_ones_is_refused(dns):
         outbound.guard_url("https://mixed.example.com/")
 
 
-def test_the_connection_is_pinned_to_the_checked_address(server, client, dns):
+def test_the_connection_is_pinned_to_the_checked_address(http_server, outbound_client, dns):
     # DNS rebinding: the first answer is checked, later answers point elsewhere. The request
     # still goes to the checked address, speaking to the name it was given.
-    port = server.server_address[1]
+    port = http_server.server_address[1]
     dns["rebind.example.com"] = [["127.0.0.1"], ["10.255.255.1"]]
-    response = client.request("GET", f"http://rebind.example.com:{port}/echo-host", guarded=True)
+    response = outbound_client.request(
+        "GET", f"http://rebind.example.com:{port}/echo-host", guarded=True
+    )
     assert response.json() == {"host": f"rebind.example.com:{port}"}
 
 
-def test_guarded_requests_never_follow_redirects(server, client, dns):
-    port = server.server_address[1]
+def test_guarded_requests_never_follow_redirects(http_server, outbound_client, dns):
+    port = http_server.server_address[1]
     dns["hooks.example.com"] = [["127.0.0.1"]]
     with pytest.raises(outbound.PermanentError) as caught:
-        client.request("POST", f"http://hooks.example.com:{port}/redirect", guarded=True)
+        outbound_client.request("POST", f"http://hooks.example.com:{port}/redirect", guarded=True)
     assert caught.value.status == 302
-    assert len(server.hits) == 1
+    assert len(http_server.hits) == 1
 
 
 # --- Deadlines and size caps -----------------------------------------------------------------
 
 
-def test_a_dripping_answer_ends_at_the_calls_deadline(server):
+def test_a_dripping_answer_ends_at_the_calls_deadline(http_server):
     # Each read gets a byte before its timeout; the call's whole budget still ends it.
     client = outbound.Client("test", read_timeout=1.0, retries=0)
     started = time.monotonic()
     with pytest.raises(outbound.TransientError) as caught:
-        client.request("POST", url(server, "/drip"))
+        client.request("POST", url(http_server, "/drip"))
     assert time.monotonic() - started < 2.5
     assert caught.value.timed_out
     assert caught.value.maybe_delivered
 
 
-def test_an_answer_past_the_size_cap_is_refused_without_reading_it_whole(server, settings):
+def test_an_answer_past_the_size_cap_is_refused_without_reading_it_whole(http_server, settings):
     settings.OUTBOUND_MAX_RESPONSE_BYTES = 1024 * 1024
     client = outbound.Client("test", read_timeout=10, retries=0)
     started = time.monotonic()
     with pytest.raises(outbound.PermanentError, match="larger than"):
-        client.request("GET", url(server, "/huge/6400"))  # 400 MB offered
+        client.request("GET", url(http_server, "/huge/6400"))  # 400 MB offered
     assert time.monotonic() - started < 5
 
 
-def test_calls_to_one_user_chosen_host_are_bounded(server, settings):
+def test_calls_to_one_user_chosen_host_are_bounded(http_server, settings):
     settings.OUTBOUND_PER_HOST_CONCURRENCY = 2
     client = outbound.Client("test", read_timeout=5, retries=0)
     results: list[str] = []
@@ -282,7 +286,7 @@ def test_calls_to_one_user_chosen_host_are_bounded(server, settings):
     def call() -> None:
         try:
             with outbound.bounded_per_host():  # as connecting an account does
-                client.request("GET", url(server, "/sleep/1"), guarded=True)
+                client.request("GET", url(http_server, "/sleep/1"), guarded=True)
             results.append("ok")
         except outbound.TransientError:
             results.append("busy")
@@ -298,7 +302,7 @@ def test_calls_to_one_user_chosen_host_are_bounded(server, settings):
     # Outside it (the scheduler's and the webhooks' workers) nothing is refused as busy.
     results.clear()
     threads = [threading.Thread(target=lambda: results.append(
-        str(client.request("GET", url(server, "/sleep/0.5"), guarded=True).status_code)))
+        str(client.request("GET", url(http_server, "/sleep/0.5"), guarded=True).status_code)))
         for _ in range(5)]  # fmt: skip
     for thread in threads:
         thread.start()

@@ -1,16 +1,14 @@
-"""Notification fixtures: two users with Bearer clients, and notifications made by notify()."""
+"""Notification fixtures: notifications made by notify(), and their representation."""
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
 from accounts.models import User
 from notifications.models import Notification, NotificationType
 from notifications.services.center import notification_mark_read, notify
-from tests.factories import client_for
 
 BASE_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -30,26 +28,6 @@ def as_json(notification: Notification) -> dict[str, Any]:
         "metadata": notification.metadata,
         "created_at": notification.created_at.isoformat().replace("+00:00", "Z"),
     }
-
-
-@pytest.fixture
-def ada(db) -> User:
-    return User.objects.create_user(email="ada@example.com", full_name="Ada")
-
-
-@pytest.fixture
-def bob(db) -> User:
-    return User.objects.create_user(email="bob@example.com", full_name="Bob")
-
-
-@pytest.fixture
-def ada_client(ada) -> APIClient:
-    return client_for(ada)
-
-
-@pytest.fixture
-def bob_client(bob) -> APIClient:
-    return client_for(bob)
 
 
 @pytest.fixture

@@ -14,13 +14,6 @@ USERS_URL = "/admin/accounts/user/"
 
 
 @pytest.fixture
-def operator(client):
-    admin_user = User.objects.create_superuser(email="ops@example.com", password="s3cret-pass")
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def user_admin_with_action(rf):
     """The User admin (accounts/), which carries the action (added by notifications/admin.py)."""
     user_admin = admin.site._registry[User]
@@ -47,55 +40,57 @@ def user_admin_with_action(rf):
         "?o=2",  # sorted by user e-mail
     ],
 )
-def test_changelist_renders_with_each_filter_and_search(operator, ada, seed, query):
+def test_changelist_renders_with_each_filter_and_search(admin_client, ada, seed, query):
     seed(ada, 3)
-    response = operator.get(f"/admin/notifications/notification/{query}")
+    response = admin_client.get(f"/admin/notifications/notification/{query}")
     assert response.status_code == 200
 
 
-def test_changelist_shows_the_columns_and_filters(operator, ada, seed):
+def test_changelist_shows_the_columns_and_filters(admin_client, ada, seed):
     seed(ada, 1, type="payment_failed")
-    html = operator.get("/admin/notifications/notification/").content.decode()
+    html = admin_client.get("/admin/notifications/notification/").content.decode()
     for text in ("Title 0", "ada@example.com", "payment_failed", "Billing"):
         assert text in html
     for heading in ("By category", "By type", "By read"):
         assert heading in html
 
 
-def test_search_finds_by_user_email_and_title(operator, ada, bob, seed):
+def test_search_finds_by_user_email_and_title(admin_client, ada, bob, seed):
     seed(ada, 1)
     seed(bob, 1, start=1)
-    by_email = operator.get("/admin/notifications/notification/?q=bob%40example.com")
+    by_email = admin_client.get("/admin/notifications/notification/?q=bob%40example.com")
     assert by_email.context["cl"].result_count == 1
-    by_title = operator.get("/admin/notifications/notification/?q=Title+0")
+    by_title = admin_client.get("/admin/notifications/notification/?q=Title+0")
     assert [n.user_id for n in by_title.context["cl"].result_list] == [ada.id]
 
 
-def test_change_page_is_read_only_and_add_is_forbidden(operator, ada, seed):
+def test_change_page_is_read_only_and_add_is_forbidden(admin_client, ada, seed):
     [notification] = seed(ada, 1)
-    page = operator.get(f"/admin/notifications/notification/{notification.pk}/change/")
+    page = admin_client.get(f"/admin/notifications/notification/{notification.pk}/change/")
     assert page.status_code == 200
     assert "Title 0" in page.content.decode()
-    response = operator.post(
+    response = admin_client.post(
         f"/admin/notifications/notification/{notification.pk}/change/", {"title": "Edited"}
     )
     assert response.status_code == 403
     notification.refresh_from_db()
     assert notification.title == "Title 0"
-    assert operator.get("/admin/notifications/notification/add/").status_code == 403
+    assert admin_client.get("/admin/notifications/notification/add/").status_code == 403
 
 
-def test_operators_may_delete(operator, ada, seed):
+def test_operators_may_delete(admin_client, ada, seed):
     [notification] = seed(ada, 1)
-    response = operator.post(
+    response = admin_client.post(
         f"/admin/notifications/notification/{notification.pk}/delete/", {"post": "yes"}
     )
     assert response.status_code == 302
     assert not Notification.objects.exists()
 
 
-def test_action_shows_a_form_first_and_sends_nothing(operator, user_admin_with_action, ada, bob):
-    response = operator.post(
+def test_action_shows_a_form_first_and_sends_nothing(
+    admin_client, user_admin_with_action, ada, bob
+):
+    response = admin_client.post(
         USERS_URL,
         {"action": "send_system_alert_action", "_selected_action": [str(ada.pk), str(bob.pk)]},
     )
@@ -108,9 +103,9 @@ def test_action_shows_a_form_first_and_sends_nothing(operator, user_admin_with_a
 
 
 def test_action_sends_a_system_alert_to_the_selected_users(
-    operator, user_admin_with_action, ada, bob
+    admin_client, user_admin_with_action, ada, bob
 ):
-    response = operator.post(
+    response = admin_client.post(
         USERS_URL,
         {
             "action": "send_system_alert_action",
@@ -125,22 +120,22 @@ def test_action_sends_a_system_alert_to_the_selected_users(
     [alert] = Notification.objects.all()
     assert (alert.user_id, alert.type, alert.category) == (ada.pk, "system_alert", "System")
     assert (alert.title, alert.message) == ("Maintenance", "Tonight at 22:00 UTC.")
-    page = operator.get(response["Location"])
+    page = admin_client.get(response["Location"])
     assert "System alert sent to 1 user(s)." in page.content.decode()
 
 
 def test_action_across_all_pages_sends_to_the_whole_filtered_set(
-    operator, user_admin_with_action, ada, bob
+    admin_client, user_admin_with_action, ada, bob
 ):
     # The operator exists too: "all" is every user the changelist holds.
-    form = operator.post(
+    form = admin_client.post(
         USERS_URL,
         {"action": "send_system_alert_action", "select_across": "1", "_selected_action": [ada.pk]},
     )
     html = form.content.decode()
     assert "goes to 3 users" in html
     assert 'name="select_across" value="1"' in html
-    response = operator.post(
+    response = admin_client.post(
         USERS_URL,
         {
             "action": "send_system_alert_action",
@@ -156,8 +151,8 @@ def test_action_across_all_pages_sends_to_the_whole_filtered_set(
     assert Notification.objects.count() == User.objects.count() == 3
 
 
-def test_action_with_an_empty_title_shows_the_form_again(operator, user_admin_with_action, ada):
-    response = operator.post(
+def test_action_with_an_empty_title_shows_the_form_again(admin_client, user_admin_with_action, ada):
+    response = admin_client.post(
         USERS_URL,
         {
             "action": "send_system_alert_action",
@@ -195,7 +190,7 @@ def test_action_needs_the_permission_to_add_notifications(client, user_admin_wit
     assert "You may not send notifications." in client.get(response["Location"]).content.decode()
 
 
-def test_webhook_deliveries_outbox_and_consumptions_have_pages(operator, settings):
+def test_webhook_deliveries_outbox_and_consumptions_have_pages(admin_client, settings):
     settings.OUTBOUND_ALLOW_PRIVATE = True
     from notifications.services.webhooks import endpoint_create
 
@@ -210,12 +205,12 @@ def test_webhook_deliveries_outbox_and_consumptions_have_pages(operator, setting
                 "/admin/notifications/outboxconsumption/",
                 "/admin/notifications/webhookdelivery/?status__exact=pending",
                 "/admin/notifications/outboxconsumption/?consumer=webhooks"):  # fmt: skip
-        response = operator.get(url)
+        response = admin_client.get(url)
         assert response.status_code == 200, url
     assert endpoint.pk
 
 
-def test_a_disabled_endpoint_can_be_reactivated_from_the_admin(operator):
+def test_a_disabled_endpoint_can_be_reactivated_from_the_admin(admin_client):
     from notifications.models import WebhookEndpoint
     from notifications.services.webhooks import endpoint_create
 
@@ -225,7 +220,7 @@ def test_a_disabled_endpoint_can_be_reactivated_from_the_admin(operator):
     WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
         active=False, disabled_reason="5 deliveries failed in a row.", consecutive_failures=5
     )
-    response = operator.post("/admin/notifications/webhookendpoint/", {
+    response = admin_client.post("/admin/notifications/webhookendpoint/", {
         "action": "reactivate", "_selected_action": [str(endpoint.pk)]})  # fmt: skip
     assert response.status_code == 302
     endpoint.refresh_from_db()
@@ -233,5 +228,5 @@ def test_a_disabled_endpoint_can_be_reactivated_from_the_admin(operator):
         True, "", 0)  # fmt: skip
 
 
-def test_groups_are_not_in_the_admin(operator):
-    assert operator.get("/admin/auth/group/").status_code == 404
+def test_groups_are_not_in_the_admin(admin_client):
+    assert admin_client.get("/admin/auth/group/").status_code == 404

@@ -21,11 +21,6 @@ from tests.factories import client_for
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def ada():
-    return user_create(email="ada@example.com")
-
-
 def test_a_ticket_opens_one_stream_within_a_minute(ada):
     response = client_for(ada).post("/api/events/ticket")
     assert response.status_code == 200, response.content

@@ -35,20 +35,10 @@ def received(monkeypatch):
     return seen
 
 
-@pytest.fixture
-def ada():
-    return user_create(email="ada@example.com")
-
-
 def record(user, *, committed) -> OutboxEvent:
     payload = events.credits_depleted(user_id=str(user.pk), remaining_credits=0)
     with committed():
         return events.emit(user=user, payload=payload)
-
-
-@pytest.fixture
-def committed(django_capture_on_commit_callbacks):
-    return lambda: django_capture_on_commit_callbacks(execute=True)
 
 
 def test_events_get_a_growing_sequence(ada):

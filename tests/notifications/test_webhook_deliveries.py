@@ -68,11 +68,6 @@ def receiver() -> Iterator[Receiver]:
     server.server_close()
 
 
-@pytest.fixture
-def ada():
-    return user_create(email="ada@example.com")
-
-
 def endpoint_for(user: Any, url: str, eventnames: list[str] | None = None) -> dict[str, Any]:
     response = client_for(user).post(
         "/api/webhooks/endpoints",

@@ -24,11 +24,6 @@ pytestmark = pytest.mark.django_db
 URL = "https://hooks.example.com/receiver"
 
 
-@pytest.fixture
-def ada_client() -> APIClient:
-    return client_for(user_create(email="ada@example.com"))
-
-
 @pytest.fixture(autouse=True)
 def public_dns(monkeypatch):
     """hooks.example.com resolves to a public address; other names as the test says."""

@@ -1,5 +1,5 @@
-"""Fixtures of the social hub's tests: the provider stand-ins, a user and their client, and the
-consent flow a browser would go through."""
+"""Fixtures of the social hub's tests: the provider stand-ins, the consent flow a browser would
+go through, and Ada's six connected accounts."""
 
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -7,8 +7,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from accounts.services.users import user_create
-from tests.factories import client_for
 from tests.social.standins import (
     BLUESKY_APP_PASSWORD,
     BLUESKY_HANDLE,
@@ -18,6 +16,7 @@ from tests.social.standins import (
 )
 
 REDIRECT_URI = "https://app.example.com/oauth/callback"
+CRON_SECRET = "cron-secret-0123456789"
 
 
 @pytest.fixture
@@ -29,13 +28,10 @@ def providers(settings) -> Any:
 
 
 @pytest.fixture
-def ada(db):
-    return user_create(email="ada@example.com")
-
-
-@pytest.fixture
-def ada_client(ada):
-    return client_for(ada)
+def cron_secret(settings) -> str:
+    """The scheduler's cron endpoint answers only callers that send this secret."""
+    settings.CRON_SECRET = CRON_SECRET
+    return CRON_SECRET
 
 
 def consent(client: Any, provider: str, prefix: str = "/api", **query: str) -> dict[str, str]:
@@ -90,3 +86,9 @@ def connect_all(ada_client, providers: Providers) -> Any:
 def media_root(settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     return tmp_path / "media"
+
+
+@pytest.fixture
+def ada_accounts(connect_all) -> dict[str, dict[str, Any]]:
+    """Ada's six accounts, connected through /api; their records by provider."""
+    return connect_all()

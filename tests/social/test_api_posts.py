@@ -18,11 +18,6 @@ pytestmark = pytest.mark.django_db
 IMAGE = "https://cdn.example.com/launch.jpg"
 
 
-@pytest.fixture
-def accounts(connect_all) -> dict[str, dict[str, Any]]:
-    return connect_all()
-
-
 def ids(accounts: dict[str, Any], *providers: str) -> list[str]:
     return [accounts[p]["id"] for p in (providers or accounts)]
 
@@ -124,30 +119,30 @@ def targets_of(response: Any) -> list[tuple[str, str]]:
     return [(t["provider"], t["field"]) for t in response.json()["error"]["details"]["targets"]]
 
 
-def test_bluesky_counts_graphemes_not_code_points(ada_client, accounts):
+def test_bluesky_counts_graphemes_not_code_points(ada_client, ada_accounts):
     family = "👨‍👩‍👧"  # one grapheme, five code points
     fits = ada_client.post("/api/social/publish", {"content": family * 300,
-                                            "accountIds": ids(accounts, "bluesky")},
+                                            "accountIds": ids(ada_accounts, "bluesky")},
                     format="json")  # fmt: skip
     assert fits.status_code == 400  # 300 graphemes, but 5,400 bytes: over 3,000 bytes
     assert targets_of(fits) == [("bluesky", "content")]
     assert "bytes" in fits.json()["error"]["details"]["targets"][0]["message"]
     accented = "e\u0301" * 300  # 300 graphemes, 600 code points, 900 bytes
     ok = ada_client.post("/api/social/publish", {"content": accented,
-                                          "accountIds": ids(accounts, "bluesky")},
+                                          "accountIds": ids(ada_accounts, "bluesky")},
                   format="json")  # fmt: skip
     assert ok.status_code == 200
     too_long = ada_client.post("/api/social/publish", {"content": accented + "e",
-                                                "accountIds": ids(accounts, "bluesky")},
+                                                "accountIds": ids(ada_accounts, "bluesky")},
                         format="json")  # fmt: skip
     assert targets_of(too_long) == [("bluesky", "content")]
 
 
-def test_every_target_is_checked_before_anything_is_published(ada_client, providers, accounts):
+def test_every_target_is_checked_before_anything_is_published(ada_client, providers, ada_accounts):
     mastodon_text = "https://example.com/" + "a" * 2000 + " " + "b" * 960  # 23 + 1 + 960
     response = ada_client.post(
         "/api/social/publish",
-        {"content": mastodon_text + " x" * 20, "accountIds": ids(accounts)},
+        {"content": mastodon_text + " x" * 20, "accountIds": ids(ada_accounts)},
         format="json",
     )
     assert targets_of(response) == [
@@ -160,28 +155,28 @@ def test_every_target_is_checked_before_anything_is_published(ada_client, provid
         ("devto", "title"),
     ]
     entries = response.json()["error"]["details"]["targets"]
-    assert all(e["accountId"] in ids(accounts) for e in entries)
+    assert all(e["accountId"] in ids(ada_accounts) for e in entries)
     # Nothing published, nothing stored.
     assert not Post.objects.exists()
     assert not ScheduledRecord.objects.exists()
     assert all(not standin.posts for standin in vars(providers).values())
 
 
-def test_mastodon_counts_each_url_as_23(ada_client, accounts):
+def test_mastodon_counts_each_url_as_23(ada_client, ada_accounts):
     text = "https://example.com/" + "a" * 2000 + " " + "b" * 976  # 23 + 1 + 976 = 1,000
     ok = ada_client.post("/api/social/publish", {"content": text,
-                                          "accountIds": ids(accounts, "mastodon")},
+                                          "accountIds": ids(ada_accounts, "mastodon")},
                   format="json")  # fmt: skip
     assert ok.status_code == 200
     assert ok.json()["data"][0]["success"] is True
 
 
-def test_instagram_hashtags_and_devto_tags_are_limited(ada_client, accounts):
+def test_instagram_hashtags_and_devto_tags_are_limited(ada_client, ada_accounts):
     tags = " ".join(f"tag{i}" for i in range(31))
     response = ada_client.post(
         "/api/social/publish",
         {"content": "Launch", "title": "Launch", "hashtags": tags, "mediaUrls": [IMAGE],
-         "accountIds": ids(accounts, "instagram", "devto")},
+         "accountIds": ids(ada_accounts, "instagram", "devto")},
         format="json",
     )  # fmt: skip
     assert targets_of(response) == [("instagram", "hashtags"), ("devto", "hashtags")]
@@ -190,18 +185,18 @@ def test_instagram_hashtags_and_devto_tags_are_limited(ada_client, accounts):
 # --- Publishing now --------------------------------------------------------------------------
 
 
-def test_publish_now_to_all_six_providers(ada_client, providers, accounts):
+def test_publish_now_to_all_six_providers(ada_client, providers, ada_accounts):
     image = providers.image()
     response = ada_client.post(
         "/api/social/publish",
         {"title": "Launch day", "content": "We shipped the new portfolio.",
          "url": "https://example.com/launch", "mediaUrls": [image], "hashtags": "launch",
-         "accountIds": ids(accounts)},
+         "accountIds": ids(ada_accounts)},
         format="json",
     )  # fmt: skip
     assert response.status_code == 200, response.content
     results = response.json()["data"]
-    assert [r["provider"] for r in results] == list(accounts)
+    assert [r["provider"] for r in results] == list(ada_accounts)
     assert all(r["success"] for r in results), results
     assert all(r["url"].startswith("http") and r["providerPostId"] for r in results)
     # Each platform received its own shape of the post.
@@ -237,11 +232,13 @@ def test_publish_now_to_all_six_providers(ada_client, providers, accounts):
     assert len(listed["scheduledRecords"]) == 6
 
 
-def test_a_transient_failure_is_left_to_the_scheduler(ada_client, providers, accounts, settings):
+def test_a_transient_failure_is_left_to_the_scheduler(
+    ada_client, providers, ada_accounts, settings
+):
     providers.devto.fail = "busy"  # 429 with Retry-After: 30
     response = ada_client.post(
         "/api/social/publish",
-        {"title": "T", "content": "Hello", "accountIds": ids(accounts, "devto", "mastodon")},
+        {"title": "T", "content": "Hello", "accountIds": ids(ada_accounts, "devto", "mastodon")},
         format="json",
     )
     devto, mastodon = response.json()["data"]
@@ -256,12 +253,12 @@ def test_a_transient_failure_is_left_to_the_scheduler(ada_client, providers, acc
     assert not Notification.objects.filter(type="post_failed").exists()
 
 
-def test_without_auto_retry_a_failure_is_final(ada_client, ada, providers, accounts):
+def test_without_auto_retry_a_failure_is_final(ada_client, ada, providers, ada_accounts):
     SocialSettings.objects.create(user=ada, auto_retry=False)
     providers.devto.fail = "down"
     response = ada_client.post(
         "/api/social/publish",
-        {"title": "T", "content": "Hello", "accountIds": ids(accounts, "devto")},
+        {"title": "T", "content": "Hello", "accountIds": ids(ada_accounts, "devto")},
         format="json",
     )
     (devto,) = response.json()["data"]
@@ -273,11 +270,13 @@ def test_without_auto_retry_a_failure_is_final(ada_client, ada, providers, accou
     assert OutboxEvent.objects.filter(event="post.failed").count() == 1
 
 
-def test_a_rejected_token_fails_the_record_and_expires_the_account(ada_client, providers, accounts):
+def test_a_rejected_token_fails_the_record_and_expires_the_account(
+    ada_client, providers, ada_accounts
+):
     providers.linkedin.expired = True
     response = ada_client.post(
         "/api/social/publish",
-        {"content": "Hello", "accountIds": ids(accounts, "linkedin", "bluesky")},
+        {"content": "Hello", "accountIds": ids(ada_accounts, "linkedin", "bluesky")},
         format="json",
     )
     linkedin, bluesky = response.json()["data"]
@@ -287,17 +286,17 @@ def test_a_rejected_token_fails_the_record_and_expires_the_account(ada_client, p
     assert Post.objects.get().status == "PartiallyPublished"
     # The expired account cannot be targeted until reconnected.
     again = ada_client.post("/api/social/publish", {"content": "x",
-                                             "accountIds": ids(accounts, "linkedin")},
+                                             "accountIds": ids(ada_accounts, "linkedin")},
                      format="json")  # fmt: skip
     assert again.status_code == 400
     assert "accountIds" in again.json()["error"]["details"]
 
 
-def test_publish_refuses_unknown_and_foreign_accounts(ada_client, accounts):
+def test_publish_refuses_unknown_and_foreign_accounts(ada_client, ada_accounts):
     mallory = client_for(user_create(email="mallory@example.com"))
     response = mallory.post(
         "/api/social/publish",
-        {"content": "x", "accountIds": ids(accounts, "devto")},
+        {"content": "x", "accountIds": ids(ada_accounts, "devto")},
         format="json",
     )
     assert response.status_code == 400
@@ -307,10 +306,10 @@ def test_publish_refuses_unknown_and_foreign_accounts(ada_client, accounts):
     assert not Post.objects.exists()
 
 
-def test_a_published_post_cannot_be_edited_or_published_twice(ada_client, accounts):
+def test_a_published_post_cannot_be_edited_or_published_twice(ada_client, ada_accounts):
     post_id = ada_client.post(
         "/api/social/publish",
-        {"content": "Once", "accountIds": ids(accounts, "mastodon")},
+        {"content": "Once", "accountIds": ids(ada_accounts, "mastodon")},
         format="json",
     ).json()["data"][0]
     post = Post.objects.get()
@@ -318,7 +317,7 @@ def test_a_published_post_cannot_be_edited_or_published_twice(ada_client, accoun
     assert (edit.status_code, edit.json()["error"]["code"]) == (409, "post_already_published")
     again = ada_client.post(
         "/api/social/publish",
-        {"postId": str(post.id), "accountIds": ids(accounts, "mastodon")},
+        {"postId": str(post.id), "accountIds": ids(ada_accounts, "mastodon")},
         format="json",
     )
     assert (again.status_code, again.json()["error"]["code"]) == (409, "already_published")
@@ -329,11 +328,11 @@ def test_a_published_post_cannot_be_edited_or_published_twice(ada_client, accoun
 # --- Scheduling -------------------------------------------------------------------------------
 
 
-def test_schedule_shape_a_then_move_and_cancel(ada_client, providers, accounts):
+def test_schedule_shape_a_then_move_and_cancel(ada_client, providers, ada_accounts):
     response = ada_client.post(
         "/api/social/schedule",
         {"title": "Later", "content": "See you later", "scheduledTime": "2030-01-15T09:30:00",
-         "timezone": "Europe/Paris", "accountIds": ids(accounts, "bluesky", "devto")},
+         "timezone": "Europe/Paris", "accountIds": ids(ada_accounts, "bluesky", "devto")},
         format="json",
     )  # fmt: skip
     # 2030 is more than 365 days ahead.
@@ -343,7 +342,7 @@ def test_schedule_shape_a_then_move_and_cancel(ada_client, providers, accounts):
     response = ada_client.post(
         "/api/social/schedule",
         {"title": "Later", "content": "See you later", "scheduledTime": local.isoformat(),
-         "timezone": "Europe/Paris", "accountIds": ids(accounts, "bluesky", "devto")},
+         "timezone": "Europe/Paris", "accountIds": ids(ada_accounts, "bluesky", "devto")},
         format="json",
     )  # fmt: skip
     assert response.status_code == 200, response.content
@@ -361,7 +360,7 @@ def test_schedule_shape_a_then_move_and_cancel(ada_client, providers, accounts):
     again = ada_client.post(
         "/api/social/schedule",
         {"postId": data["post"]["id"], "scheduledTime": later(days=5),
-         "accountIds": ids(accounts, "bluesky")},
+         "accountIds": ids(ada_accounts, "bluesky")},
         format="json",
     )  # fmt: skip
     assert again.status_code == 200
@@ -385,7 +384,7 @@ def schedule_b(client: Any, platform: str) -> Any:
     return client.post("/api/social/schedule", body, format="json")
 
 
-def test_schedule_shape_b_maps_platforms_to_accounts(ada_client, ada, accounts):
+def test_schedule_shape_b_maps_platforms_to_accounts(ada_client, ada, ada_accounts):
     response = ada_client.post(
         "/api/social/schedule",
         {"content": "Shape B", "platforms": ["bluesky", "mastodon"],
@@ -406,7 +405,7 @@ def test_schedule_shape_b_maps_platforms_to_accounts(ada_client, ada, accounts):
     assert (response.status_code, response.json()["error"]["code"]) == (400, "platform_ambiguous")
 
 
-def test_shape_b_without_the_platform_connected(ada_client, accounts):
+def test_shape_b_without_the_platform_connected(ada_client, ada_accounts):
     SocialAccount.objects.filter(provider="facebook").update(status="disconnected")
     response = schedule_b(ada_client, "facebook")
     assert (response.status_code, response.json()["error"]["code"]) == (
@@ -423,8 +422,8 @@ def test_shape_b_without_the_platform_connected(ada_client, accounts):
         (lambda: later(), "Mars/Olympus", "validation_error", "timezone"),
     ],
 )
-def test_bad_times_are_400(ada_client, accounts, when, zone, code, field):
-    body = {"content": "x", "scheduledTime": when(), "accountIds": ids(accounts, "devto")}
+def test_bad_times_are_400(ada_client, ada_accounts, when, zone, code, field):
+    body = {"content": "x", "scheduledTime": when(), "accountIds": ids(ada_accounts, "devto")}
     if zone:
         body["timezone"] = zone
     response = ada_client.post("/api/social/schedule", body, format="json")
@@ -449,14 +448,14 @@ def _next_transition(zone_name: str, forward: bool) -> datetime:
     raise AssertionError("no transition within a year")
 
 
-def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(ada_client, accounts):
+def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(ada_client, ada_accounts):
     # Spring forward: the skipped hour does not exist.
     after_gap = _next_transition("America/New_York", forward=True)
     in_gap = (after_gap - timedelta(minutes=30)).replace(minute=30)
     if in_gap > (timezone.now() + timedelta(days=365)).replace(tzinfo=None):
         pytest.skip("the next transition is over a year away")
-    body = {"content": "x", "scheduledTime": in_gap.isoformat(),
-            "timezone": "America/New_York", "accountIds": ids(accounts, "mastodon")}  # fmt: skip
+    body = {"content": "x", "scheduledTime": in_gap.isoformat(), "timezone": "America/New_York",
+            "accountIds": ids(ada_accounts, "mastodon")}  # fmt: skip
     response = ada_client.post("/api/social/schedule", body, format="json")
     assert (response.status_code, response.json()["error"]["code"]) == (
         400, "nonexistent_local_time"
@@ -475,26 +474,30 @@ def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(ada_client, accounts
     )
 
 
-def test_a_time_without_offset_uses_the_users_default_zone(ada_client, ada, accounts):
+def test_a_time_without_offset_uses_the_users_default_zone(ada_client, ada, ada_accounts):
     SocialSettings.objects.create(user=ada, default_timezone="Asia/Kolkata")
     local = (timezone.now() + timedelta(days=2)).replace(tzinfo=None, microsecond=0)
     response = ada_client.post(
         "/api/social/schedule",
         {"content": "x", "scheduledTime": local.isoformat(),
-         "accountIds": ids(accounts, "mastodon")},
+         "accountIds": ids(ada_accounts, "mastodon")},
         format="json",
     )  # fmt: skip
     got = response.json()["data"]["scheduledRecords"][0]["scheduled_time"]
     assert got == (local - timedelta(hours=5, minutes=30)).isoformat() + "Z"
 
 
-def test_scheduling_past_an_accounts_expiry_is_400(ada_client, accounts):
+def test_scheduling_past_an_accounts_expiry_is_400(ada_client, ada_accounts):
     SocialAccount.objects.filter(provider="linkedin").update(
         expires_at=timezone.now() + timedelta(days=1)
     )
     response = ada_client.post(
         "/api/social/schedule",
-        {"content": "x", "scheduledTime": later(days=3), "accountIds": ids(accounts, "linkedin")},
+        {
+            "content": "x",
+            "scheduledTime": later(days=3),
+            "accountIds": ids(ada_accounts, "linkedin"),
+        },
         format="json",
     )
     assert (response.status_code, response.json()["error"]["code"]) == (
@@ -502,12 +505,16 @@ def test_scheduling_past_an_accounts_expiry_is_400(ada_client, accounts):
     )  # fmt: skip
 
 
-def test_a_renewable_session_can_be_scheduled_to_past_its_current_token(ada_client, accounts):
+def test_a_renewable_session_can_be_scheduled_to_past_its_current_token(ada_client, ada_accounts):
     # A Bluesky session's refresh token lasts 90 days, but the daily upkeep renews it: only a
     # connection that ends without the user blocks scheduling (social.md section 2).
     response = ada_client.post(
         "/api/social/schedule",
-        {"content": "x", "scheduledTime": later(days=200), "accountIds": ids(accounts, "bluesky")},
+        {
+            "content": "x",
+            "scheduledTime": later(days=200),
+            "accountIds": ids(ada_accounts, "bluesky"),
+        },
         format="json",
     )
     assert response.status_code == 200, response.content
@@ -528,17 +535,17 @@ def test_a_linkedin_token_with_a_refresh_token_lasts_until_the_refresh_token_end
 
 
 def test_disconnecting_cancels_waiting_records_and_deleting_a_post_removes_them(
-    ada_client, accounts
+    ada_client, ada_accounts
 ):
     for _ in range(2):
         response = ada_client.post(
             "/api/social/schedule",
             {"title": "T", "content": "x", "scheduledTime": later(),
-             "accountIds": ids(accounts, "devto", "bluesky")},
+             "accountIds": ids(ada_accounts, "devto", "bluesky")},
             format="json",
         )  # fmt: skip
         assert response.status_code == 200
-    response = ada_client.post("/api/social/disconnect", {"accountId": accounts["devto"]["id"]})
+    response = ada_client.post("/api/social/disconnect", {"accountId": ada_accounts["devto"]["id"]})
     assert response.json()["data"]["cancelledCount"] == 2
     assert set(ScheduledRecord.objects.filter(provider="devto").values_list(
         "status", flat=True)) == {"Cancelled"}  # fmt: skip
@@ -549,7 +556,7 @@ def test_disconnecting_cancels_waiting_records_and_deleting_a_post_removes_them(
     assert ScheduledRecord.objects.count() == 2
 
 
-def test_the_list_total_follows_creates_and_deletes_without_counting(ada_client, ada, accounts):
+def test_the_list_total_follows_creates_and_deletes_without_counting(ada_client, ada, ada_accounts):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -561,9 +568,13 @@ def test_the_list_total_follows_creates_and_deletes_without_counting(ada_client,
         ada_client.get("/api/social/posts", {"page": 1}).json()["meta"]["total"] == 2
     )  # counted once
     assert PostCounter.objects.get(user=ada).total == 2
-    publish = {"content": "three", "accountIds": ids(accounts, "mastodon")}
+    publish = {"content": "three", "accountIds": ids(ada_accounts, "mastodon")}
     ada_client.post("/api/social/publish", publish, format="json")
-    planned = {"content": "four", "scheduledTime": later(), "accountIds": ids(accounts, "bluesky")}
+    planned = {
+        "content": "four",
+        "scheduledTime": later(),
+        "accountIds": ids(ada_accounts, "bluesky"),
+    }
     ada_client.post("/api/social/schedule", planned, format="json")
     first = Post.objects.order_by("created_at").first()
     assert first is not None

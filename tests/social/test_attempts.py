@@ -10,21 +10,15 @@ import pytest
 from django.utils import timezone
 
 from social.models import ScheduledRecord
-from tests.social.test_scheduler import SECRET, make_due, run, schedule
+from tests.social.test_scheduler import make_due, run, schedule
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
 CREATES = {
     "mastodon": ("POST", r"/api/v1/statuses"),
     "bluesky": ("POST", r"/xrpc/com\.atproto\.repo\.createRecord"),
 }
 DOWN: tuple[int, Any, dict[str, str]] = (503, {"error": "ServiceUnavailable"}, {})
-
-
-@pytest.fixture
-def accounts(connect_all, settings) -> dict[str, dict[str, Any]]:
-    settings.CRON_SECRET = SECRET
-    return connect_all()
 
 
 def creates(providers: Any, provider: str) -> int:
@@ -35,12 +29,12 @@ def creates(providers: Any, provider: str) -> int:
 
 @pytest.mark.parametrize("provider", sorted(CREATES))
 def test_a_failed_create_is_sent_once_and_retried_by_the_next_attempt(
-    client, ada_client, accounts, providers, provider, settings
+    client, ada_client, ada_accounts, providers, provider, settings
 ):
     settings.SCHEDULER_RETRY_BASE_SECONDS = 60
     standin = providers.by_provider(provider)
     standin.scripted.append((*CREATES[provider], DOWN))
-    (record_id,) = schedule(ada_client, accounts, provider)
+    (record_id,) = schedule(ada_client, ada_accounts, provider)
 
     result = run(client).json()["data"]["results"][0]
     assert (result["success"], result["status"]) == (False, "Scheduled")
@@ -60,11 +54,13 @@ def test_a_failed_create_is_sent_once_and_retried_by_the_next_attempt(
     assert [entry["outcome"] for entry in record.history] == ["error", "published"]
 
 
-def test_auto_retry_off_ends_the_record_after_one_create(client, ada_client, accounts, providers):
+def test_auto_retry_off_ends_the_record_after_one_create(
+    client, ada_client, ada_accounts, providers
+):
     off = ada_client.put("/api/social/settings", {"autoRetry": False}, format="json")
     assert off.status_code == 200, off.content
     providers.mastodon.scripted.append((*CREATES["mastodon"], DOWN))
-    (record_id,) = schedule(ada_client, accounts, "mastodon")
+    (record_id,) = schedule(ada_client, ada_accounts, "mastodon")
 
     result = run(client).json()["data"]["results"][0]
     # A 503 may have come after the work was done: the honest outcome is Unconfirmed.
@@ -77,12 +73,12 @@ def test_auto_retry_off_ends_the_record_after_one_create(client, ada_client, acc
 
 
 def test_retry_after_on_a_create_sets_the_next_attempt_instead_of_waiting(
-    client, ada_client, accounts, providers, settings
+    client, ada_client, ada_accounts, providers, settings
 ):
     settings.SCHEDULER_RETRY_BASE_SECONDS = 1
     busy = (429, {"error": "Too many requests"}, {"Retry-After": "3"})
     providers.mastodon.scripted.append((*CREATES["mastodon"], busy))
-    (record_id,) = schedule(ada_client, accounts, "mastodon")
+    (record_id,) = schedule(ada_client, ada_accounts, "mastodon")
 
     started = time.monotonic()
     before = timezone.now()
@@ -97,12 +93,12 @@ def test_retry_after_on_a_create_sets_the_next_attempt_instead_of_waiting(
 
 @pytest.mark.parametrize("provider", sorted(CREATES))
 def test_publish_now_answers_retry_scheduled_for_a_transient_failure(
-    ada_client, accounts, providers, provider
+    ada_client, ada_accounts, providers, provider
 ):
     providers.by_provider(provider).scripted.append((*CREATES[provider], DOWN))
     response = ada_client.post(
         "/api/social/publish",
-        {"content": "Launch day", "accountIds": [accounts[provider]["id"]]},
+        {"content": "Launch day", "accountIds": [ada_accounts[provider]["id"]]},
         format="json",
     )
     assert response.status_code == 200, response.content

@@ -23,23 +23,16 @@ from social.services.composition import compose
 from social.services.posts import draft_of
 from social.services.records import record_retry
 from social.services.scheduler import records_claim, scheduler_run
+from tests.social.conftest import CRON_SECRET
 
-pytestmark = pytest.mark.django_db
-
-SECRET = "cron-secret-0123456789"
-
-
-@pytest.fixture
-def accounts(connect_all, settings) -> dict[str, dict[str, Any]]:
-    settings.CRON_SECRET = SECRET
-    return connect_all()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
 
-def schedule(client: Any, accounts: dict[str, Any], *providers: str, **body: Any) -> list[str]:
-    """Schedule a post to the providers' accounts, then make it due; the record ids."""
+def schedule(client: Any, ada_accounts: dict[str, Any], *providers: str, **body: Any) -> list[str]:
+    """Schedule a post to the providers' ada_accounts, then make it due; the record ids."""
     request = {"title": "Scheduled", "content": body.pop("content", "Scheduled post #launch"),
                "scheduledTime": (timezone.now() + timedelta(hours=1)).isoformat(),
-               "accountIds": [accounts[p]["id"] for p in providers], **body}  # fmt: skip
+               "accountIds": [ada_accounts[p]["id"] for p in providers], **body}  # fmt: skip
     response = client.post("/api/social/schedule", request, format="json")
     assert response.status_code == 200, response.content
     ids = [r["id"] for r in response.json()["data"]["scheduledRecords"]]
@@ -51,7 +44,7 @@ def make_due(ids: list[str]) -> None:
     ScheduledRecord.objects.filter(pk__in=ids).update(due_at=timezone.now() - timedelta(seconds=1))
 
 
-def run(client: Any, secret: str | None = SECRET) -> Any:
+def run(client: Any, secret: str | None = CRON_SECRET) -> Any:
     headers = {"HTTP_X_CRON_SECRET": secret} if secret is not None else {}
     return client.post("/api/social/scheduler/run", content_type="application/json", **headers)
 
@@ -60,8 +53,8 @@ def record(record_id: str) -> ScheduledRecord:
     return ScheduledRecord.objects.get(pk=record_id)
 
 
-def test_the_cron_secret_is_required(client, ada_client, accounts, settings):
-    (record_id,) = schedule(ada_client, accounts, "mastodon")
+def test_the_cron_secret_is_required(client, ada_client, ada_accounts, settings):
+    (record_id,) = schedule(ada_client, ada_accounts, "mastodon")
     for secret in (None, "", "wrong"):
         response = run(client, secret)
         assert response.status_code == 401
@@ -73,16 +66,16 @@ def test_the_cron_secret_is_required(client, ada_client, accounts, settings):
 
 @pytest.mark.parametrize("prefix", ["/api", "/api/v1"])
 def test_a_run_publishes_what_is_due_and_nothing_else(
-    client, ada_client, accounts, providers, prefix
+    client, ada_client, ada_accounts, providers, prefix
 ):
-    due = schedule(ada_client, accounts, "mastodon", "bluesky", "linkedin", "devto", "facebook")
+    due = schedule(ada_client, ada_accounts, "mastodon", "bluesky", "linkedin", "devto", "facebook")
     response = ada_client.post("/api/social/schedule", {
         "content": "Later", "scheduledTime": (timezone.now() + timedelta(days=1)).isoformat(),
-        "accountIds": [accounts["mastodon"]["id"]]}, format="json")  # fmt: skip
+        "accountIds": [ada_accounts["mastodon"]["id"]]}, format="json")  # fmt: skip
     later = response.json()["data"]["scheduledRecords"][0]["id"]
     answer = client.post(
         f"{prefix}/social/scheduler/run", content_type="application/json",
-        HTTP_X_CRON_SECRET=SECRET,
+        HTTP_X_CRON_SECRET=CRON_SECRET,
     )  # fmt: skip
     assert answer.status_code == 200
     data = answer.json()["data"]
@@ -104,11 +97,11 @@ def test_a_run_publishes_what_is_due_and_nothing_else(
 
 
 def test_retries_wait_base_times_two_to_the_attempts_then_fail(
-    client, ada_client, accounts, providers, settings
+    client, ada_client, ada_accounts, providers, settings
 ):
     settings.SCHEDULER_RETRY_BASE_SECONDS = 60
     providers.devto.fail = "down"  # 503 without Retry-After
-    (record_id,) = schedule(ada_client, accounts, "devto")
+    (record_id,) = schedule(ada_client, ada_accounts, "devto")
     delays = []
     for _ in range(2):
         started = timezone.now()
@@ -132,10 +125,10 @@ def test_retries_wait_base_times_two_to_the_attempts_then_fail(
     assert OutboxEvent.objects.get(event="post.failed").data["retryCount"] == 3
 
 
-def test_retry_after_is_honoured_when_later(client, ada_client, accounts, providers, settings):
+def test_retry_after_is_honoured_when_later(client, ada_client, ada_accounts, providers, settings):
     settings.SCHEDULER_RETRY_BASE_SECONDS = 5
     providers.devto.fail = "busy"  # 429 with Retry-After: 30
-    (record_id,) = schedule(ada_client, accounts, "devto")
+    (record_id,) = schedule(ada_client, ada_accounts, "devto")
     started = timezone.now()
     run(client)
     current = record(record_id)
@@ -144,8 +137,8 @@ def test_retry_after_is_honoured_when_later(client, ada_client, accounts, provid
     assert current.outcome_unknown is False  # a 429 refused before doing anything
 
 
-def test_a_permanent_rejection_fails_at_once(client, ada_client, accounts, providers):
-    (record_id,) = schedule(ada_client, accounts, "mastodon", content="x" * 900)
+def test_a_permanent_rejection_fails_at_once(client, ada_client, ada_accounts, providers):
+    (record_id,) = schedule(ada_client, ada_accounts, "mastodon", content="x" * 900)
     providers.mastodon.max_characters = 500  # the instance lowered its limit meanwhile
     result = run(client).json()["data"]["results"][0]
     assert (result["status"], result["error"]["code"]) == ("Failed", "provider_rejected")
@@ -153,19 +146,19 @@ def test_a_permanent_rejection_fails_at_once(client, ada_client, accounts, provi
 
 
 def test_without_auto_retry_a_transient_failure_is_final(
-    client, ada_client, ada, accounts, providers
+    client, ada_client, ada, ada_accounts, providers
 ):
     SocialSettings.objects.create(user=ada, auto_retry=False)
     providers.linkedin.fail = "busy"
-    (record_id,) = schedule(ada_client, accounts, "linkedin")
+    (record_id,) = schedule(ada_client, ada_accounts, "linkedin")
     assert run(client).json()["data"]["results"][0]["status"] == "Failed"
     assert record(record_id).attempts == 1
 
 
 def test_an_authentication_failure_fails_and_expires_the_account(
-    client, ada_client, accounts, providers
+    client, ada_client, ada_accounts, providers
 ):
-    schedule(ada_client, accounts, "bluesky")
+    schedule(ada_client, ada_accounts, "bluesky")
     providers.bluesky.expired = True
     result = run(client).json()["data"]["results"][0]
     assert (result["status"], result["error"]["code"]) == ("Failed", "account_expired")
@@ -177,14 +170,14 @@ PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_lost_answer_is_looked_up_not_published_again(
-    client, ada_client, accounts, providers, settings, provider
+    client, ada_client, ada_accounts, providers, settings, provider
 ):
     """The platform did the work, the answer never came (a timeout after sending): the next
     attempt finds the post instead of creating a second one."""
     settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
     standin = providers.by_provider(provider)
     media = {"mediaUrls": [providers.image()]} if provider == "instagram" else {}
-    (record_id,) = schedule(ada_client, accounts, provider, **media)
+    (record_id,) = schedule(ada_client, ada_accounts, provider, **media)
     standin.fail, standin.hang = "timeout", 0.8
     first = run(client).json()["data"]["results"][0]
     assert first["status"] == "Scheduled"
@@ -203,12 +196,12 @@ def test_a_lost_answer_is_looked_up_not_published_again(
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_dead_worker_is_resolved_without_a_duplicate(
-    client, ada_client, accounts, providers, provider
+    client, ada_client, ada_accounts, providers, provider
 ):
     """A worker claimed the record, the platform created the post, the worker died before
     recording it. After the lease the record is reclaimed, the post found, nothing repeated."""
     media = {"mediaUrls": [providers.image()]} if provider == "instagram" else {}
-    (record_id,) = schedule(ada_client, accounts, provider, **media)
+    (record_id,) = schedule(ada_client, ada_accounts, provider, **media)
     (claimed,) = records_claim(limit=10)
     adapter = PLATFORMS[provider].adapter
     credentials = credentials_of(claimed.account)
@@ -228,8 +221,10 @@ def test_a_dead_worker_is_resolved_without_a_duplicate(
     assert [h["outcome"] for h in current.history] == ["lease_expired", "published"]
 
 
-def test_a_dead_last_attempt_is_unconfirmed_never_repeated(client, ada_client, accounts, providers):
-    (record_id,) = schedule(ada_client, accounts, "linkedin")
+def test_a_dead_last_attempt_is_unconfirmed_never_repeated(
+    client, ada_client, ada_accounts, providers
+):
+    (record_id,) = schedule(ada_client, ada_accounts, "linkedin")
     ScheduledRecord.objects.filter(pk=record_id).update(
         status="Publishing", attempts=2, claim=None,
         lease_expires_at=timezone.now() - timedelta(seconds=1),
@@ -242,8 +237,10 @@ def test_a_dead_last_attempt_is_unconfirmed_never_repeated(client, ada_client, a
     assert notice.metadata["unconfirmed"] is True
 
 
-def test_a_post_deleted_while_publishing_is_not_published_again(ada_client, accounts, providers):
-    schedule(ada_client, accounts, "mastodon")
+def test_a_post_deleted_while_publishing_is_not_published_again(
+    ada_client, ada_accounts, providers
+):
+    schedule(ada_client, ada_accounts, "mastodon")
     claimed = records_claim(limit=10)
     Post.objects.all().delete()
     (outcome,) = records_attempt(claimed, concurrency=1)
@@ -253,8 +250,10 @@ def test_a_post_deleted_while_publishing_is_not_published_again(ada_client, acco
     assert scheduler_run().outcomes == []
 
 
-def test_dry_run_lists_and_retry_revives_a_failed_record(ada_client, accounts, providers, capsys):
-    (record_id,) = schedule(ada_client, accounts, "mastodon")
+def test_dry_run_lists_and_retry_revives_a_failed_record(
+    ada_client, ada_accounts, providers, capsys
+):
+    (record_id,) = schedule(ada_client, ada_accounts, "mastodon")
     call_command("run_scheduler", "--dry-run")
     assert f"{record_id}" in capsys.readouterr().out
     assert record(record_id).status == "Scheduled"
@@ -267,14 +266,14 @@ def test_dry_run_lists_and_retry_revives_a_failed_record(ada_client, accounts, p
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_runs_publish_each_record_once(ada_client, accounts, providers, settings):
+def test_concurrent_runs_publish_each_record_once(ada_client, ada_accounts, providers, settings):
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
     settings.SCHEDULER_BATCH_SIZE = 10
     providers.mastodon.latency = 0.02
     ids = []
     for number in range(12):
-        ids += schedule(ada_client, accounts, "mastodon", "bluesky", content=f"Race {number}")
+        ids += schedule(ada_client, ada_accounts, "mastodon", "bluesky", content=f"Race {number}")
     barrier = threading.Barrier(4)
 
     def one_run(_: int) -> int:
@@ -298,14 +297,16 @@ def test_concurrent_runs_publish_each_record_once(ada_client, accounts, provider
     assert Notification.objects.filter(type="post_published").count() == 24
 
 
-def test_a_failed_batch_is_settled_record_by_record(ada_client, accounts, providers, monkeypatch):
+def test_a_failed_batch_is_settled_record_by_record(
+    ada_client, ada_accounts, providers, monkeypatch
+):
     """Results that end together are written in one transaction; when it fails, each record
     is written on its own from its stored state (no attempt counted twice)."""
     from django.db import DatabaseError
 
     import social.services.attempts as publishing
 
-    ids = schedule(ada_client, accounts, "mastodon", "bluesky", "devto")
+    ids = schedule(ada_client, ada_accounts, "mastodon", "bluesky", "devto")
     real, failed = publishing._announce, list[Any]()
 
     def announce_failing_once(jobs: Any) -> None:
@@ -327,14 +328,14 @@ def test_a_failed_batch_is_settled_record_by_record(ada_client, accounts, provid
 
 
 def test_an_account_is_refreshed_once_for_all_its_records_in_a_run(
-    client, ada_client, accounts, providers
+    client, ada_client, ada_accounts, providers
 ):
     """Bluesky refresh tokens are good once: two records of one account in one run must not
     each refresh it (the second refresh would be refused and the account marked expired)."""
     # An access token that is no JWT has no known expiry: the run refreshes the session.
     SocialAccount.objects.filter(provider="bluesky").update(access_token="expired-access")
-    first = schedule(ada_client, accounts, "bluesky", content="First")
-    second = schedule(ada_client, accounts, "bluesky", content="Second")
+    first = schedule(ada_client, ada_accounts, "bluesky", content="First")
+    second = schedule(ada_client, ada_accounts, "bluesky", content="Second")
     results = run(client).json()["data"]["results"]
     assert {r["id"]: r["status"] for r in results} == {
         first[0]: "Published", second[0]: "Published"
@@ -343,12 +344,12 @@ def test_an_account_is_refreshed_once_for_all_its_records_in_a_run(
     assert SocialAccount.objects.get(provider="bluesky").status == "connected"
 
 
-def test_the_live_feed_sees_each_record_status_change(client, ada_client, accounts, providers):
+def test_the_live_feed_sees_each_record_status_change(client, ada_client, ada_accounts, providers):
     """The stream's `post` events: scheduled, claimed (Publishing), then Published, each with
     the post's status and its records (social.md section 8)."""
     from notifications.models import LiveEvent
 
-    (record_id,) = schedule(ada_client, accounts, "mastodon")
+    (record_id,) = schedule(ada_client, ada_accounts, "mastodon")
     run(client)
     posts = [e.data for e in LiveEvent.objects.filter(kind="post").order_by("id")]
     assert [(p["status"], [r["status"] for r in p["scheduledRecords"]]) for p in posts] == [
