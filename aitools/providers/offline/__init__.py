@@ -9,8 +9,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from statistics import mean
 from typing import Any
 
-from aitools.providers import offline_data as d
 from aitools.providers.base import Generated, ProviderError, Readiness
+from aitools.providers.offline import data as d
 
 Data = dict[str, Any]
 
