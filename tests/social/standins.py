@@ -45,6 +45,7 @@ class Call:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: Any  # JSON, a form as a dict, or bytes
+    received_at: float = field(default_factory=time.time)  # when the platform had the request
 
     def q(self, name: str) -> str:
         return self.query.get(name, [""])[0]
@@ -69,6 +70,7 @@ class StandIn:
     # before any other rule: a platform failing one call and then recovering.
     scripted: list[tuple[str, str, Answer]] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    in_flight: int = 0  # calls being handled, a held-back "timeout" one included
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     routes: ClassVar[tuple[tuple[str, str, str], ...]] = ()
@@ -76,6 +78,17 @@ class StandIn:
     def next_id(self) -> int:
         with self.lock:
             return next(self._ids)
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until no call is being handled (a call the client gave up on has then done
+        its work); whether that happened within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.in_flight == 0:
+                    return True
+            time.sleep(0.01)
+        return False
 
     def received(self, method: str, path: str) -> list[Call]:
         return [call for call in self.calls if call.method == method and call.path == path]
@@ -757,6 +770,14 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                         _parse_body(self.headers, raw))  # fmt: skip
             with standin.lock:
                 standin.calls.append(call)
+                standin.in_flight += 1
+            try:
+                self._answer(call)
+            finally:
+                with standin.lock:
+                    standin.in_flight -= 1
+
+        def _answer(self, call: Call) -> None:
             if standin.latency:
                 time.sleep(standin.latency)
             if standin.fail == "timeout":

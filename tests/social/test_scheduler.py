@@ -3,7 +3,6 @@ the contract's retries and delays, honest outcomes for lost answers and dead wor
 cron endpoint's secret (social.md section 5)."""
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -114,10 +113,22 @@ def test_retries_wait_base_times_two_to_the_attempts_then_fail(
         make_due([record_id])
     assert delays == [60, 120]
     final = run(client).json()["data"]["results"][0]
-    assert final["status"] in ("Failed", "Unconfirmed")
+    # A 503 may come from a gateway after the platform did the work (core.outbound: 5xx other
+    # than 429 is `maybe_delivered`), and each attempt's lookup got 503 too: with nothing
+    # established either way the record ends Unconfirmed, not Failed (the post, with no record
+    # published, is Failed).
+    assert (final["success"], final["status"], final["error"]["code"]) == (
+        False,
+        "Unconfirmed",
+        "unconfirmed",
+    )
     current = record(record_id)
     assert current.attempts == 3
-    assert len(current.history) == 3
+    assert [(h["attempt"], h["status"], h["maybeDelivered"]) for h in current.history] == [
+        (1, 503, True),
+        (2, 503, True),
+        (3, 503, True),
+    ]
     assert Post.objects.get().status == "Failed"
     failed = Notification.objects.get(type="post_failed")
     assert failed.metadata["attempts"] == 3
@@ -166,6 +177,10 @@ def test_an_authentication_failure_fails_and_expires_the_account(
 
 
 PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"]
+# What a create call made when its answer was lost. Instagram publishes in two calls and the
+# first (the media container) is the one held back: the post itself was never made, so the
+# next attempt finds nothing and publishes. Every other platform's one call made the post.
+MADE_BY_THE_LOST_CALL = {p: int(p != "instagram") for p in PROVIDERS}
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -182,16 +197,17 @@ def test_a_lost_answer_is_looked_up_not_published_again(
     first = run(client).json()["data"]["results"][0]
     assert first["status"] == "Scheduled"
     assert record(record_id).outcome_unknown is True
-    time.sleep(1.0)  # the stand-in finishes the call it was holding back
+    assert standin.wait_idle()  # the stand-in has finished the call it was holding back
     standin.fail = ""
-    created = len(standin.posts)
+    assert len(standin.posts) == MADE_BY_THE_LOST_CALL[provider]
     make_due([record_id])
     second = run(client).json()["data"]["results"][0]
     assert (second["success"], second["status"]) == (True, "Published")
-    assert len(standin.posts) == max(created, 1)  # the one it made, or the first one now
+    assert len(standin.posts) == 1  # the one the lost call made, or Instagram's made now
     current = record(record_id)
     assert current.attempts == 2
-    assert current.history[-1]["found"] is bool(created)  # found, not made again
+    # Found by the lookup where the lost call made it, not made a second time.
+    assert current.history[-1]["found"] is bool(MADE_BY_THE_LOST_CALL[provider])
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
