@@ -1,10 +1,16 @@
-"""Thin tasks over the social services."""
+"""Thin tasks over the social services, and the scheduler's timer in every worker process."""
 
-from celery import shared_task
+from typing import Any
+
+from celery import shared_task, signals
+from django.conf import settings
 
 from social.services.analytics import metrics_collect
 from social.services.scheduler import scheduler_run
+from social.services.timer import SchedulerTimer
 from social.services.upkeep import accounts_maintain
+
+timer = SchedulerTimer()  # one per process (social/services/timer.py)
 
 
 @shared_task(acks_late=True)  # idempotent: each warning is sent once
@@ -22,3 +28,32 @@ def scheduler_run_task() -> dict[str, int]:
     report = scheduler_run()
     return {"processed": len(report.outcomes), "successful": report.successful,
             "reaped": report.reaped}  # fmt: skip
+
+
+# The timer runs where tasks run: in each process of the prefork pool (the default), or in the
+# worker's own process for the solo and thread pools, which start no child processes.
+_prefork = True
+
+
+@signals.worker_init.connect
+def _pool_noted(sender: Any = None, **kwargs: Any) -> None:
+    global _prefork
+    _prefork = "prefork" in str(getattr(sender, "pool_cls", "prefork")).lower()
+
+
+@signals.worker_process_init.connect
+def _timer_started_in_child(**kwargs: Any) -> None:
+    if settings.SCHEDULER_TIMER:
+        timer.start()
+
+
+@signals.worker_ready.connect
+def _timer_started_in_worker(**kwargs: Any) -> None:
+    if settings.SCHEDULER_TIMER and not _prefork:
+        timer.start()
+
+
+@signals.worker_process_shutdown.connect
+@signals.worker_shutdown.connect
+def _timer_stopped(**kwargs: Any) -> None:
+    timer.stop()

@@ -438,6 +438,10 @@ MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growt
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
 SCHEDULER_INTERVAL_SECONDS = env.float("SCHEDULER_INTERVAL_SECONDS", default=10.0)
+# The timer in every worker process (docs/social.md, "The timer"): records are attempted at their
+# due time; it looks again at least every SCHEDULER_TICK_SECONDS for records scheduled meanwhile.
+SCHEDULER_TIMER = env.bool("SCHEDULER_TIMER", default=True)
+SCHEDULER_TICK_SECONDS = env.float("SCHEDULER_TICK_SECONDS", default=0.5)
 SCHEDULER_RETRY_BASE_SECONDS = env.int("SCHEDULER_RETRY_BASE_SECONDS", default=60)
 SCHEDULER_BATCH_SIZE = env.int("SCHEDULER_BATCH_SIZE", default=500)
 SCHEDULER_CONCURRENCY = env.int("SCHEDULER_CONCURRENCY", default=16)

@@ -63,6 +63,7 @@ class Job:
     draft: Draft
     credentials: Credentials
     preferences: SocialSettings
+    claimed_at: datetime | None = None  # when the attempt began: its lateness is measured to it
     published: Published | None = None
     found: bool = False  # published by an earlier attempt, found by the lookup
     error: outbound.OutboundError | None = None
@@ -84,11 +85,14 @@ class Outcome:
     attempts: int = 0
 
 
-def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list[Outcome]:
+def records_attempt(
+    records: list[ScheduledRecord], *, concurrency: int, claimed_at: datetime | None = None
+) -> list[Outcome]:
     """Attempt each claimed record once (records need post, account, account.app and user
-    loaded); the outcomes in the same order."""
+    loaded); the outcomes in the same order. `claimed_at`: when they were claimed (now)."""
     if not records:
         return []
+    claimed_at = claimed_at or timezone.now()
     preferences: dict[Any, SocialSettings] = {}
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     jobs = []
@@ -102,6 +106,7 @@ def records_attempt(records: list[ScheduledRecord], *, concurrency: int) -> list
                 draft_of(record.post),
                 session.credentials,
                 preferences[record.user_id],
+                claimed_at=claimed_at,
                 error=session.error,  # the account's credentials could not be refreshed
             )
         )
@@ -203,6 +208,8 @@ def _result(job: Job) -> bool:
     record, error, now = job.record, job.error, timezone.now()
     attempts = record.attempts + 1
     entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat()}
+    if job.claimed_at is not None:  # how long after its due time the attempt began
+        entry["late"] = round(max(0.0, (job.claimed_at - record.due_at).total_seconds()), 3)
     changes: dict[str, Any] = {
         "attempts": attempts,
         "next_attempt_at": None,

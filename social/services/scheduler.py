@@ -99,12 +99,25 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
     )
 
 
+def records_next_due() -> datetime | None:
+    """When the next claimable record is due (one row of the partial due index), or None."""
+    due: datetime | None = (
+        ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, user__is_active=True)
+        .order_by("due_at")
+        .values_list("due_at", flat=True)
+        .first()
+    )
+    return due
+
+
 def scheduler_run(*, limit: int | None = None) -> RunReport:
     """One run over the due set: reap, claim, publish, report."""
     executed_at = timezone.now()
     reaped = records_reap(now=executed_at)
     claimed = records_claim(limit=limit or settings.SCHEDULER_BATCH_SIZE, now=executed_at)
-    outcomes = records_attempt(claimed, concurrency=settings.SCHEDULER_CONCURRENCY)
+    outcomes = records_attempt(
+        claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=executed_at
+    )
     if outcomes:
         logger.info(
             "Scheduler: %s records attempted, %s published",

@@ -1,7 +1,9 @@
-"""`run_scheduler [--loop] [--dry-run]`: publish what is due now (beat does it too)."""
+"""`run_scheduler [--loop] [--dry-run]`: publish what is due now (beat does it too); with
+--loop, also the timer that publishes each record at its time (as every Celery worker does)."""
 
 import signal
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -9,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from social.selectors import records_due
 from social.services.scheduler import scheduler_run
+from social.services.timer import SchedulerTimer
 
 
 class Command(BaseCommand):
@@ -36,9 +39,19 @@ class Command(BaseCommand):
             nonlocal stopping
             stopping = True
 
+        timer = SchedulerTimer()
         if options["loop"]:
             signal.signal(signal.SIGTERM, stop)
             signal.signal(signal.SIGINT, stop)
+            if settings.SCHEDULER_TIMER:
+                timer.start()
+        try:
+            self._periodic(loop=options["loop"], stopping=lambda: stopping)
+        finally:
+            timer.stop()
+
+    def _periodic(self, *, loop: bool, stopping: Callable[[], bool]) -> None:
+        """The safety net: a run every SCHEDULER_INTERVAL_SECONDS (once without --loop)."""
         interval = max(float(settings.SCHEDULER_INTERVAL_SECONDS), 1.0)
         while True:
             report = scheduler_run()
@@ -47,10 +60,10 @@ class Command(BaseCommand):
                 f"published {report.successful}, failed or retrying {report.failed}, "
                 f"reclaimed {report.reaped}"
             )
-            if not options["loop"] or stopping:
+            if not loop or stopping():
                 return
             deadline = time.monotonic() + interval
-            while not stopping and time.monotonic() < deadline:
+            while not stopping() and time.monotonic() < deadline:
                 time.sleep(0.2)
-            if stopping:
+            if stopping():
                 return
