@@ -11,7 +11,8 @@ a user signs up; a webhook endpoint is created; a live-feed stream opens with a 
 call moves the credits (`credits` on the stream) and sends `generation.completed`; a payment
 webhook creates a notification (`notification` on the stream); a Dev.to account connects; a
 post scheduled a few seconds ahead reaches the platform within a second of its time, by the
-worker's timer, without anyone calling the scheduler (`post` events on the stream, `post.scheduled` and `post.published` delivered); spending the
+worker's timer, without anyone calling the scheduler (`post` events on the stream,
+`post.scheduled` and `post.published` delivered); spending the
 rest of the credits sends `credits.depleted`; every delivery verifies as docs/webhooks.md
 tells a receiver; a reconnect with Last-Event-ID receives what it missed. Exits non-zero on
 the first failed check; stops the server either way.
