@@ -442,6 +442,11 @@ SCHEDULER_INTERVAL_SECONDS = env.float("SCHEDULER_INTERVAL_SECONDS", default=10.
 # due time; it looks again at least every SCHEDULER_TICK_SECONDS for records scheduled meanwhile.
 SCHEDULER_TIMER = env.bool("SCHEDULER_TIMER", default=True)
 SCHEDULER_TICK_SECONDS = env.float("SCHEDULER_TICK_SECONDS", default=0.5)
+# Provider calls in flight to one platform from every worker process together (0: no limit
+# beyond each process's SCHEDULER_CONCURRENCY); an attempt that waited
+# SCHEDULER_PROVIDER_WAIT_SECONDS for a slot goes back to wait, no attempt counted.
+SCHEDULER_PROVIDER_CONCURRENCY = env.int("SCHEDULER_PROVIDER_CONCURRENCY", default=32)
+SCHEDULER_PROVIDER_WAIT_SECONDS = env.float("SCHEDULER_PROVIDER_WAIT_SECONDS", default=10.0)
 SCHEDULER_RETRY_BASE_SECONDS = env.int("SCHEDULER_RETRY_BASE_SECONDS", default=60)
 SCHEDULER_BATCH_SIZE = env.int("SCHEDULER_BATCH_SIZE", default=500)
 SCHEDULER_CONCURRENCY = env.int("SCHEDULER_CONCURRENCY", default=16)

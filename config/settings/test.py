@@ -1,5 +1,8 @@
 """Test settings: fast hashing, in-process Celery, mail kept in memory."""
 
+import os
+import tempfile
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import derive_key, env
 
@@ -24,13 +27,10 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 # Provider stand-ins and test receivers listen on 127.0.0.1; the guard's own tests turn it off.
 OUTBOUND_ALLOW_PRIVATE = True
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, as the embedded deployment has, not SQLite's in-memory database: there, threads
     # (the scheduler's timers, concurrent runs) fail at once with "table is locked" instead of
     # waiting for the lock as WAL and the busy timeout make them. One file per test process.
-    import os as _os
-    import tempfile as _tempfile
-
-    DATABASES["default"]["TEST"] = {  # noqa: F405
-        "NAME": _os.path.join(_tempfile.gettempdir(), f"fgp-test-{_os.getpid()}.sqlite3")
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.path.join(tempfile.gettempdir(), f"fgp-test-{os.getpid()}.sqlite3")
     }

@@ -17,15 +17,16 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 """
 
 import logging
+import random
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from core import outbound
+from core import outbound, slots
 from core.concurrency import bounded
 from core.leases import Backoff, Lease
 from notifications import events
@@ -42,6 +43,7 @@ from social.services.posts import draft_of, posts_outcome_refresh
 logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
+DEFER_SECONDS = 1.0  # a record deferred for want of a platform slot waits 1-2 s (jitter)
 SETTLE_BATCH = 50  # results written in one transaction at most
 
 # Records wait `Scheduled` (due at `due_at`), are claimed `Publishing` under a lease of
@@ -67,6 +69,7 @@ class Job:
     published: Published | None = None
     found: bool = False  # published by an earlier attempt, found by the lookup
     error: outbound.OutboundError | None = None
+    deferred: bool = False  # no slot at the platform in time: not attempted, waits again
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,9 +163,23 @@ def _settle_alone(job: Job) -> Outcome:
 
 
 def _call(job: Job) -> None:
-    """The provider calls of one attempt; no database (a worker thread)."""
+    """The provider calls of one attempt, in one of the platform's slots shared by every worker
+    process (SCHEDULER_PROVIDER_CONCURRENCY); no database (a worker thread)."""
     if job.error is not None:
         return
+    with slots.slot(
+        f"provider:{job.record.provider}",
+        limit=settings.SCHEDULER_PROVIDER_CONCURRENCY,
+        wait=settings.SCHEDULER_PROVIDER_WAIT_SECONDS,
+        hold_seconds=settings.SCHEDULER_LEASE_SECONDS,
+    ) as held:
+        if held:
+            _calls(job)
+        else:
+            job.deferred = True
+
+
+def _calls(job: Job) -> None:
     record = job.record
     adapter = PLATFORMS[record.provider].adapter
     content = compose(job.draft, record.provider)
@@ -206,6 +223,8 @@ def _result(job: Job) -> bool:
     """Write one attempt's result to its record, fenced by the record's claim; whether it
     was still this run's to write."""
     record, error, now = job.record, job.error, timezone.now()
+    if job.deferred:
+        return _deferred(job, now)
     attempts = record.attempts + 1
     entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat()}
     if job.claimed_at is not None:  # how long after its due time the attempt began
@@ -262,6 +281,28 @@ def _result(job: Job) -> bool:
         account_mark_expired(account=record.account, reason=error.message)
     if not RECORDS.settle(record, **changes):
         logger.warning("Record %s: result of a lost lease discarded", record.pk)
+        return False
+    changes.update(lease_expires_at=None, claim=None)
+    for name, value in changes.items():
+        setattr(record, name, value)
+    return True
+
+
+def _deferred(job: Job, now: datetime) -> bool:
+    """No slot at the platform in time: the record waits again, due in a moment, no attempt
+    counted (the platform was never called); its history says so."""
+    record = job.record
+    due = now + timedelta(seconds=DEFER_SECONDS * (1 + random.random()))  # noqa: S311
+    changes: dict[str, Any] = {
+        "status": RecordStatus.SCHEDULED,
+        "due_at": due,
+        "next_attempt_at": due,
+        "error_code": "retry_scheduled",
+        "updated_at": now,
+        "history": [*record.history, {"at": now.isoformat(), "outcome": "deferred",
+                                      "error": "The platform's slots were all busy."}],
+    }  # fmt: skip
+    if not RECORDS.settle(record, **changes):
         return False
     changes.update(lease_expires_at=None, claim=None)
     for name, value in changes.items():

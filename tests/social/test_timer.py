@@ -93,7 +93,7 @@ def test_a_retry_is_attempted_within_a_second_of_its_time(
         assert wait_for(
             lambda: ScheduledRecord.objects.get(pk=record_id).status == "Published", timeout=3
         )
-    first, second = providers.mastodon.received("POST", STATUSES)
+    _, second = providers.mastodon.received("POST", STATUSES)
     record = ScheduledRecord.objects.get(pk=record_id)
     retry_due = datetime.fromisoformat(record.history[0]["at"]) + timedelta(seconds=2)
     assert 0 <= second.received_at - retry_due.timestamp() < 1.0
@@ -193,4 +193,37 @@ def test_a_timer_whose_worker_died_loses_nothing(ada_client, ada_accounts, provi
     record = ScheduledRecord.objects.get(pk=record_id)
     assert record.status == "Published"
     assert [h["outcome"] for h in record.history] == ["lease_expired", "published"]
+    assert len(providers.mastodon.received("POST", STATUSES)) == 1
+
+
+def test_a_platform_whose_slots_are_all_busy_defers_without_counting_an_attempt(
+    ada_client, ada_accounts, providers, settings, tmp_path
+):
+    """Every worker process together keeps SCHEDULER_PROVIDER_CONCURRENCY calls in flight to one
+    platform at most; a record that found no slot in time waits again, uncounted."""
+    from core import slots
+
+    settings.RATE_LIMIT_FILE_DIR = str(tmp_path)  # the slots every process shares
+    settings.SCHEDULER_PROVIDER_CONCURRENCY = 1
+    settings.SCHEDULER_PROVIDER_WAIT_SECONDS = 0.2
+    when = timezone.now() + timedelta(seconds=0.5)
+    (record_id,) = schedule_at(ada_client, [ada_accounts["mastodon"]["id"]], when, "Busy")
+    time.sleep(0.6)
+    with slots.slot("provider:mastodon", limit=1, wait=1, hold_seconds=30) as held:
+        assert held  # another worker's call to Mastodon is in flight
+        (outcome,) = scheduler_run().outcomes
+    assert (outcome.status, outcome.error_code) == ("Scheduled", "retry_scheduled")
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.attempts, [h["outcome"] for h in record.history]) == (0, ["deferred"])
+    assert 1.0 <= (record.due_at - timezone.now()).total_seconds() <= 2.0
+    assert providers.mastodon.received("POST", STATUSES) == []
+    with timers():
+        assert wait_for(
+            lambda: ScheduledRecord.objects.get(pk=record_id).status == "Published", timeout=5
+        )
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.attempts, [h["outcome"] for h in record.history]) == (
+        1,
+        ["deferred", "published"],
+    )
     assert len(providers.mastodon.received("POST", STATUSES)) == 1

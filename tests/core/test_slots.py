@@ -1,0 +1,93 @@
+"""Slots shared by every process (core/slots.py): never more holders than the limit, on the
+embedded lock files and on Redis; a dead holder's slot comes back."""
+
+import multiprocessing
+import time
+from typing import Any
+
+import pytest
+
+from core import slots
+
+HOLD = 0.3
+
+
+def _hold_one(queue: Any, name: str, limit: int, settings_values: dict[str, str]) -> None:
+    from django.conf import settings
+
+    for key, value in settings_values.items():
+        setattr(settings, key, value)
+    with slots.slot(name, limit=limit, wait=10, hold_seconds=30) as held:
+        started = time.monotonic()
+        time.sleep(HOLD)
+        queue.put((held, started, time.monotonic()))
+
+
+def most_at_once(spans: list[tuple[float, float]]) -> int:
+    moments = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    current = peak = 0
+    for _, step in moments:
+        current += step
+        peak = max(peak, current)
+    return peak
+
+
+def run_processes(count: int, name: str, limit: int, values: dict[str, str]) -> list[Any]:
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    workers = [context.Process(target=_hold_one, args=(queue, name, limit, values))
+               for _ in range(count)]  # fmt: skip
+    for worker in workers:
+        worker.start()
+    results = [queue.get(timeout=30) for _ in workers]
+    for worker in workers:
+        worker.join(10)
+    return results
+
+
+def test_processes_on_one_machine_share_the_lock_files(tmp_path, settings):
+    values = {"REDIS_URL": "", "RATE_LIMIT_FILE_DIR": str(tmp_path)}
+    results = run_processes(6, "provider:devto", 2, values)
+    assert all(held for held, _, _ in results)
+    assert most_at_once([(start, end) for _, start, end in results]) == 2
+
+
+@pytest.mark.redis
+def test_processes_anywhere_share_the_redis_set(redis_url, settings):
+    values = {"REDIS_URL": redis_url, "RATE_LIMIT_KEY_PREFIX": f"test:{time.time_ns()}"}
+    results = run_processes(6, "provider:devto", 2, values)
+    assert all(held for held, _, _ in results)
+    assert most_at_once([(start, end) for _, start, end in results]) == 2
+
+
+def test_a_slot_not_free_in_time_is_refused_and_a_dead_holders_comes_back(tmp_path, settings):
+    settings.REDIS_URL, settings.RATE_LIMIT_FILE_DIR = "", str(tmp_path)
+    context = multiprocessing.get_context("fork")
+    ready = context.Event()
+
+    def hold_and_die() -> None:
+        with slots.slot("provider:x", limit=1, wait=1, hold_seconds=30):
+            ready.set()
+            time.sleep(30)
+
+    holder = context.Process(target=hold_and_die)
+    holder.start()
+    assert ready.wait(10)
+    with slots.slot("provider:x", limit=1, wait=0.2, hold_seconds=30) as held:
+        assert held is False
+    holder.kill()  # the kernel frees its lock
+    holder.join(10)
+    with slots.slot("provider:x", limit=1, wait=1, hold_seconds=30) as held:
+        assert held is True
+
+
+def test_threads_of_one_process_never_share_a_lock_file(tmp_path, settings):
+    settings.REDIS_URL, settings.RATE_LIMIT_FILE_DIR = "", str(tmp_path)
+    with (
+        slots.slot("p", limit=2, wait=0, hold_seconds=5) as first,
+        slots.slot("p", limit=2, wait=0, hold_seconds=5) as second,
+        slots.slot("p", limit=2, wait=0, hold_seconds=5) as third,
+    ):
+        assert (first, second, third) == (True, True, False)
+    with slots.slot("p", limit=2, wait=0, hold_seconds=5) as again:
+        assert again is True
