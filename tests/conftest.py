@@ -2,6 +2,7 @@
 rate-limit counters and a real Redis. A fixture's name means the same thing in every package."""
 
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 
@@ -75,6 +76,24 @@ def _close_health_probe_connection() -> Iterator[None]:
     # droppable after the session, so that connection is closed after every test.
     yield
     checks.close_database_probe()
+
+
+@pytest.fixture(autouse=True)
+def _processes_only_in_server_tests(request: pytest.FixtureRequest, monkeypatch) -> None:
+    # A test that starts another process (the real server, a worker, manage.py, a settings
+    # check) is slow: it runs in `make pytest`'s second stage, so it must say so.
+    if request.node.get_closest_marker("server") is not None:
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        command = args[0] if args else kwargs.get("args")
+        pytest.fail(
+            f"{request.node.nodeid} starts a process ({command!r}): mark it "
+            "@pytest.mark.server (it then runs in the server stage of `make pytest`)",
+            pytrace=False,
+        )
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
 
 
 @pytest.fixture

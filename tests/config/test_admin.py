@@ -34,6 +34,7 @@ def test_createsuperuser_without_a_terminal_runs_the_password_validators(
     assert not User.objects.exists()
 
 
+@pytest.mark.server
 def test_make_superuser_refuses_a_weak_password(tmp_path):
     import os
     import subprocess

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.servers import ROOT
 
 PRODUCER = """
@@ -49,6 +51,7 @@ print(json.dumps(seen))
 """
 
 
+@pytest.mark.server
 def test_concurrent_writers_and_readers_lose_and_repeat_nothing(tmp_path: Path):
     folder = str(tmp_path / "queue")
     Path(folder).mkdir()

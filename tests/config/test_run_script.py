@@ -30,6 +30,7 @@ def run_env(port: int, tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.server
 def test_a_busy_port_is_said_at_once_without_the_banner(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

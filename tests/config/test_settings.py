@@ -45,6 +45,7 @@ def refused(result: subprocess.CompletedProcess[str]) -> str:
     return result.stderr
 
 
+@pytest.mark.server
 def test_production_is_locked_down():
     result = run({**VALID, "DJANGO_DEBUG": "true"})  # DEBUG is ignored: never on in production
     assert result.returncode == 0, result.stderr
@@ -58,15 +59,18 @@ def test_production_is_locked_down():
     ]
 
 
+@pytest.mark.server
 def test_production_refuses_to_start_without_secret_key():
     assert "Set the SECRET_KEY environment variable" in refused(run({**VALID, "SECRET_KEY": None}))
 
 
+@pytest.mark.server
 def test_production_refuses_to_start_without_an_encryption_key():
     stderr = refused(run({**VALID, "FIELD_ENCRYPTION_KEY": None}))
     assert "Set the FIELD_ENCRYPTION_KEY environment variable" in stderr
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -94,6 +98,7 @@ def test_production_refuses_an_unsafe_setting(change, message):
     assert message in refused(run({**VALID, **change}))
 
 
+@pytest.mark.server
 def test_every_missing_secret_is_named_at_once():
     # One failed start names them all (it took three starts to learn of three).
     missing = ("SECRET_KEY", "FIELD_ENCRYPTION_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")
@@ -103,6 +108,7 @@ def test_every_missing_secret_is_named_at_once():
     assert stderr.count("Production settings refused") == 1
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     "public_url", [None, "http://0.0.0.0:8000", "http://[::]:8000", "ftp://api.example.com", ""]
 )
@@ -112,12 +118,14 @@ def test_production_refuses_a_public_url_that_is_no_real_address(public_url):
     )
 
 
+@pytest.mark.server
 def test_every_problem_is_named_at_once():
     stderr = refused(run({**VALID, "DATABASE_URL": None, "ALLOWED_HOSTS": "*"}))
     assert "DATABASE_URL is required" in stderr
     assert "ALLOWED_HOSTS must name the hosts served" in stderr
 
 
+@pytest.mark.server
 def test_console_mail_is_allowed_when_chosen_explicitly():
     backend = "django.core.mail.backends.console.EmailBackend"
     result = run({**VALID, "EMAIL_HOST": None, "EMAIL_BACKEND": backend})
@@ -134,6 +142,7 @@ def test_the_version_is_the_one_pyproject_declares():
         assert tomllib.load(file)["project"]["version"] == config.__version__
 
 
+@pytest.mark.server
 def test_the_server_exits_once_on_refused_settings():
     # Not restarting its workers forever while the container looks alive.
     from tests.servers import free_port
