@@ -5,7 +5,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from accounts.admin import PANEL_ROWS, user_admin_extend
@@ -21,6 +21,7 @@ from social.models import (
     SocialAccount,
     SocialSettings,
 )
+from social.selectors import scheduler_lateness
 from social.services.accounts import account_mark_expired
 from social.services.records import record_retry
 
@@ -164,6 +165,15 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
     list_select_related = ("user",)
     date_hierarchy = "scheduled_time"
     actions = ("retry",)
+    change_list_template = "admin/social/scheduledrecord/change_list.html"
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """The list, with the scheduler's lateness over the last hour above it."""
+        return super().changelist_view(
+            request, {**(extra_context or {}), "lateness": scheduler_lateness(hours=1)}
+        )
 
     @admin.action(description="Retry (failed records only: waiting again, due now)")
     def retry(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:

@@ -1,7 +1,8 @@
 """Reads of the social hub."""
 
 from collections.abc import Iterable
-from datetime import date, datetime
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -138,4 +139,51 @@ def records_due(*, limit: int, now: datetime | None = None) -> list[ScheduledRec
         ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, due_at__lte=now)
         .select_related("account")
         .order_by("due_at")[:limit]
+    )
+
+
+LATENESS_RECORDS = 5000  # the most recently changed records the lateness summary reads
+
+
+@dataclass(frozen=True, slots=True)
+class Lateness:
+    """How late the scheduler's attempts began after their due time, over a period."""
+
+    attempts: int
+    p50: float | None
+    p95: float | None
+    p99: float | None
+    worst: float | None
+    due_now: int  # waiting records whose time has come (a backlog: the scheduler is behind)
+
+
+def scheduler_lateness(*, hours: float = 1.0, now: datetime | None = None) -> Lateness:
+    """The lateness of every attempt that began in the last `hours` (the `late` of each history
+    entry, seconds after the record was due), from the most recently changed records."""
+    now = now or timezone.now()
+    since = (now - timedelta(hours=hours)).isoformat()
+    histories = (
+        ScheduledRecord.objects.filter(updated_at__gte=now - timedelta(hours=hours))
+        .order_by("-updated_at")
+        .values_list("history", flat=True)[:LATENESS_RECORDS]
+    )
+    late = sorted(
+        float(entry["late"])
+        for history in histories
+        for entry in history or []
+        if "late" in entry and str(entry.get("at", "")) >= since
+    )
+
+    def percentile(share: float) -> float | None:
+        return late[min(len(late) - 1, int(share * len(late)))] if late else None
+
+    return Lateness(
+        attempts=len(late),
+        p50=percentile(0.50),
+        p95=percentile(0.95),
+        p99=percentile(0.99),
+        worst=late[-1] if late else None,
+        due_now=ScheduledRecord.objects.filter(
+            status=RecordStatus.SCHEDULED, due_at__lte=now
+        ).count(),
     )

@@ -95,3 +95,35 @@ def test_the_due_filter_lists_waiting_records_whose_time_has_come(admin_client, 
     assert due.context["cl"].result_count == 1
     later = admin_client.get("/admin/social/scheduledrecord/?due=no")
     assert later.context["cl"].result_count == 1
+
+
+def test_the_records_list_shows_the_schedulers_lateness_over_the_last_hour(admin_client, ada):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from social.models import Post, ScheduledRecord, SocialAccount
+
+    account = SocialAccount.objects.create(user=ada, provider="devto", provider_user_id="1",
+                                           username="ada-late")  # fmt: skip
+    now = timezone.now()
+
+    def attempted(late: float, *, ago: timedelta) -> None:
+        at = (now - ago).isoformat()
+        ScheduledRecord.objects.create(
+            user=ada, post=Post.objects.create(user=ada, title="T", content="x"),
+            account=account, provider="devto", scheduled_time=now, due_at=now,
+            status="Published", attempts=1,
+            history=[{"attempt": 1, "at": at, "outcome": "published", "late": late}],
+        )  # fmt: skip
+
+    for late in (0.01, 0.02, 0.03, 0.5):
+        attempted(late, ago=timedelta(minutes=5))
+    attempted(40.0, ago=timedelta(hours=2))  # before the last hour: not counted
+    page = admin_client.get("/admin/social/scheduledrecord/")
+    assert page.status_code == 200
+    lateness = page.context["lateness"]
+    assert (lateness.attempts, lateness.p50, lateness.worst, lateness.due_now) == (4, 0.03, 0.5, 0)
+    text = page.content.decode()
+    assert "4 attempts began" in text
+    assert "0.500 s (worst)" in text
