@@ -95,38 +95,43 @@ class _RedisSlots:
 class _FileSlots:
     def __init__(self, folder: str) -> None:
         self.folder = Path(folder) / "slots"
-        self.lock = threading.Lock()
-        self.files: dict[str, list[int]] = {}  # name -> the open lock files, by slot
-        self.busy: dict[str, set[int]] = {}  # name -> the slots this process's threads hold
+        self.lock = threading.Lock()  # only while a name's files are opened
+        # name -> per slot: its open lock file, and the lock that keeps it to one thread here.
+        self.files: dict[str, list[tuple[int, threading.Lock]]] = {}
 
-    def _files(self, name: str, limit: int) -> list[int]:
-        files = self.files.setdefault(name, [])
-        if len(files) < limit:
+    def _files(self, name: str, limit: int) -> list[tuple[int, threading.Lock]]:
+        files = self.files.get(name, [])
+        if len(files) >= limit:
+            return files
+        with self.lock:
+            files = self.files.setdefault(name, [])
             folder = self.folder / name
             folder.mkdir(parents=True, exist_ok=True)
             for index in range(len(files), limit):
-                files.append(os.open(folder / f"{index}.lock", os.O_RDWR | os.O_CREAT, 0o600))
-        return files
+                descriptor = os.open(folder / f"{index}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+                files.append((descriptor, threading.Lock()))
+            return files
 
     def take(self, name: str, *, limit: int, wait: float, hold_seconds: float) -> str | None:
         deadline = time.monotonic() + wait
+        try:
+            files = self._files(name, limit)
+        except OSError:
+            logger.warning("Slots folder unavailable: %s granted without counting", name)
+            return ""
+        order = list(range(limit))
         while True:
-            with self.lock:
+            random.shuffle(order)
+            for index in order:
+                descriptor, mine = files[index]
+                if not mine.acquire(blocking=False):
+                    continue  # another thread of this process holds it
                 try:
-                    files = self._files(name, limit)
-                except OSError:
-                    logger.warning("Slots folder unavailable: %s granted without counting", name)
-                    return ""
-                busy = self.busy.setdefault(name, set())
-                free = [index for index in range(limit) if index not in busy]
-                random.shuffle(free)
-                for index in free:
-                    try:
-                        fcntl.flock(files[index], fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except BlockingIOError:
-                        continue  # another process holds it
-                    busy.add(index)
-                    return str(index)
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    mine.release()  # another process holds it
+                    continue
+                return str(index)
             if time.monotonic() >= deadline:
                 return None
             time.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 (jitter, not security)
@@ -134,10 +139,9 @@ class _FileSlots:
     def give_back(self, name: str, token: str) -> None:
         if not token:
             return
-        index = int(token)
-        with self.lock:
-            fcntl.flock(self.files[name][index], fcntl.LOCK_UN)
-            self.busy[name].discard(index)
+        descriptor, mine = self.files[name][int(token)]
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        mine.release()
 
 
 class _LocalSlots:
