@@ -62,8 +62,17 @@ schema: $(VENV)/.dev
 	$(PY) manage.py spectacular --validate --fail-on-warn --file var/openapi.yaml \
 		--settings=config.settings.test
 
+# Two stages, each ending with pytest's summary line: the tests that stay in this process, then
+# the slow ones that start other processes (marked `server`: the real server, workers,
+# manage.py). Both always run; the target fails if either did. Exit code 5 (nothing collected,
+# e.g. a stage left empty) is no failure.
 pytest: $(VENV)/.dev
-	$(VENV)/bin/pytest
+	@status=0; \
+	echo "== pytest -m 'not server'"; \
+	$(VENV)/bin/pytest -m "not server" || [ $$? -eq 5 ] || status=1; \
+	echo "== pytest -m server"; \
+	$(VENV)/bin/pytest -m server || [ $$? -eq 5 ] || status=1; \
+	exit $$status
 
 # An admin login: asks in a terminal; without one, reads DJANGO_SUPERUSER_EMAIL and
 # DJANGO_SUPERUSER_PASSWORD (and says so when they are missing).
