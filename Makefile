@@ -96,10 +96,16 @@ audit: $(VENV)/.dev
 smoke:
 	./scripts/smoke.sh
 
+# Every bench, through one harness (bench/harness.py); one alone: `python -m bench.<name>`
+# (`--help` for its sizes), some: `make bench BENCHES="health notifications"`. Those that need
+# PostgreSQL (DATABASE_URL) or Redis (REDIS_URL) say they are skipped without; a failed bench
+# stops the rest, a missed latency target does not.
+BENCHES ?= health notifications social scheduler webhooks livefeed
 bench: $(VENV)/.dev
-	$(PY) bench/health.py
-	@if [ -n "$$DATABASE_URL" ]; then $(PY) bench/notifications.py; \
-	else echo "bench/notifications.py needs DATABASE_URL (PostgreSQL); skipped"; fi
+	@for name in $(BENCHES); do \
+		echo "== python -m bench.$$name"; \
+		$(PY) -m bench.$$name || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) var staticfiles .mypy_cache .ruff_cache .pytest_cache
