@@ -5,6 +5,7 @@ timer's dead worker loses nothing."""
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -167,9 +168,10 @@ def test_timers_and_periodic_runs_together_publish_each_record_once(
 
     with timers(4), ThreadPoolExecutor(max_workers=2) as pool:
         runs = [pool.submit(periodic, n) for n in range(2)]
-        assert wait_for(
-            lambda: ScheduledRecord.objects.filter(status="Published").count() == 40, timeout=30
+        published = wait_for(
+            lambda: ScheduledRecord.objects.filter(status="Published").count() == 40, timeout=60
         )
+        assert published, Counter(ScheduledRecord.objects.values_list("status", flat=True))
         stop.set()
         [run.result() for run in runs]
     assert len(providers.mastodon.received("POST", STATUSES)) == 20
