@@ -21,6 +21,7 @@ import collections
 import http.client
 import math
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -30,7 +31,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -254,9 +255,8 @@ def start_server(
     env: dict[str, str], port: int, workers: int, log: BinaryIO
 ) -> "subprocess.Popen[bytes]":
     """The API as `make run` and the image serve it (config.serve: uvicorn, ASGI)."""
-    return subprocess.Popen(
+    return spawn(
         [sys.executable, "-m", "config.serve"],
-        cwd=REPO_ROOT,
         env={
             **env,
             "HOST": HOST,
@@ -269,16 +269,24 @@ def start_server(
     )
 
 
+def spawn(command: list[str], env: dict[str, str], **options: Any) -> "subprocess.Popen[bytes]":
+    """A server or worker run from the repository root, in a process group of its own, so
+    that `stop_process()` can stop its children with it."""
+    return subprocess.Popen(command, cwd=REPO_ROOT, env=env, start_new_session=True, **options)
+
+
 def stop_process(process: "subprocess.Popen[Any]", timeout: float = STOP_TIMEOUT_SECONDS) -> None:
-    """Terminates a server or worker the bench started, killing it if it lingers."""
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    """Terminates a server or worker `spawn()` started, killing it if it lingers, then kills
+    what is left of its process group (a child it did not stop, e.g. a Celery pool process)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    with suppress(ProcessLookupError):  # the group is gone: nothing outlived it
+        os.killpg(process.pid, signal.SIGKILL)  # its group: the id of the leader spawn() made
 
 
 def wait_until_ready(server: "subprocess.Popen[bytes]", port: int) -> None:

@@ -16,7 +16,6 @@ Exits non-zero when deliveries are missing.
 """
 
 import argparse
-import subprocess
 import sys
 import threading
 import time
@@ -25,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench import harness
-from bench.harness import HOST, REPO_ROOT, verdict
+from bench.harness import HOST, verdict
 
 NAME = "webhooks"
 DATABASE_PREFIX = "fgp_bench_webhooks_"
@@ -127,11 +126,11 @@ def measure(bench: harness.Bench) -> int:
     schedule = bench.tmp / "celerybeat-schedule"
     server, url, received = receiver(args.latency_ms / 1000)
     # The worker as `make run` starts it, with beat inside (-B): its sweeper retries what fails.
-    worker = subprocess.Popen(
+    worker = harness.spawn(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
          f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip", "-B",
          f"--schedule={schedule}"],
-        cwd=REPO_ROOT, env=harness.server_env(),
+        env=harness.server_env(),
     )  # fmt: skip
     failures = 0
     try:
