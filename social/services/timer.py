@@ -29,7 +29,12 @@ from social.services.scheduler import records_claim, records_next_due, records_r
 logger = logging.getLogger(__name__)
 
 MIN_SLEEP_SECONDS = 0.02  # never spin: a due record another process holds is gone in a moment
-ERROR_PAUSE_SECONDS = 5.0  # after a failed pass (the database restarting, say)
+ERROR_PAUSE_SECONDS = 1.0  # after a failed pass (the database restarting, say)
+# The first look waits this long: a Celery pool process starts its timer from the signal that
+# also has Celery's Django fixup close the database pool inherited from the parent; a timer
+# that took a connection from that pool first found it closed ("the pool is closed"), or waited
+# 10 s for a connection the parent's pool threads, absent after the fork, never gave.
+STARTUP_DELAY_SECONDS = 1.0
 REAP_EVERY_SECONDS = 5.0  # expired leases are looked for this often by each timer
 
 
@@ -82,6 +87,7 @@ class SchedulerTimer:
 
     def _run(self) -> None:
         last_reap = 0.0
+        self._stop.wait(STARTUP_DELAY_SECONDS)
         while not self._stop.is_set():
             reap = time.monotonic() - last_reap >= REAP_EVERY_SECONDS
             try:
