@@ -1,32 +1,46 @@
-"""Scheduler bench: throughput of one run, exactly-once under concurrent runs, and lateness.
+"""Scheduler bench: lateness of the periodic run and of the timer side by side, a burst of
+records due at the same second over 2 and 4 worker processes, a worker killed mid-burst, and
+the CPU each published record costs.
 
-Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB python -m bench.scheduler
-           [--records N] [--accounts N] [--latency-ms MS] [--runs N] [--window S]
+Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB [REDIS_URL=redis://HOST:PORT/N]
+           python -m bench.scheduler [--burst N] [--accounts N] [--latency-ms MS]
+           [--window S] [--lateness-records N] [--lease S]
 
-On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end), with
-the test suite's Dev.to stand-in, in a process of its own, answering every call after
---latency-ms:
+On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end), with the
+test suite's Dev.to stand-in in a process of its own answering every call after --latency-ms,
+which notes when each create reached it:
 
-1. one run: --records due records across --accounts accounts, published by one
-   `scheduler_run()` (SCHEDULER_CONCURRENCY provider calls in flight): seconds and records/s;
-2. --runs concurrent runs (threads, each with its own database connection) over a fresh set of
-   --records due records: duplicates (a post created twice at a stand-in) and lost records;
-3. lateness: records due at random moments over --window seconds while a loop runs the
-   scheduler every SCHEDULER_INTERVAL_SECONDS, as beat does: p50/p99 of published - due.
+1. lateness, side by side: --lateness-records records due at random moments over --window
+   seconds, (a) with the periodic run alone every SCHEDULER_INTERVAL_SECONDS (the design before
+   the timer: a loop in this process, as beat ran it), then (b) with the timer of a real Celery
+   worker of 2 processes (`celery -A config worker -c 2`, the default worker; no beat): p50 and
+   p99 of (the create reaching the platform - the record's time);
+2. a burst: --burst records across --accounts accounts, all due at the same second, published
+   by a worker of 2 processes, then of 4: seconds from their time to the last create, records/s,
+   the CPU the worker processes spent per published record, duplicates (a post created twice
+   at the stand-in) and lost records (not Published);
+3. the burst again on 2 processes with one pool process killed (SIGKILL) in the middle: its
+   claimed records come back when their lease (--lease seconds here) runs out, are looked up
+   and published once; duplicates and lost.
 
-REDIS_URL is used when set. Exits non-zero on errors, duplicates or lost records.
+The workers use Redis as their broker when REDIS_URL is set (the embedded file broker
+otherwise; the timer does not depend on it). Exits non-zero on errors, duplicates or lost
+records, never on a missed target.
 """
 
 import argparse
 import multiprocessing
+import os
 import random
+import signal
+import subprocess
 import sys
-import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from bench import harness
@@ -34,15 +48,56 @@ from bench.harness import verdict
 
 NAME = "scheduler"
 DATABASE_PREFIX = "fgp_bench_scheduler_"
-TARGET_SECONDS = 5.0
-TARGET_LATENESS_P99 = 15.0
+TARGET_LATENESS_P99 = 1.0  # seconds, with the timer
+TARGET_BURST_SECONDS = 10.0  # 10,000 records at one second, 2 worker processes
+WORKER_START_SECONDS = 60.0
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = harness.parser(NAME, __doc__, records=1000, accounts=100, latency_ms=50.0, runs=4,
-                            window=(40.0, "lateness window, seconds"),
-                            lateness_records=200)  # fmt: skip
+    parser = harness.parser(
+        NAME, __doc__, burst=10_000, accounts=500, latency_ms=50.0,
+        window=(60.0, "lateness window, seconds"), lateness_records=300,
+        lease=(15, "SCHEDULER_LEASE_SECONDS of the workers (the killed one's records)"),
+    )  # fmt: skip
     return parser.parse_args(argv)
+
+
+# --- The platform ---------------------------------------------------------------------------
+
+
+def standin_process(latency: float, pipe: Any) -> None:
+    """The Dev.to stand-in in a process of its own, as a real platform is; answers the bench's
+    questions on `pipe`: "creates" -> [(text, received_at)] of every create so far."""
+    from tests.social.standins import DevtoStandIn, serve
+
+    with serve(DevtoStandIn(latency=latency)) as standin:
+        pipe.send(standin.url)
+        while True:
+            if pipe.recv() == "creates":
+                with standin.lock:
+                    pipe.send([(call.body["article"]["body_markdown"], call.received_at)
+                               for call in standin.received("POST", "/api/articles")])  # fmt: skip
+
+
+class Platform:
+    def __init__(self, latency: float) -> None:
+        self.pipe, theirs = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(
+            target=standin_process, args=(latency, theirs), daemon=True
+        )
+        self.process.start()
+        self.url: str = self.pipe.recv()
+
+    def creates(self, prefix: str) -> list[tuple[str, float]]:
+        self.pipe.send("creates")
+        return [(text, at) for text, at in self.pipe.recv() if text.startswith(prefix)]
+
+    def stop(self) -> None:
+        self.process.terminate()
+
+
+# --- Records --------------------------------------------------------------------------------
 
 
 def accounts_create(count: int) -> list[Any]:
@@ -62,146 +117,238 @@ def accounts_create(count: int) -> list[Any]:
     return accounts
 
 
-def standin_process(latency: float, ready: Any) -> None:
-    """The Dev.to stand-in in a process of its own, as a real provider is: its request
-    handling does not share this process's interpreter lock."""
-    from tests.social.standins import DevtoStandIn, serve
-
-    with serve(DevtoStandIn(latency=latency)) as standin:
-        ready.send(standin.url)
-        threading.Event().wait()
-
-
-def records_create(accounts: list[Any], count: int, due: Any, tag: str) -> list[Any]:
-    """`count` records spread over the accounts, one post each, due at `due(i)`."""
+def records_create(accounts: list[Any], count: int, due: Callable[[int], datetime],
+                   tag: str) -> dict[str, datetime]:  # fmt: skip
+    """`count` records spread over the accounts, one post each, due at `due(i)`; their texts'
+    due times."""
     from social.models import Post, ScheduledRecord
 
-    posts, records = [], []
+    posts, records, times = [], [], {}
     for i in range(count):
         account = accounts[i % len(accounts)]
-        post = Post(user_id=account.user_id, title=f"{tag} {i}", content=f"{tag} post {i}",
+        text = f"{tag} post {i}"
+        post = Post(user_id=account.user_id, title=f"{tag} {i}", content=text,
                     status="Scheduled")  # fmt: skip
         posts.append(post)
         moment = due(i)
+        times[text] = moment
         records.append(ScheduledRecord(post=post, user_id=account.user_id, account=account,
                                        provider=account.provider, scheduled_time=moment,
                                        due_at=moment))  # fmt: skip
-    Post.objects.bulk_create(posts, batch_size=500)
-    ScheduledRecord.objects.bulk_create(records, batch_size=500)
-    return records
+    Post.objects.bulk_create(posts, batch_size=1000)
+    ScheduledRecord.objects.bulk_create(records, batch_size=1000)
+    return times
 
 
-def created_posts(url: str) -> Counter[str]:
-    """How many times each text was created at the stand-in."""
-    import requests
+def waiting(tag: str) -> int:
+    from social.models import ScheduledRecord
 
-    from tests.social.standins import DEVTO_KEY
+    return (
+        ScheduledRecord.objects.filter(post__title__startswith=f"{tag} ")
+        .exclude(status__in=("Published", "Failed", "Unconfirmed", "Cancelled"))
+        .count()
+    )
 
-    articles = requests.get(
-        f"{url}/api/articles/me/all", headers={"api-key": DEVTO_KEY}, timeout=30
-    ).json()
-    return Counter(article["body_markdown"] for article in articles)
+
+def outcome(platform: Platform, tag: str, count: int) -> tuple[int, int]:
+    """(duplicates, lost) of a set of records."""
+    from social.models import ScheduledRecord
+
+    texts = Counter(text for text, _ in platform.creates(f"{tag} post "))
+    duplicates = sum(n - 1 for n in texts.values())
+    published = ScheduledRecord.objects.filter(
+        post__title__startswith=f"{tag} ", status="Published"
+    ).count()
+    return duplicates, count - published
+
+
+def history_counts(tag: str) -> Counter[str]:
+    """How often each outcome appears in the records' histories (deferred, lease_expired...)."""
+    from social.models import ScheduledRecord
+
+    histories = ScheduledRecord.objects.filter(post__title__startswith=f"{tag} ").values_list(
+        "history", flat=True
+    )
+    return Counter(entry.get("outcome", "") for history in histories for entry in history)
+
+
+def lateness(platform: Platform, times: dict[str, datetime], tag: str) -> list[float]:
+    """Seconds from each record's time to its (first) create reaching the platform."""
+    first: dict[str, float] = {}
+    for text, at in platform.creates(f"{tag} post "):
+        first.setdefault(text, at)
+    return [first[text] - times[text].timestamp() for text in times if text in first]
+
+
+# --- Workers --------------------------------------------------------------------------------
+
+
+@contextmanager
+def celery_worker(bench: harness.Bench, processes: int, **env: str) -> Iterator[Any]:
+    """A real Celery worker (`processes` pool processes, each with its timer), no beat."""
+    log = bench.log_path.open("ab")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
+         f"--concurrency={processes}", "--without-mingle", "--without-gossip",
+         "--without-heartbeat"],
+        cwd=harness.REPO_ROOT, env=harness.server_env(**env), stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + WORKER_START_SECONDS
+        while len(pool_of(worker.pid)) < processes:
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise harness.BenchError("the Celery worker did not start")
+            time.sleep(0.2)
+        time.sleep(2.0)  # the pool processes import the apps and start their timers
+        yield worker
+    finally:
+        harness.stop_process(worker, timeout=30)
+        log.close()
+
+
+def pool_of(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [int(child) for child in children]
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User + system CPU of these processes so far."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLK_TCK
+
+
+def wait_until_done(tag: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while waiting(tag) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+# --- Parts ----------------------------------------------------------------------------------
+
+
+def lateness_periodic(
+    args: argparse.Namespace, platform: Platform, accounts: list[Any]
+) -> list[float]:
+    from django.conf import settings
+    from django.utils import timezone
+
+    from social.services.scheduler import scheduler_run
+
+    interval = float(settings.SCHEDULER_INTERVAL_SECONDS)
+    start = timezone.now() + timedelta(seconds=2)
+    rng = random.Random(42)
+    times = records_create(accounts, args.lateness_records,
+                           lambda i: start + timedelta(seconds=rng.uniform(0, args.window)),
+                           "periodic")  # fmt: skip
+    deadline = time.monotonic() + 2 + args.window + interval + 30
+    while waiting("periodic") and time.monotonic() < deadline:
+        scheduler_run()
+        time.sleep(interval)
+    return lateness(platform, times, "periodic")
+
+
+def lateness_timer(args: argparse.Namespace, bench: harness.Bench, platform: Platform,
+                   accounts: list[Any], env: dict[str, str]) -> list[float]:  # fmt: skip
+    from django.utils import timezone
+
+    with celery_worker(bench, 2, **env):
+        start = timezone.now() + timedelta(seconds=2)
+        rng = random.Random(43)
+        times = records_create(accounts, args.lateness_records,
+                               lambda i: start + timedelta(seconds=rng.uniform(0, args.window)),
+                               "timer")  # fmt: skip
+        wait_until_done("timer", 2 + args.window + 60)
+    return lateness(platform, times, "timer")
+
+
+def burst(args: argparse.Namespace, bench: harness.Bench, platform: Platform,
+          accounts: list[Any], env: dict[str, str], processes: int, tag: str,
+          kill: bool = False) -> int:  # fmt: skip
+    from django.utils import timezone
+
+    with celery_worker(bench, processes, **env) as worker:
+        pool = pool_of(worker.pid)
+        cpu_before = cpu_seconds([worker.pid, *pool])
+        due = timezone.now().replace(microsecond=0) + timedelta(seconds=3)
+        records_create(accounts, args.burst, lambda i: due, tag)
+        killed = ""
+        if kill:
+            time.sleep(max(0.0, due.timestamp() - time.time()) + 1.5)
+            victim = pool[0]
+            os.kill(victim, signal.SIGKILL)
+            killed = f", pool process {victim} killed 1.5 s in"
+        wait_until_done(tag, 120 + args.lease * 2)
+        cpu = cpu_seconds([worker.pid, *pool]) - cpu_before
+    creates = platform.creates(f"{tag} post ")
+    last = max((at for _, at in creates), default=due.timestamp())
+    seconds = last - due.timestamp()
+    duplicates, lost = outcome(platform, tag, args.burst)
+    counts = history_counts(tag)
+    published = args.burst - lost
+    target = (
+        ""
+        if processes != 2 or kill
+        else (f"; target <= {TARGET_BURST_SECONDS:g} s: {verdict(seconds <= TARGET_BURST_SECONDS)}")
+    )
+    print(f"burst, {processes} worker processes{killed}: {published}/{args.burst} published "
+          f"{seconds:.2f} s after their time ({published / max(seconds, 1e-9):.0f} records/s), "
+          f"CPU {cpu * 1000 / max(published, 1):.2f} ms per record in the workers"
+          + ("" if kill else f" ({cpu:.1f} s)")
+          + f"; {counts['lease_expired']} reclaimed after their lease, {counts['deferred']} "
+          f"deferrals for a platform slot; {duplicates} duplicates, {lost} lost{target}",
+          flush=True)  # fmt: skip
+    return 1 if duplicates or lost else 0
 
 
 def measure(bench: harness.Bench) -> int:
     args = bench.args
     bench.django_setup()
     from django.conf import settings
-    from django.db import connections
-    from django.utils import timezone
 
-    from social.models import ScheduledRecord
-    from social.services.scheduler import scheduler_run
-
+    platform = Platform(args.latency_ms / 1000)
     failures = 0
-    receiving, sending = multiprocessing.Pipe(duplex=False)
-    standin = multiprocessing.Process(
-        target=standin_process, args=(args.latency_ms / 1000, sending), daemon=True
-    )
-    standin.start()
     try:
-        url = receiving.recv()
-        settings.DEVTO_API_URL = f"{url}/api"
+        settings.DEVTO_API_URL = f"{platform.url}/api"
         settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 10.0
-        batch = settings.SCHEDULER_BATCH_SIZE
-        settings.SCHEDULER_BATCH_SIZE = max(batch, args.records)
+        settings.SCHEDULER_BATCH_SIZE = max(settings.SCHEDULER_BATCH_SIZE, args.lateness_records)
+        env = {"DATABASE_URL": bench.database_url or "", "DEVTO_API_URL": settings.DEVTO_API_URL,
+               "SOCIAL_HTTP_TIMEOUT_SECONDS": "10", "SCHEDULER_LEASE_SECONDS": str(args.lease),
+               "SCHEDULER_INTERVAL_SECONDS": str(settings.SCHEDULER_INTERVAL_SECONDS),
+               "CELERY_DATA_DIR": str(bench.tmp / "celery")}  # fmt: skip
         accounts = accounts_create(args.accounts)
-        past = timezone.now() - timedelta(seconds=1)
+        print(f"{args.accounts} Dev.to accounts; the platform answers after "
+              f"{args.latency_ms:g} ms; SCHEDULER_CONCURRENCY {settings.SCHEDULER_CONCURRENCY} per "
+              f"process, SCHEDULER_PROVIDER_CONCURRENCY {settings.SCHEDULER_PROVIDER_CONCURRENCY} "
+              "in all", flush=True)  # fmt: skip
 
-        # 1. One run.
-        records_create(accounts, args.records, lambda i: past, "single")
-        began = time.perf_counter()
-        report = scheduler_run()
-        seconds = time.perf_counter() - began
-        published = report.successful
-        print(f"one run: {published}/{args.records} published in {seconds:.2f} s "
-              f"({published / seconds:.0f} records/s; concurrency "
-              f"{settings.SCHEDULER_CONCURRENCY}, {args.latency_ms:g} ms per call; target "
-              f"<= {TARGET_SECONDS:g} s: {verdict(seconds <= TARGET_SECONDS)})")  # fmt: skip
-        failures += published != args.records
+        for label, late in (
+            (f"periodic run every {settings.SCHEDULER_INTERVAL_SECONDS:g} s (before)",
+             lateness_periodic(args, platform, accounts)),
+            ("timer, worker of 2 processes (now)",
+             lateness_timer(args, bench, platform, accounts, env)),
+        ):  # fmt: skip
+            p50, p99 = harness.percentile(late, 50), harness.percentile(late, 99)
+            goal = f"; goal p99 <= {TARGET_LATENESS_P99:g} s: {verdict(p99 <= TARGET_LATENESS_P99)}"
+            print(f"lateness (time -> the platform has the create), {label}: {len(late)}/"
+                  f"{args.lateness_records} over {args.window:g} s: p50 {p50:.3f} s, "
+                  f"p99 {p99:.3f} s" + (goal if "timer" in label else ""), flush=True)  # fmt: skip
+            failures += len(late) != args.lateness_records
 
-        # 2. Concurrent runs, each claiming at most the default batch at a time.
-        settings.SCHEDULER_BATCH_SIZE = min(batch, max(1, args.records // (2 * args.runs)))
-        records_create(accounts, args.records, lambda i: past, "race")
-        barrier = threading.Barrier(args.runs)
-
-        def one_run(_: int) -> int:
-            try:
-                barrier.wait()
-                total = 0
-                while True:
-                    outcomes = scheduler_run().outcomes
-                    total += len(outcomes)
-                    if not outcomes:
-                        return total
-            finally:
-                connections.close_all()
-
-        began = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=args.runs) as pool:
-            processed = list(pool.map(one_run, range(args.runs)))
-        seconds = time.perf_counter() - began
-        texts = created_posts(url)
-        race = {text: n for text, n in texts.items() if text.startswith("race post")}
-        duplicates = sum(n - 1 for n in race.values())
-        lost = (
-            ScheduledRecord.objects.filter(post__title__startswith="race")
-            .exclude(status="Published")
-            .count()
-        )
-        print(f"{args.runs} concurrent runs: {sum(processed)} records processed "
-              f"({', '.join(map(str, processed))} per run) in {seconds:.2f} s; "
-              f"{duplicates} duplicates, {lost} lost")  # fmt: skip
-        failures += bool(duplicates or lost)
-
-        # 3. Lateness with the scheduler every SCHEDULER_INTERVAL_SECONDS.
-        interval = float(settings.SCHEDULER_INTERVAL_SECONDS)
-        start = timezone.now() + timedelta(seconds=2)
-        rng = random.Random(42)
-        offsets = sorted(rng.uniform(0, args.window) for _ in range(args.lateness_records))
-        records_create(accounts, args.lateness_records,
-                       lambda i: start + timedelta(seconds=offsets[i]), "late")  # fmt: skip
-        deadline = time.monotonic() + 2 + args.window + interval + 10
-        while time.monotonic() < deadline:
-            scheduler_run()
-            if not ScheduledRecord.objects.filter(
-                post__title__startswith="late", status="Scheduled"
-            ).exists():
-                break
-            time.sleep(interval)
-        late = [
-            (record.published_at - record.scheduled_time).total_seconds()
-            for record in ScheduledRecord.objects.filter(post__title__startswith="late")
-            if record.published_at is not None
-        ]
-        p50, p99 = harness.percentile(late, 50), harness.percentile(late, 99)
-        print(f"lateness (due -> published), scheduler every {interval:g} s, "
-              f"{len(late)}/{args.lateness_records} published over {args.window:g} s: "
-              f"p50 {p50:.1f} s, p99 {p99:.1f} s (goal p99 <= {TARGET_LATENESS_P99:g} s: "
-              f"{verdict(p99 <= TARGET_LATENESS_P99)})")  # fmt: skip
-        failures += len(late) != args.lateness_records
+        failures += burst(args, bench, platform, accounts, env, 2, "burst2")
+        failures += burst(args, bench, platform, accounts, env, 4, "burst4")
+        failures += burst(args, bench, platform, accounts, env, 2, "killed", kill=True)
     finally:
-        standin.terminate()
+        platform.stop()
     return 1 if failures else 0
 
 

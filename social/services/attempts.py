@@ -35,7 +35,7 @@ from notifications.services.center import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.providers import PLATFORMS
 from social.providers.base import Attempt, Credentials, Published
-from social.selectors import settings_for
+from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.composition import Draft, compose
 from social.services.posts import draft_of, posts_outcome_refresh
@@ -96,12 +96,10 @@ def records_attempt(
     if not records:
         return []
     claimed_at = claimed_at or timezone.now()
-    preferences: dict[Any, SocialSettings] = {}
+    preferences = settings_for_users(record.user for record in records)
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     jobs = []
     for record in records:
-        if record.user_id not in preferences:
-            preferences[record.user_id] = settings_for(record.user)
         session = sessions[record.account_id]
         jobs.append(
             Job(
