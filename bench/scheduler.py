@@ -233,6 +233,22 @@ def wait_until_done(tag: str, timeout: float) -> None:
         time.sleep(0.2)
 
 
+def queue_drained(timeout: float) -> float:
+    """Wait until the worker has taken every queued task (the outbox work of the events the
+    records emitted), so that the next part starts on an idle worker; the seconds it took."""
+    from django.conf import settings
+
+    if not settings.REDIS_URL:
+        return 0.0
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    began = time.monotonic()
+    while client.llen("celery") and time.monotonic() - began < timeout:
+        time.sleep(0.2)
+    return time.monotonic() - began
+
+
 # --- Parts ----------------------------------------------------------------------------------
 
 
@@ -268,6 +284,7 @@ def lateness_timer(args: argparse.Namespace, bench: harness.Bench, platform: Pla
                                lambda i: start + timedelta(seconds=rng.uniform(0, args.window)),
                                "timer")  # fmt: skip
         wait_until_done("timer", 2 + args.window + 60)
+        queue_drained(300)
     return lateness(platform, times, "timer")
 
 
@@ -289,6 +306,7 @@ def burst(args: argparse.Namespace, bench: harness.Bench, platform: Platform,
             killed = f", pool process {victim} killed 1.5 s in"
         wait_until_done(tag, 120 + args.lease * 2)
         cpu = cpu_seconds([worker.pid, *pool]) - cpu_before
+        after = queue_drained(300)
     creates = platform.creates(f"{tag} post ")
     last = max((at for _, at in creates), default=due.timestamp())
     seconds = last - due.timestamp()
@@ -304,6 +322,8 @@ def burst(args: argparse.Namespace, bench: harness.Bench, platform: Platform,
           f"{seconds:.2f} s after their time ({published / max(seconds, 1e-9):.0f} records/s), "
           f"CPU {cpu * 1000 / max(published, 1):.2f} ms per record in the workers"
           + ("" if kill else f" ({cpu:.1f} s)")
+          + f"; the events' queued work done {after:.0f} s later"
+          + f"; {counts['error']} failed attempts retried"
           + f"; {counts['lease_expired']} reclaimed after their lease, {counts['deferred']} "
           f"deferrals for a platform slot; {duplicates} duplicates, {lost} lost{target}",
           flush=True)  # fmt: skip

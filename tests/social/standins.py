@@ -797,9 +797,15 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    # A real platform's listen backlog, not socketserver's 5: a burst of new connections (many
+    # worker processes at once) was refused and reset here, as no platform would.
+    request_queue_size = 1024
+
+
 @contextmanager
 def serve(standin: StandIn) -> Iterator[StandIn]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(standin))
+    server = _Server(("127.0.0.1", 0), _handler(standin))
     server.daemon_threads = True
     standin.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
