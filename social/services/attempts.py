@@ -206,20 +206,31 @@ def _calls(job: Job) -> None:
 
 
 def _settle(jobs: list[Job]) -> list[Outcome]:
-    """Write a batch of results in the caller's transaction: each record (fenced by its
-    claim), then, for those still this run's, their posts' derived statuses, the
-    notifications and the events, in a few statements for the whole batch."""
-    won = [_result(job) for job in jobs]
-    ended = [job for job, mine in zip(jobs, won, strict=True) if mine]
+    """Write a batch of results in the caller's transaction: the records, in one statement,
+    each fenced by its claim, then, for those still this run's, their posts' derived
+    statuses, the notifications and the events, in a few statements for the whole batch."""
+    results = [(job, _result(job)) for job in jobs]
+    written = RECORDS.settle_each([(job.record, changes) for job, changes in results])
+    won = []
+    for job, changes in results:
+        mine = job.record.pk in written
+        if mine:
+            changes.update(lease_expires_at=None, claim=None)
+            for name, value in changes.items():
+                setattr(job.record, name, value)
+        else:
+            logger.warning("Record %s: result of a lost lease discarded", job.record.pk)
+        won.append(mine)
+    ended = [job for job, mine in zip(jobs, won, strict=True) if mine and not job.deferred]
     if ended:
         posts_outcome_refresh(job.record.post_id for job in ended)
         _announce(ended)
     return [_outcome(job, mine) for job, mine in zip(jobs, won, strict=True)]
 
 
-def _result(job: Job) -> bool:
-    """Write one attempt's result to its record, fenced by the record's claim; whether it
-    was still this run's to write."""
+def _result(job: Job) -> dict[str, Any]:
+    """The changes one attempt's result makes to its record (written by `_settle`, fenced by
+    the record's claim)."""
     record, error, now = job.record, job.error, timezone.now()
     if job.deferred:
         return _deferred(job, now)
@@ -277,35 +288,22 @@ def _result(job: Job) -> bool:
     changes["history"] = [*record.history, entry]
     if isinstance(error, outbound.AuthenticationError):
         account_mark_expired(account=record.account, reason=error.message)
-    if not RECORDS.settle(record, **changes):
-        logger.warning("Record %s: result of a lost lease discarded", record.pk)
-        return False
-    changes.update(lease_expires_at=None, claim=None)
-    for name, value in changes.items():
-        setattr(record, name, value)
-    return True
+    return changes
 
 
-def _deferred(job: Job, now: datetime) -> bool:
+def _deferred(job: Job, now: datetime) -> dict[str, Any]:
     """No slot at the platform in time: the record waits again, due in a moment, no attempt
     counted (the platform was never called); its history says so."""
-    record = job.record
     due = now + timedelta(seconds=DEFER_SECONDS * (1 + random.random()))  # noqa: S311
-    changes: dict[str, Any] = {
+    return {
         "status": RecordStatus.SCHEDULED,
         "due_at": due,
         "next_attempt_at": due,
         "error_code": "retry_scheduled",
         "updated_at": now,
-        "history": [*record.history, {"at": now.isoformat(), "outcome": "deferred",
-                                      "error": "The platform's slots were all busy."}],
+        "history": [*job.record.history, {"at": now.isoformat(), "outcome": "deferred",
+                                          "error": "The platform's slots were all busy."}],
     }  # fmt: skip
-    if not RECORDS.settle(record, **changes):
-        return False
-    changes.update(lease_expires_at=None, claim=None)
-    for name, value in changes.items():
-        setattr(record, name, value)
-    return True
 
 
 def _outcome(job: Job, won: bool) -> Outcome:
