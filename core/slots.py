@@ -47,6 +47,10 @@ return 0
 """
 
 
+def _key(name: str) -> str:
+    return f"{settings.RATE_LIMIT_KEY_PREFIX}:slots:{name}"
+
+
 @contextmanager
 def slot(name: str, *, limit: int, wait: float, hold_seconds: float) -> Iterator[bool]:
     """Hold one of `name`'s `limit` slots inside the block; yields whether one was obtained
@@ -55,7 +59,11 @@ def slot(name: str, *, limit: int, wait: float, hold_seconds: float) -> Iterator
         yield True
         return
     store = _store()
-    token = store.take(name, limit=limit, wait=wait, hold_seconds=hold_seconds)
+    deadline = time.monotonic() + wait
+    while (token := store.take(name, limit=limit, hold_seconds=hold_seconds)) is None:
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 (jitter, not security)
     try:
         yield token is not None
     finally:
@@ -64,30 +72,26 @@ def slot(name: str, *, limit: int, wait: float, hold_seconds: float) -> Iterator
 
 
 class _RedisSlots:
-    def take(self, name: str, *, limit: int, wait: float, hold_seconds: float) -> str | None:
-        key = f"{settings.RATE_LIMIT_KEY_PREFIX}:slots:{name}"
+    """Each store's `take` makes one try: a token, "" when granted uncounted (the store is
+    down), or None when every slot is held; `slot()` waits between tries."""
+
+    def take(self, name: str, *, limit: int, hold_seconds: float) -> str | None:
         token = uuid.uuid4().hex
-        deadline = time.monotonic() + wait
-        while True:
-            now_ms = int(time.time() * 1000)
-            try:
-                taken = get_redis().eval(
-                    _TAKE, 1, key, now_ms, now_ms + int(hold_seconds * 1000), limit, token
-                )
-            except RedisError:
-                logger.warning("Slots store unavailable: %s granted without counting", name)
-                return ""
-            if taken:
-                return token
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 (jitter, not security)
+        now_ms = int(time.time() * 1000)
+        try:
+            taken = get_redis().eval(
+                _TAKE, 1, _key(name), now_ms, now_ms + int(hold_seconds * 1000), limit, token
+            )
+        except RedisError:
+            logger.warning("Slots store unavailable: %s granted without counting", name)
+            return ""
+        return token if taken else None
 
     def give_back(self, name: str, token: str) -> None:
         if not token:
             return
         try:
-            get_redis().zrem(f"{settings.RATE_LIMIT_KEY_PREFIX}:slots:{name}", token)
+            get_redis().zrem(_key(name), token)
         except RedisError:
             logger.warning("Slots store unavailable: %s is freed when its hold ends", name)
 
@@ -112,29 +116,23 @@ class _FileSlots:
                 files.append((descriptor, threading.Lock()))
             return files
 
-    def take(self, name: str, *, limit: int, wait: float, hold_seconds: float) -> str | None:
-        deadline = time.monotonic() + wait
+    def take(self, name: str, *, limit: int, hold_seconds: float) -> str | None:
         try:
             files = self._files(name, limit)
         except OSError:
             logger.warning("Slots folder unavailable: %s granted without counting", name)
             return ""
-        order = list(range(limit))
-        while True:
-            random.shuffle(order)
-            for index in order:
-                descriptor, mine = files[index]
-                if not mine.acquire(blocking=False):
-                    continue  # another thread of this process holds it
-                try:
-                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    mine.release()  # another process holds it
-                    continue
-                return str(index)
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 (jitter, not security)
+        for index in random.sample(range(limit), limit):
+            descriptor, mine = files[index]
+            if not mine.acquire(blocking=False):
+                continue  # another thread of this process holds it
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                mine.release()  # another process holds it
+                continue
+            return str(index)
+        return None
 
     def give_back(self, name: str, token: str) -> None:
         if not token:
@@ -149,16 +147,12 @@ class _LocalSlots:
         self.lock = threading.Lock()
         self.held: dict[str, int] = {}
 
-    def take(self, name: str, *, limit: int, wait: float, hold_seconds: float) -> str | None:
-        deadline = time.monotonic() + wait
-        while True:
-            with self.lock:
-                if self.held.get(name, 0) < limit:
-                    self.held[name] = self.held.get(name, 0) + 1
-                    return "local"
-            if time.monotonic() >= deadline:
+    def take(self, name: str, *, limit: int, hold_seconds: float) -> str | None:
+        with self.lock:
+            if self.held.get(name, 0) >= limit:
                 return None
-            time.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 (jitter, not security)
+            self.held[name] = self.held.get(name, 0) + 1
+            return "local"
 
     def give_back(self, name: str, token: str) -> None:
         with self.lock:

@@ -30,8 +30,7 @@ def account_list(*, user: User) -> QuerySet[SocialAccount]:
 
 def settings_for(user: User) -> SocialSettings:
     """The user's social settings; the defaults (unsaved) for a user who never set any."""
-    found = SocialSettings.objects.filter(user=user).first()
-    return found if found is not None else SocialSettings(user=user)
+    return settings_for_users([user])[user.pk]
 
 
 def settings_for_users(users: Iterable[User]) -> dict[Any, SocialSettings]:
@@ -147,6 +146,18 @@ def records_due(*, limit: int, now: datetime | None = None) -> list[ScheduledRec
         .select_related("account")
         .order_by("due_at")[:limit]
     )
+
+
+def records_next_due() -> datetime | None:
+    """When the next claimable record is due (one row of the partial due index), or None: the
+    timer sleeps until then."""
+    due: datetime | None = (
+        ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, user__is_active=True)
+        .order_by("due_at")
+        .values_list("due_at", flat=True)
+        .first()
+    )
+    return due
 
 
 LATENESS_RECORDS = 5000  # the most recently changed records the lateness summary reads

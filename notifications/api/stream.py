@@ -23,6 +23,7 @@ import logging
 import signal
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import cache
 from typing import Any
 
 from a2wsgi.wsgi import build_environ
@@ -317,15 +318,15 @@ def _admit(scope: dict[str, Any]) -> HttpResponseBase:
     """The stream's request through Django's whole stack, as every other route goes (the Host
     check, CORS, the edge's rate limit and its headers), ending at `StreamView`, which
     authenticates it. Run on the loop's thread pool; the caller closes the answer."""
-    global _django
-    if _django is None:
-        _django = WSGIHandler()
     environ: dict[str, Any] = {**build_environ(scope, io.BytesIO()), ADMISSION: True}  # type: ignore[arg-type]
-    answer: HttpResponseBase = _django(environ, _status_and_headers_read_from_the_answer)
+    answer: HttpResponseBase = _django()(environ, _status_and_headers_read_from_the_answer)
     return answer
 
 
-_django: WSGIHandler | None = None
+@cache
+def _django() -> WSGIHandler:
+    """Django's WSGI handler (its middleware loaded once), made at the first stream."""
+    return WSGIHandler()
 
 
 def _status_and_headers_read_from_the_answer(*args: Any) -> Any:

@@ -221,7 +221,7 @@ def _settle(jobs: list[Job]) -> list[Outcome]:
         else:
             logger.warning("Record %s: result of a lost lease discarded", job.record.pk)
         won.append(mine)
-    ended = [job for job, mine in zip(jobs, won, strict=True) if mine and not job.deferred]
+    ended = [job for job, mine in zip(jobs, won, strict=True) if mine]
     if ended:
         posts_outcome_refresh(job.record.post_id for job in ended)
         _announce(ended)

@@ -99,17 +99,6 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
     )
 
 
-def records_next_due() -> datetime | None:
-    """When the next claimable record is due (one row of the partial due index), or None."""
-    due: datetime | None = (
-        ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, user__is_active=True)
-        .order_by("due_at")
-        .values_list("due_at", flat=True)
-        .first()
-    )
-    return due
-
-
 def scheduler_run(*, limit: int | None = None) -> RunReport:
     """One run over the due set: reap, claim, publish, report."""
     executed_at = timezone.now()

@@ -23,8 +23,9 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from social.selectors import records_next_due
 from social.services.attempts import records_attempt
-from social.services.scheduler import records_claim, records_next_due, records_reap
+from social.services.scheduler import records_claim, records_reap
 
 logger = logging.getLogger(__name__)
 
