@@ -1,14 +1,22 @@
-"""Bearer JWT authentication with the contract's two 401 messages and token revocation."""
+"""Who the caller is: a Bearer JWT (a signed-in session) or a personal API key, with the
+contract's two 401 messages, token revocation and the keys' scopes (docs/api-keys.md)."""
 
 from typing import Any
 
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken
 
-from accounts.models import User
+from accounts.models import API_KEY_PREFIX, ApiKey, User
+from accounts.scopes import ANY_KEY, key_scope
+from accounts.selectors import api_key_get_by_secret
+from accounts.services.api_keys import api_key_touch
 from accounts.services.sessions import VERSION_CLAIM, session_revoked
+
+API_KEY_HEADER = "X-API-Key"
 
 
 class BearerAuthentication(JWTAuthentication):
@@ -34,6 +42,71 @@ class BearerAuthentication(JWTAuthentication):
         if session_revoked(user=user, claims=validated_token):
             raise AuthenticationFailed("Session revoked")
         return user
+
+
+class KeyRefused(exceptions.PermissionDenied):
+    """A route no scope covers (account, billing, key management...): sessions only."""
+
+    default_detail = "API keys cannot be used here; sign in instead."
+
+
+class InsufficientScope(exceptions.PermissionDenied):
+    default_code = "insufficient_scope"
+    default_detail = "This API key lacks the scope this operation needs."
+
+    def __init__(self, *, required: str, granted: list[str]) -> None:
+        super().__init__()
+        self.details = {"required": required, "granted": granted}
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    """`X-API-Key: fgp_...` or `Authorization: Bearer fgp_...` (a JWT is left to
+    BearerAuthentication, next in DEFAULT_AUTHENTICATION_CLASSES).
+
+    A key that is malformed, unknown, revoked or expired, or both headers at once: 401
+    `invalid_token`. Then the view's declaration (accounts.scopes) decides: a method it does
+    not open to keys is 403 `permission_denied`, a scope the key lacks 403
+    `insufficient_scope` with `details.required`. Checked here, where keys are read, so a view
+    that declares nothing is closed to keys whatever its permission classes.
+    """
+
+    def authenticate(self, request: Request) -> tuple[User, ApiKey] | None:
+        secret = self._presented(request)
+        if secret is None:
+            return None
+        key = api_key_get_by_secret(secret=secret)
+        if key is None:
+            raise exceptions.AuthenticationFailed("Invalid API key")
+        # The view is absent when a middleware asks who the caller is (Idempotency-Key).
+        view = (getattr(request, "parser_context", None) or {}).get("view")
+        if view is not None:
+            self._check_scope(key, view, request.method or "GET")
+        api_key_touch(key=key)  # writes at most once a minute
+        return key.user, key
+
+    def _presented(self, request: Request) -> str | None:
+        header = request.headers.get(API_KEY_HEADER)
+        authorization = request.headers.get("Authorization")
+        if header is not None:
+            if authorization is not None:
+                raise exceptions.AuthenticationFailed(
+                    "Send an API key or a session token, not both"
+                )
+            return header.strip()
+        parts = (authorization or "").split()
+        if len(parts) == 2 and parts[0] == "Bearer" and parts[1].startswith(API_KEY_PREFIX):
+            return parts[1]
+        return None
+
+    def _check_scope(self, key: ApiKey, view: Any, method: str) -> None:
+        needed = key_scope(view, method)
+        if needed is None:
+            raise KeyRefused()
+        if needed != ANY_KEY and needed not in key.scopes:
+            raise InsufficientScope(required=needed, granted=list(key.scopes))
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="api"'
 
 
 def request_user(request: Request) -> User:

@@ -2,7 +2,7 @@
 
 from http import HTTPStatus
 
-from core.errors import INVALID_TOKEN_MESSAGE, ApplicationError, ConflictError
+from core.errors import INVALID_TOKEN_MESSAGE, ApplicationError, ConflictError, NotFoundError
 
 
 class InvalidSession(ApplicationError):
@@ -25,3 +25,12 @@ class ReauthenticationRequired(ApplicationError):
     status_code = HTTPStatus.FORBIDDEN
     code = "reauthentication_required"
     message = "Sign in again with a magic link, then erase the account within 10 minutes."
+
+
+class ApiKeyNotFound(NotFoundError):
+    message = "No such API key."
+
+
+class ApiKeyLimitReached(ConflictError):
+    code = "api_key_limit_reached"
+    message = "You have as many live API keys as allowed. Revoke one first."

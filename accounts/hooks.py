@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.db.models import Model
 
-from accounts.models import User
+from accounts.models import ApiKey, User
 
 UserHook = Callable[[User], None]
 VerifiedHook = Callable[[User, bool], None]
@@ -134,3 +134,20 @@ def on_sessions_revoked(hook: RevokedHook) -> RevokedHook:
 def sessions_revoked(user: User, sid: str | None) -> None:
     for hook in _sessions_revoked:
         hook(user, sid)
+
+
+ApiKeyHook = Callable[[ApiKey], None]
+_api_key_created: list[ApiKeyHook] = []
+
+
+def on_api_key_created(hook: ApiKeyHook) -> ApiKeyHook:
+    """Register `hook(key)` for a new API key (notifications tells its owner). Runs in the
+    creating transaction."""
+    if hook not in _api_key_created:
+        _api_key_created.append(hook)
+    return hook
+
+
+def api_key_created(key: ApiKey) -> None:
+    for hook in _api_key_created:
+        hook(key)

@@ -1,8 +1,11 @@
-"""The user: a UUID, an e-mail as the login, a role, a plan and a credit balance."""
+"""The user: a UUID, an e-mail as the login, a role, a plan and a credit balance; magic-link
+tokens and API keys."""
 
 import contextlib
+import hashlib
 import unicodedata
 import uuid
+from datetime import datetime
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -147,3 +150,56 @@ class MagicLinkToken(models.Model):
 
     def __str__(self) -> str:
         return f"Magic link for {self.email} ({'used' if self.used_at else 'unused'})"
+
+
+API_KEY_PREFIX = "fgp_"  # every key starts so; scanners and humans recognise it
+API_KEY_SHOWN_PREFIX = 12  # characters of the key kept in clear, to recognise it in a list
+
+
+def api_key_hash(key: str) -> str:
+    """How a key is stored and found: its SHA-256, hex. The key itself is never stored."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiKey(models.Model):
+    """A personal API key with scopes (docs/api-keys.md): only its hash and its first
+    characters are kept. Revoked keys stay, marked, for the admin's audit trail."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=80, validators=[validate_plain_name])
+    prefix = models.CharField(max_length=API_KEY_SHOWN_PREFIX)
+    key_hash = models.CharField(max_length=64, unique=True)
+    scopes = models.JSONField(default=list)  # accounts.scopes.Scope values
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # Written at most once a minute (accounts.services.api_keys.api_key_touch).
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        verbose_name = "API key"
+        indexes = [
+            # A user's keys that are not revoked: the list, and the count of live keys.
+            models.Index(
+                fields=["user", "created_at"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="accounts_apikey_user_unrevoked",
+            )
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(expires_at__isnull=True)
+                | models.Q(expires_at__gt=models.F("created_at")),
+                name="accounts_apikey_expires_after_creation",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    def is_live(self, *, at: datetime | None = None) -> bool:
+        """Not revoked and not expired (at `at`, default now)."""
+        now = at or timezone.now()
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)

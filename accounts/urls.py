@@ -11,4 +11,6 @@ urlpatterns = [
     path("auth/refresh", api.RefreshView.as_view(), name="auth-refresh"),
     path("auth/logout", api.LogoutView.as_view(), name="auth-logout"),
     path("auth/me", api.MeView.as_view(), name="auth-me"),
+    path("auth/api-keys", api.ApiKeyListView.as_view(), name="auth-api-keys"),
+    path("auth/api-keys/<uuid:key_id>", api.ApiKeyDetailView.as_view(), name="auth-api-key"),
 ]

@@ -236,6 +236,8 @@ RATE_LIMIT_FILE_DIR = env.str(
         / hashlib.sha256(str(DATABASES["default"].get("NAME")).encode()).hexdigest()[:16]
     ),
 )
+# Requests per minute per API key, besides the per-address limit (docs/api-keys.md).
+API_KEY_RATE_LIMIT_PER_MINUTE = env.int("API_KEY_RATE_LIMIT_PER_MINUTE", default=120)
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[APP_URL])
 # The documented request headers a browser client sends, and the response headers it must read
@@ -254,17 +256,23 @@ CORS_EXPOSE_HEADERS = [
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.EnvelopeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["core.api.parsers.BoundedJSONParser"],
-    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerAuthentication"],
+    # One place decides who the caller is: an API key (X-API-Key, or a Bearer token that
+    # starts with fgp_), else a session's JWT (docs/api-keys.md).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ApiKeyAuthentication",
+        "accounts.authentication.BearerAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "core.api.pagination.EnvelopePagination",
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "core.api.ordering.SortOrderFilter",
     ],
-    "DEFAULT_SCHEMA_CLASS": "core.api.schema.EnvelopeAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "accounts.schema.ApiKeyAutoSchema",
     "EXCEPTION_HANDLER": "core.api.exceptions.envelope_exception_handler",
-    # The rate limit is enforced once, at the edge (core.api.middleware), for every request.
-    "DEFAULT_THROTTLE_CLASSES": [],
+    # The per-address limit is enforced at the edge (core.api.middleware), for every request;
+    # an API key's own limit needs the key, so it is a throttle, after authentication.
+    "DEFAULT_THROTTLE_CLASSES": ["accounts.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DATETIME_FORMAT": "iso-8601",

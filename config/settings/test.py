@@ -20,6 +20,7 @@ STORAGES = {
 }
 # Tests that count requests set their own limit; the rest must never trip it.
 RATE_LIMIT_PER_MINUTE = env.int("TEST_RATE_LIMIT_PER_MINUTE", default=100_000)
+API_KEY_RATE_LIMIT_PER_MINUTE = env.int("TEST_API_KEY_RATE_LIMIT_PER_MINUTE", default=100_000)
 # In-process counters (each test counts from zero); real server processes started by tests
 # use the shared file store of their own database (tests/server_settings.py).
 RATE_LIMIT_FILE_DIR = ""

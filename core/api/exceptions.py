@@ -83,6 +83,10 @@ def envelope_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
     details: Any = {}
     if isinstance(exc, exceptions.ValidationError):
         details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+    elif isinstance(getattr(exc, "details", None), dict):
+        # A DRF exception of ours that says more (an API key's missing scope): raised where
+        # DRF expects its own exceptions (authentication), it carries its details itself.
+        details = getattr(exc, "details", None)
     response.data = error_body(code=code, message=message, details=details)
     return response
 

@@ -14,7 +14,11 @@ ERROR_DESCRIPTIONS = {
     400: "Validation failed (`validation_error`) or malformed JSON (`parse_error`).",
     401: "Missing (`not_authenticated`) or invalid (`invalid_token`) credentials.",
     402: "Not enough credits (`insufficient_credits`, details `required`, `available`).",
-    403: "Not allowed (`permission_denied`).",
+    403: (
+        "Not allowed (`permission_denied`; with an API key: an operation keys cannot call), or"
+        " an API key without the scope this operation needs (`insufficient_scope`, details "
+        "`required`, `granted`)."
+    ),
     404: "No such resource, or not yours (`not_found`).",
     409: "Conflicts with the current state (`conflict`).",
     413: "Body larger than the server accepts (`payload_too_large`).",

@@ -1,0 +1,113 @@
+"""Writes on API keys: creation (the key is returned once, only its hash is kept), revocation,
+the last use (written at most once a minute) and the user registry's cleanups."""
+
+import secrets
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts import hooks
+from accounts.errors import ApiKeyLimitReached, ApiKeyNotFound
+from accounts.models import API_KEY_PREFIX, API_KEY_SHOWN_PREFIX, ApiKey, User, api_key_hash
+from accounts.scopes import Scope
+from accounts.selectors import api_keys_live
+from core.errors import ValidationFailed
+
+MAX_LIVE_KEYS = 20  # per user (contract.md, "API keys")
+KEY_RANDOM_BYTES = 30  # 40 URL-safe base64 characters after the prefix
+# last_used_at moves at most this often: reading a key costs no write on most requests.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def api_key_new_secret() -> str:
+    return API_KEY_PREFIX + secrets.token_urlsafe(KEY_RANDOM_BYTES)
+
+
+def api_key_create(
+    *, user: User, name: str, scopes: Sequence[str], expires_at: datetime | None = None
+) -> tuple[ApiKey, str]:
+    """A new key of `user`; returns it with its secret, which is never readable again.
+
+    The user's row is locked while the live keys are counted, so two creations at once
+    cannot both take the last place. The owner is told (the api_key_created hook:
+    notifications writes a system alert) in the same transaction.
+    """
+    now = timezone.now()
+    errors: dict[str, list[str]] = {}
+    if not scopes:
+        errors["scopes"] = ["Give at least one scope."]
+    elif unknown := sorted(set(scopes) - set(Scope.values)):
+        errors["scopes"] = [f"Unknown scope(s): {', '.join(unknown)}."]
+    if expires_at is not None and expires_at <= now:
+        errors["expiresAt"] = ["Must be in the future."]
+    if errors:
+        raise ValidationFailed(details=errors)
+    secret = api_key_new_secret()
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).exists()
+        if api_keys_live(user=user, at=now).count() >= MAX_LIVE_KEYS:
+            raise ApiKeyLimitReached(details={"limit": MAX_LIVE_KEYS})
+        key = ApiKey.objects.create(
+            user=user,
+            name=name,
+            prefix=secret[:API_KEY_SHOWN_PREFIX],
+            key_hash=api_key_hash(secret),
+            scopes=[scope for scope in Scope.values if scope in scopes],  # one order, no repeats
+            created_at=now,
+            expires_at=expires_at,
+        )
+        hooks.api_key_created(key)
+    return key, secret
+
+
+def api_key_revoke(*, user: User, key_id: Any) -> None:
+    """Revoke one of the user's keys at once (the next request with it is 401). Another user's
+    key, or one revoked already, is a 404 and changes nothing."""
+    revoked = ApiKey.objects.filter(pk=key_id, user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    if not revoked:
+        raise ApiKeyNotFound()
+
+
+def api_keys_revoke(*, key_ids: Iterable[Any]) -> int:
+    """Operators' revocation (the admin), of any users' keys; how many were live."""
+    return ApiKey.objects.filter(pk__in=list(key_ids), revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+
+
+def api_key_touch(*, key: ApiKey, now: datetime | None = None) -> bool:
+    """Record a use of `key`, unless one was recorded in the last minute (then nothing is
+    written). The UPDATE is conditional, so processes racing on one key write it once.
+    Returns whether this call wrote it."""
+    now = now or timezone.now()
+    stale = now - LAST_USED_RESOLUTION
+    if key.last_used_at is not None and key.last_used_at > stale:
+        return False
+    written = (
+        ApiKey.objects.filter(pk=key.pk)
+        .filter(Q(last_used_at__isnull=True) | Q(last_used_at__lte=stale))
+        .update(last_used_at=now)
+    )
+    key.last_used_at = now
+    return bool(written)
+
+
+def api_keys_revoke_all(user: User) -> list[str]:
+    """The registry's takeover cleanup: no key made before the owner proved the address may
+    keep acting in their name."""
+    revoked = ApiKey.objects.filter(user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    return [f"{revoked} API key(s)"] if revoked else []
+
+
+def api_keys_erase(user: User) -> list[str]:
+    """The registry's erasure cleanup: every key of the user, revoked ones too (their names)."""
+    ApiKey.objects.filter(user=user).delete()
+    return []
