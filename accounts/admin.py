@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from django import forms
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.models import Group
 from django.db import transaction
@@ -19,7 +19,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
-from accounts.models import MagicLinkToken, User
+from accounts.models import ApiKey, MagicLinkToken, User
+from accounts.services.api_keys import api_keys_revoke
 from accounts.services.login import (
     sign_in_failure_record,
     sign_in_success_record,
@@ -32,6 +33,7 @@ from accounts.services.users import (
     user_set_role,
     user_update_profile,
 )
+from core.admin import ReadOnlyAdmin
 from core.errors import RateLimitedError, ValidationFailed
 from core.ratelimit import client_ip
 
@@ -259,3 +261,53 @@ class MagicLinkTokenAdmin(admin.ModelAdmin[MagicLinkToken]):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(ReadOnlyAdmin):
+    """Users' API keys: who holds which scopes, when each was last used; never the key (only
+    its hash is stored, and that is not shown either). Operators revoke, never delete: a
+    revoked key stays listed for the audit trail."""
+
+    list_display = ("name", "user", "prefix", "scope_list", "status", "created_at",
+                    "expires_at", "last_used_at", "revoked_at")  # fmt: skip
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter), "created_at", "last_used_at")
+    search_fields = ("user__email", "name", "prefix")
+    list_select_related = ("user",)
+    actions = ("revoke",)
+    fields = readonly_fields = ("id", "user", "name", "prefix", "scopes", "created_at",
+                                "expires_at", "last_used_at", "revoked_at")  # fmt: skip
+
+    @admin.display(description="Scopes")
+    def scope_list(self, obj: ApiKey) -> str:
+        return ", ".join(obj.scopes)
+
+    @admin.display(description="Status")
+    def status(self, obj: ApiKey) -> str:
+        if obj.revoked_at is not None:
+            return "revoked"
+        return "live" if obj.is_live() else "expired"
+
+    @admin.action(description="Revoke (the keys stop working at once)")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        revoked = api_keys_revoke(key_ids=queryset.values_list("pk", flat=True))
+        logger.info("%s revoked %d API key(s)", request.user, revoked)
+        self.message_user(request, f"{revoked} API key(s) revoked.", messages.SUCCESS)
+
+
+def _recent_api_keys(user: User) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
+    keys = ApiKey.objects.filter(user=user).order_by("-created_at", "-id")[:PANEL_ROWS]
+    return ("created", "name", "prefix", "scopes", "last used", "revoked"), [
+        (
+            key.created_at,
+            key.name,
+            key.prefix,
+            ", ".join(key.scopes),
+            key.last_used_at or "never",
+            key.revoked_at or "",
+        )
+        for key in keys
+    ]
+
+
+user_admin_extend(panels=(("API keys", _recent_api_keys),))

@@ -10,6 +10,7 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from accounts import schema  # noqa: F401  (registers the OpenAPI auth extension)
         from accounts.hooks import user_data
+        from accounts.services.api_keys import api_keys_erase, api_keys_revoke_all
         from accounts.services.sessions import sessions_end_all
         from core.idempotency import idempotency_forget
 
@@ -18,5 +19,7 @@ class AccountsConfig(AppConfig):
                   erasure=sessions_end_all)  # fmt: skip
         user_data("core.IdempotencyRecord", takeover=idempotency_forget,
                   erasure=idempotency_forget)  # fmt: skip
+        # A key acts in the user's name: none made before the owner proved the address survives.
+        user_data("accounts.ApiKey", takeover=api_keys_revoke_all, erasure=api_keys_erase)
         user_data("admin.LogEntry", takeover="staff actions: the operators' audit trail",
                   erasure="staff actions: the operators' audit trail")  # fmt: skip

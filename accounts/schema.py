@@ -38,7 +38,8 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "accounts.authentication.ApiKeyAuthentication"
     name = list(API_KEY_SCHEMES)
 
-    def get_security_requirement(self, auto_schema: Any) -> list[dict[str, list[Any]]] | None:
+    def get_security_requirement(self, auto_schema: Any) -> Any:
+        # None (allowed by drf-spectacular, not by its annotation): no requirement here.
         if key_scope(auto_schema.view, auto_schema.method) is None:
             return None
         return [{name: []} for name in API_KEY_SCHEMES]
@@ -62,32 +63,36 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
 
 class ApiKeyAutoSchema(EnvelopeAutoSchema):
     """The envelope's schema, plus what an API key needs on each operation: the
-    `x-api-key-scopes` extension, a sentence of the description, and the 403 of a key refused."""
+    `x-api-key-scopes` extension, a sentence at the end of its description, and the 403 of a
+    key refused."""
 
     def _reads_keys(self) -> bool:
         return any(
             isinstance(auth, ApiKeyAuthentication) for auth in self.view.get_authenticators()
         )
 
-    def get_description(self) -> str:
-        description = str(super().get_description() or "")
+    def api_key_note(self) -> str | None:
+        """What an API key needs here, in a sentence (None: the view reads no keys)."""
         if not self._reads_keys():
-            return description
+            return None
         needed = key_scope(self.view, self.method)
         if needed is None:
-            note = "API keys: not accepted (403); sign in."
-        elif needed == ANY_KEY:
-            note = "API keys: any key, whatever its scopes."
-        else:
-            note = f"API keys: need the scope `{needed}`."
-        return f"{description}\n\n{note}" if description else note
+            return "API keys: not accepted (403); sign in."
+        if needed == ANY_KEY:
+            return "API keys: any key, whatever its scopes."
+        return f"API keys: need the scope `{needed}`."
 
-    def get_extensions(self) -> dict[str, Any]:
-        extensions: dict[str, Any] = dict(super().get_extensions() or {})
-        needed = key_scope(self.view, self.method) if self._reads_keys() else None
+    def get_operation(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        operation: dict[str, Any] | None = super().get_operation(*args, **kwargs)
+        note = self.api_key_note()
+        if operation is None or note is None:
+            return operation
+        description = operation.get("description")
+        operation["description"] = f"{description}\n\n{note}" if description else note
+        needed = key_scope(self.view, self.method)
         if needed is not None:
-            extensions[SCOPES_EXTENSION] = [] if needed == ANY_KEY else [needed]
-        return extensions
+            operation[SCOPES_EXTENSION] = [] if needed == ANY_KEY else [needed]
+        return operation
 
     def _error_statuses(self) -> set[int]:
         statuses = super()._error_statuses()

@@ -16,6 +16,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.schema import ApiKeyAutoSchema
+from accounts.scopes import Scope
 from aitools.models import Generation, GenerationStatus, Gig, GigStatus, Proposal, ProposalStatus
 from aitools.selectors import (
     generation_get,
@@ -29,7 +31,6 @@ from aitools.services import generation_enqueue, generation_run, record_delete, 
 from aitools.tools import TOOLS, Tool
 from core.api.envelope import Envelope
 from core.api.routing import api_url
-from core.api.schema import EnvelopeAutoSchema
 
 # --- Records -----------------------------------------------------------------------------------
 
@@ -79,7 +80,7 @@ def wants_async(request: Request) -> bool:
 # --- The generators ----------------------------------------------------------------------------
 
 
-class GenerateSchema(EnvelopeAutoSchema):
+class GenerateSchema(ApiKeyAutoSchema):
     """Each generator route is its own OpenAPI operation, described from its tool's row."""
 
     @property
@@ -122,6 +123,7 @@ class GenerateSchema(EnvelopeAutoSchema):
 class GenerateView(APIView):
     """One generator route; `tool` (given to as_view by aitools.urls) names the tool it runs."""
 
+    api_key_scopes = {"POST": Scope.AI_WRITE}
     tool: Tool | None = None
     schema = GenerateSchema()
     schema_error_statuses = (401, 402, 502)
@@ -178,6 +180,7 @@ class HistoryFilter(django_filters.FilterSet):
 class HistoryListView(generics.ListAPIView[Generation]):
     """The user's AI calls, newest first (default page size 20)."""
 
+    api_key_scopes = {"GET": Scope.AI_WRITE}
     serializer_class = HistorySerializer
     filterset_class = HistoryFilter
     page_size = 20
@@ -194,6 +197,8 @@ class HistoryListView(generics.ListAPIView[Generation]):
 
 class HistoryDetailView(APIView):
     """One AI call: its status and, once done, its result (the async call's answer)."""
+
+    api_key_scopes = {"GET": Scope.AI_WRITE}
 
     class OutputSerializer(HistorySerializer):
         tokensUsed = serializers.IntegerField(source="tokens_used")
@@ -230,6 +235,7 @@ class GigFilter(django_filters.FilterSet):
 class GigListView(generics.ListAPIView[Gig]):
     """The user's generated gigs (default page size 10)."""
 
+    api_key_scopes = {"GET": Scope.AI_WRITE}
     serializer_class = GigSerializer
     filterset_class = GigFilter
     page_size = 10
@@ -250,6 +256,7 @@ _DELETED = inline_serializer("Deleted", fields={"success": serializers.BooleanFi
 class RecordDetailView(APIView):
     """GET, PATCH and DELETE of one of the user's stored records; subclasses name the kind."""
 
+    api_key_scopes = {"GET": Scope.AI_WRITE, "PATCH": Scope.AI_WRITE, "DELETE": Scope.AI_WRITE}
     schema_error_statuses = (401, 404)
     noun: str
     output: type[serializers.ModelSerializer[Any]]
@@ -308,6 +315,7 @@ class ProposalFilter(django_filters.FilterSet):
 class ProposalListView(generics.ListAPIView[Proposal]):
     """The user's generated proposals (default page size 10)."""
 
+    api_key_scopes = {"GET": Scope.AI_WRITE}
     serializer_class = ProposalSerializer
     filterset_class = ProposalFilter
     page_size = 10

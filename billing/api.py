@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.scopes import KEYS_REFUSED
 from billing.models import CreditTransaction
 from billing.selectors import credit_transaction_list
 from billing.services.payments import payment_event_receive, payment_signature_verify
@@ -21,6 +22,8 @@ from core.api.parsers import json_loads
 class CreditTransactionListView(generics.ListAPIView[CreditTransaction]):
     """The signed-in user's credit ledger, newest first."""
 
+    # Billing takes a session (the balance: GET /api/auth/me).
+    api_key_scopes = KEYS_REFUSED
     page_size = 20
     sort_fields = {"created_at": "created_at"}
     queryset = CreditTransaction.objects.none()  # for the schema; get_queryset scopes to the user
@@ -50,6 +53,7 @@ class PaymentWebhookView(APIView):
     for no known user and an unhandled type are all answered 200.
     """
 
+    api_key_scopes = KEYS_REFUSED
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     schema_error_statuses = (401,)

@@ -8,8 +8,22 @@ from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.scopes import ANY_KEY
 from core.api.routing import api_fallback, versioned
 from health.views import HealthV1View
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI schema, public; a key an importer sends along is accepted, any scopes."""
+
+    api_key_scopes = {"GET": ANY_KEY}
+
+
+class SchemaDocsView(SpectacularSwaggerView):
+    """Swagger UI over the schema, public like it."""
+
+    api_key_scopes = {"GET": ANY_KEY}
+
 
 api_patterns: list[URLPattern | URLResolver] = [
     path("", include("health.urls")),
@@ -22,8 +36,8 @@ api_patterns: list[URLPattern | URLResolver] = [
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/schema/", SchemaView.as_view(), name="schema"),
+    path("api/docs/", SchemaDocsView.as_view(url_name="schema"), name="swagger-ui"),
     # The one shape difference between the prefixes (see the specification's Versioning).
     path("api/v1/health", HealthV1View.as_view(), name="health-v1"),
     *versioned(api_patterns),

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.scopes import KEYS_REFUSED
 from health import checks
 
 _SERVICES = inline_serializer(
@@ -25,6 +26,7 @@ _SERVICES = inline_serializer(
 class HealthView(APIView):
     """Readiness: 200 when every dependency answers, 503 `degraded` naming the cause if not."""
 
+    api_key_scopes = KEYS_REFUSED
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]  # the specification's bare object, no envelope
@@ -63,6 +65,7 @@ class HealthView(APIView):
 class HealthV1View(APIView):
     """Liveness: the process answers; dependencies are the readiness probe's business."""
 
+    api_key_scopes = KEYS_REFUSED
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
 

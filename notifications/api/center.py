@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from notifications.models import Notification
 from notifications.selectors import (
@@ -83,6 +84,7 @@ class QueryBooleanField(serializers.Field[bool, str, bool, Any]):
 class NotificationListView(generics.ListAPIView[Notification]):
     """The signed-in user's notifications, newest first; paginated with `page`/`limit`."""
 
+    api_key_scopes = {"GET": Scope.NOTIFICATIONS_READ}
     serializer_class = NotificationSerializer
     queryset = Notification.objects.none()  # tells the schema generator the model only
     page_size = 20
@@ -124,6 +126,8 @@ class NotificationListView(generics.ListAPIView[Notification]):
 class NotificationUnreadCountView(APIView):
     """How many of the signed-in user's notifications are unread."""
 
+    api_key_scopes = {"GET": Scope.NOTIFICATIONS_READ}
+
     class OutputSerializer(serializers.Serializer[Any]):
         unreadCount = serializers.IntegerField(min_value=0)
 
@@ -144,6 +148,8 @@ class NotificationUnreadCountView(APIView):
 
 class NotificationReadAllView(APIView):
     """Mark every unread notification of the signed-in user read, in one UPDATE."""
+
+    api_key_scopes = {"POST": Scope.NOTIFICATIONS_WRITE}
 
     class OutputSerializer(serializers.Serializer[Any]):
         updatedCount = serializers.IntegerField(
@@ -177,6 +183,8 @@ class NotificationReadAllView(APIView):
 class NotificationReadView(APIView):
     """Mark one notification read (again is fine); answers the notification."""
 
+    api_key_scopes = {"POST": Scope.NOTIFICATIONS_WRITE}
+
     @extend_schema(
         operation_id="notifications_mark_read",
         tags=["notifications"],
@@ -197,6 +205,8 @@ class NotificationReadView(APIView):
 
 class NotificationDeleteView(APIView):
     """Delete one notification. Another user's notification is answered 404."""
+
+    api_key_scopes = {"DELETE": Scope.NOTIFICATIONS_WRITE}
 
     class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.UUIDField()

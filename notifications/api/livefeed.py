@@ -10,12 +10,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.scopes import KEYS_REFUSED
 from accounts.services.sessions import SESSION_CLAIM
 from core.api.envelope import Envelope
 from notifications.services.livefeed import ticket_issue
 
 
 class TicketView(APIView):
+    # The live feed is for signed-in browsers; automations use webhooks.
+    api_key_scopes = KEYS_REFUSED
+
     @extend_schema(
         operation_id="events_ticket",
         tags=["events"],

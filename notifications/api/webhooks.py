@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from notifications.events import EVENTS
 from notifications.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -76,6 +77,7 @@ class EndpointFields(serializers.Serializer[Any]):
 
 
 class EndpointListView(generics.ListAPIView[WebhookEndpoint]):
+    api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE, "POST": Scope.WEBHOOKS_WRITE}
     serializer_class = EndpointSerializer
     queryset = WebhookEndpoint.objects.none()
 
@@ -101,6 +103,12 @@ class EndpointListView(generics.ListAPIView[WebhookEndpoint]):
 
 
 class EndpointDetailView(APIView):
+    api_key_scopes = {
+        "GET": Scope.WEBHOOKS_WRITE,
+        "PATCH": Scope.WEBHOOKS_WRITE,
+        "DELETE": Scope.WEBHOOKS_WRITE,
+    }
+
     class PatchSerializer(EndpointFields):
         url = serializers.URLField(max_length=2000, required=False)
         events = serializers.ListField(
@@ -146,6 +154,8 @@ class EndpointDetailView(APIView):
 
 
 class EndpointRotateView(APIView):
+    api_key_scopes = {"POST": Scope.WEBHOOKS_WRITE}
+
     @extend_schema(
         operation_id="webhook_endpoints_rotate_secret",
         tags=["webhooks"],
@@ -161,6 +171,8 @@ class EndpointRotateView(APIView):
 
 
 class EndpointTestView(APIView):
+    api_key_scopes = {"POST": Scope.WEBHOOKS_WRITE}
+
     @extend_schema(
         operation_id="webhook_endpoints_test",
         tags=["webhooks"],
@@ -222,6 +234,7 @@ class DeliveryDetailSerializer(DeliverySerializer):
 
 
 class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
+    api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE}
     serializer_class = DeliverySerializer
     queryset = WebhookDelivery.objects.none()
 
@@ -255,6 +268,8 @@ class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
 
 
 class DeliveryDetailView(APIView):
+    api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE}
+
     @extend_schema(
         operation_id="webhook_deliveries_get",
         tags=["webhooks"],
@@ -266,6 +281,8 @@ class DeliveryDetailView(APIView):
 
 
 class DeliveryRedeliverView(APIView):
+    api_key_scopes = {"POST": Scope.WEBHOOKS_WRITE}
+
     @extend_schema(
         operation_id="webhook_deliveries_redeliver",
         tags=["webhooks"],

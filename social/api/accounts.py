@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.errors import ValidationFailed
 from social.models import Provider, SocialAccount
@@ -52,6 +53,8 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
 
 
 class PlatformListView(APIView):
+    api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
+
     class OutputSerializer(serializers.Serializer[Any]):
         provider = serializers.CharField()
         name = serializers.CharField()
@@ -77,6 +80,9 @@ class PlatformListView(APIView):
 
 
 class AuthorizeView(APIView):
+    # Connecting a provider takes a session.
+    api_key_scopes = KEYS_REFUSED
+
     class InputSerializer(serializers.Serializer[Any]):
         redirectUri = serializers.URLField(max_length=2000)
         instance = serializers.URLField(required=False, max_length=255)
@@ -108,6 +114,9 @@ class AuthorizeView(APIView):
 
 
 class ConnectView(APIView):
+    # Connecting a provider takes a session.
+    api_key_scopes = KEYS_REFUSED
+
     class InputSerializer(serializers.Serializer[Any]):
         provider = serializers.ChoiceField(choices=Provider.choices)
         code = serializers.CharField(max_length=MAX_CODE_LENGTH, trim_whitespace=False)
@@ -154,6 +163,8 @@ class ConnectView(APIView):
 
 
 class AccountListView(APIView):
+    api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
+
     @extend_schema(
         operation_id="social_accounts", tags=["social"], responses=AccountSerializer(many=True)
     )
@@ -162,6 +173,9 @@ class AccountListView(APIView):
 
 
 class DisconnectView(APIView):
+    # Disconnecting a provider takes a session.
+    api_key_scopes = KEYS_REFUSED
+
     class InputSerializer(serializers.Serializer[Any]):
         accountId = serializers.UUIDField()
 

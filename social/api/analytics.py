@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.authentication import request_user
+from accounts.scopes import Scope
 from social.api.filters import RangeFilter
 from social.models import AnalyticsRecord, Provider
 from social.selectors import analytics_list
@@ -35,6 +36,7 @@ class AnalyticsSerializer(serializers.ModelSerializer[AnalyticsRecord]):
 
 
 class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
+    api_key_scopes = {"GET": Scope.POSTS_READ}
     serializer_class = AnalyticsSerializer
     queryset = AnalyticsRecord.objects.none()
     page_size = 20  # the list convention's default (contract.md)

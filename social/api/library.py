@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.parsers import BoundedJSONParser
 from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
@@ -55,6 +56,7 @@ def campaigns_counted(user: Any) -> QuerySet[Campaign]:
 
 
 class CampaignListView(generics.ListAPIView[Campaign]):
+    api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
     serializer_class = CampaignSerializer
     queryset = Campaign.objects.none()
 
@@ -100,6 +102,8 @@ class CampaignListView(generics.ListAPIView[Campaign]):
 
 
 class CampaignDetailView(APIView):
+    api_key_scopes = {"GET": Scope.POSTS_READ, "DELETE": Scope.POSTS_WRITE}
+
     @extend_schema(
         operation_id="social_campaigns_get", tags=["social"], responses=CampaignSerializer
     )
@@ -127,6 +131,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
     """GET the library; POST registers a hosted file (JSON) or uploads one (multipart, part
     `file`)."""
 
+    api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
     serializer_class = MediaSerializer
     queryset = MediaItem.objects.none()
     parser_classes = [BoundedJSONParser, MultiPartParser]
@@ -190,6 +195,8 @@ class MediaListView(generics.ListAPIView[MediaItem]):
 
 
 class MediaDetailView(APIView):
+    api_key_scopes = {"DELETE": Scope.POSTS_WRITE}
+
     @extend_schema(operation_id="social_media_delete", tags=["social"], responses=Deleted)
     def delete(self, request: Request, media_id: UUID) -> Response:
         media_delete(user=request_user(request), media_id=media_id)
@@ -200,6 +207,9 @@ class MediaDetailView(APIView):
 
 
 class SettingsView(APIView):
+    # The account's own settings, like its profile: sessions only.
+    api_key_scopes = KEYS_REFUSED
+
     class SettingsSerializer(serializers.Serializer[Any]):
         defaultPlatform = serializers.ChoiceField(
             choices=Provider.choices, required=False, allow_null=True

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.times import iso
 from social.api.filters import RangeFilter
@@ -215,6 +216,7 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
 
 
 class PostListView(generics.ListAPIView[Post]):
+    api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
     serializer_class = PostSerializer
     queryset = Post.objects.none()
 
@@ -283,6 +285,8 @@ class PostListView(generics.ListAPIView[Post]):
 
 
 class PostDetailView(APIView):
+    api_key_scopes = {"GET": Scope.POSTS_READ, "DELETE": Scope.POSTS_WRITE}
+
     @extend_schema(operation_id="social_posts_get", tags=["social"], responses=PostSerializer)
     def get(self, request: Request, post_id: UUID) -> Response:
         return Response(post_data(user_post(user=request_user(request), post_id=post_id)))
@@ -335,6 +339,8 @@ class PublishResultSerializer(serializers.Serializer[Any]):
 
 
 class PublishView(APIView):
+    api_key_scopes = {"POST": Scope.POSTS_WRITE}
+
     class InputSerializer(PostFields):
         existing = "postId"
         postId = serializers.UUIDField(required=False)
@@ -372,6 +378,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
     """POST: schedule (shape A with `accountIds`, shape B with `platforms`); GET: the
     calendar of the user's scheduled records."""
 
+    api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
     serializer_class = RecordSerializer
     queryset = ScheduledRecord.objects.none()
     page_size = 20  # the list convention's default (contract.md)
@@ -487,6 +494,8 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
 
 
 class ScheduleDetailView(APIView):
+    api_key_scopes = {"PATCH": Scope.POSTS_WRITE, "DELETE": Scope.POSTS_WRITE}
+
     class MoveSerializer(serializers.Serializer[Any]):
         scheduledTime = serializers.CharField(max_length=64)
         timezone = serializers.CharField(required=False, max_length=64)

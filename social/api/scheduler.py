@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.scopes import KEYS_REFUSED
 from core.api.envelope import Envelope
 from social.api.posts import outcome_error
 from social.errors import InvalidCronSecret
@@ -50,6 +51,7 @@ class SchedulerRunSerializer(serializers.Serializer[Any]):
 
 
 class SchedulerRunView(APIView):
+    api_key_scopes = KEYS_REFUSED
     authentication_classes: list[Any] = []  # the cron secret, not a user
     permission_classes = [AllowAny]
 
