@@ -10,7 +10,12 @@ class NotificationsConfig(AppConfig):
     name = "notifications"
 
     def ready(self) -> None:
-        from accounts.hooks import on_account_reclaimed, on_sessions_revoked, user_data
+        from accounts.hooks import (
+            on_account_reclaimed,
+            on_api_key_created,
+            on_sessions_revoked,
+            user_data,
+        )
         from notifications.models import (
             LiveEvent,
             LiveTicket,
@@ -25,6 +30,7 @@ class NotificationsConfig(AppConfig):
             tickets_forget,
         )
         from notifications.services.livefeed import live_sessions_revoked
+        from notifications.services.security import api_key_created_notify
         from notifications.services.webhooks import endpoints_remove
 
         for model in (Notification, NotificationCounter, OutboxEvent, LiveEvent):
@@ -34,6 +40,7 @@ class NotificationsConfig(AppConfig):
         user_data(WebhookEndpoint, takeover=endpoints_remove, erasure=endpoints_remove)
         on_account_reclaimed(account_reclaimed_notify)
         on_sessions_revoked(live_sessions_revoked)
+        on_api_key_created(api_key_created_notify)
 
         from notifications.events import subscribe
         from notifications.services.livefeed import LIVE_KIND, live_from_events
