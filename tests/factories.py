@@ -35,3 +35,21 @@ def client_for(user: Any, **claims: Any) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {session_issue(user=user, **claims).token}")
     return client
+
+
+def api_key_for(user: Any, *scopes: str, name: str = "Automation") -> str:
+    """A new API key of `user` with `scopes` (made as the API makes one); returns the key."""
+    from accounts.services.api_keys import api_key_create
+
+    return api_key_create(user=user, name=name, scopes=list(scopes))[1]
+
+
+def client_with_key(key: str, *, header: str = "X-API-Key") -> APIClient:
+    """An API client sending `key` in `X-API-Key`, or as `Authorization: Bearer` (header
+    "Authorization")."""
+    client = APIClient()
+    if header == "Authorization":
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    else:
+        client.credentials(HTTP_X_API_KEY=key)
+    return client
