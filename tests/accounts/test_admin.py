@@ -117,3 +117,37 @@ def test_admin_sign_in_is_throttled_per_operator_and_address(client, settings, c
         REMOTE_ADDR="203.0.113.9",
     )
     assert elsewhere.status_code == 302
+
+
+def test_api_keys_are_listed_never_shown_and_revoked_by_operators(admin_client):
+    from accounts.models import ApiKey
+    from tests.factories import api_key_for, client_with_key
+
+    ada = user_create(email="ada@example.com")
+    secret = api_key_for(ada, "posts:read", name="Zapier")
+    key = ApiKey.objects.get()
+    pages = [
+        admin_client.get(path).content.decode()
+        for path in (
+            "/admin/accounts/apikey/",
+            "/admin/accounts/apikey/?q=ada",
+            "/admin/accounts/apikey/?revoked_at__isempty=1",
+            f"/admin/accounts/apikey/{key.pk}/change/",
+            f"/admin/accounts/user/{ada.pk}/change/",  # the user's page: its "API keys" panel
+        )
+    ]
+    for html in pages:
+        assert "Zapier" in html
+        assert key.prefix in html
+        assert secret not in html
+        assert key.key_hash not in html
+    assert "posts:read" in pages[0]
+    assert "live" in pages[0]
+    response = admin_client.post(
+        "/admin/accounts/apikey/", {"action": "revoke", "_selected_action": [str(key.pk)]}
+    )
+    assert response.status_code == 302
+    key.refresh_from_db()
+    assert key.revoked_at is not None
+    assert client_with_key(secret).get("/api/social/posts").status_code == 401
+    assert ApiKey.objects.count() == 1  # kept, marked, for the audit trail
