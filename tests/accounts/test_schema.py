@@ -44,7 +44,11 @@ def test_both_security_schemes_and_each_operation_s_key_scope(api):
         "http",
         "bearer",
     )
-    keys_or_session = [{"apiKeyAuth": []}, {"apiKeyBearer": []}, {"bearerAuth": []}]
+    keys_or_session: list[dict[str, list[str]]] = [
+        {"apiKeyAuth": []},
+        {"apiKeyBearer": []},
+        {"bearerAuth": []},
+    ]
     posts = schema["paths"]["/api/social/posts"]
     assert (posts["get"]["x-api-key-scopes"], posts["post"]["x-api-key-scopes"]) == (
         ["posts:read"],

@@ -99,7 +99,7 @@ def test_every_view_reading_keys_is_covered_by_the_key_walk():
 
 
 def _call(client: Any, method: str, path: str) -> Any:
-    body = {} if method in ("POST", "PUT", "PATCH") else None
+    body: dict[str, Any] | None = {} if method in ("POST", "PUT", "PATCH") else None
     return getattr(client, method.lower())(path, body, format="json")
 
 
@@ -112,7 +112,7 @@ def test_keys_meet_over_http_what_each_view_declares(ada):
         )
         for scope in Scope.values
     }
-    mismatches = []
+    mismatches: list[tuple[Any, ...]] = []
     for path, view in drf_views().items():
         if not any(issubclass(auth, ApiKeyAuthentication) for auth in view.authentication_classes):
             continue
