@@ -8,7 +8,7 @@ transaction, and results are written by the calling thread as they come in.
 """
 
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -16,11 +16,13 @@ R = TypeVar("R")
 
 
 def bounded(
-    call: Callable[[T], R], items: Sequence[T], *, limit: int
+    call: Callable[[T], R], items: Sequence[T], *, limit: int, gather: float = 0.0
 ) -> Iterator[list[tuple[int, R]]]:
     """Call `call(item)` for each item, at most `limit` at once; yield the (index, result)
-    pairs of the calls that ended, a group at a time (those that ended together), while the
-    others are still running. An exception raised by a call is raised here."""
+    pairs of the calls that ended, a group at a time (those that ended together, or within
+    `gather` seconds of the first of them: fewer, larger groups for a caller that writes each
+    group in one go), while the others are still running. An exception raised by a call is
+    raised here."""
     if not items:
         return
     workers = max(1, min(limit, len(items)))
@@ -35,6 +37,9 @@ def bounded(
         pending = set(running)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            if gather > 0 and pending:
+                more, pending = wait(pending, timeout=gather, return_when=ALL_COMPLETED)
+                done |= more
             yield sorted(((running[future], future.result()) for future in done), key=_first)
 
 

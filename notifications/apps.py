@@ -49,6 +49,15 @@ class NotificationsConfig(AppConfig):
             subscribe(event, live_from_events)
 
         from notifications.services.outbox import outbox_consumer
-        from notifications.services.webhooks import deliveries_create, deliveries_create_many
+        from notifications.services.webhooks import (
+            deliveries_create,
+            deliveries_create_many,
+            deliveries_wanted,
+        )
 
-        outbox_consumer("webhooks", deliveries_create, handle_many=deliveries_create_many)
+        outbox_consumer(
+            "webhooks",
+            deliveries_create,
+            handle_many=deliveries_create_many,
+            wants=deliveries_wanted,
+        )

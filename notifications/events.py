@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict, overload
 
+from django.utils import timezone
+
 from accounts.models import User
 from core.tasks import enqueue_on_commit
 from core.times import iso
 from notifications.models import OutboxEvent
-from notifications.services.outbox import DISPATCH_BATCH
+from notifications.services.outbox import DISPATCH_BATCH, outbox_wanted
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,9 +266,10 @@ def emit(*, user: User | Any, payload: Payload) -> OutboxEvent | None:
 def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
     """Several events, (user id, payload) each, in the caller's transaction: each event's
     subscribers get theirs in one call; the public ones are recorded in the outbox in one
-    INSERT (their rows). One dispatch is queued per DISPATCH_BATCH of them: a dispatch pass
-    takes its own event and the oldest others waiting, so these passes take them all (and the
-    sweeper would catch one that a concurrent pass left behind)."""
+    INSERT (their rows). One dispatch is queued per DISPATCH_BATCH of those a consumer wants:
+    a dispatch pass takes its own event and the oldest others waiting, so these passes take
+    them all (and the sweeper would catch one that a concurrent pass left behind); those no
+    consumer wants are recorded dispatched already, with nothing queued."""
     from notifications.tasks import outbox_dispatch_task
 
     by_handler: dict[Subscriber, list[Emitted]] = {}
@@ -280,11 +283,15 @@ def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
     public = [(user_id, payload) for user_id, payload in items if payload.event in EVENTS]
     if not public:
         return []
+    wanted = outbox_wanted([(payload.event, user_id) for user_id, payload in public])
+    now = timezone.now()
     rows = OutboxEvent.objects.bulk_create(
-        [OutboxEvent(event=payload.event, user_id=user_id, data=payload.data)
-         for user_id, payload in public]
+        [OutboxEvent(event=payload.event, user_id=user_id, data=payload.data,
+                     dispatched_at=None if wants else now)
+         for (user_id, payload), wants in zip(public, wanted, strict=True)]
     )  # fmt: skip
-    sequences = sorted(row.sequence for row in rows)  # set by the INSERT's RETURNING
+    # The sequences are set by the INSERT's RETURNING.
+    sequences = sorted(row.sequence for row in rows if row.dispatched_at is None)
     for sequence in sequences[::DISPATCH_BATCH]:
         enqueue_on_commit(outbox_dispatch_task, sequence=sequence)
     return rows

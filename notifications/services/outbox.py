@@ -20,13 +20,18 @@ so a consumer never scans "everything after sequence N"; it gets each event thro
 row. Clients that resume by sequence (the live feed) must allow for that (see its docs).
 
 Consumers register from their app's AppConfig.ready() with `outbox_consumer(name, handler)`;
-lower apps never import them.
+lower apps never import them. A consumer may also say which events it has work for
+(`wants`): an event no consumer wants (a user without webhook endpoints, say, which is most
+of them) is recorded already dispatched, with no rows and no dispatch task: it stays in the
+outbox for its retention, and costs nothing more. Interest is read when the event is
+recorded: an endpoint created after that gets the events recorded after it.
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -55,6 +60,8 @@ CONSUMPTIONS = Lease(
 
 Handler = Callable[[OutboxEvent], object]  # what it returns is not used
 BatchHandler = Callable[[list[OutboxEvent]], object]
+Interest = tuple[str, Any]  # (event name, user id) of an event about to be recorded
+Wants = Callable[[Sequence[Interest]], list[bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +71,35 @@ class Consumer:
     # Optional: the same work for several events at once (a dispatch pass hands over its
     # whole batch); when it fails, each event is retried alone through `handle`.
     handle_many: BatchHandler | None = None
+    # Optional: for each (event, user id), whether it has any work for it (in one query for
+    # them all); without it, every event is handed over.
+    wants: Wants | None = None
 
 
 _consumers: dict[str, Consumer] = {}
 
 
-def outbox_consumer(name: str, handle: Handler, *, handle_many: BatchHandler | None = None) -> None:
-    """Register a consumer: from now on every dispatched event is handed to it once."""
-    _consumers[name] = Consumer(name=name, handle=handle, handle_many=handle_many)
+def outbox_consumer(
+    name: str,
+    handle: Handler,
+    *,
+    handle_many: BatchHandler | None = None,
+    wants: Wants | None = None,
+) -> None:
+    """Register a consumer: from now on every dispatched event it wants is handed to it once."""
+    _consumers[name] = Consumer(name=name, handle=handle, handle_many=handle_many, wants=wants)
+
+
+def outbox_wanted(interests: Sequence[Interest]) -> list[bool]:
+    """For each (event, user id) about to be recorded, whether any consumer wants it: those
+    that none wants are recorded dispatched already (the module's docstring)."""
+    wanted = [False] * len(interests)
+    for consumer in _consumers.values():
+        if consumer.wants is None:
+            return [True] * len(interests)
+        for index, wants in enumerate(consumer.wants(interests)):
+            wanted[index] = wanted[index] or wants
+    return wanted
 
 
 def outbox_dispatch(*, sequence: int) -> int:

@@ -16,7 +16,7 @@ import secrets as random
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -218,6 +218,19 @@ def deliveries_create(event: OutboxEvent) -> int:
     """The outbox consumer: one delivery of `event` to each of its user's active endpoints
     subscribed to it (once per (event, endpoint), whatever runs it twice), queued on commit."""
     return deliveries_create_many([event])
+
+
+def deliveries_wanted(interests: Sequence[tuple[str, Any]]) -> list[bool]:
+    """The outbox consumer's interest: for each (event, user id), whether the user has an
+    active endpoint subscribed to that event (one query for them all)."""
+    users = {str(user_id) for _, user_id in interests if user_id is not None}
+    subscribed: dict[str, set[str]] = {}
+    if users:
+        for user_id, names in WebhookEndpoint.objects.filter(
+            user_id__in=users, active=True
+        ).values_list("user_id", "events"):
+            subscribed.setdefault(str(user_id), set()).update(names)
+    return [event in subscribed.get(str(user_id), ()) for event, user_id in interests]
 
 
 def deliveries_create_many(events: list[OutboxEvent]) -> int:

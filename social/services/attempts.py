@@ -45,6 +45,9 @@ logger = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
 DEFER_SECONDS = 1.0  # a record deferred for want of a platform slot waits 1-2 s (jitter)
 SETTLE_BATCH = 50  # results written in one transaction at most
+# Results that end within this long of each other are written together: a burst's results
+# settle in a few transactions instead of one each, for at most this much delay.
+SETTLE_GATHER_SECONDS = 0.02
 
 # Records wait `Scheduled` (due at `due_at`), are claimed `Publishing` under a lease of
 # SCHEDULER_LEASE_SECONDS, and are retried after SCHEDULER_RETRY_BASE_SECONDS, doubling.
@@ -115,7 +118,7 @@ def records_attempt(
     # that ended together share one transaction (each record's writes stay fenced by its
     # claim; a failed batch leaves its records to the lease, then the lookup).
     outcomes: dict[int, Outcome] = {}
-    for ended in bounded(_call, jobs, limit=concurrency):
+    for ended in bounded(_call, jobs, limit=concurrency, gather=SETTLE_GATHER_SECONDS):
         # One lock order for every run (user, then post): two runs' batches touch the same
         # users' counters and the same posts, and must not wait on each other in opposite
         # orders.

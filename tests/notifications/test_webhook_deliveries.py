@@ -16,7 +16,12 @@ from standardwebhooks import Webhook
 
 from accounts.services.users import user_create
 from notifications import events
-from notifications.models import Notification, WebhookDelivery, WebhookEndpoint
+from notifications.models import (
+    Notification,
+    OutboxConsumption,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 from notifications.tasks import webhook_sweep_task
 from tests.factories import client_for
 
@@ -194,6 +199,26 @@ def test_users_get_only_their_own_events(ada, receiver, django_capture_on_commit
     assert mallory.get(f"/api/webhooks/deliveries/{delivery.pk}").status_code == 404
     assert mallory.post(f"/api/webhooks/deliveries/{delivery.pk}/redeliver").status_code == 404
     assert mallory.get("/api/webhooks/deliveries").json()["data"] == []
+
+
+def test_an_event_no_endpoint_wants_is_recorded_dispatched_and_queues_nothing(
+    ada, receiver, django_capture_on_commit_callbacks
+):
+    """Most users have no endpoint: their events stay in the outbox (retention) but cost no
+    dispatch task and no consumer rows; an endpoint created later gets the later events."""
+    endpoint_for(ada, receiver.url, ["post.published"])  # not subscribed to credits.depleted
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        unwanted = events.emit(
+            user=ada, payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
+        )
+    assert queued == []  # no dispatch task
+    unwanted.refresh_from_db()
+    assert unwanted.dispatched_at is not None
+    assert not OutboxConsumption.objects.exists()
+    endpoint_for(ada, receiver.url)  # subscribed to credits.depleted
+    wanted = emit(ada, django_capture_on_commit_callbacks)
+    assert [json.loads(request["body"])["id"] for request in receiver.received] == [str(wanted.id)]
+    assert OutboxConsumption.objects.get().event_id == wanted.sequence
 
 
 def test_a_slow_receiver_times_out_and_is_retried(

@@ -1,0 +1,34 @@
+"""bounded(): every call once, at most `limit` at once, results in groups as they end."""
+
+import threading
+import time
+
+from core.concurrency import bounded, bounded_map
+
+
+def test_results_come_in_groups_of_those_that_ended_together_or_within_gather():
+    delays = [0.0, 0.01, 0.5]
+
+    def call(delay: float) -> float:
+        time.sleep(delay)
+        return delay
+
+    groups = list(bounded(call, delays, limit=3, gather=0.2))
+    # The first two ended within 0.2 s of each other: one group; the slow one alone.
+    assert groups == [[(0, 0.0), (1, 0.01)], [(2, 0.5)]]
+
+
+def test_never_more_than_limit_at_once_and_every_result_in_order():
+    lock, running, peak = threading.Lock(), [0], [0]
+
+    def call(item: int) -> int:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        return item * 2
+
+    assert bounded_map(call, list(range(20)), limit=4) == [i * 2 for i in range(20)]
+    assert peak[0] <= 4
