@@ -153,6 +153,8 @@ class SocialSettings(models.Model):
     )
     default_timezone = models.CharField(max_length=64, default="UTC")
     auto_retry = models.BooleanField(default=True)
+    # Publishing or scheduling an image without alt text is refused (social.md section 9).
+    require_alt_text = models.BooleanField(default=False)
     # Only the keys the user changed; missing keys are on.
     notification_preferences = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -223,6 +225,11 @@ class Post(models.Model):
     media_urls = models.JSONField(default=list, blank=True)
     media_ids = models.JSONField(default=list, blank=True)
     platforms = models.JSONField(default=list, blank=True)  # a draft's intended targets
+    # Per network (social.md section 9): {provider: {content?, title?, hashtags?, link?,
+    # mediaIds?, mediaUrls?, firstComment?, thread?}}, merged over the post's own fields.
+    variants = models.JSONField(default=dict, blank=True)
+    thread = models.JSONField(default=list, blank=True)  # follow-up parts [{content, mediaIds?}]
+    first_comment = models.TextField(max_length=10_000, blank=True, default="")
     # "|linkedin|bluesky|": the providers in `platforms` or in a record, for the list filter.
     provider_set = models.CharField(max_length=120, blank=True, default="")
     campaign = models.ForeignKey(
@@ -288,6 +295,10 @@ class ScheduledRecord(Leased):
     error = models.TextField(max_length=2000, blank=True, default="")
     error_code = models.CharField(max_length=40, blank=True, default="")
     history = models.JSONField(default=list, blank=True)  # one entry per attempt
+    # Each part published so far, exactly once: [{index, kind, providerPostId, url, ...}].
+    parts = models.JSONField(default=list, blank=True)
+    # Published, but not all of it: [{code, message, index}] (a thread cut short, say).
+    warnings = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -336,6 +347,7 @@ class MediaItem(models.Model):
     width = models.PositiveIntegerField(null=True, blank=True)
     height = models.PositiveIntegerField(null=True, blank=True)
     file = models.FileField(upload_to="social/", blank=True, max_length=300)
+    alt = models.TextField(max_length=1500, blank=True, default="")  # sent to each network
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
