@@ -299,6 +299,14 @@ class ScheduledRecord(Leased):
     parts = models.JSONField(default=list, blank=True)
     # Published, but not all of it: [{code, message, index}] (a thread cut short, say).
     warnings = models.JSONField(default=list, blank=True)
+    # Placed by the account's posting queue (social.md section 11): it holds one of the queue's
+    # slots while it waits. A record moved to a time of its own leaves the queue.
+    queued = models.BooleanField(default=False)
+    # An occurrence of a recurring post: when it ends, the series creates the next.
+    series = models.ForeignKey(
+        "social.Series", null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="records", db_index=False,  # the constraints' indexes lead with it
+    )  # fmt: skip
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -321,11 +329,24 @@ class ScheduledRecord(Leased):
             models.Index(fields=["account", "status"], name="social_record_account_idx"),
         ]
         constraints = [
+            # A recurring post's occurrences share their target: one at a time (below).
             models.UniqueConstraint(
                 fields=["post", "account"],
-                condition=Q(status__in=["Scheduled", "Publishing", "Published", "Unconfirmed"]),
+                condition=Q(status__in=["Scheduled", "Publishing", "Published", "Unconfirmed"])
+                & Q(series__isnull=True),
                 name="social_record_one_per_target",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["series", "account"],
+                condition=Q(status__in=["Scheduled", "Publishing"]),
+                name="social_record_series_one_pending",
+            ),
+            # Two waiting queued records of one account never hold the same slot.
+            models.UniqueConstraint(
+                fields=["account", "scheduled_time"],
+                condition=Q(queued=True, status="Scheduled"),
+                name="social_record_queue_slot_once",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -401,3 +422,56 @@ class PostCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.total} posts"
+
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # a slot's `day`, as date.weekday()
+
+
+class AccountQueue(models.Model):
+    """An account's posting queue (social.md section 11): weekly slots, wall-clock times in
+    `time_zone`, which queued posts take in turn; `paused` holds its queued records back. An
+    account without a row has no slots."""
+
+    account = models.OneToOneField(
+        SocialAccount, primary_key=True, on_delete=models.CASCADE, related_name="queue"
+    )
+    time_zone = models.CharField(max_length=64, default="UTC")
+    slots = models.JSONField(default=list, blank=True)  # [{"day": "mon", "time": "09:00"}], sorted
+    paused = models.BooleanField(default=False)
+    paused_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            # The scheduler skips the queued records of the (few) paused queues.
+            models.Index(
+                fields=["account"], condition=Q(paused=True), name="social_queue_paused_idx"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Queue of {self.account}"
+
+
+class Series(models.Model):
+    """A recurring post: an RFC 5545 RRULE read in `time_zone` from `starts_at` (its DTSTART, the
+    first occurrence). Each account of the post has one waiting occurrence at a time; when it
+    ends, the next is created, until `until`, `count` occurrences, or the series is ended."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    post = models.OneToOneField(Post, on_delete=models.CASCADE, related_name="series")
+    rule = models.CharField(max_length=500)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    starts_at = models.DateTimeField()
+    until = models.DateTimeField(null=True, blank=True)
+    count = models.PositiveIntegerField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "series"
+
+    def __str__(self) -> str:
+        return f"{self.rule} from {self.starts_at:%Y-%m-%d %H:%M}"
