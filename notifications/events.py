@@ -51,6 +51,7 @@ class PostPublishedData(TypedDict):
     postUrl: str
     providerPostId: str
     publishedAt: str
+    parts: list[dict[str, Any]]
 
 
 def post_published(
@@ -62,8 +63,11 @@ def post_published(
     post_url: str,
     provider_post_id: str,
     published_at: datetime,
+    parts: list[dict[str, Any]] | None = None,
     context: dict[str, Any] | None = None,
 ) -> Public:
+    """With each part published (the post, its thread's replies, its first comment: social.md
+    section 9)."""
     data: PostPublishedData = {
         "postId": post_id,
         "recordId": record_id,
@@ -72,6 +76,7 @@ def post_published(
         "postUrl": post_url,
         "providerPostId": provider_post_id,
         "publishedAt": iso(published_at),
+        "parts": parts or [],
     }
     return Public("post.published", dict(data), context or {})
 

@@ -106,3 +106,18 @@ class InvalidCronSecret(ApplicationError):
     status_code = HTTPStatus.UNAUTHORIZED
     code = "invalid_cron_secret"
     message = "Unauthorized: missing or invalid X-Cron-Secret"
+
+
+class ThreadNotSupported(ApplicationError):
+    code = "thread_not_supported"
+    message = "This network has no threads: send the thread as a variant for Bluesky or Mastodon."
+
+
+class FirstCommentNotSupported(ApplicationError):
+    code = "first_comment_not_supported"
+    message = "This network takes no first comment."
+
+
+class AltTextRequired(ApplicationError):
+    code = "alt_text_required"
+    message = "Every image needs alt text (your settings require it)."

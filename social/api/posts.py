@@ -42,6 +42,7 @@ from social.services.records import (
 
 MAX_MEDIA = 10
 MAX_TARGETS = 20
+MAX_THREAD = 24  # follow-up parts of a thread (social.md section 9)
 
 
 class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
@@ -67,6 +68,8 @@ class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
             "url",
             "providerPostId",
             "error",
+            "parts",
+            "warnings",
         )
 
     def to_representation(self, record: ScheduledRecord) -> dict[str, Any]:
@@ -78,6 +81,7 @@ class PostSerializer(serializers.ModelSerializer[Post]):
     mediaUrls = serializers.ListField(source="media_urls", read_only=True)
     mediaIds = serializers.ListField(source="media_ids", read_only=True)
     campaignId = serializers.UUIDField(source="campaign_id", read_only=True, allow_null=True)
+    firstComment = serializers.CharField(source="first_comment", read_only=True)
     scheduledRecords = RecordSerializer(source="records", many=True, read_only=True)
 
     class Meta:
@@ -94,6 +98,9 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "mediaIds",
             "platforms",
             "campaignId",
+            "variants",
+            "thread",
+            "firstComment",
             "status",
             "created_at",
             "updated_at",
@@ -114,6 +121,9 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "mediaIds": list(post.media_ids),
             "platforms": list(post.platforms),
             "campaignId": str(post.campaign_id) if post.campaign_id else None,
+            "variants": dict(post.variants),
+            "thread": list(post.thread),
+            "firstComment": post.first_comment,
             "status": post.status,
             "created_at": iso(post.created_at),
             "updated_at": iso(post.updated_at),
@@ -163,6 +173,71 @@ class HashtagsField(serializers.Field):  # type: ignore[type-arg]
         return str(value)
 
 
+class ThreadPartFields(serializers.Serializer[Any]):
+    """A follow-up part of a thread (social.md section 9)."""
+
+    content = serializers.CharField(max_length=100_000, trim_whitespace=False)
+    mediaIds = serializers.ListField(
+        child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
+    )
+
+    def validate_content(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Ensure this field has at least 1 character.")
+        return value
+
+
+def thread_field() -> serializers.ListSerializer[Any]:
+    return serializers.ListSerializer(
+        child=ThreadPartFields(), required=False, max_length=MAX_THREAD
+    )
+
+
+class VariantFields(serializers.Serializer[Any]):
+    """One network's version of the post: what it leaves out falls back to the post's."""
+
+    content = serializers.CharField(required=False, max_length=100_000, trim_whitespace=False)
+    title = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    hashtags = HashtagsField(required=False)
+    link = serializers.URLField(required=False, allow_blank=True, max_length=2000)
+    mediaIds = serializers.ListField(
+        child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
+    )
+    mediaUrls = serializers.ListField(
+        child=serializers.URLField(max_length=2000), required=False, max_length=MAX_MEDIA
+    )
+    firstComment = serializers.CharField(
+        required=False, allow_blank=True, max_length=10_000, trim_whitespace=False
+    )
+    thread = thread_field()
+
+    def validate_content(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Ensure this field has at least 1 character.")
+        return value
+
+
+def _paths(errors: Any, prefix: str) -> dict[str, Any]:
+    """Nested errors as {"variants.bluesky.content": [...], "thread[2].content": [...]}."""
+    if isinstance(errors, dict) and errors and not all(str(k).isdigit() for k in errors):
+        found: dict[str, Any] = {}
+        for key, value in errors.items():
+            found.update(_paths(value, f"{prefix}.{key}"))
+        return found
+    if isinstance(errors, dict):  # a list's errors by index
+        found = {}
+        for key, value in errors.items():
+            found.update(_paths(value, f"{prefix}[{key}]"))
+        return found
+    if isinstance(errors, list) and any(isinstance(item, dict) for item in errors):
+        found = {}
+        for index, value in enumerate(errors):
+            if value:
+                found.update(_paths(value, f"{prefix}[{index}]"))
+        return found
+    return {prefix: errors}
+
+
 class PostFields(serializers.Serializer[Any]):
     """The writable post fields (API names); only those sent are applied."""
 
@@ -186,8 +261,36 @@ class PostFields(serializers.Serializer[Any]):
         required=False,
         error_messages={"invalid_choice": "Only Draft may be sent; other statuses are derived."},
     )
+    variants = serializers.DictField(child=VariantFields(), required=False)
+    thread = thread_field()
+    firstComment = serializers.CharField(
+        required=False, allow_blank=True, max_length=10_000, trim_whitespace=False
+    )
 
     existing = "id"  # the field naming an existing post; without it `content` is required
+
+    def is_valid(self, *, raise_exception: bool = False) -> bool:
+        """Errors inside `variants` and `thread` are named by their path
+        (`variants.bluesky.content`, `thread[2].content`)."""
+        valid = super().is_valid()
+        if not valid:
+            errors = dict(self.errors)
+            for name in ("variants", "thread"):
+                if name in errors:
+                    errors.update(_paths(errors.pop(name), name))
+            self._errors = errors
+            if raise_exception:
+                raise serializers.ValidationError(errors)
+        return valid
+
+    def validate_variants(self, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - set(Provider.values))
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown provider {', '.join(unknown)}: variants are keyed by "
+                f"{', '.join(Provider.values)}."
+            )
+        return {provider: _plain(variant) for provider, variant in value.items()}
 
     def validate_content(self, value: str) -> str:
         if not value.strip():
@@ -203,9 +306,20 @@ class PostFields(serializers.Serializer[Any]):
 POST_FIELDS = frozenset(PostFields._declared_fields) - {"status"}
 
 
+def _plain(value: Any) -> Any:
+    """Validated data as JSON stores it (UUIDs as strings, ordered dicts as dicts)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, UUID):
+        return str(value)
+    return value
+
+
 def _fields(data: dict[str, Any]) -> dict[str, Any]:
     """The post fields of a request, as the services take them (`url` is the post's link)."""
-    fields = {name: value for name, value in data.items() if name in POST_FIELDS}
+    fields = {name: _plain(value) for name, value in data.items() if name in POST_FIELDS}
     if "url" in data:
         fields["link"] = data["url"]
     if "mediaIds" in fields:

@@ -145,12 +145,14 @@ class Attempt:
 
     key: str
     since: datetime = field(default_factory=timezone.now)
+    part: int = 0  # which part of the record (0: the post; then its replies, its comment)
 
 
 @dataclass(frozen=True, slots=True)
 class Published:
     provider_post_id: str
     url: str
+    ref: str = ""  # what a reply must also name (a Bluesky record's cid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +208,47 @@ class Adapter(Protocol):
     ) -> Published | None:
         """The post an earlier attempt may have created, among the account's recent posts;
         None when it is not there."""
+        ...
+
+    threads: bool  # follow-up parts are published as replies
+    comments: bool  # a first comment can be published
+    comment_limit: int
+
+    def reply(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published:
+        """Publish `content` as the author's reply to `parent` (in the thread of `root`):
+        a thread's next part, or a first comment where comments are replies."""
+        ...
+
+    def reply_lookup(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published | None:
+        """The reply an earlier attempt may have published; None when it is not there."""
+        ...
+
+    def comment(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published:
+        """Publish `text` as the first comment under the post `on`."""
+        ...
+
+    def comment_lookup(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published | None:
+        """The comment an earlier attempt may have published; None when it is not there."""
         ...
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics: ...

@@ -139,6 +139,8 @@ class BlueskyAdapter(Composer):
     _client = ProviderClient("bluesky", classify)
 
     name = "Bluesky"
+    threads = True
+    comment_limit = 300  # a reply is a post: graphemes, as the post's own limit
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """Graphemes, not characters, and at most 3,000 bytes; images up to 1,000,000 bytes."""
@@ -277,14 +279,65 @@ class BlueskyAdapter(Composer):
         return None
 
     def _record_key(self, attempt: Attempt) -> str:
-        return tid(attempt.since, attempt.key)
+        # Each part its own key: a microsecond apart, so that no two parts of a record share
+        # one, whatever their clock bits.
+        return tid(attempt.since + timedelta(microseconds=attempt.part), attempt.key)
 
-    def _published(self, credentials: Credentials, uri: str) -> Published:
+    def _published(self, credentials: Credentials, uri: str, cid: str = "") -> Published:
         rkey = uri.rsplit("/", 1)[-1]
         handle = credentials.username or credentials.provider_user_id
-        return Published(provider_post_id=uri, url=f"https://bsky.app/profile/{handle}/post/{rkey}")
+        return Published(provider_post_id=uri, url=f"https://bsky.app/profile/{handle}/post/{rkey}",
+                         ref=cid)  # fmt: skip
 
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
+        return self._create(credentials, content, attempt)
+
+    def reply(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published:
+        """A reply names its thread's root and its parent by uri and cid."""
+        refs = {
+            "root": {"uri": root.provider_post_id, "cid": root.ref},
+            "parent": {"uri": parent.provider_post_id, "cid": parent.ref},
+        }
+        return self._create(credentials, content, attempt, reply=refs)
+
+    def reply_lookup(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published | None:
+        return self.lookup(credentials, content, attempt)
+
+    def comment(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published:
+        """The author's reply to the post."""
+        return self.reply(credentials, Content(text=text), attempt, parent=on, root=on)
+
+    def comment_lookup(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published | None:
+        return self.lookup(credentials, Content(text=text), attempt)
+
+    def _create(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        reply: dict[str, Any] | None = None,
+    ) -> Published:
         self.refresh(credentials)
         record: dict[str, Any] = {
             "$type": POST,
@@ -294,6 +347,8 @@ class BlueskyAdapter(Composer):
                 content.text, lambda handle: self._resolve_handle(credentials, handle)
             ),
         }
+        if reply is not None:
+            record["reply"] = reply
         embed = self._embed(credentials, content)
         if embed is not None:
             record["embed"] = embed
@@ -317,7 +372,7 @@ class BlueskyAdapter(Composer):
             if found is not None:
                 return found
             raise
-        return self._published(credentials, str(created["uri"]))
+        return self._published(credentials, str(created["uri"]), str(created.get("cid") or ""))
 
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
@@ -340,7 +395,7 @@ class BlueskyAdapter(Composer):
             return None
         if not same_text(str((found.get("value") or {}).get("text") or ""), content.text):
             return None
-        return self._published(credentials, str(found["uri"]))
+        return self._published(credentials, str(found["uri"]), str(found.get("cid") or ""))
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         self.refresh(credentials)

@@ -202,11 +202,15 @@ class LinkedInAdapter(Composer):
             "lifecycleState": "PUBLISHED",
             "isReshareDisabledByAuthor": False,
         }
-        images = [self._upload_image(credentials, media) for media in content.media]
+        images = [
+            {"id": self._upload_image(credentials, media), **({"altText": media.alt[:4086]}
+                                                              if media.alt else {})}
+            for media in content.media
+        ]  # fmt: skip
         if len(images) == 1:
-            body["content"] = {"media": {"id": images[0]}}
+            body["content"] = {"media": images[0]}
         elif images:
-            body["content"] = {"multiImage": {"images": [{"id": image} for image in images]}}
+            body["content"] = {"multiImage": {"images": images}}
         elif content.link:
             body["content"] = {"article": {"source": content.link, "title": content.title or ""}}
         try:
@@ -247,6 +251,46 @@ class LinkedInAdapter(Composer):
             if same_text(str(element.get("commentary") or ""), expected):
                 urn = str(element["id"])
                 return Published(provider_post_id=urn, url=post_url(urn))
+        return None
+
+    def _comments_url(self, on: Published) -> str:
+        post = quote(on.provider_post_id, safe="")
+        return f"{settings.LINKEDIN_API_URL}/rest/socialActions/{post}/comments"
+
+    def comment(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published:
+        """`POST /rest/socialActions/{post urn}/comments` as the author; the comment's URN
+        comes back in `x-restli-id` (or the body's `$URN`)."""
+        response = self._client.call(
+            "POST",
+            self._comments_url(on),
+            headers=self._rest_headers(credentials),
+            json={
+                "actor": self._author(credentials),
+                "object": on.provider_post_id,
+                "message": {"text": text},
+            },
+        )
+        urn = response.headers.get("x-restli-id", "") or str(body_of(response).get("$URN") or "")
+        if not urn:
+            raise outbound.TransientError(
+                "LinkedIn did not name the created comment.", maybe_delivered=True
+            )
+        return Published(provider_post_id=urn, url=on.url)
+
+    def comment_lookup(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published | None:
+        found: dict[str, Any] = self._client.json(
+            "GET", self._comments_url(on), headers=self._rest_headers(credentials)
+        )
+        author = self._author(credentials)
+        for element in found.get("elements") or []:
+            message = str((element.get("message") or {}).get("text") or "")
+            if element.get("actor") == author and same_text(message, text):
+                urn = str(element.get("$URN") or element.get("commentUrn") or element.get("id"))
+                return Published(provider_post_id=urn, url=on.url)
         return None
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:

@@ -76,6 +76,8 @@ class MastodonAdapter(Composer):
     _client = ProviderClient("mastodon", classify)
 
     name = "Mastodon"
+    threads = True
+    comment_limit = 500  # a reply is a status: the common instance limit
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The instance's own limit, each link counted as `charactersPerUrl`."""
@@ -212,17 +214,79 @@ class MastodonAdapter(Composer):
         return media_id
 
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
+        return self._status(credentials, content, attempt)
+
+    def _status(
+        self, credentials: Credentials, content: Content, attempt: Attempt, in_reply_to: str = ""
+    ) -> Published:
         media_ids = [self._upload(credentials, media) for media in content.media]
+        body: dict[str, Any] = {
+            "status": content.text,
+            "media_ids": media_ids,
+            "visibility": "public",
+        }
+        if in_reply_to:
+            body["in_reply_to_id"] = in_reply_to
         status: dict[str, Any] = self._call(
             "POST",
             credentials.instance,
             "/api/v1/statuses",
             headers={**self._auth(credentials), "Idempotency-Key": attempt.key},
-            json={"status": content.text, "media_ids": media_ids, "visibility": "public"},
-            # A create is sent once per attempt (social.md section 5); the key makes the next
-            # attempt's repeat return this status if this one did reach the instance.
+            json=body,
+            # A create is sent once per attempt (social.md section 5); the key (one per part)
+            # makes the next attempt's repeat return this status if this one reached the
+            # instance.
         )
         return Published(provider_post_id=str(status["id"]), url=str(status.get("url") or ""))
+
+    def reply(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published:
+        return self._status(credentials, content, attempt, in_reply_to=parent.provider_post_id)
+
+    def reply_lookup(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published | None:
+        """Among the account's recent statuses, replies included: the one answering
+        `parent` with this text."""
+        statuses: list[dict[str, Any]] = self._call(
+            "GET",
+            credentials.instance,
+            f"/api/v1/accounts/{credentials.provider_user_id}/statuses",
+            params={"limit": RECENT_POSTS, "exclude_reblogs": "true"},
+            headers=self._auth(credentials),
+        )
+        for status in statuses:
+            if str(status.get("in_reply_to_id") or "") == parent.provider_post_id and same_text(
+                status_text(str(status.get("content") or "")), content.text
+            ):
+                return Published(
+                    provider_post_id=str(status["id"]), url=str(status.get("url") or "")
+                )
+        return None
+
+    def comment(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published:
+        """The author's reply to the post."""
+        return self.reply(credentials, Content(text=text), attempt, parent=on, root=on)
+
+    def comment_lookup(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published | None:
+        return self.reply_lookup(credentials, Content(text=text), attempt, parent=on, root=on)
 
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt

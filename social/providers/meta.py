@@ -22,6 +22,7 @@ from social.providers.base import (
     Content,
     Credentials,
     Identity,
+    MediaFile,
     Metrics,
     OAuthApp,
     ProviderClient,
@@ -121,6 +122,33 @@ class _Meta(Composer):
         )
         return answer
 
+    comment_text_field = "message"  # how the comments edge names a comment's text
+
+    def comment(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published:
+        """`POST /{post or media id}/comments` with `message`, as the page (or the
+        Instagram business account)."""
+        created = self._post(
+            f"{on.provider_post_id}/comments", credentials.access_token, message=text
+        )
+        return Published(provider_post_id=str(created["id"]), url=on.url)
+
+    def comment_lookup(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published | None:
+        field = self.comment_text_field
+        comments = self._get(
+            f"{on.provider_post_id}/comments",
+            credentials.access_token,
+            fields=f"id,{field}",
+            limit=RECENT_POSTS,
+        )
+        for comment in comments.get("data") or []:
+            if same_text(str(comment.get(field) or ""), text):
+                return Published(provider_post_id=str(comment["id"]), url=on.url)
+        return None
+
     def authorize_url(
         self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
     ) -> str:
@@ -178,6 +206,7 @@ class FacebookAdapter(_Meta):
     scopes = FACEBOOK_SCOPES
     name = "Facebook Pages"
     link_field = True
+    comment_limit = 8000
 
     def connect(self, request: ConnectRequest) -> Identity:
         pages = self._pages(request)
@@ -213,15 +242,17 @@ class FacebookAdapter(_Meta):
         page, token = credentials.provider_user_id, credentials.access_token
         if len(content.media) == 1:
             photo = self._post(
-                f"{page}/photos", token, url=content.media[0].url, caption=content.text
-            )
+                f"{page}/photos", token, url=content.media[0].url, caption=content.text,
+                **_alt(content.media[0], "alt_text_custom"),
+            )  # fmt: skip
             post_id = str(photo.get("post_id") or photo["id"])
         else:
             fields: dict[str, Any] = {"message": content.text}
             if content.link:
                 fields["link"] = content.link
             for index, media in enumerate(content.media):
-                photo = self._post(f"{page}/photos", token, url=media.url, published="false")
+                photo = self._post(f"{page}/photos", token, url=media.url, published="false",
+                                   **_alt(media, "alt_text_custom"))  # fmt: skip
                 fields[f"attached_media[{index}]"] = f'{{"media_fbid":"{photo["id"]}"}}'
             post_id = str(self._post(f"{page}/feed", token, **fields)["id"])
         # "{page}_{post}" opens the post at facebook.com: no extra round trip for its permalink.
@@ -274,6 +305,8 @@ class InstagramAdapter(_Meta):
     provider = "instagram"
     scopes = INSTAGRAM_SCOPES
     name = "Instagram"
+    comment_limit = 2200
+    comment_text_field = "text"
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The caption's length, at least one image, at most 30 hashtags."""
@@ -346,13 +379,15 @@ class InstagramAdapter(_Meta):
             raise outbound.PermanentError("Instagram needs an image.")
         if len(content.media) == 1:
             container = self._container(
-                credentials, image_url=content.media[0].url, caption=content.text
-            )
+                credentials, image_url=content.media[0].url, caption=content.text,
+                **_alt(content.media[0], "alt_text"),
+            )  # fmt: skip
         else:
             children = [
-                self._container(credentials, image_url=media.url, is_carousel_item="true")
+                self._container(credentials, image_url=media.url, is_carousel_item="true",
+                                **_alt(media, "alt_text"))
                 for media in content.media
-            ]
+            ]  # fmt: skip
             container = self._container(
                 credentials, media_type="CAROUSEL", children=",".join(children),
                 caption=content.text,
@@ -403,6 +438,11 @@ class InstagramAdapter(_Meta):
             values.get(name, 0) for name in ("likes", "comments", "saved", "shares")
         )
         return Metrics(impressions=values.get("reach", 0), engagement=engagement)
+
+
+def _alt(media: MediaFile, name: str) -> dict[str, str]:
+    """The image's alt text in the Graph field `name`, when it has one."""
+    return {name: media.alt} if media.alt else {}
 
 
 def _bearer(token: str) -> dict[str, str]:

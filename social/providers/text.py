@@ -15,7 +15,8 @@ from typing import Any
 
 import regex
 
-from social.providers.base import Content, MediaFile
+from core import outbound
+from social.providers.base import Attempt, Content, Credentials, MediaFile, Published
 
 URL = re.compile(r"https?://\S+")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
@@ -23,13 +24,28 @@ HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """The fields of a post that decide what is published."""
+    """The fields of a post that decide what is published on one network: the post merged
+    with that network's variant (social.md section 9). `thread` holds the follow-up parts
+    (each a Draft of content and media), `first_comment` the comment published right after.
+    `provider` and `from_variant` name where each field came from, so that a problem is
+    reported at the field the user wrote (`variants.bluesky.content`)."""
 
     content: str
     title: str = ""
     hashtags: str = ""
     link: str = ""
     media: tuple[MediaFile, ...] = ()
+    thread: tuple["Draft", ...] = ()
+    first_comment: str = ""
+    provider: str = ""
+    from_variant: frozenset[str] = frozenset()
+
+    def path(self, name: str) -> str:
+        """The request field a problem with draft field `name` is reported at."""
+        variant = name.split("[", 1)[0].split(".", 1)[0]
+        if self.provider and variant in self.from_variant:
+            return f"variants.{self.provider}.{name}"
+        return name
 
 
 Problem = tuple[str, str]  # (field, message)
@@ -57,6 +73,9 @@ class Composer:
 
     name: str = ""  # the platform's name in messages
     link_field: bool = False  # the platform takes the link in a field of its own
+    threads: bool = False  # follow-up parts are published as replies (Bluesky, Mastodon)
+    comments: bool = True  # a first comment can be published under the post
+    comment_limit: int = 1250  # characters of a comment
 
     def compose(self, draft: Draft) -> Content:
         parts = [draft.content.strip()]
@@ -75,3 +94,38 @@ class Composer:
             return [("content", f"{self.name} posts are at most {maximum} characters; "
                                 f"this one is {length}.")]  # fmt: skip
         return []
+
+    # Parts beyond the post (social.md section 9): a platform without threads or comments
+    # never gets one (validation refuses them before anything is sent).
+
+    def reply(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published:
+        raise outbound.PermanentError(f"{self.name} has no threads.")
+
+    def reply_lookup(
+        self,
+        credentials: Credentials,
+        content: Content,
+        attempt: Attempt,
+        *,
+        parent: Published,
+        root: Published,
+    ) -> Published | None:
+        return None
+
+    def comment(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published:
+        raise outbound.PermanentError(f"{self.name} takes no first comment.")
+
+    def comment_lookup(
+        self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
+    ) -> Published | None:
+        return None

@@ -18,7 +18,7 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -34,11 +34,11 @@ from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.providers import PLATFORMS
-from social.providers.base import Attempt, Credentials, Published
+from social.providers.base import Adapter, Attempt, Credentials, Published
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
-from social.services.composition import Draft, compose
-from social.services.posts import draft_of, posts_outcome_refresh
+from social.services.composition import Draft, Part, parts_of
+from social.services.posts import draft_of, posts_outcome_refresh, record_parts
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +73,8 @@ class Job:
     found: bool = False  # published by an earlier attempt, found by the lookup
     error: outbound.OutboundError | None = None
     deferred: bool = False  # no slot at the platform in time: not attempted, waits again
+    parts: list[dict[str, Any]] = field(default_factory=list)  # published, this attempt's too
+    complete: bool = False  # every part is published
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +109,7 @@ def records_attempt(
         jobs.append(
             Job(
                 record,
-                draft_of(record.post),
+                draft_of(record.post, record.provider),
                 session.credentials,
                 preferences[record.user_id],
                 claimed_at=claimed_at,
@@ -148,7 +150,7 @@ def _settle_alone(job: Job) -> Outcome:
     job.record.refresh_from_db(
         fields=["status", "attempts", "history", "outcome_unknown", "claim", "next_attempt_at",
                 "due_at", "url", "provider_post_id", "published_at", "error", "error_code",
-                "lease_expires_at"]
+                "lease_expires_at", "parts", "warnings"]
     )  # fmt: skip
     try:
         with transaction.atomic():
@@ -181,22 +183,41 @@ def _call(job: Job) -> None:
 
 
 def _calls(job: Job) -> None:
+    """Publish the record's parts in order (the post, its thread's replies, its first
+    comment), each once: a part an earlier attempt published is skipped, and the first part
+    not yet published, when the last attempt may have delivered it (`outcome_unknown`), is
+    looked up before it is created again. Stops at the first failure (`job.error`)."""
     record = job.record
     adapter = PLATFORMS[record.provider].adapter
-    content = compose(job.draft, record.provider)
-    attempt = Attempt(key=str(record.id), since=record.created_at)
+    done: dict[int, Published] = {int(part["index"]): _published_of(part) for part in record.parts}
+    job.parts = list(record.parts)
+    job.published = done.get(0)
+    unknown = record.outcome_unknown
     try:
-        if record.outcome_unknown:
-            job.published = adapter.lookup(job.credentials, content, attempt)
-            job.found = job.published is not None
-            if job.published is None and record.attempts >= MAX_ATTEMPTS:
-                # Its attempts are used up (the last one's worker died): never a new create.
-                job.error = outbound.TransientError(
-                    "The last attempt's outcome could not be established.", maybe_delivered=True
-                )
-                return
-        if job.published is None:
-            job.published = adapter.publish(job.credentials, content, attempt)
+        for part in parts_of(job.draft, record.provider):
+            if part.index in done:
+                continue
+            attempt = Attempt(key=part_key(record, part.index), since=record.created_at,
+                              part=part.index)  # fmt: skip
+            published = None
+            if unknown:
+                unknown = False  # only the part in flight when the outcome was lost
+                published = _part_lookup(adapter, job, part, attempt, done)
+                job.found = job.found or (part.index == 0 and published is not None)
+                if published is None and record.attempts >= MAX_ATTEMPTS:
+                    # Its attempts are used up (the last one's worker died): never a new create.
+                    job.error = outbound.TransientError(
+                        "The last attempt's outcome could not be established.",
+                        maybe_delivered=True,
+                    )
+                    return
+            if published is None:
+                published = _part_create(adapter, job, part, attempt, done)
+            done[part.index] = published
+            if part.index == 0:
+                job.published = published
+            job.parts.append(_part_data(part, published))
+        job.complete = True
     except outbound.OutboundError as error:
         job.error = error
     except Exception as error:  # a bug or a provider answer we did not expect
@@ -206,6 +227,50 @@ def _calls(job: Job) -> None:
         job.error = outbound.TransientError(
             f"Unexpected error ({type(error).__name__}).", maybe_delivered=True
         )
+
+
+def part_key(record: ScheduledRecord, index: int) -> str:
+    """A part's own key across the record's attempts (Mastodon's Idempotency-Key, Bluesky's
+    record key): the record's id for the post, with the part's index for the others."""
+    return str(record.id) if index == 0 else f"{record.id}:{index}"
+
+
+def _part_create(
+    adapter: Adapter, job: Job, part: Part, attempt: Attempt, done: dict[int, Published]
+) -> Published:
+    if part.kind == "post":
+        return adapter.publish(job.credentials, part.content, attempt)
+    if part.kind == "reply":
+        parent, root = done[part.index - 1], done[0]
+        return adapter.reply(job.credentials, part.content, attempt, parent=parent, root=root)
+    return adapter.comment(job.credentials, part.content.text, attempt, on=done[0])
+
+
+def _part_lookup(
+    adapter: Adapter, job: Job, part: Part, attempt: Attempt, done: dict[int, Published]
+) -> Published | None:
+    if part.kind == "post":
+        return adapter.lookup(job.credentials, part.content, attempt)
+    if part.kind == "reply":
+        parent, root = done[part.index - 1], done[0]
+        return adapter.reply_lookup(
+            job.credentials, part.content, attempt, parent=parent, root=root
+        )
+    return adapter.comment_lookup(job.credentials, part.content.text, attempt, on=done[0])
+
+
+def _part_data(part: Part, published: Published) -> dict[str, Any]:
+    """A published part as the record stores it (`ref`: what a reply to it must name)."""
+    data = {"index": part.index, "kind": part.kind,
+            "providerPostId": published.provider_post_id, "url": published.url}  # fmt: skip
+    if published.ref:
+        data["ref"] = published.ref
+    return data
+
+
+def _published_of(part: dict[str, Any]) -> Published:
+    return Published(provider_post_id=str(part.get("providerPostId") or ""),
+                     url=str(part.get("url") or ""), ref=str(part.get("ref") or ""))  # fmt: skip
 
 
 def _settle(jobs: list[Job]) -> list[Outcome]:
@@ -246,20 +311,27 @@ def _result(job: Job) -> dict[str, Any]:
         "next_attempt_at": None,
         "updated_at": now,
     }
-    if error is None and job.published is not None:
+    if len(job.parts) > 1 or record.parts:  # a single post's part is the record itself
+        changes["parts"] = job.parts
+    if job.published is not None:
+        changes.update(url=job.published.url[:2000],
+                       provider_post_id=job.published.provider_post_id[:500])  # fmt: skip
+    if error is None and job.published is not None and job.complete:
         changes.update(
             status=RecordStatus.PUBLISHED,
             published_at=now,
-            url=job.published.url[:2000],
-            provider_post_id=job.published.provider_post_id[:500],
             outcome_unknown=False,
             error="",
             error_code="",
+            warnings=[],
         )
         entry.update(outcome="published", found=job.found, url=job.published.url)
     else:
         error = error or outbound.TransientError("No result.", maybe_delivered=True)
-        maybe = record.outcome_unknown or error.maybe_delivered
+        # An unknown outcome stays unknown until a later part is published (the lookup or the
+        # create of the part in doubt succeeded).
+        progressed = len(job.parts) > len(record.parts)
+        maybe = (record.outcome_unknown and not progressed) or error.maybe_delivered
         retry = (
             isinstance(error, outbound.TransientError)
             and job.preferences.auto_retry
@@ -273,6 +345,16 @@ def _result(job: Job) -> dict[str, Any]:
                 next_attempt_at=due,
                 outcome_unknown=maybe,
                 error_code="retry_scheduled",
+            )
+        elif job.published is not None:
+            # The post is out; what follows it could not be published: Published, with
+            # warnings naming what is missing.
+            changes.update(
+                status=RecordStatus.PUBLISHED,
+                published_at=now,
+                outcome_unknown=False,
+                error_code="",
+                warnings=_warnings(job, error),
             )
         elif isinstance(error, outbound.TransientError) and maybe:
             changes.update(status=RecordStatus.UNCONFIRMED, error_code="unconfirmed")
@@ -288,10 +370,31 @@ def _result(job: Job) -> dict[str, Any]:
         changes["error"] = error.message[:2000]
         entry.update(outcome="error", error=error.message, status=error.status,
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
+        if job.published is not None:
+            entry["parts"] = len(job.parts)
     changes["history"] = [*record.history, entry]
     if isinstance(error, outbound.AuthenticationError):
         account_mark_expired(account=record.account, reason=error.message)
     return changes
+
+
+def _warnings(job: Job, error: outbound.OutboundError) -> list[dict[str, Any]]:
+    """What a Published record is missing: the thread from its first unpublished reply on,
+    and its first comment, each with the platform's reason."""
+    published = {int(part["index"]) for part in job.parts}
+    missing = [part for part in parts_of(job.draft, job.record.provider)
+               if part.index not in published]  # fmt: skip
+    found: list[dict[str, Any]] = []
+    reply = next((part for part in missing if part.kind == "reply"), None)
+    if reply is not None:
+        found.append({"code": "thread_incomplete", "index": reply.index,
+                      "message": f"The thread stops before part {reply.index + 1}: "
+                                 f"{error.message}"})  # fmt: skip
+    comment = next((part for part in missing if part.kind == "comment"), None)
+    if comment is not None:
+        message = f"The first comment was not published: {error.message}"
+        found.append({"code": "first_comment_failed", "index": comment.index, "message": message})
+    return found
 
 
 def _deferred(job: Job, now: datetime) -> dict[str, Any]:
@@ -335,12 +438,15 @@ def _announce(jobs: list[Job]) -> None:
         record = job.record
         post_id = str(record.post_id)
         if record.status == RecordStatus.PUBLISHED:
-            context = {"notify": job.preferences.wants("postPublished")}
+            context = {"notify": job.preferences.wants("postPublished"),
+                       "notify_missing": job.preferences.wants("postFailed"),
+                       "warnings": list(record.warnings)}  # fmt: skip
             emitted.append((record.user_id, events.post_published(
                 post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
                 platform=record.provider, post_url=record.url,
                 provider_post_id=record.provider_post_id,
-                published_at=record.published_at or timezone.now(), context=context,
+                published_at=record.published_at or timezone.now(),
+                parts=record_parts(record), context=context,
             )))  # fmt: skip
         elif record.status in (RecordStatus.FAILED, RecordStatus.UNCONFIRMED):
             context = {
@@ -361,9 +467,19 @@ def records_notify(emitted: list[events.Emitted]) -> None:
     drafts: list[NotificationDraft] = []
     for user_id, payload in emitted:
         data, context = payload.data, payload.context
+        name = PLATFORMS[data["platform"]].name
+        warnings = context.get("warnings")
+        if warnings and context.get("notify_missing"):
+            missing = "; ".join(warning["message"] for warning in warnings)
+            drafts.append(NotificationDraft(
+                user_id=user_id, type=NotificationType.POST_FAILED,
+                title=f"Published on {name}, but not all of it",
+                message=f"Your post is live on {name}, but part of it is missing: {missing}",
+                metadata={"postId": data["postId"], "platform": data["platform"],
+                          "recordId": data["recordId"], "warnings": warnings},
+            ))  # fmt: skip
         if not context["notify"]:
             continue
-        name = PLATFORMS[data["platform"]].name
         if payload.event == "post.published":
             drafts.append(NotificationDraft(
                 user_id=user_id, type=NotificationType.POST_PUBLISHED,

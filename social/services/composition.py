@@ -1,20 +1,34 @@
-"""What a post becomes on each platform, and whether it fits there (social.md section 3).
+"""What a post becomes on each platform, and whether it fits there (social.md sections 3, 9).
 
 Each platform's adapter composes the post and checks its own rules (social.providers.text);
-here are the rules every platform shares (how many images, images only) and the validation of
-a post against all its targets at once, before anything is published or scheduled: every
-violation is reported in `error.details.targets`.
+here are the rules every platform shares (how many images, images only, alt text), the parts
+a post is published as (the post, its thread's replies, its first comment), and the
+validation of a post against all its targets at once, before anything is published or
+scheduled: every violation is reported in `error.details.targets`, at the field the user
+wrote (`variants.bluesky.content`, `thread[2].content`).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import ValidationFailed
+from core.errors import ApplicationError, ValidationFailed
+from social.errors import AltTextRequired, FirstCommentNotSupported, ThreadNotSupported
 from social.providers import PLATFORMS
 from social.providers.base import Content
 from social.providers.text import Draft, Problem
 
-__all__ = ["Draft", "Target", "compose", "problems", "validate_targets"]
+__all__ = [
+    "Draft",
+    "Part",
+    "Target",
+    "compose",
+    "parts_of",
+    "problems",
+    "validate_targets",
+]
+
+MAX_THREAD = 24  # follow-up parts of a thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,33 +40,115 @@ class Target:
     limits: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One publication of a record: the post (index 0), a reply of its thread, or its first
+    comment, in the order they are published; each exactly once (the record's `parts`)."""
+
+    index: int
+    kind: str  # "post" | "reply" | "comment"
+    content: Content
+
+
 def compose(draft: Draft, provider: str) -> Content:
     return PLATFORMS[provider].adapter.compose(draft)
 
 
-def problems(draft: Draft, target: Target) -> list[Problem]:
-    """(field, message) for each rule the draft breaks on this target."""
+def parts_of(draft: Draft, provider: str) -> list[Part]:
+    """What a record publishes, in order: the post, each follow-up of its thread as a reply
+    to the one before, then the first comment."""
+    adapter = PLATFORMS[provider].adapter
+    parts = [Part(0, "post", adapter.compose(draft))]
+    for follow_up in draft.thread:
+        parts.append(Part(len(parts), "reply", adapter.compose(follow_up)))
+    if draft.first_comment:
+        parts.append(Part(len(parts), "comment", Content(text=draft.first_comment)))
+    return parts
+
+
+def _part_problems(draft: Draft, target: Target) -> list[Problem]:
+    """The rules one part (the post, or a reply of its thread) breaks on the target."""
     platform = PLATFORMS[target.provider]
     limits = {**platform.limits, **target.limits}
-    content = platform.adapter.compose(draft)
     found: list[Problem] = []
     max_media = int(limits.get("maxMedia") or 0)
     if len(draft.media) > max_media:
         found.append(("media", f"{platform.name} takes at most {max_media} images."))
-    found += platform.adapter.problems(draft, content, limits)
+    found += platform.adapter.problems(draft, platform.adapter.compose(draft), limits)
     if any(not media.mime.startswith("image/") for media in draft.media):
         found.append(("media", f"Only images can be published to {platform.name}."))
     return found
 
 
-def validate_targets(draft: Draft, targets: list[Target]) -> None:
-    """ValidationFailed listing every target's problems; nothing when all fit."""
-    errors = [
-        {"provider": target.provider, **({"accountId": target.account_id}
-                                          if target.account_id else {}),
-         "field": name, "message": message}
-        for target in targets
-        for name, message in problems(draft, target)
-    ]  # fmt: skip
+def problems(draft: Draft, target: Target) -> list[Problem]:
+    """(field, message) for each rule the draft breaks on this target, the field named as
+    the request wrote it."""
+    adapter = PLATFORMS[target.provider].adapter
+    found = [(draft.path(name), message) for name, message in _part_problems(draft, target)]
+    for index, follow_up in enumerate(draft.thread):
+        found += [
+            (draft.path(f"thread[{index}].{name}"), message)
+            for name, message in _part_problems(follow_up, target)
+            if name in ("content", "media")  # a reply has no title, link or hashtags
+        ]
+    limit, length = adapter.comment_limit, len(draft.first_comment)
+    if length > limit:
+        name = PLATFORMS[target.provider].name
+        message = f"{name} comments are at most {limit} characters; this one is {length}."
+        found.append((draft.path("firstComment"), message))
+    return found
+
+
+def _unsupported(draft: Draft, target: Target, *, require_alt: bool) -> list[ApplicationError]:
+    """The 400s with codes of their own: a thread or a first comment the platform has no
+    place for, an image without alt text when the user requires it."""
+    adapter = PLATFORMS[target.provider].adapter
+    found: list[ApplicationError] = []
+    if draft.thread and not adapter.threads:
+        found.append(ThreadNotSupported(details=_detail(target, draft.path("thread"))))
+    if draft.first_comment and not adapter.comments:
+        found.append(FirstCommentNotSupported(details=_detail(target, draft.path("firstComment"))))
+    if require_alt:
+        parts = [("media", draft), *((f"thread[{i}].media", p) for i, p in enumerate(draft.thread))]
+        for name, part in parts:
+            if any(media.mime.startswith("image/") and not media.alt for media in part.media):
+                found.append(AltTextRequired(details=_detail(target, draft.path(name))))
+    return found
+
+
+def _detail(target: Target, name: str) -> dict[str, Any]:
+    return {"targets": [_target_error(target, name, "")]}
+
+
+def _target_error(target: Target, name: str, message: str) -> dict[str, Any]:
+    error: dict[str, Any] = {"provider": target.provider}
+    if target.account_id:
+        error["accountId"] = target.account_id
+    error["field"] = name
+    if message:
+        error["message"] = message
+    return error
+
+
+def validate_targets(
+    draft_for: Callable[[str], Draft], targets: list[Target], *, require_alt: bool = False
+) -> None:
+    """Each target's draft (the post merged with its provider's variant) checked against it:
+    a 400 of its own code for what the platform cannot take at all (a thread, a first
+    comment) or alt text missing where required; otherwise ValidationFailed listing every
+    target's problems; nothing when all fit."""
+    refused: list[ApplicationError] = []
+    errors: list[dict[str, Any]] = []
+    for target in targets:
+        draft = draft_for(target.provider)
+        refused += _unsupported(draft, target, require_alt=require_alt)
+        errors += [
+            _target_error(target, name, message) for name, message in problems(draft, target)
+        ]
+    if refused:
+        first = refused[0]
+        same = [error for error in refused if error.code == first.code]
+        first.details = {"targets": [t for error in same for t in error.details["targets"]]}
+        raise first
     if errors:
         raise ValidationFailed(details={"targets": errors})

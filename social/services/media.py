@@ -32,6 +32,7 @@ def media_files(*, user_id: Any, media_ids: Iterable[str]) -> tuple[MediaFile, .
             mime=item.type,
             size=item.size,
             stored=item.file.name if item.file else "",
+            alt=item.alt,
         )
         for item in (items.get(media_id) for media_id in wanted)
         if item is not None

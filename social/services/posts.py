@@ -24,6 +24,7 @@ from social.models import (
     SocialAccount,
 )
 from social.providers.base import MediaFile
+from social.selectors import settings_for
 from social.services.composition import Draft, Target, validate_targets
 from social.services.media import media_files, media_ids_check
 
@@ -38,28 +39,90 @@ FIELDS = {
     "mediaIds": "media_ids",
     "platforms": "platforms",
     "campaignId": "campaign_id",
+    "variants": "variants",
+    "thread": "thread",
+    "firstComment": "first_comment",
+}
+# A variant's fields (social.md section 9), by their API names -> the draft field they set.
+VARIANT_FIELDS = {
+    "content": "content",
+    "title": "title",
+    "hashtags": "hashtags",
+    "link": "link",
+    "mediaIds": "media",
+    "mediaUrls": "media",
+    "firstComment": "firstComment",
+    "thread": "thread",
 }
 
 
-def draft_of(post: Post) -> Draft:
-    items = tuple(_media_items(post))
-    # A client may send back the mediaUrls the post record shows, which include its media
-    # items' URLs: each file is attached once.
-    attached = {item.url for item in items}
-    media = tuple(MediaFile(url=url) for url in post.media_urls if url not in attached)
+def draft_of(post: Post, provider: str = "") -> Draft:
+    """What the post publishes on `provider`: the post merged with that provider's variant
+    (a field the variant leaves out falls back to the post's own)."""
+    variant: dict[str, Any] = dict(post.variants.get(provider) or {}) if provider else {}
+    thread = variant.get("thread", post.thread)
     return Draft(
-        content=post.content,
-        title=post.title,
-        hashtags=post.hashtags,
-        link=post.link,
-        media=media + items,
+        content=variant.get("content", post.content),
+        title=variant.get("title", post.title),
+        hashtags=variant.get("hashtags", post.hashtags),
+        link=variant.get("link", post.link),
+        media=_attachments(
+            post.user_id,
+            variant.get("mediaUrls", post.media_urls),
+            variant.get("mediaIds", post.media_ids),
+        ),
+        thread=tuple(_follow_up(post.user_id, part) for part in thread or ()),
+        first_comment=variant.get("firstComment", post.first_comment) or "",
+        provider=provider,
+        from_variant=frozenset(VARIANT_FIELDS[name] for name in variant if name in VARIANT_FIELDS),
     )
 
 
-def _media_items(post: Post) -> Iterable[MediaFile]:
-    if not post.media_ids:
-        return ()
-    return media_files(user_id=post.user_id, media_ids=post.media_ids)
+def _follow_up(user_id: Any, part: dict[str, Any]) -> Draft:
+    """A thread's follow-up part: its text and its own media."""
+    media = _attachments(user_id, [], part.get("mediaIds") or [])
+    return Draft(content=str(part.get("content") or ""), media=media)
+
+
+def _attachments(user_id: Any, urls: list[str], media_ids: list[str]) -> tuple[MediaFile, ...]:
+    items = media_files(user_id=user_id, media_ids=media_ids) if media_ids else ()
+    # A client may send back the mediaUrls the post record shows, which include its media
+    # items' URLs: each file is attached once.
+    attached = {item.url for item in items}
+    return tuple(MediaFile(url=url) for url in urls if url not in attached) + tuple(items)
+
+
+def _variants_check(user: User, variants: dict[str, Any]) -> dict[str, Any]:
+    """Variants as stored: only the fields sent, media ids checked as the user's own."""
+    checked: dict[str, Any] = {}
+    for provider, variant in variants.items():
+        variant = dict(variant)
+        if "mediaIds" in variant:
+            variant["mediaIds"] = _media_check(user, variant["mediaIds"],
+                                               f"variants.{provider}.mediaIds")  # fmt: skip
+        if "thread" in variant:
+            variant["thread"] = _thread_check(user, variant["thread"],
+                                              f"variants.{provider}.thread")  # fmt: skip
+        checked[provider] = variant
+    return checked
+
+
+def _thread_check(user: User, thread: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    parts = []
+    for index, part in enumerate(thread):
+        stored: dict[str, Any] = {"content": part["content"]}
+        if part.get("mediaIds"):
+            stored["mediaIds"] = _media_check(user, part["mediaIds"],
+                                              f"{name}[{index}].mediaIds")  # fmt: skip
+        parts.append(stored)
+    return parts
+
+
+def _media_check(user: User, media_ids: list[Any], name: str) -> list[str]:
+    try:
+        return media_ids_check(user_id=user.pk, media_ids=[str(m) for m in media_ids])
+    except ValidationFailed as error:
+        raise ValidationFailed(details={name: error.details.get("mediaIds")}) from None
 
 
 def account_target(account: SocialAccount) -> Target:
@@ -111,6 +174,10 @@ def post_apply(
             post.campaign = _campaign(user, value)
         elif name == "mediaIds":
             post.media_ids = media_ids_check(user_id=user.pk, media_ids=value)
+        elif name == "variants":
+            post.variants = _variants_check(user, value)
+        elif name == "thread":
+            post.thread = _thread_check(user, value, "thread")
         elif name in FIELDS:
             setattr(post, FIELDS[name], value)
     targets = platform_targets(user, list(post.platforms)) + list(extra_targets)
@@ -119,8 +186,18 @@ def post_apply(
             post=post, status=RecordStatus.SCHEDULED
         ).select_related("account")
         targets += [account_target(record.account) for record in waiting]
-    validate_targets(draft_of(post), targets)
+    # The setting is read only for a post with media (a text post costs no query for it).
+    require_alt = _has_media(post) and settings_for(user).require_alt_text
+    validate_targets(lambda provider: draft_of(post, provider), targets, require_alt=require_alt)
     return post
+
+
+def _has_media(post: Post) -> bool:
+    parts = [*post.variants.values(), *post.thread]
+    parts += [part for variant in post.variants.values() for part in variant.get("thread") or ()]
+    return bool(post.media_ids or post.media_urls) or any(
+        part.get("mediaIds") or part.get("mediaUrls") for part in parts
+    )
 
 
 def post_counted(post: Post, *, delta: int) -> None:
@@ -198,7 +275,23 @@ def record_data(record: ScheduledRecord) -> dict[str, Any]:
         "url": record.url,
         "providerPostId": record.provider_post_id,
         "error": record.error,
+        "parts": record_parts(record),
+        "warnings": list(record.warnings),
     }
+
+
+PART_KEYS = ("index", "kind", "providerPostId", "url")
+
+
+def record_parts(record: ScheduledRecord) -> list[dict[str, Any]]:
+    """Each published part of the record, `[{index, kind, providerPostId, url}]`: those it
+    stores (a thread, a first comment), or its one post once published."""
+    if record.parts:
+        return [{key: part.get(key) for key in PART_KEYS} for part in record.parts]
+    if record.provider_post_id and record.status == RecordStatus.PUBLISHED:
+        return [{"index": 0, "kind": "post", "providerPostId": record.provider_post_id,
+                 "url": record.url}]  # fmt: skip
+    return []
 
 
 def posts_live(post_ids: Iterable[Any]) -> None:

@@ -173,6 +173,7 @@ def test_each_payload_has_the_specified_shape():
                 "postUrl",
                 "providerPostId",
                 "publishedAt",
+                "parts",  # social.md section 9
             },
         ),
         (

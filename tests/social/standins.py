@@ -516,7 +516,7 @@ class BlueskyStandIn(StandIn):
         if record is None:
             return 400, {"error": "RecordNotFound", "message": "Could not locate record"}, {}
         uri = f"at://{BLUESKY_DID}/app.bsky.feed.post/{call.q('rkey')}"
-        return 200, {"uri": uri, "cid": "bafyrei", "value": record}, {}
+        return 200, {"uri": uri, "cid": f"bafyrei{call.q('rkey')}", "value": record}, {}
 
     def get_posts(self, call: Call) -> Answer:
         return self._access_ok(call) or (
