@@ -6,6 +6,8 @@ import os
 
 from celery import Celery, Task, signals
 
+from core import logs, metrics
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("config")
@@ -45,6 +47,34 @@ def _connections_handed_back(sender: Task | None = None, **kwargs: object) -> No
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+# The queuing request's id travels in each task's headers and its log lines carry it (core.logs).
+signals.before_task_publish.connect(logs.task_headers_stamped, weak=False)
+signals.task_prerun.connect(logs.task_context_bound, weak=False)
+signals.task_postrun.connect(logs.task_context_released, weak=False)
+
+
+@signals.setup_logging.connect
+def _logging_as_django(loglevel: int | str | None = None, **kwargs: object) -> None:
+    """Workers and beat log as the server does (LOGGING: LOG_FORMAT, the request id), not in
+    Celery's own format; Celery's own loggers at the level the command line gave (--loglevel),
+    ours at LOG_LEVEL."""
+    import logging
+    import logging.config
+
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)
+    if loglevel:
+        logging.getLogger("celery").setLevel(loglevel)
+
+
+@signals.worker_init.connect
+def _metrics_of_workers(**kwargs: object) -> None:
+    """A worker's processes write their numbers under the metrics folder of workers, emptied
+    now, before the pool processes start (core.metrics)."""
+    metrics.process_prepared("worker")
 
 
 @app.on_after_finalize.connect

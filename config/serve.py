@@ -7,7 +7,8 @@ application); ordinary requests run through Django's WSGI handler on a fixed thr
 (config/asgi.py), and PostgreSQL connections come from psycopg's pool.
 
 Environment: HOST (127.0.0.1), PORT (8000), WEB_CONCURRENCY (worker processes, 2),
-FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none), ACCESS_LOG (on).
+FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none); the access log is the
+application's (ACCESS_LOG, LOG_FORMAT: config.settings).
 """
 
 import copy
@@ -44,9 +45,13 @@ class RedactedQueryFilter(logging.Filter):
 
 
 def log_config() -> dict[str, Any]:
+    """uvicorn's own lines (start, stop, errors) in the application's LOG_FORMAT."""
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     config.setdefault("filters", {})["redact_query"] = {"()": "config.serve.RedactedQueryFilter"}
     config["handlers"]["access"]["filters"] = ["redact_query"]
+    if os.environ.get("LOG_FORMAT", "").strip().lower() == "json":
+        for name in ("default", "access"):
+            config["formatters"][name] = {"()": "core.logs.JsonFormatter"}
     return config
 
 
@@ -69,6 +74,10 @@ def main() -> None:
     if refused := settings_refused():
         print(refused, file=sys.stderr)  # noqa: T201 (the operator's one message)
         sys.exit(1)
+    from core import metrics
+
+    # The server's processes write their numbers under the web folder, emptied now.
+    metrics.process_prepared("web")
     uvicorn.run(
         "config.asgi:application",
         host=os.environ.get("HOST", "127.0.0.1"),
@@ -80,7 +89,9 @@ def main() -> None:
         lifespan="off",
         proxy_headers=bool(os.environ.get("FORWARDED_ALLOW_IPS")),
         forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS") or None,
-        access_log=os.environ.get("ACCESS_LOG", "1") not in {"0", "false", "off"},
+        # The application writes each request's access line (ACCESS_LOG), with its id, route
+        # and user (core/api/access.py); uvicorn's own would say the same again without them.
+        access_log=False,
         log_config=log_config(),
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,

@@ -1,4 +1,5 @@
-"""App configuration."""
+"""App configuration; traces and error reports are set up here when configured, before Django
+loads its middleware (core/telemetry.py)."""
 
 from django.apps import AppConfig
 
@@ -7,3 +8,8 @@ class CoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "core"
     verbose_name = "Core"
+
+    def ready(self) -> None:
+        from core import telemetry
+
+        telemetry.setup()

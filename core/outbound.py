@@ -52,6 +52,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.exceptions import NewConnectionError
 
+from core import metrics
+
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
@@ -159,6 +161,18 @@ def classify(response: requests.Response) -> OutboundError | None:
     return PermanentError(
         f"The server rejected the request (HTTP {status}).", status=status, excerpt=text
     )
+
+
+def outcome_of(error: OutboundError | None) -> str:
+    """A call's outcome as the metrics name it: ok, timeout, unavailable (other transient
+    failures), unauthorized, refused (the guard said no), rejected (other permanent ones)."""
+    if error is None:
+        return "ok"
+    if isinstance(error, TransientError):
+        return "timeout" if error.timed_out else "unavailable"
+    if isinstance(error, AuthenticationError):
+        return "unauthorized"
+    return "refused" if isinstance(error, UnsafeURL) else "rejected"
 
 
 # --- The guard for user-given URLs ------------------------------------------------------------
@@ -298,9 +312,11 @@ class Client:
         may_retry = idempotent if idempotent is not None else method in IDEMPOTENT_METHODS
         attempts = 1 + (self.retries if may_retry else 0)
         for attempt in range(1, attempts + 1):
+            started = time.perf_counter()
             try:
-                return self._send(method, url, guarded, timeout, headers, kwargs)
+                response = self._send(method, url, guarded, timeout, headers, kwargs)
             except TransientError as error:
+                self._observed(method, started, error)
                 wait = error.retry_after if error.retry_after is not None else 0.5 * attempt
                 if attempt == attempts or wait > MAX_INLINE_RETRY_WAIT_SECONDS:
                     raise
@@ -313,7 +329,22 @@ class Client:
                     wait,
                 )
                 time.sleep(wait)
+            except OutboundError as error:
+                self._observed(method, started, error)
+                raise
+            else:
+                self._observed(method, started, None)
+                return response
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _observed(self, method: str, started: float, error: OutboundError | None) -> None:
+        """One call in the metrics (docs/operations.md): this client, the method, the outcome."""
+        metrics.provider_call(
+            provider=self.name,
+            operation=method,
+            outcome=outcome_of(error),
+            seconds=time.perf_counter() - started,
+        )
 
     def _send(
         self,

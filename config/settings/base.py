@@ -73,6 +73,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: every response's X-Request-ID, the request's log context, its access line and
+    # HTTP metrics, whatever answers below (docs/operations.md).
+    "core.api.access.AccessMiddleware",
     # The Host header, before anything reads it: probes pass whatever it is, others get JSON.
     "core.api.hosts.HostCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -499,18 +502,51 @@ EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
 EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Freelancer Growth <no-reply@localhost>")
 
+# --- Observability (docs/operations.md) -------------------------------------------------------
+# "text" (readable lines, the default) or "json" (one object per line: time, level, logger,
+# message, request_id, user_id, method, route, status, duration).
+LOG_FORMAT = env.str("LOG_FORMAT", default="text").strip().lower()
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be 'text' or 'json'.")
+ACCESS_LOG = env.bool("ACCESS_LOG", default=True)  # one line per request, with its id
+# GET /metrics answers a Bearer of this token (unset: 404, and nothing is recorded).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Where every process of this deployment writes its numbers for /metrics to add up (a folder
+# per kind of process: web, worker, other); one folder per database, like the rate limit's.
+METRICS_DIR = env.str(
+    "METRICS_DIR",
+    default=str(
+        BASE_DIR
+        / "var"
+        / "metrics"
+        / hashlib.sha256(str(DATABASES["default"].get("NAME")).encode()).hexdigest()[:16]
+    ),
+)
+# Traces (OpenTelemetry, OTLP over HTTP; the exporter also reads the standard OTEL_*
+# variables) and error reports (Sentry): each on only when configured.
+OTEL_EXPORTER_OTLP_ENDPOINT = env.str("OTEL_EXPORTER_OTLP_ENDPOINT", default="")
+OTEL_SERVICE_NAME = env.str("OTEL_SERVICE_NAME", default="freelancer-growth-api")
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+SENTRY_TRACES_SAMPLE_RATE = env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0)
+
 # --- Logging ----------------------------------------------------------------------------------
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "plain": {"()": "core.logs.TextFormatter"},
+        "json": {"()": "core.logs.JsonFormatter"},
     },
     "filters": {
         "handled_500": {"()": "core.api.exceptions.HandledServerErrorFilter"},
+        "request_context": {"()": "core.logs.RequestContextFilter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "plain",
+            "filters": ["request_context"],
+        },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {

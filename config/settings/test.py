@@ -26,6 +26,10 @@ API_KEY_RATE_LIMIT_PER_MINUTE = env.int("TEST_API_KEY_RATE_LIMIT_PER_MINUTE", de
 RATE_LIMIT_FILE_DIR = ""
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Metrics are recorded in tests (GET /metrics is tested); this process's files in a folder of
+# its own.
+METRICS_TOKEN = "test-metrics-token"  # noqa: S105 (tests only)
+METRICS_DIR = os.path.join(tempfile.gettempdir(), f"fgp-test-metrics-{os.getpid()}")
 # Provider stand-ins and test receivers listen on 127.0.0.1; the guard's own tests turn it off.
 OUTBOUND_ALLOW_PRIVATE = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -40,6 +40,7 @@ from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidTok
 
 from accounts.authentication import BearerAuthentication
 from accounts.services.sessions import SESSION_CLAIM
+from core import metrics
 from core.api.envelope import error_body
 from core.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
 from notifications.models import LiveEventKind
@@ -367,6 +368,7 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         stream.close()
 
     watcher = asyncio.get_running_loop().create_task(disconnected())
+    metrics.livefeed_stream(opened=True)
     try:
         async for chunk in events(stream, admitted.last_event_id):
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -376,6 +378,7 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     finally:
         watcher.cancel()
         hub.leave(stream)
+        metrics.livefeed_stream(opened=False)
 
 
 class StreamAdmitted(HttpResponse):

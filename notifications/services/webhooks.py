@@ -28,7 +28,7 @@ from django.utils import timezone
 from standardwebhooks import Webhook
 
 from accounts.models import User
-from core import outbound
+from core import metrics, outbound
 from core.concurrency import bounded
 from core.errors import ValidationFailed
 from core.leases import Backoff, Lease
@@ -53,6 +53,7 @@ from notifications.services.center import system_alert_send
 SECRET_PREFIX = "whsec_"  # noqa: S105 (the format's prefix, not a secret)
 ROTATION_OVERLAP = timedelta(hours=24)
 TEST_EVENT = "webhook.test"
+RETRY = "retry"  # a delivery attempt that failed and will be tried again (still pending)
 
 
 def secret_new() -> str:
@@ -298,7 +299,10 @@ def _claim(delivery_ids: list[Any]) -> list[WebhookDelivery]:
 def deliveries_send(*, delivery_ids: list[Any]) -> dict[str, int]:
     """The delivery task: these deliveries (those still due), sent at once; how many ended in
     each status."""
-    return dict(Counter(_send(_claim(delivery_ids)).values()))
+    statuses = _send(_claim(delivery_ids)).values()
+    metrics.webhook_delivered(RETRY if status == DeliveryStatus.PENDING else status
+                              for status in statuses)  # fmt: skip
+    return dict(Counter(statuses))
 
 
 @dataclass(frozen=True, slots=True)

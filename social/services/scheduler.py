@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core import metrics
 from social.models import RecordStatus, ScheduledRecord
 from social.services.attempts import RECORDS, Outcome, records_attempt
 from social.services.posts import posts_live
@@ -92,11 +93,13 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
         if token is None:
             return []
         posts_live(RECORDS.held(token).values_list("post_id", flat=True))
-    return list(
+    claimed = list(
         RECORDS.held(token)
         .select_related("post", "account", "account__app", "account__user", "user")
         .order_by("due_at")
     )
+    metrics.scheduler_claimed((r.provider, (now - r.due_at).total_seconds()) for r in claimed)
+    return claimed
 
 
 def scheduler_run(*, limit: int | None = None) -> RunReport:
@@ -107,6 +110,7 @@ def scheduler_run(*, limit: int | None = None) -> RunReport:
     outcomes = records_attempt(
         claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=executed_at
     )
+    metrics.scheduler_attempted((outcome.provider, outcome.status) for outcome in outcomes)
     if outcomes:
         logger.info(
             "Scheduler: %s records attempted, %s published",

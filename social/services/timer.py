@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from core import metrics
 from social.selectors import records_next_due
 from social.services.attempts import records_attempt
 from social.services.scheduler import records_claim, records_reap
@@ -55,7 +56,10 @@ def timer_pass(*, stop: threading.Event | None = None, reap: bool = True) -> flo
         claimed = records_claim(limit=timer_batch(), now=now)
         if not claimed:
             break
-        records_attempt(claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=now)
+        outcomes = records_attempt(
+            claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=now
+        )
+        metrics.scheduler_attempted((outcome.provider, outcome.status) for outcome in outcomes)
     due = records_next_due()
     tick = float(settings.SCHEDULER_TICK_SECONDS)
     if due is None:

@@ -1,0 +1,281 @@
+"""Prometheus metrics: the families every process records into, and the text `GET /metrics`
+serves (docs/operations.md, "Metrics").
+
+On only when METRICS_TOKEN is set (read once per process, at the first thing recorded): off,
+every recording function returns at once and prometheus_client is never imported.
+
+Every process of a deployment shares its numbers through the client's multiprocess mode:
+each process writes its own small memory-mapped files, under METRICS_DIR in the folder of its
+kind (`web`: config.serve and its worker processes; `worker`: a Celery worker and its pool
+processes; `other`: manage.py commands such as `run_scheduler --loop`), and a scrape adds
+them up. A kind's folder is emptied when that kind starts (`process_prepared`), before any of
+its processes writes: a restarted server begins its counters at zero (Prometheus reads that
+as a counter reset), and a stopped worker's numbers do not linger. Labels are bounded: route
+templates, methods, providers, outcomes; never a raw path, a user or a URL.
+"""
+
+import contextlib
+import glob
+import logging
+import os
+import re
+import shutil
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+KINDS = ("web", "worker", "other")
+ENV = "PROMETHEUS_MULTIPROC_DIR"  # where prometheus_client writes this process's files
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+# Buckets, in seconds: a request is fast, a provider call slow, lateness from none to minutes.
+HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+CALL_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+LATENESS_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
+_PID_FILE = re.compile(r"_(\d+)\.db$")
+
+
+class Families:
+    """The recorded families (the ones read at scrape time live in health.metrics)."""
+
+    def __init__(self) -> None:
+        from prometheus_client import Counter, Gauge, Histogram
+
+        self.http_requests = Counter(
+            "fgp_http_requests",
+            "HTTP requests answered, by route template, method and status.",
+            ["route", "method", "status"],
+        )
+        self.http_duration = Histogram(
+            "fgp_http_request_duration_seconds",
+            "Time from the request reaching Django to its answer, by route template and method.",
+            ["route", "method"],
+            buckets=HTTP_BUCKETS,
+        )
+        self.provider_calls = Counter(
+            "fgp_provider_calls",
+            "Calls out of the process (core.outbound), by client (a platform, ai-provider, "
+            "webhooks, media), operation and outcome.",
+            ["provider", "operation", "outcome"],
+        )
+        self.provider_duration = Histogram(
+            "fgp_provider_call_duration_seconds",
+            "Time of one call out of the process, its whole answer read, by client and operation.",
+            ["provider", "operation"],
+            buckets=CALL_BUCKETS,
+        )
+        self.scheduler_lateness = Histogram(
+            "fgp_scheduler_lateness_seconds",
+            "How long after its due time the scheduler claimed a record, by platform.",
+            ["provider"],
+            buckets=LATENESS_BUCKETS,
+        )
+        self.scheduler_attempts = Counter(
+            "fgp_scheduler_attempts",
+            "The scheduler's publishing attempts, by platform and outcome (published, "
+            "scheduled: waits for a retry or a free slot, failed, unconfirmed, lost: its lease "
+            "was taken over).",
+            ["provider", "outcome"],
+        )
+        self.publish_outcomes = Counter(
+            "fgp_publish_outcomes",
+            "Records that ended (scheduled or published now), by platform and outcome "
+            "(published, failed, unconfirmed).",
+            ["provider", "outcome"],
+        )
+        self.webhook_deliveries = Counter(
+            "fgp_webhook_deliveries",
+            "Webhook delivery attempts, by outcome (succeeded, retry, failed).",
+            ["outcome"],
+        )
+        self.ai_generations = Counter(
+            "fgp_ai_generations",
+            "AI generations that ended, by tool and outcome (succeeded, failed).",
+            ["tool", "outcome"],
+        )
+        self.livefeed_streams = Gauge(
+            "fgp_livefeed_open_streams",
+            "Live-feed streams open now, over the running server processes.",
+            multiprocess_mode="livesum",
+        )
+
+
+_families: Families | None = None
+_decided = False
+_lock = threading.Lock()
+
+
+def directory(kind: str) -> Path:
+    return Path(settings.METRICS_DIR) / kind
+
+
+def enabled() -> bool:
+    return bool(settings.METRICS_TOKEN)
+
+
+def process_prepared(kind: str, *, clean: bool = True) -> None:
+    """Called where a kind of process starts, before it or its children record anything (the
+    server's parent process, the Celery worker's main process): this process and those it
+    starts write under the kind's folder, emptied first."""
+    if not enabled():
+        return
+    folder = directory(kind)
+    if clean:
+        shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    if _decided and os.environ.get(ENV) != str(folder):
+        logger.warning("Metrics were recorded before the %s process was prepared", kind)
+    os.environ[ENV] = str(folder)
+
+
+def _start() -> Families | None:
+    """This process's families, made at the first thing it records (None: metrics are off)."""
+    global _families, _decided
+    with _lock:
+        if _decided:
+            return _families
+        if enabled():
+            if ENV not in os.environ:  # a process no entry point prepared: manage.py, tests
+                folder = directory("other")
+                folder.mkdir(parents=True, exist_ok=True)
+                _forget_dead(folder)
+                os.environ[ENV] = str(folder)
+            else:
+                Path(os.environ[ENV]).mkdir(parents=True, exist_ok=True)
+            _families = Families()
+        _decided = True
+        return _families
+
+
+def families() -> Families | None:
+    return _families if _decided else _start()
+
+
+def _forget_dead(folder: Path) -> None:
+    """Files of processes that are gone (a manage.py command that ended) are removed when
+    another process of the `other` kind starts: its counters begin again at zero."""
+    for path in folder.glob("*.db"):
+        match = _PID_FILE.search(path.name)
+        if match and not _alive(int(match.group(1))):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --- Recording: each a no-op when metrics are off ---------------------------------------------
+
+
+def http_request(*, route: str, method: str, status: int, seconds: float) -> None:
+    found = families()
+    if found is None:
+        return
+    method = method if method in METHODS else "other"
+    found.http_requests.labels(route, method, str(status)).inc()
+    found.http_duration.labels(route, method).observe(seconds)
+
+
+def provider_call(*, provider: str, operation: str, outcome: str, seconds: float) -> None:
+    found = families()
+    if found is None:
+        return
+    found.provider_calls.labels(provider, operation, outcome).inc()
+    found.provider_duration.labels(provider, operation).observe(seconds)
+
+
+def scheduler_claimed(lateness: Iterable[tuple[str, float]]) -> None:
+    """(platform, seconds after its due time) of each record a scheduler run claimed."""
+    found = families()
+    if found is None:
+        return
+    histogram = found.scheduler_lateness
+    for provider, seconds in lateness:
+        histogram.labels(provider).observe(max(0.0, seconds))
+
+
+def scheduler_attempted(outcomes: Iterable[tuple[str, str]]) -> None:
+    """(platform, the record's status after the attempt, e.g. "Published") of each attempt."""
+    found = families()
+    if found is None:
+        return
+    counter = found.scheduler_attempts
+    for provider, status in outcomes:
+        counter.labels(provider, status.lower()).inc()
+
+
+def publish_ended(outcomes: Iterable[tuple[str, str]]) -> None:
+    """(platform, published | failed | unconfirmed) of each record that ended."""
+    found = families()
+    if found is None:
+        return
+    for provider, outcome in outcomes:
+        found.publish_outcomes.labels(provider, outcome).inc()
+
+
+def webhook_delivered(outcomes: Iterable[str]) -> None:
+    found = families()
+    if found is None:
+        return
+    for outcome in outcomes:
+        found.webhook_deliveries.labels(outcome).inc()
+
+
+def ai_generation_ended(*, tool: str, outcome: str) -> None:
+    found = families()
+    if found is not None:
+        found.ai_generations.labels(tool, outcome).inc()
+
+
+def livefeed_stream(*, opened: bool) -> None:
+    found = families()
+    if found is not None:
+        found.livefeed_streams.inc(1 if opened else -1)
+
+
+# --- The scrape ------------------------------------------------------------------------------
+
+
+class MergedCollector:
+    """Every kind's files added up, as one family per name (prometheus_client's own merge).
+    A live gauge's file (open streams) counts only while its process runs."""
+
+    def collect(self) -> Iterable[Any]:
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        files: list[str] = []
+        for kind in KINDS:
+            for path in glob.glob(os.path.join(directory(kind), "*.db")):
+                name = os.path.basename(path)
+                if name.startswith("gauge_live"):
+                    match = _PID_FILE.search(name)
+                    if match and not _alive(int(match.group(1))):
+                        continue
+                files.append(path)
+        return MultiProcessCollector.merge(files, accumulate=True)
+
+
+def exposition(collectors: Iterable[Any] = ()) -> tuple[bytes, str]:
+    """The Prometheus text of every process's numbers and of `collectors` (values read at
+    scrape time); (body, content type)."""
+    from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(MergedCollector())  # type: ignore[arg-type]
+    for collector in collectors:
+        registry.register(collector)
+    return generate_latest(registry), CONTENT_TYPE_LATEST
