@@ -77,6 +77,29 @@ def _metrics_of_workers(**kwargs: object) -> None:
     metrics.process_prepared("worker")
 
 
+_heartbeat = None
+
+
+@signals.worker_ready.connect
+def _heartbeat_started(sender: object = None, **kwargs: object) -> None:
+    """The worker says it is alive every few seconds (core/heartbeats.py: the status page)."""
+    global _heartbeat
+    from core.heartbeats import Heartbeat
+
+    _heartbeat = Heartbeat()
+    controller = getattr(sender, "controller", None)
+    _heartbeat.start(
+        name=str(getattr(sender, "hostname", "") or "celery"),
+        processes=int(getattr(controller, "concurrency", 0) or 0),
+    )
+
+
+@signals.worker_shutdown.connect
+def _heartbeat_stopped(**kwargs: object) -> None:
+    if _heartbeat is not None:
+        _heartbeat.stop()
+
+
 @app.on_after_finalize.connect
 def _make_local_folders(sender: Celery, **kwargs: object) -> None:
     """The file-system broker and result backend need their folders before the first task."""

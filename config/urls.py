@@ -10,7 +10,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.scopes import ANY_KEY
 from core.api.routing import api_fallback, versioned
-from health.views import HealthV1View
+from health.views import HealthV1View, MetricsView, system_status
 
 
 class SchemaView(SpectacularAPIView):
@@ -35,7 +35,11 @@ api_patterns: list[URLPattern | URLResolver] = [
 ]
 
 urlpatterns = [
+    # The admin's "System status" page: staff only, through the admin's own login.
+    path("admin/status/", admin.site.admin_view(system_status), name="admin-system-status"),
     path("admin/", admin.site.urls),
+    # Prometheus: METRICS_TOKEN as a Bearer (docs/operations.md).
+    path("metrics", MetricsView.as_view(), name="metrics"),
     path("api/schema/", SchemaView.as_view(), name="schema"),
     path("api/docs/", SchemaDocsView.as_view(url_name="schema"), name="swagger-ui"),
     # The one shape difference between the prefixes (see the specification's Versioning).
@@ -67,3 +71,4 @@ if settings.MEDIA_SERVE and settings.STORAGES["default"]["BACKEND"].endswith("Fi
 
 admin.site.site_header = "Freelancer Growth Platform"
 admin.site.site_title = "Freelancer Growth admin"
+admin.site.index_template = "admin/status_index.html"  # links the System status page

@@ -272,10 +272,13 @@ class MergedCollector:
 def exposition(collectors: Iterable[Any] = ()) -> tuple[bytes, str]:
     """The Prometheus text of every process's numbers and of `collectors` (values read at
     scrape time); (body, content type)."""
-    from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
     registry = CollectorRegistry(auto_describe=False)
     registry.register(MergedCollector())  # type: ignore[arg-type]
     for collector in collectors:
         registry.register(collector)
-    return generate_latest(registry), CONTENT_TYPE_LATEST
+    # The classic text format's type, which every Prometheus version reads (the names here
+    # need none of 1.0.0's escaping).
+    return generate_latest(registry), CONTENT_TYPE_PLAIN_0_0_4

@@ -1,4 +1,5 @@
-"""Core tables: the idempotency store (and the lease engine's abstract model, core.leases)."""
+"""Core tables: the idempotency store, the workers' heartbeats (and the lease engine's abstract
+model, core.leases)."""
 
 from django.conf import settings
 from django.db import models
@@ -31,3 +32,20 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} of {self.user_id}"
+
+
+class WorkerHeartbeat(models.Model):
+    """A Celery worker's last sign of life, written every few seconds by its main process
+    (core/heartbeats.py): the status page and /metrics count the workers seen lately."""
+
+    name = models.CharField(max_length=255, unique=True)  # the node name: celery@host
+    pid = models.PositiveIntegerField()
+    processes = models.PositiveSmallIntegerField(default=0)  # its pool's size
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["seen_at"], name="core_heartbeat_seen_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (seen {self.seen_at:%H:%M:%S})"

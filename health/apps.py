@@ -1,4 +1,5 @@
-"""App configuration; records when the process started, for the health probe's uptime."""
+"""App configuration; records when the process started, for the health probe's uptime, and
+subscribes the metrics' counters to the events they count (health/metrics.py)."""
 
 import time
 
@@ -10,3 +11,16 @@ PROCESS_STARTED = time.monotonic()
 class HealthConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "health"
+
+    def ready(self) -> None:
+        from core import metrics
+
+        if not metrics.enabled():  # nothing recorded: nothing to subscribe
+            return
+        from health.metrics import generations_counted, records_ended_counted
+        from notifications.events import subscribe
+
+        for event in ("post.published", "post.failed"):
+            subscribe(event, records_ended_counted)
+        for event in ("generation.completed", "generation.failed"):
+            subscribe(event, generations_counted)
