@@ -18,7 +18,14 @@ from core.api.parsers import BoundedJSONParser
 from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
 from social.selectors import settings_for
 from social.services.campaigns import campaign_delete, campaign_save, user_campaign
-from social.services.media import IMAGE_TYPES, VIDEO_TYPES, media_delete, media_register
+from social.services.media import (
+    IMAGE_TYPES,
+    MAX_ALT,
+    VIDEO_TYPES,
+    media_alt_set,
+    media_delete,
+    media_register,
+)
 from social.services.media import media_upload as media_store
 from social.services.preferences import settings_data, settings_update
 
@@ -124,7 +131,7 @@ class CampaignDetailView(APIView):
 class MediaSerializer(serializers.ModelSerializer[MediaItem]):
     class Meta:
         model = MediaItem
-        fields = ("id", "type", "url", "filename", "size", "width", "height", "created_at")
+        fields = ("id", "type", "url", "filename", "size", "width", "height", "alt", "created_at")
 
 
 class MediaListView(generics.ListAPIView[MediaItem]):
@@ -141,6 +148,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
         url = serializers.URLField(max_length=2000)
         filename = serializers.CharField(max_length=255, required=False, allow_blank=True)
         size = serializers.IntegerField(min_value=1)
+        alt = serializers.CharField(max_length=MAX_ALT, required=False, allow_blank=True)
 
         def validate_url(self, value: str) -> str:
             if not value.lower().startswith(("http://", "https://")):
@@ -158,6 +166,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
 
     class UploadSerializer(serializers.Serializer[Any]):
         file = serializers.FileField(allow_empty_file=False)
+        alt = serializers.CharField(max_length=MAX_ALT, required=False, allow_blank=True)
 
     def get_queryset(self) -> QuerySet[MediaItem]:
         return MediaItem.objects.filter(user=request_user(self.request)).order_by(
@@ -179,7 +188,11 @@ class MediaListView(generics.ListAPIView[MediaItem]):
         if (request.content_type or "").startswith("multipart/form-data"):
             upload = self.UploadSerializer(data=request.data)
             upload.is_valid(raise_exception=True)
-            item = media_store(user=user, upload=upload.validated_data["file"])
+            item = media_store(
+                user=user,
+                upload=upload.validated_data["file"],
+                alt=upload.validated_data.get("alt", ""),
+            )
         else:
             register = self.RegisterSerializer(data=request.data)
             register.is_valid(raise_exception=True)
@@ -190,12 +203,30 @@ class MediaListView(generics.ListAPIView[MediaItem]):
                 url=data["url"],
                 filename=data.get("filename", ""),
                 size=data["size"],
+                alt=data.get("alt", ""),
             )
         return Response(Envelope(data=MediaSerializer(item).data, message="Media added"))
 
 
 class MediaDetailView(APIView):
-    api_key_scopes = {"DELETE": Scope.POSTS_WRITE}
+    api_key_scopes = {"PATCH": Scope.POSTS_WRITE, "DELETE": Scope.POSTS_WRITE}
+
+    class AltSerializer(serializers.Serializer[Any]):
+        alt = serializers.CharField(max_length=MAX_ALT, allow_blank=True, trim_whitespace=False)
+
+    @extend_schema(
+        operation_id="social_media_update",
+        tags=["social"],
+        request=AltSerializer,
+        responses=MediaSerializer,
+    )
+    def patch(self, request: Request, media_id: UUID) -> Response:
+        serializer = self.AltSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        item = media_alt_set(
+            user=request_user(request), media_id=media_id, alt=serializer.validated_data["alt"]
+        )
+        return Response(Envelope(data=MediaSerializer(item).data, message="Media updated"))
 
     @extend_schema(operation_id="social_media_delete", tags=["social"], responses=Deleted)
     def delete(self, request: Request, media_id: UUID) -> Response:
@@ -216,6 +247,7 @@ class SettingsView(APIView):
         )
         defaultTimezone = serializers.CharField(max_length=64, required=False)
         autoRetry = serializers.BooleanField(required=False)
+        requireAltText = serializers.BooleanField(required=False)
         notificationPreferences = serializers.DictField(
             child=serializers.BooleanField(), required=False
         )

@@ -311,8 +311,8 @@ def _result(job: Job) -> dict[str, Any]:
         "next_attempt_at": None,
         "updated_at": now,
     }
-    if len(job.parts) > 1 or record.parts:  # a single post's part is the record itself
-        changes["parts"] = job.parts
+    if job.draft.thread or job.draft.first_comment or record.parts:
+        changes["parts"] = job.parts  # a post alone is its record's one part: not stored
     if job.published is not None:
         changes.update(url=job.published.url[:2000],
                        provider_post_id=job.published.provider_post_id[:500])  # fmt: skip

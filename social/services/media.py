@@ -57,6 +57,7 @@ def media_ids_check(*, user_id: Any, media_ids: list[str]) -> list[str]:
     return wanted
 
 
+MAX_ALT = 1500  # characters of alt text (social.md section 9)
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 VIDEO_TYPES = frozenset({"video/mp4", "video/quicktime"})
 PILLOW_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
@@ -64,9 +65,27 @@ EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "imag
               "video/mp4": "mp4", "video/quicktime": "mov"}  # fmt: skip
 
 
-def media_register(*, user: User, type: str, url: str, filename: str, size: int) -> MediaItem:
+def media_register(
+    *, user: User, type: str, url: str, filename: str, size: int, alt: str = ""
+) -> MediaItem:
     """A file hosted elsewhere, registered by its URL (the serializer checked the fields)."""
-    return MediaItem.objects.create(user=user, type=type, url=url, filename=filename, size=size)
+    return MediaItem.objects.create(
+        user=user, type=type, url=url, filename=filename, size=size, alt=alt
+    )
+
+
+def media_alt_set(*, user: User, media_id: Any, alt: str) -> MediaItem:
+    """Set (or clear, with "") the item's alt text: the text each network shows in place of
+    the image (social.md section 9); posts not yet published send the new text."""
+    if len(alt) > MAX_ALT:
+        raise ValidationFailed(details={"alt": [f"At most {MAX_ALT} characters."]})
+    with transaction.atomic():
+        item = MediaItem.objects.select_for_update().filter(pk=media_id, user=user).first()
+        if item is None:
+            raise MediaNotFound()
+        item.alt = alt
+        item.save(update_fields=["alt"])
+    return item
 
 
 def sniff(head: bytes) -> str | None:
@@ -82,7 +101,7 @@ def sniff(head: bytes) -> str | None:
     return None
 
 
-def media_upload(*, user: User, upload: UploadedFile) -> MediaItem:
+def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaItem:
     """Store an uploaded file: its type read from its bytes, never its name; images get their
     width and height. The file is written before the row: a failed write stores nothing, and
     a failed row insert removes the file."""
@@ -123,6 +142,7 @@ def media_upload(*, user: User, upload: UploadedFile) -> MediaItem:
             width=width,
             height=height,
             file=name,
+            alt=alt,
         )
     except Exception:
         default_storage.delete(name)

@@ -11,7 +11,8 @@ from social.models import NOTIFICATION_PREFERENCES, SocialSettings
 
 
 def settings_update(*, user: User, changes: dict[str, Any]) -> SocialSettings:
-    """Apply any of defaultPlatform, defaultTimezone, autoRetry and notificationPreferences
+    """Apply any of defaultPlatform, defaultTimezone, autoRetry, requireAltText and
+    notificationPreferences
     (merged key by key); an unknown zone or preference key changes nothing."""
     problems: dict[str, list[str]] = {}
     zone = changes.get("defaultTimezone")
@@ -34,6 +35,8 @@ def settings_update(*, user: User, changes: dict[str, Any]) -> SocialSettings:
             found.default_timezone = zone
         if "autoRetry" in changes:
             found.auto_retry = changes["autoRetry"]
+        if "requireAltText" in changes:
+            found.require_alt_text = changes["requireAltText"]
         found.notification_preferences = {**found.notification_preferences, **preferences}
         found.save()
     return found
@@ -44,5 +47,6 @@ def settings_data(found: SocialSettings) -> dict[str, Any]:
         "defaultPlatform": found.default_platform,
         "defaultTimezone": found.default_timezone,
         "autoRetry": found.auto_retry,
+        "requireAltText": found.require_alt_text,
         "notificationPreferences": {key: found.wants(key) for key in NOTIFICATION_PREFERENCES},
     }

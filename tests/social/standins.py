@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
-from urllib.parse import parse_qs, urlencode, urlparse
+from typing import Any, ClassVar, cast
+from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
 FACEBOOK_APP = ("fb-app-id", "fb-app-secret")
@@ -66,9 +66,10 @@ class StandIn:
     latency: float = 0.0
     hang: float = 3.0  # how long "timeout" holds the answer back (the work is done after it)
     expired: bool = False
-    # Answers given once each, in order, to the next calls matching (method, path regex),
-    # before any other rule: a platform failing one call and then recovering.
-    scripted: list[tuple[str, str, Answer]] = field(default_factory=list)
+    # Answers given once each, in order, to the next calls matching (method, path regex), or
+    # (method, path regex, answer, text) to the next whose body holds `text` (a thread's third
+    # part), before any other rule: a platform failing one call and then recovering.
+    scripted: list[tuple[Any, ...]] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
     in_flight: int = 0  # calls being handled, a held-back "timeout" one included
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -95,10 +96,13 @@ class StandIn:
 
     def take_scripted(self, call: Call) -> Answer | None:
         with self.lock:
-            for index, (method, pattern, answer) in enumerate(self.scripted):
-                if method == call.method and re.fullmatch(pattern, call.path):
-                    del self.scripted[index]
-                    return answer
+            for index, (method, pattern, answer, *text) in enumerate(self.scripted):
+                if method != call.method or not re.fullmatch(pattern, call.path):
+                    continue
+                if text and text[0] not in json.dumps(call.body, default=str):
+                    continue
+                del self.scripted[index]
+                return cast(Answer, answer)
         return None
 
     def busy(self) -> Answer:
@@ -147,6 +151,8 @@ class LinkedInStandIn(StandIn):
         ("POST", r"/rest/images", "initialize_upload"),
         ("PUT", r"/upload/(\w+)", "upload"),
         ("GET", r"/rest/memberCreatorPostAnalytics", "analytics"),
+        ("POST", r"/rest/socialActions/([^/]+)/comments", "create_comment"),
+        ("GET", r"/rest/socialActions/([^/]+)/comments", "comments"),
     )
 
     def _token_ok(self, call: Call) -> Answer | None:
@@ -210,7 +216,37 @@ class LinkedInStandIn(StandIn):
         return 201, b"", {"x-restli-id": urn}
 
     def find_posts(self, call: Call) -> Answer:
-        return self._versioned(call) or (200, {"elements": list(reversed(self.posts))}, {})
+        posts = [post for post in self.posts if post.get("kind") != "comment"]
+        return self._versioned(call) or (200, {"elements": list(reversed(posts))}, {})
+
+    def create_comment(self, call: Call, target: str) -> Answer:
+        """The Comments API: the post's URN percent-encoded in the path and as `object`; the
+        comment's URN answered in x-restli-id."""
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        urn = unquote(target)
+        body = call.body
+        if not any(post["id"] == urn for post in self.posts) or body.get("object") != urn:
+            return 404, {"status": 404, "message": f"Not found: {urn}"}, {}
+        if body.get("actor") != f"urn:li:person:{LINKEDIN_SUB}" or not (
+            body.get("message") or {}
+        ).get("text"):
+            return 422, {"status": 422, "message": "actor and message.text are required"}, {}
+        comment = f"urn:li:comment:({urn},{7500 + self.next_id()})"
+        self.posts.append({"kind": "comment", "id": comment, "object": urn,
+                           "actor": body["actor"], "message": body["message"]})  # fmt: skip
+        return (
+            201,
+            {"$URN": comment, "object": urn, "message": body["message"]},
+            {"x-restli-id": comment},
+        )
+
+    def comments(self, call: Call, target: str) -> Answer:
+        urn = unquote(target)
+        found = [{"$URN": post["id"], "actor": post["actor"], "message": post["message"]}
+                 for post in self.posts if post.get("object") == urn]  # fmt: skip
+        return self._versioned(call) or (200, {"elements": found}, {})
 
     def initialize_upload(self, call: Call) -> Answer:
         refused = self._versioned(call)
@@ -258,6 +294,8 @@ class MetaStandIn(StandIn):
         ("POST", rf"/{GRAPH_VERSION}/(\d+)/media_publish", "publish_container"),
         ("GET", rf"/{GRAPH_VERSION}/(\d+)/media", "media"),
         ("GET", rf"/{GRAPH_VERSION}/([\w]+)/insights", "insights"),
+        ("POST", rf"/{GRAPH_VERSION}/([\w]+)/comments", "create_comment"),
+        ("GET", rf"/{GRAPH_VERSION}/([\w]+)/comments", "comments"),
         ("GET", rf"/{GRAPH_VERSION}/([\w]+)", "node"),
     )
 
@@ -366,6 +404,26 @@ class MetaStandIn(StandIn):
             for post in reversed(self.posts) if post.get("ig") == ig
         ]  # fmt: skip
         return self._page_token(call) or (200, {"data": items}, {})
+
+    def create_comment(self, call: Call, node: str) -> Answer:
+        """`POST /{page post or IG media}/comments` with `message`, as the page."""
+        refused = self._page_token(call)
+        if refused:
+            return refused
+        if not any(post["id"] == node for post in self.posts if post.get("kind") != "comment"):
+            return _graph_error(100, f"Object with ID '{node}' does not exist")
+        if not call.body.get("message"):
+            return _graph_error(100, "(#100) The parameter message is required")
+        comment = f"{node}_{9800 + self.next_id()}"
+        self.posts.append({"kind": "comment", "id": comment, "on": node,
+                           "message": call.body["message"]})  # fmt: skip
+        return 200, {"id": comment}, {}
+
+    def comments(self, call: Call, node: str) -> Answer:
+        # Facebook names a comment's text `message`, Instagram `text`.
+        found = [{"id": post["id"], "message": post["message"], "text": post["message"]}
+                 for post in self.posts if post.get("on") == node]  # fmt: skip
+        return self._page_token(call) or (200, {"data": found}, {})
 
     def insights(self, call: Call, node: str) -> Answer:
         names = call.q("metric").split(",")
@@ -633,7 +691,11 @@ class MastodonStandIn(StandIn):
             if len(re.sub(r"https?://\S+", "x" * 23, text)) > self.max_characters:
                 return 422, {"error": "Validation failed: Text character limit exceeded"}, {}
             number = str(111000 + self.next_id())
+            parent = call.body.get("in_reply_to_id")
+            if parent and not any(post["id"] == parent for post in self.posts):
+                return 404, {"error": "Record not found"}, {}
             status = {"id": number, "url": f"{self.url}/@ada/{number}",
+                      "in_reply_to_id": parent or None,
                       "content": "<p>" + text.replace("\n\n", "</p><p>") + "</p>",
                       "replies_count": 1, "reblogs_count": 2, "favourites_count": 3}  # fmt: skip
             self.posts.append({**status, "body": call.body, "key": key})
@@ -648,7 +710,9 @@ class MastodonStandIn(StandIn):
         return self._token_ok(call) or (200, found, {})
 
     def statuses(self, call: Call, account: str) -> Answer:
-        return self._token_ok(call) or (200, list(reversed(self.posts)), {})
+        found = [post for post in reversed(self.posts)
+                 if not (call.q("exclude_replies") == "true" and post.get("in_reply_to_id"))]  # fmt: skip
+        return self._token_ok(call) or (200, found, {})
 
 
 # --- Dev.to -----------------------------------------------------------------------------------

@@ -188,6 +188,7 @@ def test_settings_defaults_and_merged_updates(ada_client, prefix):
         "defaultPlatform": None,
         "defaultTimezone": "UTC",
         "autoRetry": True,
+        "requireAltText": False,  # social.md section 9
         "notificationPreferences": {"oauthSuccess": True, "oauthFailure": True,
                                     "tokenExpiry": True, "postPublished": True,
                                     "postFailed": True},

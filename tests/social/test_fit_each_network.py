@@ -1,0 +1,331 @@
+"""Posts that fit each network (social.md section 9): variants per provider, threads as reply
+chains, first comments, alt text in each platform's own field, and every part published
+exactly once, resumed at the first part not yet published."""
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from notifications.models import Notification, OutboxEvent
+from social.models import ScheduledRecord
+from social.providers.bluesky import tid
+from tests.social.test_scheduler import make_due, run, schedule
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
+
+DOWN: tuple[int, Any, dict[str, str]] = (503, {"error": "ServiceUnavailable"}, {})
+STATUSES = ("POST", r"/api/v1/statuses")
+
+
+def publish(client: Any, accounts: dict[str, Any], *providers: str, **body: Any) -> Any:
+    return client.post(
+        "/api/social/publish",
+        {"content": "Launch day #launch", **body,
+         "accountIds": [accounts[p]["id"] for p in providers]},
+        format="json",
+    )  # fmt: skip
+
+
+def results(response: Any) -> dict[str, dict[str, Any]]:
+    assert response.status_code == 200, response.content
+    return {entry["provider"]: entry for entry in response.json()["data"]}
+
+
+def media(client: Any, url: str, alt: str = "") -> str:
+    body = {"type": "image/jpeg", "url": url, "size": 2048, **({"alt": alt} if alt else {})}
+    response = client.post("/api/social/media", body, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["data"]["alt"] == alt
+    return str(response.json()["data"]["id"])
+
+
+def mastodon_texts(providers: Any) -> list[tuple[str, str | None]]:
+    return [(post["body"]["status"], post["in_reply_to_id"]) for post in providers.mastodon.posts]
+
+
+# --- Variants -----------------------------------------------------------------------------------
+
+
+def test_each_target_publishes_the_post_merged_with_its_variant(
+    ada_client, ada_accounts, providers
+):
+    long_text = "A longer story for Mastodon readers about our launch. " * 3
+    created = ada_client.post(
+        "/api/social/posts",
+        {"content": long_text.strip(), "hashtags": "#launch",
+         "variants": {"bluesky": {"content": "Short for Bluesky", "hashtags": ""}}},
+        format="json",
+    )  # fmt: skip
+    assert created.status_code == 200, created.content
+    post = created.json()["data"]
+    assert post["variants"] == {"bluesky": {"content": "Short for Bluesky", "hashtags": ""}}
+    done = results(
+        ada_client.post(
+            "/api/social/publish",
+            {
+                "postId": post["id"],
+                "accountIds": [ada_accounts["bluesky"]["id"], ada_accounts["mastodon"]["id"]],
+            },
+            format="json",
+        )
+    )
+    assert {p: e["success"] for p, e in done.items()} == {"bluesky": True, "mastodon": True}
+    (bluesky,) = providers.bluesky.posts
+    assert bluesky["text"] == "Short for Bluesky"  # the variant, its hashtags left out
+    ((mastodon, _),) = mastodon_texts(providers)
+    assert mastodon == f"{long_text.strip()}\n\n#launch"  # the post's own fields
+
+
+def test_an_unknown_variant_key_or_a_bad_variant_field_is_named(ada_client):
+    response = ada_client.post(
+        "/api/social/posts",
+        {"content": "Hi", "variants": {"myspace": {"content": "x"}}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "myspace" in response.json()["error"]["details"]["variants"][0]
+    response = ada_client.post(
+        "/api/social/posts",
+        {"content": "Hi", "variants": {"mastodon": {"thread": [{"content": "ok"}, {}]}}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert list(response.json()["error"]["details"]) == ["variants.mastodon.thread[1].content"]
+    assert ada_client.get("/api/social/posts").json()["data"] == []  # nothing saved
+
+
+def test_a_part_too_long_for_its_network_is_reported_at_its_exact_field(
+    ada_client, ada_accounts, providers
+):
+    response = publish(
+        ada_client, ada_accounts, "bluesky", "mastodon",
+        variants={"bluesky": {"content": "x" * 301},
+                  "mastodon": {"thread": [{"content": "two"}, {"content": "three"},
+                                          {"content": "y" * 1001}]}},
+    )  # fmt: skip
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert [(t["provider"], t["field"]) for t in error["details"]["targets"]] == [
+        ("bluesky", "variants.bluesky.content"),
+        ("mastodon", "variants.mastodon.thread[2].content"),
+    ]
+    assert providers.bluesky.posts == []
+    assert providers.mastodon.posts == []
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"thread": [{"content": "Part two"}]}, "thread_not_supported"),
+        ({"variants": {"linkedin": {"thread": [{"content": "two"}]}}}, "thread_not_supported"),
+        ({"firstComment": "Link in the comments"}, "first_comment_not_supported"),
+    ],
+)
+def test_what_a_network_has_no_place_for_is_refused_with_its_code(
+    ada_client, ada_accounts, providers, body, code
+):
+    targets = ("linkedin", "devto") if code == "thread_not_supported" else ("devto",)
+    response = publish(ada_client, ada_accounts, *targets, title="Launch", **body)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == code
+    assert response.json()["error"]["details"]["targets"][0]["provider"] == targets[0]
+    assert providers.linkedin.posts == []
+    assert providers.devto.posts == []
+
+
+# --- Threads and first comments ----------------------------------------------------------------
+
+
+def test_threads_are_reply_chains_and_first_comments_follow_the_post(
+    ada_client, ada_accounts, providers
+):
+    image = media(ada_client, providers.image(), alt="Our new dashboard")
+    done = results(
+        publish(
+            ada_client, ada_accounts, "bluesky", "mastodon", "linkedin", "instagram",
+            content="Part one",
+            variants={
+                "bluesky": {"thread": [{"content": "Bluesky two"}]},
+                "mastodon": {"thread": [{"content": "Part two"}, {"content": "Part three"},
+                                        {"content": "Part four"}]},
+                "linkedin": {"firstComment": "Read more: https://example.com/launch"},
+                "instagram": {"mediaIds": [image], "firstComment": "Link in bio"},
+            },
+        )
+    )  # fmt: skip
+    assert all(entry["success"] for entry in done.values()), done
+
+    # Mastodon: each part answers the one before.
+    statuses = providers.mastodon.posts
+    assert [(post["body"]["status"], post["in_reply_to_id"]) for post in statuses] == [
+        ("Part one", None),
+        ("Part two", statuses[0]["id"]),
+        ("Part three", statuses[1]["id"]),
+        ("Part four", statuses[2]["id"]),
+    ]
+    # Bluesky: a reply names its root and its parent by uri and cid.
+    first, second = providers.bluesky.posts
+    root = {"uri": f"at://did:plc:ada123/app.bsky.feed.post/{first['rkey']}",
+            "cid": f"bafyrei{first['rkey']}"}  # fmt: skip
+    assert second["text"] == "Bluesky two"
+    assert second["reply"] == {"root": root, "parent": root}
+    # LinkedIn: the first comment through the Comments API, on the post's URN.
+    post, comment = providers.linkedin.posts
+    assert comment["object"] == post["id"]
+    assert comment["message"] == {"text": "Read more: https://example.com/launch"}
+    # Instagram: the comment on the published media; alt text on the image container.
+    (container,) = providers.meta.received("POST", "/v24.0/17841400000000001/media")
+    assert container.body["alt_text"] == "Our new dashboard"
+    ig_media, ig_comment = providers.meta.posts[-2:]
+    assert (ig_comment["on"], ig_comment["message"]) == (ig_media["id"], "Link in bio")
+
+    # The records list each part once, in order.
+    mastodon = ada_client.get("/api/social/schedule", {"status": "Published"}).json()["data"]
+    by_provider = {record["provider"]: record for record in mastodon}
+    assert [(p["index"], p["kind"]) for p in by_provider["mastodon"]["parts"]] == [
+        (0, "post"), (1, "reply"), (2, "reply"), (3, "reply"),
+    ]  # fmt: skip
+    assert [p["providerPostId"] for p in by_provider["mastodon"]["parts"]] == [
+        s["id"] for s in statuses
+    ]
+    assert [p["kind"] for p in by_provider["linkedin"]["parts"]] == ["post", "comment"]
+    assert by_provider["linkedin"]["warnings"] == []
+    # Webhooks' post.published carries the parts.
+    event = OutboxEvent.objects.get(event="post.published", data__platform="mastodon")
+    assert len(event.data["parts"]) == 4
+
+
+def test_a_thread_whose_third_part_fails_resumes_at_part_three(
+    client, ada_client, ada_accounts, providers, settings
+):
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    providers.mastodon.scripted.append((*STATUSES, DOWN, "Part three"))
+    (record_id,) = schedule(
+        ada_client, ada_accounts, "mastodon", content="Part one",
+        thread=[{"content": "Part two"}, {"content": "Part three"}, {"content": "Part four"}],
+    )  # fmt: skip
+
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (False, "Scheduled")
+    assert result["error"]["code"] == "retry_scheduled"
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert [part["index"] for part in record.parts] == [0, 1]
+    assert record.url == providers.mastodon.posts[0]["url"]  # the post is out already
+
+    make_due([record_id])
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    # Parts one and two were sent once each; part three twice (the failed try, then this).
+    sent = [call.body["status"] for call in providers.mastodon.received("POST", "/api/v1/statuses")]
+    assert sent == ["Part one", "Part two", "Part three", "Part three", "Part four"]
+    statuses = providers.mastodon.posts
+    assert [status["in_reply_to_id"] for status in statuses] == [
+        None, statuses[0]["id"], statuses[1]["id"], statuses[2]["id"],
+    ]  # fmt: skip
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert [part["index"] for part in record.parts] == [0, 1, 2, 3]
+    assert record.attempts == 2
+    assert Notification.objects.filter(type="post_published").count() == 1
+
+
+def test_a_reply_whose_answer_was_lost_is_found_not_sent_again(
+    client, ada_client, ada_accounts, providers, settings
+):
+    """The reply reached Bluesky but its answer did not reach us: the next attempt looks it
+    up by its own record key and publishes nothing twice."""
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    providers.bluesky.scripted.append(
+        ("POST", r"/xrpc/com\.atproto\.repo\.createRecord", DOWN, "Second part")
+    )
+    (record_id,) = schedule(
+        ada_client, ada_accounts, "bluesky", content="First part",
+        variants={"bluesky": {"thread": [{"content": "Second part"}]}},
+    )  # fmt: skip
+    assert run(client).json()["data"]["results"][0]["status"] == "Scheduled"
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.outcome_unknown  # a 503 on a create may come after the work
+    # What the platform did before its answer was lost: the reply exists, under its key.
+    rkey = tid(record.created_at + timedelta(microseconds=1), f"{record.id}:1")
+    first = providers.bluesky.posts[0]
+    lost = {"text": "Second part", "reply": {"root": {}, "parent": {}}}
+    providers.bluesky.records[rkey] = lost
+    providers.bluesky.posts.append({"rkey": rkey, **lost})
+
+    make_due([record_id])
+    assert run(client).json()["data"]["results"][0]["status"] == "Published"
+    creates = providers.bluesky.received("POST", "/xrpc/com.atproto.repo.createRecord")
+    assert [call.body["record"]["text"] for call in creates] == ["First part", "Second part"]
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert [part["providerPostId"].rsplit("/", 1)[-1] for part in record.parts] == [
+        first["rkey"],
+        rkey,
+    ]
+
+
+def test_a_first_comment_refused_leaves_the_post_published_with_a_warning(
+    ada_client, ada_accounts, providers
+):
+    refused = (422, {"status": 422, "message": "Comment text is invalid"}, {})
+    providers.linkedin.scripted.append(("POST", r"/rest/socialActions/.+/comments", refused))
+    done = results(
+        publish(ada_client, ada_accounts, "linkedin", firstComment="More in the comments")
+    )["linkedin"]
+    assert (done["success"], done["status"]) == (True, "Published")
+    post_id = ScheduledRecord.objects.get(pk=done["recordId"]).post_id
+    (stored,) = ada_client.get(f"/api/social/posts/{post_id}").json()["data"]["scheduledRecords"]
+    assert stored["status"] == "Published"
+    assert [(w["code"], w["index"]) for w in stored["warnings"]] == [("first_comment_failed", 1)]
+    assert [p["kind"] for p in stored["parts"]] == ["post"]
+    titles = sorted(n.title for n in Notification.objects.filter(type__startswith="post_"))
+    assert titles == ["Published on LinkedIn", "Published on LinkedIn, but not all of it"]
+
+
+# --- Alt text ------------------------------------------------------------------------------------
+
+
+def test_alt_text_is_sent_in_each_platforms_own_field(ada_client, ada_accounts, providers):
+    image = media(ada_client, providers.image(), alt="A red launch button")
+    done = results(
+        publish(ada_client, ada_accounts, "bluesky", "mastodon", "linkedin", "facebook",
+                mediaIds=[image])
+    )  # fmt: skip
+    assert all(entry["success"] for entry in done.values()), done
+    assert providers.bluesky.posts[0]["embed"]["images"][0]["alt"] == "A red launch button"
+    (upload,) = providers.mastodon.received("POST", "/api/v2/media")
+    assert upload.body["description"] == b"A red launch button"
+    assert providers.linkedin.posts[0]["content"]["media"]["altText"] == "A red launch button"
+    photo = providers.meta.received("POST", "/v24.0/1001/photos")[0]
+    assert photo.body["alt_text_custom"] == "A red launch button"
+
+
+def test_alt_text_can_be_required_and_set_afterwards(ada_client, ada_accounts, providers):
+    on = ada_client.put("/api/social/settings", {"requireAltText": True}, format="json")
+    assert on.status_code == 200
+    assert on.json()["data"]["requireAltText"] is True
+    image = media(ada_client, providers.image())
+    response = publish(ada_client, ada_accounts, "bluesky", mediaIds=[image])
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "alt_text_required"
+    assert providers.bluesky.posts == []
+
+    too_long = ada_client.patch(f"/api/social/media/{image}", {"alt": "x" * 1501}, format="json")
+    assert too_long.status_code == 400
+    patched = ada_client.patch(
+        f"/api/social/media/{image}", {"alt": "Launch screenshot"}, format="json"
+    )
+    assert patched.status_code == 200
+    assert patched.json()["data"]["alt"] == "Launch screenshot"
+    assert results(publish(ada_client, ada_accounts, "bluesky", mediaIds=[image]))["bluesky"][
+        "success"
+    ]
+    assert providers.bluesky.posts[0]["embed"]["images"][0]["alt"] == "Launch screenshot"
+
+
+def test_someone_elses_media_cannot_be_described(ada_client, bob_client, providers):
+    image = media(ada_client, providers.image())
+    response = bob_client.patch(f"/api/social/media/{image}", {"alt": "mine"}, format="json")
+    assert response.status_code == 404
+    listed = ada_client.get("/api/social/media").json()["data"]
+    assert [item["alt"] for item in listed] == [""]
