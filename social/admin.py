@@ -6,11 +6,14 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 
 from accounts.admin import PANEL_ROWS, user_admin_extend
 from core.admin import ReadOnlyAdmin
 from social.models import (
+    AccountQueue,
     AnalyticsRecord,
     Campaign,
     MastodonApp,
@@ -18,12 +21,14 @@ from social.models import (
     Post,
     RecordStatus,
     ScheduledRecord,
+    Series,
     SocialAccount,
     SocialSettings,
 )
-from social.selectors import scheduler_lateness
+from social.selectors import queue_records, scheduler_lateness
 from social.services.accounts import account_mark_expired
 from social.services.records import record_retry
+from social.services.recurrence import series_end
 
 
 @admin.register(SocialAccount)
@@ -160,7 +165,7 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
         "published_at",
         "error_code",
     )
-    list_filter = (DueFilter, "status", "provider", "outcome_unknown")
+    list_filter = (DueFilter, "status", "provider", "outcome_unknown", "queued")
     search_fields = ("user__email", "id", "post__id", "provider_post_id")
     list_select_related = ("user",)
     date_hierarchy = "scheduled_time"
@@ -204,9 +209,118 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
         "error",
         "error_code",
         "history",
+        "queued",
+        "series",
         "created_at",
         "updated_at",
     )
+
+
+QUEUE_ROWS = 100  # waiting queued records shown on a queue's page
+
+
+@admin.register(AccountQueue)
+class AccountQueueAdmin(ReadOnlyAdmin):
+    """Each account's posting queue: its slots and, in order, the records waiting in it."""
+
+    list_display = ("account", "user", "time_zone", "paused", "slot_count", "waiting")
+    list_filter = ("paused",)
+    search_fields = ("account__user__email", "account__username", "account__id")
+    list_select_related = ("account", "account__user")
+    fields = readonly_fields = (
+        "account",
+        "user",
+        "time_zone",
+        "paused",
+        "paused_at",
+        "slot_list",
+        "waiting",
+        "queued_records",
+        "created_at",
+        "updated_at",
+    )
+
+    @admin.display(description="user")
+    def user(self, queue: AccountQueue) -> Any:
+        return queue.account.user
+
+    @admin.display(description="slots")
+    def slot_count(self, queue: AccountQueue) -> int:
+        return len(queue.slots)
+
+    @admin.display(description="weekly slots")
+    def slot_list(self, queue: AccountQueue) -> str:
+        return ", ".join(f"{slot['day']} {slot['time']}" for slot in queue.slots) or "-"
+
+    @admin.display(description="waiting queued records")
+    def waiting(self, queue: AccountQueue) -> int:
+        return queue_records(account_id=queue.account_id).count()
+
+    @admin.display(description=f"queue, in order (the first {QUEUE_ROWS})")
+    def queued_records(self, queue: AccountQueue) -> str:
+        records = queue_records(account_id=queue.account_id).select_related("post")
+        rows = [
+            (reverse("admin:social_scheduledrecord_change", args=[r.pk]),
+             f"{r.scheduled_time:%Y-%m-%d %H:%M} UTC", str(r.post)[:80])
+            for r in records[:QUEUE_ROWS]
+        ]  # fmt: skip
+        if not rows:
+            return "-"
+        return format_html(
+            "<ol>{}</ol>", format_html_join("", '<li><a href="{}">{}</a>: {}</li>', rows)
+        )
+
+
+class SeriesRecordInline(admin.TabularInline[ScheduledRecord, Series]):
+    model = ScheduledRecord
+    fk_name = "series"
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "account",
+        "status",
+        "scheduled_time",
+        "published_at",
+        "url",
+        "error",
+    )
+    ordering = ("scheduled_time",)
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Series)
+class SeriesAdmin(ReadOnlyAdmin):
+    """Recurring posts: the rule, where it stands, every occurrence so far."""
+
+    list_display = ("post", "rule", "time_zone", "starts_at", "until", "count", "ended_at")
+    list_filter = (("ended_at", admin.EmptyFieldListFilter),)
+    search_fields = ("post__user__email", "post__id", "rule")
+    list_select_related = ("post",)
+    fields = readonly_fields = (
+        "post",
+        "rule",
+        "time_zone",
+        "starts_at",
+        "until",
+        "count",
+        "ended_at",
+        "created_at",
+        "updated_at",
+    )
+    inlines = (SeriesRecordInline,)
+    actions = ("end",)
+
+    @admin.action(description="End the series (its waiting occurrences are cancelled)")
+    def end(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        cancelled = sum(series_end(series_id=series.pk) for series in queryset)
+        self.message_user(
+            request,
+            f"{queryset.count()} series ended; {cancelled} waiting occurrence(s) cancelled.",
+            messages.SUCCESS,
+        )
 
 
 @admin.register(Campaign)

@@ -35,6 +35,8 @@ class SocialConfig(AppConfig):
 
         from notifications.events import subscribe
         from social.services.attempts import records_notify
+        from social.services.recurrence import series_after_outcomes
 
         for event in ("post.published", "post.failed"):
             subscribe(event, records_notify)
+            subscribe(event, series_after_outcomes)  # a recurring post's next occurrence

@@ -102,6 +102,21 @@ class MediaNotFound(NotFoundError):
     message = "Media item not found."
 
 
+class QueueEmpty(ApplicationError):
+    code = "queue_empty"
+    message = "The account's queue has no slots: set its weekly slots first."
+
+
+class QueueFull(ApplicationError):
+    code = "queue_full"
+    message = "The account's queue has no free slot within 365 days: add slots or free some."
+
+
+class QueueNotEmpty(ConflictError):
+    code = "queue_not_empty"
+    message = "The queue already has slots: only an empty queue is filled with suggestions."
+
+
 class InvalidCronSecret(ApplicationError):
     status_code = HTTPStatus.UNAUTHORIZED
     code = "invalid_cron_secret"

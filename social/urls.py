@@ -3,7 +3,7 @@
 from django.urls import path
 
 from social.api import accounts as api
-from social.api import analytics, library, posts, scheduler
+from social.api import analytics, library, posts, queue, scheduler
 
 urlpatterns = [
     path("social/platforms", api.PlatformListView.as_view(), name="social-platforms"),
@@ -37,4 +37,17 @@ urlpatterns = [
         posts.ScheduleDetailView.as_view(),
         name="social-schedule-record",
     ),
+    path("social/queue", queue.QueueAddView.as_view(), name="social-queue"),
+    path("social/queue/<uuid:account_id>", queue.QueueView.as_view(), name="social-queue-account"),
+    path(
+        "social/queue/<uuid:account_id>/reorder",
+        queue.QueueReorderView.as_view(),
+        name="social-queue-reorder",
+    ),
+    path(
+        "social/queue/<uuid:account_id>/slots/suggest",
+        queue.QueueSuggestView.as_view(),
+        name="social-queue-suggest",
+    ),
+    path("social/best-times", queue.BestTimesView.as_view(), name="social-best-times"),
 ]

@@ -22,6 +22,7 @@ from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.times import iso
 from social.api.filters import RangeFilter
+from social.api.recurrence import RecurrenceFields, RecurrenceOutput, post_recurrence
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
 from social.selectors import (
     media_urls_of,
@@ -83,6 +84,8 @@ class PostSerializer(serializers.ModelSerializer[Post]):
     campaignId = serializers.UUIDField(source="campaign_id", read_only=True, allow_null=True)
     firstComment = serializers.CharField(source="first_comment", read_only=True)
     scheduledRecords = RecordSerializer(source="records", many=True, read_only=True)
+    recurrence = RecurrenceOutput(read_only=True, allow_null=True)
+    nextOccurrences = serializers.ListField(child=serializers.DateTimeField(), read_only=True)
 
     class Meta:
         model = Post
@@ -105,6 +108,8 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "created_at",
             "updated_at",
             "scheduledRecords",
+            "recurrence",
+            "nextOccurrences",
         )
 
     def to_representation(self, post: Post) -> dict[str, Any]:
@@ -128,6 +133,7 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "created_at": iso(post.created_at),
             "updated_at": iso(post.updated_at),
             "scheduledRecords": [to_record(record) for record in post.records.all()],
+            **post_recurrence(post),
         }
 
 
@@ -510,6 +516,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         accountIds = serializers.ListField(
             child=serializers.UUIDField(), min_length=1, max_length=MAX_TARGETS
         )
+        recurrence = RecurrenceFields(required=False)
 
     class ShapeB(serializers.Serializer[Any]):
         content = serializers.CharField(max_length=100_000, trim_whitespace=False)
@@ -595,6 +602,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
             zone_name=data.get("timezone"),
             fields=_fields(data),
             post_id=data.get("postId"),
+            recurrence=data.get("recurrence"),
         )
         return Response(
             Envelope(
@@ -632,9 +640,25 @@ class ScheduleDetailView(APIView):
         )
         return Response(Envelope(data=RecordSerializer(record).data, message="Moved"))
 
+    class CancelSerializer(serializers.Serializer[Any]):
+        series = serializers.BooleanField(required=False, default=False)
+
     @extend_schema(
-        operation_id="social_schedule_cancel", tags=["social"], responses=RecordSerializer
+        operation_id="social_schedule_cancel",
+        tags=["social"],
+        parameters=[
+            OpenApiParameter(
+                "series", bool, description="End the record's series (a recurring post)."
+            )
+        ],
+        responses=RecordSerializer,
     )
     def delete(self, request: Request, record_id: UUID) -> Response:
-        record = record_cancel(user=request_user(request), record_id=record_id)
+        query = self.CancelSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        record = record_cancel(
+            user=request_user(request),
+            record_id=record_id,
+            series=query.validated_data["series"],
+        )
         return Response(Envelope(data=RecordSerializer(record).data, message="Cancelled"))

@@ -3,7 +3,14 @@
 from django.db import transaction
 
 from accounts.models import User
-from social.models import AnalyticsRecord, Campaign, Post, PostCounter, SocialSettings
+from social.models import (
+    AccountQueue,
+    AnalyticsRecord,
+    Campaign,
+    Post,
+    PostCounter,
+    SocialSettings,
+)
 from social.services.accounts import accounts_release, connect_states_forget
 from social.services.media import media_erase
 
@@ -11,11 +18,13 @@ from social.services.media import media_erase
 @transaction.atomic
 def social_erase(user: User) -> list[str]:
     """The registry's erasure cleanup: accounts disconnected (and revoked at the platforms
-    after the commit), waiting records cancelled, then posts with their records, campaigns,
-    analytics, settings, media files and consent states deleted."""
+    after the commit), waiting records cancelled, then posts with their records and series,
+    the accounts' queues, campaigns, analytics, settings, media files and consent states
+    deleted."""
     accounts_release(user, revoke=True)
     AnalyticsRecord.objects.filter(user=user).delete()
-    Post.objects.filter(user=user).delete()  # its scheduled records with it
+    Post.objects.filter(user=user).delete()  # its scheduled records and series with it
+    AccountQueue.objects.filter(account__user=user).delete()
     PostCounter.objects.filter(user=user).delete()
     Campaign.objects.filter(user=user).delete()
     SocialSettings.objects.filter(user=user).delete()

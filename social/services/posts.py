@@ -275,6 +275,7 @@ def record_data(record: ScheduledRecord) -> dict[str, Any]:
         "url": record.url,
         "providerPostId": record.provider_post_id,
         "error": record.error,
+        "queued": record.queued,
         "parts": record_parts(record),
         "warnings": list(record.warnings),
     }

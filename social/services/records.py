@@ -8,6 +8,7 @@ again to an account moves its waiting record, and a target already published is 
 
 import uuid
 import zoneinfo
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -42,6 +43,12 @@ from social.services.posts import (
     post_counted,
     post_status_refresh,
     user_post,
+)
+from social.services.recurrence import (
+    recurrence_read,
+    series_continue,
+    series_end,
+    series_save,
 )
 
 MAX_DAYS_AHEAD = 365
@@ -196,12 +203,17 @@ def schedule_to_accounts(
     zone_name: str | None,
     fields: dict[str, Any],
     post_id: Any = None,
+    recurrence: dict[str, Any] | None = None,
 ) -> Scheduled:
     """Shape A: the post to these accounts of the user, at `scheduled_time` (read in
-    `zone_name` when it has no offset)."""
+    `zone_name` when it has no offset), recurring by `recurrence` (read in the same zone)."""
     when = resolve_time(scheduled_time, zone_name=zone_name, user=user, field="scheduledTime")
     accounts = user_accounts(user=user, account_ids=account_ids)
-    return schedule(user=user, accounts=accounts, when=when, fields=fields, post_id=post_id)
+    zone = None
+    if recurrence is not None:
+        zone = zone_of(zone_name or settings_for(user).default_timezone or "UTC")
+    return schedule(user=user, accounts=accounts, when=when, fields=fields, post_id=post_id,
+                    recurrence=recurrence, zone=zone)  # fmt: skip
 
 
 def schedule_to_platforms(
@@ -220,20 +232,39 @@ def schedule(
     when: datetime,
     fields: dict[str, Any],
     post_id: Any = None,
+    times: Mapping[Any, datetime] | None = None,
+    queued: bool = False,
+    recurrence: dict[str, Any] | None = None,
+    zone: zoneinfo.ZoneInfo | None = None,
 ) -> Scheduled:
-    """Schedule the post to the accounts at `when` (UTC): a waiting record of the same
-    target is moved, never duplicated. Emits `post.scheduled`."""
-    expiring = [str(a.pk) for a in accounts if a.expires_at is not None and a.expires_at < when]
+    """Schedule the post to the accounts at `when` (UTC), or at an account's own time in
+    `times` (the queue's slots, `queued` marking the records): a waiting record of the same
+    target is moved, never duplicated. With `recurrence` (`{rule, until?, count?}`) the post
+    recurs, `when` being its first occurrence and the rule read in `zone`. Emits
+    `post.scheduled`."""
+    times = times or {}
+    expiring = [str(a.pk) for a in accounts
+                if a.expires_at is not None and a.expires_at < times.get(a.pk, when)]  # fmt: skip
     if expiring:
         raise AccountExpiresBefore(details={"accountIds": expiring})
+    repeat = None
+    if recurrence is not None:
+        repeat = recurrence_read(recurrence, zone=zone or zoneinfo.ZoneInfo("UTC"), starts_at=when)
     with transaction.atomic():
         post, holding = post_with_targets(
             user=user, post_id=post_id, fields=fields, accounts=accounts
         )
+        series = None
+        if repeat is not None:
+            series = series_save(post=post, recurrence=repeat,
+                                 zone=zone or zoneinfo.ZoneInfo("UTC"), starts_at=when)  # fmt: skip
         records = []
         for account in accounts:
             record = record_of(post, account, holding)
-            _record_time(record, when)
+            _record_time(record, times.get(account.pk, when))
+            record.queued = queued  # a time of its own takes a record out of the queue
+            if series is not None:
+                record.series = series
             record.save()
             records.append(record)
         post_status_refresh(post.pk)
@@ -276,16 +307,32 @@ def record_move(
         if expires is not None and expires < when:
             raise AccountExpiresBefore(details={"accountIds": [str(record.account_id)]})
         _record_time(record, when)
-        record.save(update_fields=["scheduled_time", "due_at", "next_attempt_at", "updated_at"])
+        record.queued = False  # a time of its own: its queue slot is free again
+        record.save(
+            update_fields=["scheduled_time", "due_at", "next_attempt_at", "queued", "updated_at"]
+        )
     return record
 
 
-def record_cancel(*, user: User, record_id: uuid.UUID) -> ScheduledRecord:
+def record_cancel(*, user: User, record_id: uuid.UUID, series: bool = False) -> ScheduledRecord:
+    """Cancel the user's waiting record (a queued one frees its slot; an occurrence of a
+    series is skipped: the next one is created). With `series`, a record of a recurring post
+    ends its series: its waiting occurrences are cancelled and no other comes."""
     with transaction.atomic():
+        if series:
+            found = ScheduledRecord.objects.filter(pk=record_id, user=user).first()
+            if found is None:
+                raise RecordNotFound()
+            if found.series_id is not None:
+                series_end(series_id=found.series_id)
+                found.refresh_from_db()
+                return found
         record = _user_record(user, record_id)
         record.status = RecordStatus.CANCELLED
         record.save(update_fields=["status", "updated_at"])
         post_status_refresh(record.post_id)
+        if record.series_id is not None:
+            series_continue([record])
     return record
 
 
@@ -312,6 +359,8 @@ def record_retry(*, record: ScheduledRecord) -> bool:
             attempts=0,
             error="",
             error_code="",
+            # A series went on without it (its next occurrence waits): retried on its own.
+            series=None,
             history=[*record.history, entry],
             updated_at=now,
         )

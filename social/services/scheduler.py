@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from core import metrics
 from social.models import RecordStatus, ScheduledRecord
+from social.selectors import paused_queued
 from social.services.attempts import RECORDS, Outcome, records_attempt
 from social.services.posts import posts_live
 
@@ -86,8 +87,11 @@ def records_reap(*, now: datetime | None = None) -> int:
 def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
     """Claim up to `limit` due records for this run (see the module's docstring)."""
     now = now or timezone.now()
-    # An erased or deactivated user's records are never attempted (erasure also cancels them).
-    due = ScheduledRecord.objects.filter(due_at__lte=now, user__is_active=True)
+    # An erased or deactivated user's records are never attempted (erasure also cancels them),
+    # nor the queued records of a paused queue (social.md section 11).
+    due = ScheduledRecord.objects.filter(due_at__lte=now, user__is_active=True).exclude(
+        paused_queued()
+    )
     with transaction.atomic():
         token = RECORDS.claim(due, now=now, limit=limit, order_by=("due_at",), updated_at=now)
         if token is None:

@@ -1,0 +1,39 @@
+"""Recurring posts in the API (social.md section 11): the `recurrence` a schedule or a queue
+request takes, and what a post record shows of its series."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from core.times import iso
+from social.models import Post
+from social.services.recurrence import MAX_COUNT, occurrences_next, recurrence_data
+
+
+class RecurrenceFields(serializers.Serializer[Any]):
+    """`{rule, until?, count?}`: an RFC 5545 RRULE (FREQ=DAILY|WEEKLY|MONTHLY, INTERVAL, BYDAY,
+    BYMONTHDAY, BYHOUR, BYMINUTE; never more often than daily), read in the schedule's zone
+    (the queue's for a queued post); `until` an ISO date or date and time; `count` the
+    occurrences on each account, the first included."""
+
+    rule = serializers.CharField(max_length=500)
+    until = serializers.CharField(required=False, allow_null=True, max_length=64)
+    count = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_COUNT
+    )
+
+
+class RecurrenceOutput(serializers.Serializer[Any]):
+    """What a post record shows of its series (null for a post that does not recur)."""
+
+    rule = serializers.CharField()
+    until = serializers.DateTimeField(allow_null=True)
+    count = serializers.IntegerField(allow_null=True)
+
+
+def post_recurrence(post: Post) -> dict[str, Any]:
+    """A post record's `recurrence` and `nextOccurrences` (from its loaded series and records)."""
+    return {
+        "recurrence": recurrence_data(getattr(post, "series", None)),
+        "nextOccurrences": [iso(at) for at in occurrences_next(post)],
+    }
