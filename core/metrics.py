@@ -266,7 +266,7 @@ class MergedCollector:
                     if match and not _alive(int(match.group(1))):
                         continue
                 files.append(path)
-        return MultiProcessCollector.merge(files, accumulate=True)
+        return MultiProcessCollector.merge(files, accumulate=True)  # type: ignore[no-untyped-call]
 
 
 def exposition(collectors: Iterable[Any] = ()) -> tuple[bytes, str]:
@@ -276,7 +276,7 @@ def exposition(collectors: Iterable[Any] = ()) -> tuple[bytes, str]:
     from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(MergedCollector())  # type: ignore[arg-type]
+    registry.register(MergedCollector())
     for collector in collectors:
         registry.register(collector)
     # The classic text format's type, which every Prometheus version reads (the names here

@@ -60,7 +60,7 @@ def _tracing() -> None:
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
     trace.set_tracer_provider(provider)
     DjangoInstrumentor().instrument(is_sql_commentor_enabled=False)
-    CeleryInstrumentor().instrument()
+    CeleryInstrumentor().instrument()  # type: ignore[no-untyped-call]
     RequestsInstrumentor().instrument()
     PsycopgInstrumentor().instrument(enable_commenter=False)
     logger.info("OpenTelemetry traces go to %s", endpoint)

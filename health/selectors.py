@@ -94,7 +94,7 @@ def queue_lengths() -> dict[str, int]:
             for queue in QUEUES:
                 pipe.llen(queue)
             return dict(zip(QUEUES, (int(n) for n in pipe.execute()), strict=True))
-        folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+        folder = Path(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]))
         names = [entry.name for entry in folder.iterdir()] if folder.is_dir() else []
         return {queue: sum(name.endswith(f".{queue}.msg") for name in names) for queue in QUEUES}
     except Exception:

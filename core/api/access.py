@@ -61,7 +61,9 @@ def user_id_of(request: HttpRequest) -> str:
     """The authenticated user's id, when something already read it (DRF's authentication or
     the admin's session): never a database read of its own."""
     user = request.__dict__.get("user")
-    if user is None or (isinstance(user, SimpleLazyObject) and user._wrapped is empty):
+    if user is None:
+        return ""
+    if isinstance(user, SimpleLazyObject) and user._wrapped is empty:  # type: ignore[attr-defined]
         return ""
     if not getattr(user, "is_authenticated", False):
         return ""
