@@ -147,6 +147,12 @@ def _start() -> Families | None:
                 os.environ[ENV] = str(folder)
             else:
                 Path(os.environ[ENV]).mkdir(parents=True, exist_ok=True)
+            from prometheus_client import values
+
+            # The client picks its value store when first imported: if that was before the
+            # folder was set (an import elsewhere), pick again, now that it is.
+            if not getattr(values.ValueClass, "_multiprocess", False):
+                values.ValueClass = values.get_value_class()
             _families = Families()
         _decided = True
         return _families

@@ -110,7 +110,7 @@ class ProviderFailures:
     attempts: int
     failed: int
     last_error: str
-    last_failed_at: str
+    last_failed_at: datetime | None
 
     @property
     def share(self) -> float:
@@ -142,10 +142,18 @@ def providers_failing(*, hours: float = 1.0, now: datetime | None = None) -> lis
                     last[provider] = (at, str(entry.get("error", "")))
     found = [
         ProviderFailures(provider=provider, attempts=attempts[provider], failed=count,
-                         last_error=last[provider][1], last_failed_at=last[provider][0])
+                         last_error=last[provider][1],
+                         last_failed_at=_moment(last[provider][0]))
         for provider, count in failed.items()
     ]  # fmt: skip
     return sorted(found, key=lambda item: (-item.failed, item.provider))
+
+
+def _moment(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
