@@ -18,6 +18,7 @@ urlpatterns = [
     path("social/posts", posts.PostListView.as_view(), name="social-posts"),
     path("social/posts/<uuid:post_id>", posts.PostDetailView.as_view(), name="social-post"),
     path("social/publish", posts.PublishView.as_view(), name="social-publish"),
+    path("social/preview", posts.PreviewView.as_view(), name="social-preview"),
     path("social/schedule", posts.ScheduleView.as_view(), name="social-schedule"),
     path("social/campaigns", library.CampaignListView.as_view(), name="social-campaigns"),
     path(

@@ -33,6 +33,7 @@ from social.selectors import (
 )
 from social.services.attempts import Outcome
 from social.services.posts import post_delete, post_save, record_data, user_post
+from social.services.preview import post_preview
 from social.services.publish_now import publish_now
 from social.services.records import (
     record_cancel,
@@ -41,7 +42,7 @@ from social.services.records import (
     schedule_to_platforms,
 )
 
-MAX_MEDIA = 10
+MAX_MEDIA = 20  # LinkedIn's multi-image post; each network's own limit is checked per target
 MAX_TARGETS = 20
 MAX_THREAD = 24  # follow-up parts of a thread (social.md section 9)
 
@@ -492,6 +493,51 @@ class PublishView(APIView):
                 message=f"Published to {published} of {len(outcomes)} accounts",
             )
         )
+
+
+class PreviewView(APIView):
+    """What each target would be sent (social.md section 9): nothing is stored or sent, so a
+    key that may read posts may preview them."""
+
+    api_key_scopes = {"POST": Scope.POSTS_READ}
+
+    class InputSerializer(PostFields):
+        existing = "postId"
+        postId = serializers.UUIDField(required=False)
+        url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
+        accountIds = serializers.ListField(
+            child=serializers.UUIDField(), required=False, max_length=MAX_TARGETS
+        )
+
+    class TargetSerializer(serializers.Serializer[Any]):
+        provider = serializers.CharField()
+        accountId = serializers.UUIDField(required=False)
+        parts = serializers.ListField(child=serializers.DictField())
+        counts = serializers.DictField()
+        valid = serializers.BooleanField()
+        problems = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema(
+        operation_id="social_preview",
+        tags=["social"],
+        request=InputSerializer,
+        responses=TargetSerializer(many=True),
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        fields = _fields(data)
+        platforms = fields.pop("platforms", None) if "accountIds" not in data else None
+        previews = post_preview(
+            user=request_user(request),
+            fields=fields,
+            post_id=data.get("postId"),
+            account_ids=data.get("accountIds"),
+            platforms=platforms,
+        )
+        valid = sum(preview["valid"] for preview in previews)
+        return Response(Envelope(data=previews, message=f"{valid} of {len(previews)} targets fit"))
 
 
 class ScheduleView(generics.ListAPIView[ScheduledRecord]):

@@ -55,7 +55,7 @@ def _limits(
 
 PLATFORMS: dict[str, Platform] = {
     Provider.LINKEDIN: Platform(
-        Provider.LINKEDIN, "LinkedIn", "oauth", _limits(3000, max_media=9), LinkedInAdapter()
+        Provider.LINKEDIN, "LinkedIn", "oauth", _limits(3000, max_media=20), LinkedInAdapter()
     ),
     Provider.FACEBOOK: Platform(
         Provider.FACEBOOK,

@@ -177,6 +177,10 @@ class Adapter(Protocol):
         """(field, message) for each of the platform's own rules the draft breaks."""
         ...
 
+    def length(self, text: str, limits: dict[str, Any]) -> int:
+        """How long the platform counts a text."""
+        ...
+
     def configured(self) -> bool:
         """Whether this server can connect the platform (its app credentials are set)."""
         ...

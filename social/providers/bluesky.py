@@ -142,6 +142,9 @@ class BlueskyAdapter(Composer):
     threads = True
     comment_limit = 300  # a reply is a post: graphemes, as the post's own limit
 
+    def length(self, text: str, limits: dict[str, Any]) -> int:
+        return graphemes(text)
+
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """Graphemes, not characters, and at most 3,000 bytes; images up to 1,000,000 bytes."""
         found: list[Problem] = []

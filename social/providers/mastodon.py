@@ -79,10 +79,14 @@ class MastodonAdapter(Composer):
     threads = True
     comment_limit = 500  # a reply is a status: the common instance limit
 
+    def length(self, text: str, limits: dict[str, Any]) -> int:
+        """Each link counts as `charactersPerUrl`, whatever its length."""
+        return len(URL.sub("x" * int(limits.get("charactersPerUrl") or 23), text))
+
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The instance's own limit, each link counted as `charactersPerUrl`."""
         per_url = int(limits.get("charactersPerUrl") or 23)
-        count = len(URL.sub("x" * per_url, content.text))
+        count = self.length(content.text, limits)
         maximum = int(limits.get("maxCharacters") or 500)
         if count > maximum:
             return [("content", f"This Mastodon server takes at most {maximum} characters "

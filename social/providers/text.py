@@ -87,6 +87,10 @@ class Composer:
         text = "\n\n".join(part for part in parts if part)
         return Content(text=text, link=draft.link, title=draft.title, media=draft.media)
 
+    def length(self, text: str, limits: dict[str, Any]) -> int:
+        """How long the platform counts a text (its `countsBy`)."""
+        return len(text)
+
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The platform's own rules the composed draft breaks."""
         maximum, length = int(limits["maxCharacters"]), len(content.text)

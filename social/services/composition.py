@@ -25,6 +25,7 @@ __all__ = [
     "compose",
     "parts_of",
     "problems",
+    "target_problems",
     "validate_targets",
 ]
 
@@ -128,6 +129,16 @@ def _target_error(target: Target, name: str, message: str) -> dict[str, Any]:
     if message:
         error["message"] = message
     return error
+
+
+def target_problems(draft: Draft, target: Target, *, require_alt: bool) -> list[Problem]:
+    """Everything validate_targets would refuse on this target, as (field, message): what the
+    preview shows."""
+    refused = [
+        (str(error.details["targets"][0]["field"]), error.message)
+        for error in _unsupported(draft, target, require_alt=require_alt)
+    ]
+    return refused + problems(draft, target)
 
 
 def validate_targets(

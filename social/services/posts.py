@@ -169,6 +169,19 @@ def post_apply(
 ) -> Post:
     """Apply the given fields (API names) to the post in memory and validate it against its
     intended platforms, its waiting records' accounts and `extra_targets`. Nothing is saved."""
+    post_fill(user=user, post=post, fields=fields)
+    targets = platform_targets(user, list(post.platforms)) + list(extra_targets)
+    if post.pk and not post._state.adding:
+        targets += post_waiting_targets(post)
+    validate_targets(
+        lambda provider: draft_of(post, provider), targets, require_alt=alt_required(user, post)
+    )
+    return post
+
+
+def post_fill(*, user: User, post: Post, fields: dict[str, Any]) -> Post:
+    """Apply the given fields (API names) to the post in memory, the media checked as the
+    user's; nothing validated against the targets, nothing saved."""
     for name, value in fields.items():
         if name == "campaignId":
             post.campaign = _campaign(user, value)
@@ -180,16 +193,21 @@ def post_apply(
             post.thread = _thread_check(user, value, "thread")
         elif name in FIELDS:
             setattr(post, FIELDS[name], value)
-    targets = platform_targets(user, list(post.platforms)) + list(extra_targets)
-    if post.pk and not post._state.adding:
-        waiting = ScheduledRecord.objects.filter(
-            post=post, status=RecordStatus.SCHEDULED
-        ).select_related("account")
-        targets += [account_target(record.account) for record in waiting]
-    # The setting is read only for a post with media (a text post costs no query for it).
-    require_alt = _has_media(post) and settings_for(user).require_alt_text
-    validate_targets(lambda provider: draft_of(post, provider), targets, require_alt=require_alt)
     return post
+
+
+def post_waiting_targets(post: Post) -> list[Target]:
+    """The accounts of the post's records still waiting: an edit must fit them too."""
+    waiting = ScheduledRecord.objects.filter(
+        post=post, status=RecordStatus.SCHEDULED
+    ).select_related("account")
+    return [account_target(record.account) for record in waiting]
+
+
+def alt_required(user: User, post: Post) -> bool:
+    """Whether the user requires alt text on images: read only for a post with media (a text
+    post costs no query for it)."""
+    return _has_media(post) and settings_for(user).require_alt_text
 
 
 def _has_media(post: Post) -> bool:

@@ -329,3 +329,92 @@ def test_someone_elses_media_cannot_be_described(ada_client, bob_client, provide
     assert response.status_code == 404
     listed = ada_client.get("/api/social/media").json()["data"]
     assert [item["alt"] for item in listed] == [""]
+
+
+# --- Carousels -----------------------------------------------------------------------------------
+
+
+def test_an_instagram_carousel_and_a_linkedin_multi_image_post_carry_each_alt(
+    ada_client, ada_accounts, providers
+):
+    images = [
+        media(ada_client, providers.image(f"slide{i}.jpg"), alt=f"Slide {i}") for i in (1, 2, 3)
+    ]
+    done = results(publish(ada_client, ada_accounts, "instagram", "linkedin", mediaIds=images))
+    assert all(entry["success"] for entry in done.values()), done
+    containers = providers.meta.received("POST", "/v24.0/17841400000000001/media")
+    children, carousel = containers[:3], containers[3]
+    assert [(c.body["is_carousel_item"], c.body["alt_text"]) for c in children] == [
+        ("true", "Slide 1"), ("true", "Slide 2"), ("true", "Slide 3"),
+    ]  # fmt: skip
+    assert carousel.body["media_type"] == "CAROUSEL"
+    assert len(carousel.body["children"].split(",")) == 3
+    multi = providers.linkedin.posts[0]["content"]["multiImage"]["images"]
+    assert [image["altText"] for image in multi] == ["Slide 1", "Slide 2", "Slide 3"]
+
+
+def test_eleven_images_are_too_many_for_an_instagram_carousel(ada_client, ada_accounts, providers):
+    images = [media(ada_client, providers.image(f"s{i}.jpg")) for i in range(11)]
+    response = publish(ada_client, ada_accounts, "instagram", mediaIds=images)
+    assert response.status_code == 400
+    (problem,) = response.json()["error"]["details"]["targets"]
+    assert (problem["provider"], problem["field"]) == ("instagram", "media")
+
+
+# --- Preview -------------------------------------------------------------------------------------
+
+
+def test_the_preview_shows_each_targets_parts_counts_and_problems_and_sends_nothing(
+    ada_client, ada_accounts, providers
+):
+    image = media(ada_client, providers.image(), alt="The dashboard")
+    response = ada_client.post(
+        "/api/social/preview",
+        {"content": "Launch day 🚀 https://example.com/launch", "hashtags": "#launch",
+         "mediaIds": [image],
+         "variants": {"mastodon": {"thread": [{"content": "More soon"}],
+                                   "firstComment": "Questions welcome"},
+                      "bluesky": {"content": "x" * 301}},
+         "accountIds": [ada_accounts[p]["id"] for p in ("mastodon", "bluesky", "devto")]},
+        format="json",
+    )  # fmt: skip
+    assert response.status_code == 200, response.content
+    previews = {preview["provider"]: preview for preview in response.json()["data"]}
+    mastodon = previews["mastodon"]
+    assert mastodon["accountId"] == ada_accounts["mastodon"]["id"]
+    assert [(part["kind"], part["text"]) for part in mastodon["parts"]] == [
+        ("post", "Launch day 🚀 https://example.com/launch\n\n#launch"),
+        ("reply", "More soon"),
+        ("comment", "Questions welcome"),
+    ]
+    assert mastodon["parts"][0]["media"] == [{"url": providers.image(), "alt": "The dashboard"}]
+    # The link counts as 23 characters on Mastodon.
+    assert mastodon["counts"] == {"used": 12 + 1 + 23 + 2 + 7, "limit": 1000,
+                                  "countsBy": "characters"}  # fmt: skip
+    assert (mastodon["valid"], mastodon["problems"]) == (True, [])
+    bluesky = previews["bluesky"]
+    # The variant's text, the post's hashtags after it.
+    assert bluesky["counts"] == {"used": 301 + 2 + 7, "limit": 300, "countsBy": "graphemes"}
+    assert bluesky["valid"] is False
+    assert [p["field"] for p in bluesky["problems"]] == ["variants.bluesky.content"]
+    devto = previews["devto"]
+    assert devto["valid"] is False
+    assert {p["field"] for p in devto["problems"]} >= {"title"}
+    # Nothing stored, nothing sent.
+    assert ada_client.get("/api/social/posts").json()["data"] == []
+    assert providers.mastodon.posts == []
+    assert providers.bluesky.posts == []
+
+
+def test_the_preview_of_a_saved_post_uses_its_stored_variants(ada_client, ada_accounts):
+    post = ada_client.post(
+        "/api/social/posts",
+        {"content": "Saved", "platforms": ["bluesky", "linkedin"],
+         "variants": {"linkedin": {"firstComment": "Link below"}}},
+        format="json",
+    ).json()["data"]  # fmt: skip
+    response = ada_client.post("/api/social/preview", {"postId": post["id"]}, format="json")
+    assert response.status_code == 200, response.content
+    previews = {preview["provider"]: preview for preview in response.json()["data"]}
+    assert [part["kind"] for part in previews["linkedin"]["parts"]] == ["post", "comment"]
+    assert [part["kind"] for part in previews["bluesky"]["parts"]] == ["post"]
