@@ -505,7 +505,7 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Freelancer Growth <n
 # --- Observability (docs/operations.md) -------------------------------------------------------
 # "text" (readable lines, the default) or "json" (one object per line: time, level, logger,
 # message, request_id, user_id, method, route, status, duration).
-LOG_FORMAT = env.str("LOG_FORMAT", default="text").strip().lower()
+LOG_FORMAT = (env.str("LOG_FORMAT", default="") or "text").strip().lower()
 if LOG_FORMAT not in ("text", "json"):
     raise ImproperlyConfigured("LOG_FORMAT must be 'text' or 'json'.")
 ACCESS_LOG = env.bool("ACCESS_LOG", default=True)  # one line per request, with its id

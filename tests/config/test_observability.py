@@ -1,0 +1,121 @@
+"""Observability in real processes (docs/operations.md): LOG_FORMAT=json lines, a bad
+LOG_FORMAT refused; traces and error reports off unless configured (their libraries not even
+imported), and when configured, sent to the collector and to Sentry (local stand-ins)."""
+
+import gzip
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.servers import ROOT, server_env
+
+pytestmark = pytest.mark.server
+
+# A request through Django's whole stack, in a process of its own, then what was imported.
+SCRIPT = """
+import logging, sys, django
+django.setup()
+from django.test import Client
+answer = Client(SERVER_NAME="localhost").get(sys.argv[1], HTTP_X_REQUEST_ID="proc-req-1")
+logging.getLogger("tests").warning("after the request")
+from core import telemetry
+if "otel" in telemetry._done:
+    from opentelemetry import trace
+    trace.get_tracer_provider().force_flush()
+if "sentry" in telemetry._done:
+    import sentry_sdk
+    sentry_sdk.flush()
+print("STATUS", answer.status_code, answer["X-Request-ID"])
+print("IMPORTED", "sentry_sdk" in sys.modules, "opentelemetry.sdk.trace" in sys.modules,
+      "prometheus_client" in sys.modules)
+"""
+
+
+def run(path: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, path],
+        cwd=ROOT,
+        env=server_env(DATABASE_URL="sqlite:///:memory:", **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def collector() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
+    """One local HTTP server standing in for an OTLP collector and for Sentry: (its base URL,
+    the (path, body) of every POST)."""
+    received: list[tuple[str, bytes]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            received.append((self.path, self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", received
+    server.shutdown()
+    server.server_close()
+
+
+def test_json_lines_and_nothing_of_traces_or_sentry_when_unconfigured():
+    done = run("/api/v1/health", LOG_FORMAT="json", METRICS_TOKEN="")
+    assert done.returncode == 0, done.stderr
+    assert "STATUS 200 proc-req-1" in done.stdout
+    # Sentry and the tracing SDK are not imported (redis-py imports OpenTelemetry's metrics API
+    # for itself), metrics are off too: nothing of them runs on a request.
+    assert "IMPORTED False False False" in done.stdout
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    access = next(line for line in lines if line["logger"] == "core.api.access")
+    assert (access["request_id"], access["route"], access["status"]) == (
+        "proc-req-1", "/api/v1/health", 200)  # fmt: skip
+    after = next(line for line in lines if line["logger"] == "tests")
+    assert (after["message"], after["request_id"], after["level"]) == (
+        "after the request", None, "WARNING")  # fmt: skip
+    assert len(lines) == len(done.stderr.splitlines())  # every line is JSON
+
+
+def test_a_bad_log_format_is_refused():
+    done = run("/api/v1/health", LOG_FORMAT="yaml")
+    assert done.returncode != 0
+    assert "LOG_FORMAT must be 'text' or 'json'." in done.stderr
+
+
+def test_traces_and_errors_reach_their_collectors(collector):
+    base, received = collector
+    dsn = base.replace("http://", "http://publickey@") + "/42"
+    done = run("/api/v1/_probe/raise/boom", OTEL_EXPORTER_OTLP_ENDPOINT=base,
+               SENTRY_DSN=dsn, OTEL_BSP_SCHEDULE_DELAY="50")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "STATUS 500 proc-req-1" in done.stdout
+    assert "IMPORTED True True" in done.stdout
+    traces = [body for path, body in received if path == "/v1/traces"]
+    assert traces, received
+    assert b"api/v1/_probe/raise/<str:kind>" in b"".join(traces)  # the request's span
+    envelopes = [gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
+                 for path, body in received if path == "/api/42/envelope/"]  # fmt: skip
+    assert envelopes, received
+    sent = b"".join(envelopes).replace(b" ", b"")
+    assert b'"request_id":"proc-req-1"' in sent
+    assert b"secretinternals" in sent  # the RuntimeError's message: the error itself
+
+
+def test_the_default_is_readable_text():
+    done = run("/api/v1/health", METRICS_TOKEN="", LOG_FORMAT="")
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stderr.splitlines() if " core.api.access " in line)
+    assert " INFO core.api.access [proc-req-1] GET /api/v1/health 200 " in line
