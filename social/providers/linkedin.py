@@ -56,6 +56,13 @@ def classify(response: requests.Response) -> outbound.OutboundError | None:
             status=response.status_code,
             excerpt=outbound.excerpt(response),
         )
+    if response.status_code == 422 and "DUPLICATE" in str(body.get("code") or "").upper():
+        # The same text again (a recurring post's next occurrence): LinkedIn's reason.
+        return outbound.PermanentError(
+            f"LinkedIn refuses the same text twice (DUPLICATE_POST): {body.get('message') or ''}",
+            status=422,
+            excerpt=outbound.excerpt(response),
+        )
     return None
 
 

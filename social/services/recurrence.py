@@ -11,7 +11,7 @@ its own: skipped), the next is created at the rule's next time after it, until `
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from itertools import islice
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -35,6 +35,12 @@ from social.wallclock import RuleError, local_end_of, rule_normalized, rule_time
 
 NEXT_OCCURRENCES = 5  # what a post record shows
 MAX_COUNT = 1000
+# An attempt's platform lookups (is the post already there? social.md section 5) look from the
+# record's creation, less a minute for the clocks (Attempt.since). The next occurrence is made
+# the moment the previous one's post went out, with the same text: it counts as made just past
+# that minute, so that its lookups never take the previous post for its own (LinkedIn's
+# DUPLICATE_POST is then the permanent failure the contract asks for, not a false success).
+LOOKUP_MARGIN = timedelta(seconds=61)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,7 @@ def series_continue(records: Iterable[ScheduledRecord], *, now: datetime | None 
             ScheduledRecord.objects.create(
                 post_id=record.post_id, user_id=record.user_id, account=record.account,
                 provider=record.provider, scheduled_time=when, due_at=when, series=series,
+                created_at=now + LOOKUP_MARGIN,
             )
         )  # fmt: skip
     for post_id in dict.fromkeys(record.post_id for record in created):
