@@ -208,7 +208,7 @@ class LinkedInStandIn(StandIn):
         body = call.body
         if body.get("author") != f"urn:li:person:{LINKEDIN_SUB}" or "commentary" not in body:
             return 422, {"status": 422, "message": "author and commentary are required"}, {}
-        if any(post["commentary"] == body["commentary"] for post in self.posts):
+        if any(post.get("commentary") == body["commentary"] for post in self.posts):
             return 422, {"status": 422, "code": "DUPLICATE_POST",
                          "message": "Content is a duplicate of urn:li:share:1"}, {}  # fmt: skip
         urn = f"urn:li:share:{7000 + self.next_id()}"
