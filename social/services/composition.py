@@ -93,6 +93,11 @@ def problems(draft: Draft, target: Target) -> list[Problem]:
             if name in ("content", "media")  # a reply has no title, link or hashtags
         ]
     limit, length = adapter.comment_limit, len(draft.first_comment)
+    if adapter.threads:  # the comment is the author's reply: a post, with a post's limit
+        platform = PLATFORMS[target.provider]
+        limits = {**platform.limits, **target.limits}
+        limit = int(limits["maxCharacters"])
+        length = adapter.length(draft.first_comment, limits)
     if length > limit:
         name = PLATFORMS[target.provider].name
         message = f"{name} comments are at most {limit} characters; this one is {length}."
