@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Case, DateTimeField, Value, When
 from django.utils import timezone
 
@@ -164,6 +164,21 @@ def _times_write(moves: dict[Any, datetime], now: datetime) -> None:
     ids = list(moves)
     for start in range(0, len(ids), WRITE_BATCH):
         ScheduledRecord.objects.filter(pk__in=ids[start : start + WRITE_BATCH]).update(queued=False)
+    if not ids:
+        return
+    if connection.vendor == "postgresql":
+        # One UPDATE ... FROM VALUES for them all: a CASE of hundreds of branches costs Django
+        # more to build (about 0.4 ms a record) than the database to run.
+        rows = ", ".join(["(%s::uuid, %s::timestamptz)"] * len(ids))
+        table = ScheduledRecord._meta.db_table
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} AS r SET scheduled_time = v.at, due_at = v.at, "  # noqa: S608
+                "next_attempt_at = NULL, queued = true, updated_at = %s "
+                f"FROM (VALUES {rows}) AS v(id, at) WHERE r.id = v.id",
+                [now, *(value for pk in ids for value in (str(pk), moves[pk]))],
+            )
+        return
     for start in range(0, len(ids), WRITE_BATCH):
         batch = ids[start : start + WRITE_BATCH]
         when = Case(

@@ -164,6 +164,7 @@ def post_with_targets(
     post.save()
     if created:
         post_counted(post, delta=1)
+        return post, {}  # a new post holds no target yet (no query for it)
     return post, _holding(post, accounts)
 
 
