@@ -299,6 +299,9 @@ class ScheduledRecord(Leased):
     parts = models.JSONField(default=list, blank=True)
     # Published, but not all of it: [{code, message, index}] (a thread cut short, say).
     warnings = models.JSONField(default=list, blank=True)
+    # A video the platform is processing (social.md section 10): what its upload left there
+    # (the platform's ids, when it began), kept across attempts: never uploaded twice.
+    processing = models.JSONField(default=dict, blank=True)
     # Placed by the account's posting queue (social.md section 11): it holds one of the queue's
     # slots while it waits. A record moved to a time of its own leaves the queue.
     queued = models.BooleanField(default=False)
@@ -369,6 +372,7 @@ class MediaItem(models.Model):
     height = models.PositiveIntegerField(null=True, blank=True)
     file = models.FileField(upload_to="social/", blank=True, max_length=300)
     alt = models.TextField(max_length=1500, blank=True, default="")  # sent to each network
+    duration = models.FloatField(null=True, blank=True)  # a video's, in seconds, from its header
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
