@@ -47,8 +47,10 @@ RUN SECRET_KEY=Bq9-build-stage-collectstatic-only-Xw4Zt7Lp2Mn8 \
 # Uploaded media (MEDIA_ROOT) is the one folder the server writes: owned by the server's user,
 # and a volume, so web and worker share it (docker-compose.yml) and it outlives the container.
 ENV MEDIA_ROOT=/app/var/media
-RUN mkdir -p /app/var/media && chown -R app:app /app/var
-VOLUME ["/app/var/media"]
+# Metrics (METRICS_DIR): each process's numbers, added up by /metrics; web and worker share it.
+ENV METRICS_DIR=/app/var/metrics
+RUN mkdir -p /app/var/media /app/var/metrics && chown -R app:app /app/var
+VOLUME ["/app/var/media", "/app/var/metrics"]
 
 USER app
 
