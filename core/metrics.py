@@ -49,34 +49,41 @@ class Families:
     def __init__(self) -> None:
         from prometheus_client import Counter, Gauge, Histogram
 
+        # In no registry (registry=None): a scrape reads the files (merged_text), never the
+        # client's registry, and a process may make its families again (tests, the bench).
         self.http_requests = Counter(
             "fgp_http_requests",
             "HTTP requests answered, by route template, method and status.",
             ["route", "method", "status"],
+            registry=None,
         )
         self.http_duration = Histogram(
             "fgp_http_request_duration_seconds",
             "Time from the request reaching Django to its answer, by route template and method.",
             ["route", "method"],
             buckets=HTTP_BUCKETS,
+            registry=None,
         )
         self.provider_calls = Counter(
             "fgp_provider_calls",
             "Calls out of the process (core.outbound), by client (a platform, ai-provider, "
             "webhooks, media), operation and outcome.",
             ["provider", "operation", "outcome"],
+            registry=None,
         )
         self.provider_duration = Histogram(
             "fgp_provider_call_duration_seconds",
             "Time of one call out of the process, its whole answer read, by client and operation.",
             ["provider", "operation"],
             buckets=CALL_BUCKETS,
+            registry=None,
         )
         self.scheduler_lateness = Histogram(
             "fgp_scheduler_lateness_seconds",
             "How long after its due time the scheduler claimed a record, by platform.",
             ["provider"],
             buckets=LATENESS_BUCKETS,
+            registry=None,
         )
         self.scheduler_attempts = Counter(
             "fgp_scheduler_attempts",
@@ -84,27 +91,32 @@ class Families:
             "scheduled: waits for a retry or a free slot, failed, unconfirmed, lost: its lease "
             "was taken over).",
             ["provider", "outcome"],
+            registry=None,
         )
         self.publish_outcomes = Counter(
             "fgp_publish_outcomes",
             "Records that ended (scheduled or published now), by platform and outcome "
             "(published, failed, unconfirmed).",
             ["provider", "outcome"],
+            registry=None,
         )
         self.webhook_deliveries = Counter(
             "fgp_webhook_deliveries",
             "Webhook delivery attempts, by outcome (succeeded, retry, failed).",
             ["outcome"],
+            registry=None,
         )
         self.ai_generations = Counter(
             "fgp_ai_generations",
             "AI generations that ended, by tool and outcome (succeeded, failed).",
             ["tool", "outcome"],
+            registry=None,
         )
         self.livefeed_streams = Gauge(
             "fgp_livefeed_open_streams",
             "Live-feed streams open now, over the running server processes.",
             multiprocess_mode="livesum",
+            registry=None,
         )
 
 

@@ -19,6 +19,8 @@ NOT_DRF = {
     "config.urls.media": "uploaded files, public by their unguessable names",
     "notifications.api.stream.StreamView": "the live feed: a session's JWT or a ticket",
     "core.api.views.api_not_found": "the JSON 404 of unknown paths",
+    "health.views.MetricsView": "Prometheus, for METRICS_TOKEN (docs/operations.md)",
+    "health.views.system_status": "the admin's System status page: staff sessions only",
 }
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 CONVERTER_VALUES = {"uuid": str(uuid.uuid4()), "str": "devto"}
