@@ -168,6 +168,7 @@ def _start() -> Families | None:
             # folder was set (an import elsewhere), pick again, now that it is.
             if not getattr(values.ValueClass, "_multiprocess", False):
                 values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+            _http_series.clear()
             _families = Families()
         _decided = True
         return _families
@@ -202,13 +203,24 @@ def _alive(pid: int) -> bool:
 # --- Recording: each a no-op when metrics are off ---------------------------------------------
 
 
+# A request's two series, by (route, method, status): labels() validates and locks on every
+# call, a dict lookup does not (the routes, methods and statuses are bounded).
+_http_series: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+
 def http_request(*, route: str, method: str, status: int, seconds: float) -> None:
     found = families()
     if found is None:
         return
-    method = method if method in METHODS else "other"
-    found.http_requests.labels(route, method, str(status)).inc()
-    found.http_duration.labels(route, method).observe(seconds)
+    method = method if method in METHODS else "other"  # a client's own methods: one series
+    series = _http_series.get((route, method, status))
+    if series is None:
+        series = _http_series[(route, method, status)] = (
+            found.http_requests.labels(route, method, str(status)),
+            found.http_duration.labels(route, method),
+        )
+    series[0].inc()
+    series[1].observe(seconds)
 
 
 def provider_call(*, provider: str, operation: str, outcome: str, seconds: float) -> None:
