@@ -438,7 +438,10 @@ def merged_text() -> str:
     (values as Python writes floats, which Prometheus reads)."""
     global _plan
     with _plan_lock:  # the threads of one server process may scrape at once
-        read = [found for path in files() if (found := _read(path)) is not None]
+        paths = files()
+        for gone in _layouts.keys() - set(paths):  # a process's files removed since
+            del _layouts[gone]
+        read = [found for path in paths if (found := _read(path)) is not None]
         totals = [0.0] * len(_slots)
         seen = bytearray(len(_slots))
         unpack = _DOUBLE.unpack_from
