@@ -70,6 +70,7 @@ class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
             "url",
             "providerPostId",
             "error",
+            "queued",
             "parts",
             "warnings",
         )
@@ -85,8 +86,8 @@ class PostSerializer(serializers.ModelSerializer[Post]):
     campaignId = serializers.UUIDField(source="campaign_id", read_only=True, allow_null=True)
     firstComment = serializers.CharField(source="first_comment", read_only=True)
     scheduledRecords = RecordSerializer(source="records", many=True, read_only=True)
-    recurrence = RecurrenceOutput(read_only=True, allow_null=True)
-    nextOccurrences = serializers.ListField(child=serializers.DateTimeField(), read_only=True)
+    recurrence = RecurrenceOutput(source="series", read_only=True, allow_null=True)
+    nextOccurrences = serializers.SerializerMethodField()
 
     class Meta:
         model = Post
@@ -112,6 +113,10 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "recurrence",
             "nextOccurrences",
         )
+
+    @extend_schema_field(serializers.ListField(child=serializers.DateTimeField()))
+    def get_nextOccurrences(self, post: Post) -> list[str | None]:
+        return post_recurrence(post)["nextOccurrences"]
 
     def to_representation(self, post: Post) -> dict[str, Any]:
         to_record = RecordSerializer().to_representation

@@ -11,9 +11,11 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.db import connection
 from django.utils import timezone
+from rest_framework import serializers
 
 from core.times import iso
 from notifications.models import Notification, OutboxEvent
+from social.api.posts import PostSerializer
 from social.models import (
     WEEKDAYS,
     AccountQueue,
@@ -23,7 +25,7 @@ from social.models import (
     Series,
     SocialAccount,
 )
-from social.selectors import records_next_due
+from social.selectors import records_next_due, with_records
 from social.services.scheduler import scheduler_run
 from tests.factories import client_for
 from tests.social.conftest import connect
@@ -495,6 +497,20 @@ def test_a_recurring_post_queued_takes_a_slot_then_follows_its_rule(ada_client, 
     assert data["post"]["nextOccurrences"] == [
         iso(at.replace(tzinfo=None).replace(tzinfo=ZoneInfo("Europe/Paris"))) for at in expected
     ]
+
+
+def test_a_recurring_post_as_the_lists_show_it(ada_client, accounts):
+    """The hand-written post shape says what the serializer's fields say (test_shapes)."""
+    post_id, _ = schedule_series(ada_client, accounts["mastodon"], count=3, until="2099-01-01")
+    post = with_records(Post.objects.filter(pk=post_id)).get()
+    fast = PostSerializer(post, context={"media_urls": {}}).data
+    generic = serializers.Serializer.to_representation(
+        PostSerializer(context={"media_urls": {}}), post
+    )
+    assert dict(fast) == generic
+    assert len(fast["nextOccurrences"]) == 3
+    assert fast["recurrence"] == {"rule": "FREQ=WEEKLY", "until": "2099-01-01T23:59:59Z",
+                                  "count": 3}  # fmt: skip
 
 
 def test_an_unknown_series_flag_is_refused(ada_client, accounts):
