@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import connection, models, transaction
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 
 class Leased(models.Model):
@@ -133,6 +134,15 @@ class Lease(Generic[M]):
         return self.expired(now).update(
             status=self.waiting, lease_expires_at=None, claim=None, **changes
         )
+
+    def renew(self, row: M, *, seconds: float, **changes: Any) -> bool:
+        """Keep a claimed row for `seconds` more (its work goes on elsewhere: a platform
+        processing a video), writing `changes`, only if its claim still holds it."""
+        rows = self.model._default_manager.filter(pk=row.pk, claim=row.claim)
+        if self.leased is not None:
+            rows = rows.filter(status=self.leased)
+        expires = timezone.now() + timedelta(seconds=seconds)
+        return bool(rows.update(lease_expires_at=expires, **changes))
 
     def settle(self, row: M, **changes: Any) -> bool:
         """Write a claimed row's result and release it, only if its claim still holds it."""

@@ -22,9 +22,11 @@ logger = logging.getLogger(__name__)
 PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
 
 
-def enqueue(task: Task, **kwargs: Any) -> None:  # type: ignore[type-arg]
+def enqueue(task: Task, *, countdown: float | None = None, **kwargs: Any) -> None:  # type: ignore[type-arg]
+    """Queue `task(**kwargs)`, to run `countdown` seconds from now when given."""
     try:
-        task.apply_async(kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        options: dict[str, Any] = {} if countdown is None else {"countdown": countdown}
+        task.apply_async(kwargs=kwargs, retry=True, retry_policy=PUBLISH_RETRY_POLICY, **options)
     except (OperationalError, RedisError, OSError):
         logger.warning(
             "Task queue unavailable; running %s in this process instead", task.name, exc_info=True
@@ -32,9 +34,9 @@ def enqueue(task: Task, **kwargs: Any) -> None:  # type: ignore[type-arg]
         task.apply(kwargs=kwargs)
 
 
-def enqueue_on_commit(task: Task, **kwargs: Any) -> None:  # type: ignore[type-arg]
+def enqueue_on_commit(task: Task, *, countdown: float | None = None, **kwargs: Any) -> None:  # type: ignore[type-arg]
     """Queue `task(**kwargs)` once the current transaction commits (now, outside one)."""
-    transaction.on_commit(lambda: enqueue(task, **kwargs))
+    transaction.on_commit(lambda: enqueue(task, countdown=countdown, **kwargs))
 
 
 @shared_task(acks_late=True)  # idempotent: deletes what is past its retention

@@ -136,3 +136,8 @@ class FirstCommentNotSupported(ApplicationError):
 class AltTextRequired(ApplicationError):
     code = "alt_text_required"
     message = "Every image needs alt text (your settings require it)."
+
+
+class VideoNotSupported(ApplicationError):
+    code = "video_not_supported"
+    message = "This network takes no video through its API."

@@ -6,6 +6,7 @@ from celery import shared_task, signals
 from django.conf import settings
 
 from social.services.analytics import metrics_collect
+from social.services.attempts import record_processing_continue
 from social.services.scheduler import scheduler_run
 from social.services.timer import SchedulerTimer
 from social.services.upkeep import accounts_maintain
@@ -28,6 +29,12 @@ def scheduler_run_task() -> dict[str, int]:
     report = scheduler_run()
     return {"processed": len(report.outcomes), "successful": report.successful,
             "reaped": report.reaped}  # fmt: skip
+
+
+@shared_task(acks_late=True)  # idempotent: fenced by the record's claim
+def record_processing_task(record_id: str, claim: str) -> str:
+    """The next look at a video a platform is processing (social.md section 10)."""
+    return record_processing_continue(record_id=record_id, claim=claim)
 
 
 # The timer runs where tasks run: in each process of the prefork pool (the default), or in the

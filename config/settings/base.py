@@ -210,6 +210,9 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media"))
 MEDIA_URL = "/media/"
 MEDIA_MAX_UPLOAD_BYTES = env.int("MEDIA_MAX_UPLOAD_BYTES", default=10 * 1024 * 1024)
+# Videos (social.md section 10): their own ceiling; an upload past FILE_UPLOAD_MAX_MEMORY_SIZE
+# (Django's 2.5 MB) is spooled to a temporary file, never held in memory.
+MEDIA_MAX_VIDEO_BYTES = env.int("MEDIA_MAX_VIDEO_BYTES", default=262_144_000)
 MEDIA_SERVE = env.bool("MEDIA_SERVE", default=True)  # off when a CDN or bucket serves them
 STORAGES = {
     "default": {
@@ -432,6 +435,11 @@ OUTBOUND_PER_HOST_CONCURRENCY = env.int("OUTBOUND_PER_HOST_CONCURRENCY", default
 SOCIAL_HTTP_TIMEOUT_SECONDS = env.float("SOCIAL_HTTP_TIMEOUT_SECONDS", default=20.0)
 DEVTO_API_URL = env.str("DEVTO_API_URL", default="https://dev.to/api").rstrip("/")
 BLUESKY_SERVICE_URL = env.str("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
+BLUESKY_VIDEO_URL = env.str("BLUESKY_VIDEO_URL", default="https://video.bsky.app").rstrip("/")
+# A platform processing a video is asked again after these many seconds (the last repeats),
+# from a task: no worker thread waits; past the timeout the record fails with that reason.
+VIDEO_POLL_SECONDS = env.list("VIDEO_POLL_SECONDS", cast=float, default=[2, 4, 8, 15, 30])
+VIDEO_PROCESSING_TIMEOUT_SECONDS = env.int("VIDEO_PROCESSING_TIMEOUT_SECONDS", default=1800)
 LINKEDIN_CLIENT_ID = env.str("LINKEDIN_CLIENT_ID", default="")
 LINKEDIN_CLIENT_SECRET = env.str("LINKEDIN_CLIENT_SECRET", default="")
 LINKEDIN_AUTH_URL = env.str(

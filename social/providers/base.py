@@ -112,9 +112,9 @@ class Credentials:
 
 @dataclass(frozen=True, slots=True)
 class MediaFile:
-    """An image to attach. A file we store ourselves is read from storage (`stored`, its name
-    there) and `data` may hold its bytes already; a hosted file is fetched from `url` through
-    the outbound guard when a platform needs its bytes."""
+    """An image or a video to attach. A file we store ourselves is read from storage
+    (`stored`, its name there) and `data` may hold its bytes already; a hosted file is fetched
+    from `url` through the outbound guard when a platform needs its bytes."""
 
     url: str
     mime: str = "image/jpeg"
@@ -122,6 +122,25 @@ class MediaFile:
     alt: str = ""
     stored: str = ""
     data: bytes | None = field(default=None, repr=False)
+    duration: float | None = None  # a video's, in seconds
+    width: int | None = None
+    height: int | None = None
+
+    @property
+    def video(self) -> bool:
+        return self.mime.startswith("video/")
+
+
+@dataclass(frozen=True, slots=True)
+class VideoRules:
+    """What a platform takes as a video (social.md section 10), checked before anything is
+    sent."""
+
+    max_seconds: float
+    max_bytes: int
+    min_seconds: float = 0.0
+    carousel: bool = False  # several videos, with images, in one post (Instagram)
+    by_url: bool = False  # the platform fetches the file from its URL (else we send the bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +154,9 @@ class Content:
     title: str = ""
     tags: tuple[str, ...] = ()
     media: tuple[MediaFile, ...] = ()
+    # A processed video upload, when the post carries one: what the platform's upload flow
+    # left (its ids), for the create that attaches it.
+    video: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +277,21 @@ class Adapter(Protocol):
         """The comment an earlier attempt may have published; None when it is not there."""
         ...
 
+    video: VideoRules | None  # None: the platform takes no video
+
+    def video_upload(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> dict[str, Any]:
+        """Send the post's video through the platform's upload flow (chunked, streamed from
+        storage); what the platform left (its ids), to poll and then publish with."""
+        ...
+
+    def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
+        """One look at the platform's processing: True once done (the state may gain what
+        the create needs, a blob), False while in progress; a processing failure raises
+        PermanentError with the platform's reason."""
+        ...
+
     def metrics(self, credentials: Credentials, published: Published) -> Metrics: ...
 
     def revoke(self, credentials: Credentials) -> None:
@@ -342,6 +379,36 @@ def media_bytes(media: MediaFile) -> bytes:
             raise outbound.PermanentError("The media file is too large to publish.") from None
         raise
     return response.content
+
+
+VIDEO_CHUNK_BYTES = 4 * 1024 * 1024  # what an upload holds in memory at once
+
+
+@contextmanager
+def stored_file(media: MediaFile) -> Iterator[Any]:
+    """A video we store, opened for reading from storage (streamed to the platform in
+    chunks, never read whole)."""
+    from django.core.files.storage import default_storage
+
+    if not media.stored:
+        raise outbound.PermanentError(
+            "This network needs the video's bytes: upload it to the media library."
+        )
+    with default_storage.open(media.stored, "rb") as stored:
+        yield stored
+
+
+def stored_range(media: MediaFile, first: int, last: int) -> bytes:
+    """Bytes `first`..`last` (inclusive) of a stored video: one part of a chunked upload."""
+    with stored_file(media) as stored:
+        stored.seek(first)
+        return bytes(stored.read(last - first + 1))
+
+
+def file_chunks(stored: Any) -> Iterator[bytes]:
+    """A file's bytes, VIDEO_CHUNK_BYTES at a time (a streamed request body)."""
+    while chunk := stored.read(VIDEO_CHUNK_BYTES):
+        yield bytes(chunk)
 
 
 @contextmanager

@@ -17,6 +17,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
@@ -34,9 +35,11 @@ from social.providers.base import (
     OAuthApp,
     ProviderClient,
     Published,
+    VideoRules,
     body_of,
     media_bytes,
     same_text,
+    stored_file,
 )
 from social.providers.text import Composer, Draft, Problem, graphemes
 
@@ -52,6 +55,8 @@ TAG = re.compile(r"(?<![\w#])#([^\s#.,;:!?()\[\]{}<>\"']+)")
 MENTION = re.compile(r"(?<![\w@])@([a-zA-Z0-9][a-zA-Z0-9.-]*\.[a-zA-Z]{2,})")
 
 MAX_BYTES = 3000  # a post's text, UTF-8
+SERVICE_TOKEN_SECONDS = 1800  # the video service's token: the upload must start within it
+UPLOAD_TIMEOUT_SECONDS = 300.0
 MAX_IMAGE_BYTES = 1_000_000
 
 
@@ -141,6 +146,7 @@ class BlueskyAdapter(Composer):
     name = "Bluesky"
     threads = True
     comment_limit = 300  # a reply is a post: graphemes, as the post's own limit
+    video: VideoRules | None = VideoRules(max_seconds=180, max_bytes=100 * 1024 * 1024)
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         return graphemes(text)
@@ -156,7 +162,7 @@ class BlueskyAdapter(Composer):
         if size > MAX_BYTES:
             found.append(("content", f"Bluesky posts are at most {MAX_BYTES} bytes; "
                                      f"this one is {size}."))  # fmt: skip
-        if any((media.size or 0) > MAX_IMAGE_BYTES for media in draft.media):
+        if any((media.size or 0) > MAX_IMAGE_BYTES for media in draft.media if not media.video):
             found.append(("media", "Bluesky images are at most 1,000,000 bytes."))
         return found
 
@@ -258,7 +264,74 @@ class BlueskyAdapter(Composer):
             return ""  # not a Bluesky handle: plain text
         return str(answer.get("did") or "")
 
+    def video_upload(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> dict[str, Any]:
+        """`app.bsky.video.uploadVideo` at the video service, the file streamed from storage,
+        with a service token our PDS issues for it (`getServiceAuth`, audience the PDS's own
+        did:web); the job it answers is polled with `getJobStatus`. The same file sent again
+        answers 409 `already_exists` with the job: resumed, not uploaded twice."""
+        self.refresh(credentials)
+        video = next(media for media in content.media if media.video)
+        server = credentials.endpoint or settings.BLUESKY_SERVICE_URL
+        service: dict[str, Any] = self._call(
+            "GET",
+            "com.atproto.server.getServiceAuth",
+            credentials,
+            params={
+                "aud": f"did:web:{urlsplit(server).hostname}",
+                "lxm": "com.atproto.repo.uploadBlob",
+                "exp": int(timezone.now().timestamp()) + SERVICE_TOKEN_SECONDS,
+            },
+        )
+        with stored_file(video) as stored:
+            try:
+                job: dict[str, Any] = self._client.json(
+                    "POST",
+                    f"{settings.BLUESKY_VIDEO_URL}/xrpc/app.bsky.video.uploadVideo",
+                    params={"did": credentials.provider_user_id,
+                            "name": f"{self._record_key(attempt)}.mp4"},
+                    headers={"Authorization": f"Bearer {service['token']}",
+                             "Content-Type": video.mime},
+                    data=stored,  # streamed, with its Content-Length
+                    timeout=UPLOAD_TIMEOUT_SECONDS,
+                )  # fmt: skip
+            except outbound.PermanentError as error:
+                found = _json_of_excerpt(error.excerpt)
+                if error.status != 409 or not found.get("jobId"):
+                    raise
+                job = found
+        return {"jobId": str(job.get("jobId") or (job.get("jobStatus") or {}).get("jobId"))}
+
+    def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
+        if state.get("blob"):
+            return True
+        answer: dict[str, Any] = self._client.json(
+            "GET",
+            f"{settings.BLUESKY_VIDEO_URL}/xrpc/app.bsky.video.getJobStatus",
+            params={"jobId": state["jobId"]},
+        )
+        job = answer.get("jobStatus") or {}
+        if job.get("state") == "JOB_STATE_FAILED":
+            reason = job.get("error") or job.get("message") or "no reason given"
+            raise outbound.PermanentError(f"Bluesky could not process the video: {reason}.")
+        if job.get("state") == "JOB_STATE_COMPLETED" and job.get("blob"):
+            state["blob"] = job["blob"]
+            return True
+        return False
+
     def _embed(self, credentials: Credentials, content: Content) -> dict[str, Any] | None:
+        if content.video:
+            video = next(media for media in content.media if media.video)
+            embed: dict[str, Any] = {
+                "$type": "app.bsky.embed.video",
+                "video": content.video["blob"],
+            }
+            if video.alt:
+                embed["alt"] = video.alt
+            if video.width and video.height:
+                embed["aspectRatio"] = {"width": video.width, "height": video.height}
+            return embed
         if content.media:
             images = []
             for media in content.media[:4]:
@@ -426,6 +499,14 @@ class BlueskyAdapter(Composer):
                 headers={"Authorization": f"Bearer {credentials.refresh_token}"},
                 idempotent=True,
             )
+
+
+def _json_of_excerpt(excerpt: str) -> dict[str, Any]:
+    try:
+        found = json.loads(excerpt)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _reset_in(response: requests.Response) -> float | None:

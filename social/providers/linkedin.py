@@ -24,10 +24,12 @@ from social.providers.base import (
     OAuthApp,
     ProviderClient,
     Published,
+    VideoRules,
     body_of,
     media_bytes,
     same_text,
     seconds_from_now,
+    stored_range,
 )
 from social.providers.text import Composer
 
@@ -88,6 +90,9 @@ class LinkedInAdapter(Composer):
 
     name = "LinkedIn"
     link_field = True
+    video: VideoRules | None = VideoRules(
+        min_seconds=3, max_seconds=1800, max_bytes=500 * 1024 * 1024
+    )
 
     @staticmethod
     def configured() -> bool:
@@ -196,6 +201,60 @@ class LinkedInAdapter(Composer):
         )
         return str(value["image"])
 
+    def video_upload(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> dict[str, Any]:
+        """The Videos API: `initializeUpload` names the parts (byte ranges of at most 4 MB
+        each) and their upload URLs; each part is read from storage and sent on its own (one
+        part in memory at a time), then `finalizeUpload` with the parts' ETags."""
+        video = next(media for media in content.media if media.video)
+        initialized: dict[str, Any] = self._client.json(
+            "POST",
+            f"{settings.LINKEDIN_API_URL}/rest/videos",
+            params={"action": "initializeUpload"},
+            headers=self._rest_headers(credentials),
+            json={"initializeUploadRequest": {"owner": self._author(credentials),
+                                              "fileSizeBytes": int(video.size or 0),
+                                              "uploadCaptions": False,
+                                              "uploadThumbnail": False}},
+        )  # fmt: skip
+        value = initialized["value"]
+        etags = []
+        for part in value.get("uploadInstructions") or []:
+            response = self._client.call(
+                "PUT",
+                str(part["uploadUrl"]),
+                data=stored_range(video, int(part["firstByte"]), int(part["lastByte"])),
+                headers={"Authorization": f"Bearer {credentials.access_token}",
+                         "Content-Type": "application/octet-stream"},
+                timeout=UPLOAD_TIMEOUT_SECONDS,
+            )  # fmt: skip
+            etags.append(response.headers.get("etag", ""))
+        self._client.call(
+            "POST",
+            f"{settings.LINKEDIN_API_URL}/rest/videos",
+            params={"action": "finalizeUpload"},
+            headers=self._rest_headers(credentials),
+            json={"finalizeUploadRequest": {"video": value["video"],
+                                            "uploadToken": value.get("uploadToken") or "",
+                                            "uploadedPartIds": etags}},
+        )  # fmt: skip
+        return {"video": str(value["video"])}
+
+    def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
+        """`GET /rest/videos/{urn}`: `AVAILABLE` once processed, `PROCESSING_FAILED` with a
+        reason."""
+        found: dict[str, Any] = self._client.json(
+            "GET",
+            f"{settings.LINKEDIN_API_URL}/rest/videos/{quote(state['video'], safe='')}",
+            headers=self._rest_headers(credentials),
+        )
+        status = str(found.get("status") or "")
+        if status == "PROCESSING_FAILED":
+            reason = found.get("processingFailureReason") or "no reason given"
+            raise outbound.PermanentError(f"LinkedIn could not process the video: {reason}.")
+        return status == "AVAILABLE"
+
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
         body: dict[str, Any] = {
             "author": self._author(credentials),
@@ -213,8 +272,11 @@ class LinkedInAdapter(Composer):
             {"id": self._upload_image(credentials, media), **({"altText": media.alt[:4086]}
                                                               if media.alt else {})}
             for media in content.media
+            if not content.video
         ]  # fmt: skip
-        if len(images) == 1:
+        if content.video:
+            body["content"] = {"media": {"id": content.video["video"], "title": content.title}}
+        elif len(images) == 1:
             body["content"] = {"media": images[0]}
         elif images:
             body["content"] = {"multiImage": {"images": images}}
@@ -322,6 +384,9 @@ class LinkedInAdapter(Composer):
 
     def revoke(self, credentials: Credentials) -> None:
         """LinkedIn offers members no token revocation to apps: the token lapses."""
+
+
+UPLOAD_TIMEOUT_SECONDS = 300.0  # one part of a video upload
 
 
 def _expires_soon(expires_at: datetime | None) -> bool:

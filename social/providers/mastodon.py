@@ -8,6 +8,7 @@ instead of a second one; the create is then safe to retry inline.
 """
 
 import html
+import json
 import re
 import time
 from datetime import datetime
@@ -16,6 +17,7 @@ from urllib.parse import urlencode, urlsplit
 
 import requests
 from django.conf import settings
+from requests_toolbelt import MultipartEncoder
 
 from core import outbound
 from social.providers.base import (
@@ -28,13 +30,16 @@ from social.providers.base import (
     OAuthApp,
     ProviderClient,
     Published,
+    VideoRules,
     media_bytes,
     same_text,
+    stored_file,
 )
 from social.providers.text import URL, Composer, Draft, Problem
 
 SCOPES = "write:statuses write:media profile"
 RECENT_POSTS = 20
+UPLOAD_TIMEOUT_SECONDS = 300.0  # a video's upload: the whole body, then the answer
 MEDIA_POLL_SECONDS = (0.5, 1.0, 2.0, 4.0)
 DEFAULT_LIMITS = {"maxCharacters": 500, "maxMedia": 4, "charactersPerUrl": 23}
 TAG = re.compile(r"<[^>]+>")
@@ -78,6 +83,8 @@ class MastodonAdapter(Composer):
     name = "Mastodon"
     threads = True
     comment_limit = 500  # a reply is a status: the common instance limit
+    # Mastodon 4's default video limit (an instance may set another); no length limit.
+    video: VideoRules | None = VideoRules(max_seconds=24 * 3600, max_bytes=99 * 1024 * 1024)
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         """Each link counts as `charactersPerUrl`, whatever its length."""
@@ -220,10 +227,62 @@ class MastodonAdapter(Composer):
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
         return self._status(credentials, content, attempt)
 
+    def video_upload(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> dict[str, Any]:
+        """`POST /api/v2/media`, the file streamed from storage: 202 while the instance
+        processes it (its `url` is null), 200 when it is done already."""
+        video = next(media for media in content.media if media.video)
+        with stored_file(video) as stored:
+            fields: dict[str, Any] = {"file": ("video", stored, video.mime)}
+            if video.alt:
+                fields["description"] = video.alt
+            body = MultipartEncoder(fields=fields)
+            uploaded: dict[str, Any] = self._call(
+                "POST",
+                credentials.instance,
+                "/api/v2/media",
+                headers={**self._auth(credentials), "Content-Type": body.content_type},
+                data=body,
+                timeout=UPLOAD_TIMEOUT_SECONDS,
+            )
+        return {"mediaId": str(uploaded["id"]), "done": bool(uploaded.get("url"))}
+
+    def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
+        """`GET /api/v1/media/{id}`: 206 without a `url` while processing, 200 with one when
+        done; a failed processing answers 422 with the reason."""
+        if state.get("done"):
+            return True
+        try:
+            found: dict[str, Any] = self._call(
+                "GET",
+                credentials.instance,
+                f"/api/v1/media/{state['mediaId']}",
+                headers=self._auth(credentials),
+            )
+        except outbound.PermanentError as error:
+            if isinstance(error, outbound.AuthenticationError) or error.status != 422:
+                raise
+            try:
+                reason = str(json.loads(error.excerpt).get("error") or "")
+            except (ValueError, AttributeError):
+                reason = ""
+            raise outbound.PermanentError(
+                f"Mastodon could not process the video: {reason or 'no reason given'}.",
+                status=422,
+                excerpt=error.excerpt,
+            ) from None
+        state["done"] = bool(found.get("url"))
+        return bool(state["done"])
+
     def _status(
         self, credentials: Credentials, content: Content, attempt: Attempt, in_reply_to: str = ""
     ) -> Published:
-        media_ids = [self._upload(credentials, media) for media in content.media]
+        media_ids = (
+            [str(content.video["mediaId"])]
+            if content.video
+            else [self._upload(credentials, media) for media in content.media]
+        )
         body: dict[str, Any] = {
             "status": content.text,
             "media_ids": media_ids,

@@ -27,6 +27,7 @@ from social.providers.base import (
     OAuthApp,
     ProviderClient,
     Published,
+    VideoRules,
     body_of,
     same_text,
 )
@@ -207,6 +208,9 @@ class FacebookAdapter(_Meta):
     name = "Facebook Pages"
     link_field = True
     comment_limit = 8000
+    # Facebook fetches the file from its public URL; it publishes the video itself once
+    # processed.
+    video: VideoRules | None = VideoRules(max_seconds=4 * 3600, max_bytes=4 * 1024**3, by_url=True)
 
     def connect(self, request: ConnectRequest) -> Identity:
         pages = self._pages(request)
@@ -238,8 +242,43 @@ class FacebookAdapter(_Meta):
             access_token=credentials.access_token,
         )
 
+    def video_upload(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> dict[str, Any]:
+        """`POST /{page-id}/videos` with `file_url` (the file's public URL) and the text as
+        `description`: Facebook fetches it, processes it and publishes the post itself."""
+        video = next(media for media in content.media if media.video)
+        created = self._post(
+            f"{credentials.provider_user_id}/videos",
+            credentials.access_token,
+            file_url=video.url,
+            description=content.text,
+        )
+        return {"videoId": str(created["id"])}
+
+    def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
+        """`GET /{video-id}?fields=status,permalink_url`: `status.video_status` is `ready`
+        once processed, `error` with the processing phase's errors."""
+        found = self._get(state["videoId"], credentials.access_token,
+                          fields="status,permalink_url")  # fmt: skip
+        status = found.get("status") or {}
+        if status.get("video_status") == "error":
+            errors = (status.get("processing_phase") or {}).get("errors") or [{}]
+            reason = errors[0].get("message") or "no reason given"
+            raise outbound.PermanentError(f"Facebook could not process the video: {reason}.")
+        if status.get("video_status") == "ready":
+            state["url"] = str(found.get("permalink_url") or "")
+            return True
+        return False
+
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
         page, token = credentials.provider_user_id, credentials.access_token
+        if content.video:  # published by Facebook once processed
+            video_id = str(content.video["videoId"])
+            url = str(content.video.get("url") or "") or f"https://www.facebook.com/{video_id}"
+            if url.startswith("/"):
+                url = f"https://www.facebook.com{url}"
+            return Published(provider_post_id=video_id, url=url)
         if len(content.media) == 1:
             photo = self._post(
                 f"{page}/photos", token, url=content.media[0].url, caption=content.text,
@@ -307,12 +346,16 @@ class InstagramAdapter(_Meta):
     name = "Instagram"
     comment_limit = 2200
     comment_text_field = "text"
+    # Reels, and videos among a carousel's items; Instagram fetches each file by its URL.
+    video: VideoRules | None = VideoRules(
+        min_seconds=3, max_seconds=900, max_bytes=300 * 1024 * 1024, carousel=True, by_url=True
+    )
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The caption's length, at least one image, at most 30 hashtags."""
         found = super().problems(draft, content, limits)
         if not draft.media:
-            found.append(("media", "Instagram posts need at least one image."))
+            found.append(("media", "Instagram posts need at least one image or video."))
         tags = len(HASHTAG.findall(content.text))
         if tags > int(limits.get("maxHashtags") or 30):
             found.append(("hashtags", f"Instagram captions take at most 30 hashtags; "
@@ -374,10 +417,52 @@ class InstagramAdapter(_Meta):
         )
         return str(published["id"])
 
+    def video_upload(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> dict[str, Any]:
+        """A `REELS` container (`video_url`, the caption); in a carousel, one item container
+        per file (`VIDEO` or image, `is_carousel_item`). Instagram fetches and processes each;
+        `video_ready` polls their `status_code`."""
+        if len(content.media) == 1:
+            video = content.media[0]
+            reel = self._container(
+                credentials, media_type="REELS", video_url=video.url, caption=content.text
+            )
+            return {"container": reel, "children": [], "finished": []}
+        children = [
+            self._container(credentials, is_carousel_item="true",
+                            **({"media_type": "VIDEO", "video_url": media.url} if media.video
+                               else {"image_url": media.url, **_alt(media, "alt_text")}))
+            for media in content.media
+        ]  # fmt: skip
+        return {"container": "", "children": children, "finished": []}
+
+    def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
+        finished: list[str] = state.setdefault("finished", [])
+        for container in state["children"] or [state["container"]]:
+            if container in finished:
+                continue
+            found = self._get(container, credentials.access_token, fields="status_code,status")
+            code = str(found.get("status_code") or "")
+            if code in ("ERROR", "EXPIRED"):
+                reason = found.get("status") or code.lower()
+                raise outbound.PermanentError(f"Instagram could not process the video: {reason}.")
+            if code not in ("FINISHED", "PUBLISHED"):
+                return False
+            finished.append(container)
+        return True
+
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
         if not content.media:
             raise outbound.PermanentError("Instagram needs an image.")
-        if len(content.media) == 1:
+        if content.video and content.video.get("children"):
+            container = self._container(
+                credentials, media_type="CAROUSEL", children=",".join(content.video["children"]),
+                caption=content.text,
+            )  # fmt: skip
+        elif content.video:
+            container = str(content.video["container"])
+        elif len(content.media) == 1:
             container = self._container(
                 credentials, image_url=content.media[0].url, caption=content.text,
                 **_alt(content.media[0], "alt_text"),

@@ -16,7 +16,14 @@ from typing import Any
 import regex
 
 from core import outbound
-from social.providers.base import Attempt, Content, Credentials, MediaFile, Published
+from social.providers.base import (
+    Attempt,
+    Content,
+    Credentials,
+    MediaFile,
+    Published,
+    VideoRules,
+)
 
 URL = re.compile(r"https?://\S+")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
@@ -73,6 +80,7 @@ class Composer:
 
     name: str = ""  # the platform's name in messages
     link_field: bool = False  # the platform takes the link in a field of its own
+    video: VideoRules | None = None  # what the platform takes as a video; None: no video
     threads: bool = False  # follow-up parts are published as replies (Bluesky, Mastodon)
     comments: bool = True  # a first comment can be published under the post
     comment_limit: int = 1250  # characters of a comment
@@ -133,3 +141,11 @@ class Composer:
         self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
     ) -> Published | None:
         return None
+
+    def video_upload(
+        self, credentials: Credentials, content: Content, attempt: Attempt
+    ) -> dict[str, Any]:
+        raise outbound.PermanentError(f"{self.name} takes no video.")
+
+    def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
+        raise outbound.PermanentError(f"{self.name} takes no video.")

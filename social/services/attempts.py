@@ -18,7 +18,7 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 
 import logging
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,6 +29,7 @@ from django.utils import timezone
 from core import outbound, slots
 from core.concurrency import bounded
 from core.leases import Backoff, Lease
+from core.tasks import enqueue_on_commit
 from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
@@ -75,6 +76,10 @@ class Job:
     deferred: bool = False  # no slot at the platform in time: not attempted, waits again
     parts: list[dict[str, Any]] = field(default_factory=list)  # published, this attempt's too
     complete: bool = False  # every part is published
+    # A video's upload at the platform (social.md section 10): its state after this attempt,
+    # and whether the platform is still processing it (the record then stays Publishing).
+    processing: dict[str, Any] = field(default_factory=dict)
+    pending: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +99,19 @@ class Outcome:
 
 
 def records_attempt(
-    records: list[ScheduledRecord], *, concurrency: int, claimed_at: datetime | None = None
+    records: list[ScheduledRecord],
+    *,
+    concurrency: int,
+    claimed_at: datetime | None = None,
+    continued: bool = False,
 ) -> list[Outcome]:
     """Attempt each claimed record once (records need post, account, account.app and user
-    loaded); the outcomes in the same order. `claimed_at`: when they were claimed (now)."""
+    loaded); the outcomes in the same order. `claimed_at`: when they were claimed (now).
+    `continued`: the attempt began earlier and goes on (a video the platform was processing):
+    its lateness was measured then."""
     if not records:
         return []
-    claimed_at = claimed_at or timezone.now()
+    claimed_at = None if continued else (claimed_at or timezone.now())
     preferences = settings_for_users(record.user for record in records)
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     jobs = []
@@ -144,13 +155,28 @@ def records_attempt(
     return [outcomes[index] for index in range(len(jobs))]
 
 
+def record_processing_continue(*, record_id: Any, claim: Any) -> str:
+    """The next look at a video the platform is processing, from a task (`_hold` queued it):
+    the same attempt goes on, if the record is still under that claim; its status after."""
+    record = (
+        ScheduledRecord.objects.select_related("post", "account", "account__app",
+                                               "account__user", "user")
+        .filter(pk=record_id, claim=claim, status=RecordStatus.PUBLISHING)
+        .first()
+    )  # fmt: skip
+    if record is None:
+        return "gone"  # reclaimed after its lease, cancelled with its post, or done already
+    (outcome,) = records_attempt([record], concurrency=1, continued=True)
+    return outcome.status
+
+
 def _settle_alone(job: Job) -> Outcome:
     """Settle one result in its own transaction, from the record as stored (a failed batch
     may have changed the object in memory)."""
     job.record.refresh_from_db(
         fields=["status", "attempts", "history", "outcome_unknown", "claim", "next_attempt_at",
                 "due_at", "url", "provider_post_id", "published_at", "error", "error_code",
-                "lease_expires_at", "parts", "warnings"]
+                "lease_expires_at", "parts", "warnings", "processing"]
     )  # fmt: skip
     try:
         with transaction.atomic():
@@ -192,6 +218,7 @@ def _calls(job: Job) -> None:
     done: dict[int, Published] = {int(part["index"]): _published_of(part) for part in record.parts}
     job.parts = list(record.parts)
     job.published = done.get(0)
+    job.processing = dict(record.processing)
     unknown = record.outcome_unknown
     try:
         for part in parts_of(job.draft, record.provider):
@@ -211,6 +238,11 @@ def _calls(job: Job) -> None:
                         maybe_delivered=True,
                     )
                     return
+            if published is None and part.kind == "post" and _has_video(part):
+                published = _video_post(adapter, job, part, attempt)
+                if published is None:  # the platform is processing it: a task looks again
+                    job.pending = True
+                    return
             if published is None:
                 published = _part_create(adapter, job, part, attempt, done)
             done[part.index] = published
@@ -227,6 +259,39 @@ def _calls(job: Job) -> None:
         job.error = outbound.TransientError(
             f"Unexpected error ({type(error).__name__}).", maybe_delivered=True
         )
+
+
+def _has_video(part: Part) -> bool:
+    return any(media.video for media in part.content.media)
+
+
+def _video_post(adapter: Adapter, job: Job, part: Part, attempt: Attempt) -> Published | None:
+    """A post with a video: upload it once (an upload already made, its state kept on the
+    record, is never made again), look once at the platform's processing, and publish when
+    it is done; None while the platform is still processing (no thread waits for it)."""
+    state = job.processing
+    if not state:
+        state = adapter.video_upload(job.credentials, part.content, attempt)
+        state["since"] = timezone.now().isoformat()
+        job.processing = state
+    state["polls"] = int(state.get("polls", 0)) + 1
+    if not adapter.video_ready(job.credentials, state):
+        began = datetime.fromisoformat(str(state["since"]))
+        if (timezone.now() - began).total_seconds() > settings.VIDEO_PROCESSING_TIMEOUT_SECONDS:
+            minutes = settings.VIDEO_PROCESSING_TIMEOUT_SECONDS // 60
+            raise outbound.PermanentError(
+                f"{PLATFORMS[job.record.provider].name} did not finish processing the video "
+                f"within {minutes} minutes."
+            )
+        return None
+    return adapter.publish(job.credentials, replace(part.content, video=state), attempt)
+
+
+def poll_delay(state: dict[str, Any]) -> float:
+    """Seconds until the next look at a video in processing (VIDEO_POLL_SECONDS, its last
+    value repeated)."""
+    delays = list(settings.VIDEO_POLL_SECONDS) or [5.0]
+    return float(delays[min(int(state.get("polls", 1)) - 1, len(delays) - 1)])
 
 
 def part_key(record: ScheduledRecord, index: int) -> str:
@@ -277,8 +342,9 @@ def _settle(jobs: list[Job]) -> list[Outcome]:
     """Write a batch of results in the caller's transaction: the records, in one statement,
     each fenced by its claim, then, for those still this run's, their posts' derived
     statuses, the notifications and the events, in a few statements for the whole batch."""
-    results = [(job, _result(job)) for job in jobs]
-    written = RECORDS.settle_each([(job.record, changes) for job, changes in results])
+    held = {job.record.pk for job in jobs if job.pending and _hold(job)}
+    results = [(job, _result(job)) for job in jobs if not job.pending]
+    written = RECORDS.settle_each([(job.record, changes) for job, changes in results]) | held
     won = []
     for job, changes in results:
         mine = job.record.pk in written
@@ -289,11 +355,36 @@ def _settle(jobs: list[Job]) -> list[Outcome]:
         else:
             logger.warning("Record %s: result of a lost lease discarded", job.record.pk)
         won.append(mine)
-    ended = [job for job, mine in zip(jobs, won, strict=True) if mine]
+    ended = [job for (job, _), mine in zip(results, won, strict=True) if mine]
     if ended:
         posts_outcome_refresh(job.record.post_id for job in ended)
         _announce(ended)
-    return [_outcome(job, mine) for job, mine in zip(jobs, won, strict=True)]
+    return [_outcome(job, job.record.pk in written) for job in jobs]
+
+
+def _hold(job: Job) -> bool:
+    """A video still processing: the record stays Publishing under its claim, its lease
+    renewed past the next look, which a task makes then (social.md section 10); whether the
+    claim still held it. A worker that dies meanwhile leaves the lease to run out: the reaper
+    and the next attempt resume from the kept state, never uploading again."""
+    record, now = job.record, timezone.now()
+    delay = poll_delay(job.processing)
+    changes: dict[str, Any] = {"processing": job.processing, "updated_at": now}
+    if not record.processing:  # the processing began with this attempt: the history says so
+        began = {"attempt": record.attempts + 1, "at": now.isoformat(), "outcome": "processing"}
+        changes["history"] = [*record.history, began]
+    renewed = RECORDS.renew(record, seconds=delay + settings.SCHEDULER_LEASE_SECONDS, **changes)
+    if not renewed:
+        logger.warning("Record %s: result of a lost lease discarded", record.pk)
+        return False
+    for name, value in changes.items():
+        setattr(record, name, value)
+    from social.tasks import record_processing_task
+
+    enqueue_on_commit(
+        record_processing_task, countdown=delay, record_id=str(record.pk), claim=str(record.claim)
+    )
+    return True
 
 
 def _result(job: Job) -> dict[str, Any]:
@@ -313,6 +404,10 @@ def _result(job: Job) -> dict[str, Any]:
     }
     if job.draft.thread or job.draft.first_comment or record.parts:
         changes["parts"] = job.parts  # a post alone is its record's one part: not stored
+    if job.processing or record.processing:
+        # Kept while the record waits for its next attempt (never uploaded again); gone
+        # once it ends.
+        changes["processing"] = job.processing
     if job.published is not None:
         changes.update(url=job.published.url[:2000],
                        provider_post_id=job.published.provider_post_id[:500])  # fmt: skip
@@ -372,6 +467,8 @@ def _result(job: Job) -> dict[str, Any]:
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
         if job.published is not None:
             entry["parts"] = len(job.parts)
+    if "processing" in changes and changes.get("status") != RecordStatus.SCHEDULED:
+        changes["processing"] = {}
     changes["history"] = [*record.history, entry]
     if isinstance(error, outbound.AuthenticationError):
         account_mark_expired(account=record.account, reason=error.message)
@@ -414,6 +511,14 @@ def _deferred(job: Job, now: datetime) -> dict[str, Any]:
 
 def _outcome(job: Job, won: bool) -> Outcome:
     record = job.record
+    if job.pending and won:
+        return Outcome(
+            record_id=str(record.pk), post_id=str(record.post_id),
+            account_id=str(record.account_id), provider=record.provider,
+            status=RecordStatus.PUBLISHING, success=False, error_code="processing",
+            error="The platform is processing the video: the post is published once it is done.",
+            attempts=record.attempts,
+        )  # fmt: skip
     return Outcome(
         record_id=str(record.pk),
         post_id=str(record.post_id),

@@ -13,9 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import ApplicationError, ValidationFailed
-from social.errors import AltTextRequired, FirstCommentNotSupported, ThreadNotSupported
+from social.errors import (
+    AltTextRequired,
+    FirstCommentNotSupported,
+    ThreadNotSupported,
+    VideoNotSupported,
+)
 from social.providers import PLATFORMS
-from social.providers.base import Content
+from social.providers.base import Content, MediaFile, VideoRules
 from social.providers.text import Draft, Problem
 
 __all__ = [
@@ -67,7 +72,7 @@ def parts_of(draft: Draft, provider: str) -> list[Part]:
     return parts
 
 
-def _part_problems(draft: Draft, target: Target) -> list[Problem]:
+def _part_problems(draft: Draft, target: Target, *, reply: bool = False) -> list[Problem]:
     """The rules one part (the post, or a reply of its thread) breaks on the target."""
     platform = PLATFORMS[target.provider]
     limits = {**platform.limits, **target.limits}
@@ -76,8 +81,38 @@ def _part_problems(draft: Draft, target: Target) -> list[Problem]:
     if len(draft.media) > max_media:
         found.append(("media", f"{platform.name} takes at most {max_media} images."))
     found += platform.adapter.problems(draft, platform.adapter.compose(draft), limits)
-    if any(not media.mime.startswith("image/") for media in draft.media):
-        found.append(("media", f"Only images can be published to {platform.name}."))
+    videos = [media for media in draft.media if media.video]
+    if any(not media.mime.startswith("image/") and not media.video for media in draft.media):
+        found.append(("media", f"Only images and videos can be published to {platform.name}."))
+    elif videos and reply:
+        found.append(("media", "A video goes in the post itself, not in a reply."))
+    elif videos and platform.adapter.video is not None:
+        found += _video_problems(draft, videos, platform.adapter.video, platform.name)
+    return found
+
+
+def _video_problems(
+    draft: Draft, videos: list[MediaFile], rules: VideoRules, name: str
+) -> list[Problem]:
+    """One video per post, alone (an Instagram carousel mixes up to 10), within the
+    platform's duration and size."""
+    found: list[Problem] = []
+    if not rules.carousel and len(videos) > 1:
+        found.append(("media", f"{name} takes one video per post."))
+    if not rules.carousel and len(videos) < len(draft.media):
+        found.append(("media", f"{name} takes a video alone, without images."))
+    for video in videos:
+        seconds = video.duration
+        if seconds is not None and not rules.min_seconds <= seconds <= rules.max_seconds:
+            found.append(("media", f"{name} takes videos of {rules.min_seconds:g} to "
+                                   f"{rules.max_seconds:g} seconds; this one is "
+                                   f"{seconds:g}."))  # fmt: skip
+        if not rules.by_url and not video.stored:
+            message = f"{name} needs the video's own bytes: upload it to the media library."
+            found.append(("media", message))
+        if (video.size or 0) > rules.max_bytes:
+            found.append(("media", f"{name} takes videos of at most {rules.max_bytes} bytes; "
+                                   f"this one is {video.size}."))  # fmt: skip
     return found
 
 
@@ -89,7 +124,7 @@ def problems(draft: Draft, target: Target) -> list[Problem]:
     for index, follow_up in enumerate(draft.thread):
         found += [
             (draft.path(f"thread[{index}].{name}"), message)
-            for name, message in _part_problems(follow_up, target)
+            for name, message in _part_problems(follow_up, target, reply=True)
             if name in ("content", "media")  # a reply has no title, link or hashtags
         ]
     limit, length = adapter.comment_limit, len(draft.first_comment)
@@ -114,6 +149,8 @@ def _unsupported(draft: Draft, target: Target, *, require_alt: bool) -> list[App
         found.append(ThreadNotSupported(details=_detail(target, draft.path("thread"))))
     if draft.first_comment and not adapter.comments:
         found.append(FirstCommentNotSupported(details=_detail(target, draft.path("firstComment"))))
+    if adapter.video is None and any(media.video for media in draft.media):
+        found.append(VideoNotSupported(details=_detail(target, draft.path("media"))))
     if require_alt:
         parts = [("media", draft), *((f"thread[{i}].media", p) for i, p in enumerate(draft.thread))]
         for name, part in parts:

@@ -11,6 +11,11 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from hachoir.core import config as hachoir_config
+from hachoir.field import FieldError
+from hachoir.metadata import extractMetadata
+from hachoir.parser import guessParser
+from hachoir.stream import InputIOStream, StreamError
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User
@@ -33,6 +38,9 @@ def media_files(*, user_id: Any, media_ids: Iterable[str]) -> tuple[MediaFile, .
             size=item.size,
             stored=item.file.name if item.file else "",
             alt=item.alt,
+            duration=item.duration,
+            width=item.width,
+            height=item.height,
         )
         for item in (items.get(media_id) for media_id in wanted)
         if item is not None
@@ -57,6 +65,8 @@ def media_ids_check(*, user_id: Any, media_ids: list[str]) -> list[str]:
     return wanted
 
 
+hachoir_config.quiet = True  # its warnings about unusual boxes are not ours to print
+SNIFF_BYTES = 64 * 1024  # the head a file's type is read from
 MAX_ALT = 1500  # characters of alt text (social.md section 9)
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 VIDEO_TYPES = frozenset({"video/mp4", "video/quicktime"})
@@ -66,12 +76,23 @@ EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "imag
 
 
 def media_register(
-    *, user: User, type: str, url: str, filename: str, size: int, alt: str = ""
+    *,
+    user: User,
+    type: str,
+    url: str,
+    filename: str,
+    size: int,
+    alt: str = "",
+    duration: float | None = None,
+    width: int | None = None,
+    height: int | None = None,
 ) -> MediaItem:
-    """A file hosted elsewhere, registered by its URL (the serializer checked the fields)."""
+    """A file hosted elsewhere, registered by its URL (the serializer checked the fields; a
+    video's duration and size are as declared)."""
     return MediaItem.objects.create(
-        user=user, type=type, url=url, filename=filename, size=size, alt=alt
-    )
+        user=user, type=type, url=url, filename=filename, size=size, alt=alt,
+        duration=duration, width=width, height=height,
+    )  # fmt: skip
 
 
 def media_alt_set(*, user: User, media_id: Any, alt: str) -> MediaItem:
@@ -103,24 +124,34 @@ def sniff(head: bytes) -> str | None:
 
 def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaItem:
     """Store an uploaded file: its type read from its bytes, never its name; images get their
-    width and height. The file is written before the row: a failed write stores nothing, and
-    a failed row insert removes the file."""
+    width and height, videos their duration, width and height from their own header. The file
+    is written before the row: a failed write stores nothing, and a failed row insert removes
+    the file. A video is streamed to storage in chunks, never read whole into memory."""
     size = int(upload.size or 0)
     if size <= 0:
         raise ValidationFailed(details={"file": ["The file is empty."]})
-    if size > settings.MEDIA_MAX_UPLOAD_BYTES:
-        raise ValidationFailed(
-            details={"file": [f"The file is larger than {settings.MEDIA_MAX_UPLOAD_BYTES} bytes."]}
-        )
     upload.seek(0)
-    data = upload.read()
-    mime = sniff(data)
+    mime = sniff(upload.read(SNIFF_BYTES))
+    upload.seek(0)
     if mime is None:
         raise ValidationFailed(
             details={"file": ["Only JPEG, PNG, GIF and WebP images and MP4 or MOV videos."]}
         )
-    width = height = None
-    if mime in IMAGE_TYPES:
+    limit = (
+        settings.MEDIA_MAX_VIDEO_BYTES if mime in VIDEO_TYPES else settings.MEDIA_MAX_UPLOAD_BYTES
+    )
+    if size > limit:
+        raise ValidationFailed(details={"file": [f"The file is larger than {limit} bytes."]})
+    item_id = uuid.uuid4()
+    stem = f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}"
+    fields: dict[str, Any] = {"type": mime}
+    if mime in VIDEO_TYPES:
+        fields.update(video_probe(upload.file, mime))
+        upload.seek(0)
+        name = default_storage.save(stem, upload)  # in chunks, from the upload's temporary file
+        fields["size"] = size
+    else:
+        data = upload.read()
         try:
             with Image.open(io.BytesIO(data)) as image:
                 image.verify()  # a truncated or corrupt image is refused here
@@ -128,25 +159,38 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError,
                 Image.DecompressionBombError):  # fmt: skip
             raise ValidationFailed(details={"file": ["The image is damaged."]}) from None
-    item_id = uuid.uuid4()
-    original = (upload.name or "")[:255]
-    name = default_storage.save(f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}", ContentFile(data))
+        name = default_storage.save(stem, ContentFile(data))
+        fields.update(size=len(data), width=width, height=height)
     try:
         return MediaItem.objects.create(
             id=item_id,
             user=user,
-            type=mime,
             url=_public_url(name),
-            filename=original,
-            size=len(data),
-            width=width,
-            height=height,
+            filename=(upload.name or "")[:255],
             file=name,
             alt=alt,
+            **fields,
         )
     except Exception:
         default_storage.delete(name)
         raise
+
+
+def video_probe(stream: Any, mime: str) -> dict[str, Any]:
+    """`duration` (seconds), `width`, `height` from the video's own header (its `moov`
+    box; the media data is skipped, not read); 400 when the bytes are not a video of `mime`."""
+    refused = ValidationFailed(details={"file": [f"The file is not a playable {mime} video."]})
+    try:
+        parser = guessParser(InputIOStream(stream))
+        metadata = extractMetadata(parser) if parser is not None else None
+    except (FieldError, StreamError, ValueError, OSError, AttributeError, KeyError):
+        raise refused from None
+    if metadata is None or not metadata.has("duration"):
+        raise refused
+    found: dict[str, Any] = {"duration": round(metadata.get("duration").total_seconds(), 3)}
+    for name in ("width", "height"):
+        found[name] = int(metadata.get(name)) if metadata.has(name) else None
+    return found
 
 
 def _reencoded(data: bytes) -> tuple[bytes, int, int]:

@@ -31,6 +31,7 @@ BLUESKY_HANDLE = "ada.bsky.social"
 BLUESKY_APP_PASSWORD = "abcd-efgh-ijkl-mnop"
 BLUESKY_DID = "did:plc:ada123"
 LINKEDIN_SUB = "li-ada-42"
+LINKEDIN_PART_BYTES = 4_194_304  # the Videos API's part size
 FACEBOOK_PAGES: list[dict[str, Any]] = [
     {"id": "1001", "name": "Ada Designs", "ig": "17841400000000001"},
     {"id": "1002", "name": "Ada Side Project", "ig": None},
@@ -70,6 +71,11 @@ class StandIn:
     # (method, path regex, answer, text) to the next whose body holds `text` (a thread's third
     # part), before any other rule: a platform failing one call and then recovering.
     scripted: list[tuple[Any, ...]] = field(default_factory=list)
+    # Video processing (social.md section 10): how many looks answer "still processing"
+    # before the platform is done, and, when set, the reason its processing fails.
+    video_polls: int = 2
+    video_fail: str = ""
+    processing: dict[str, int] = field(default_factory=dict)  # upload id -> looks left
     lock: threading.RLock = field(default_factory=threading.RLock)
     in_flight: int = 0  # calls being handled, a held-back "timeout" one included
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -112,6 +118,20 @@ class StandIn:
             {"Retry-After": "30"},
         )
 
+    def processing_started(self, upload: str) -> None:
+        with self.lock:
+            self.processing[upload] = self.video_polls
+
+    def processing_look(self, upload: str) -> str:
+        """One look at an upload: "processing" (for `video_polls` looks), then "failed" (when
+        `video_fail` is set) or "done"."""
+        with self.lock:
+            left = self.processing.get(upload, 0)
+            if left > 0:
+                self.processing[upload] = left - 1
+                return "processing"
+        return "failed" if self.video_fail else "done"
+
     def down(self) -> Answer:
         return 503, {"error": "ServiceUnavailable"}, {}
 
@@ -141,6 +161,8 @@ def _consent_redirect(call: Call, code: str) -> Answer:
 @dataclass
 class LinkedInStandIn(StandIn):
     codes: dict[str, str] = field(default_factory=dict)  # code -> redirect URI
+    videos: dict[str, dict[str, Any]] = field(default_factory=dict)  # urn -> parts, state
+    uploaded: dict[str, int] = field(default_factory=dict)  # upload number -> bytes received
     refresh_token_lifetime: int = 0  # seconds; 0: no refresh token (only partners get one)
     routes = (
         ("GET", r"/oauth/v2/authorization", "authorize"),
@@ -151,6 +173,8 @@ class LinkedInStandIn(StandIn):
         ("POST", r"/rest/images", "initialize_upload"),
         ("PUT", r"/upload/(\w+)", "upload"),
         ("GET", r"/rest/memberCreatorPostAnalytics", "analytics"),
+        ("POST", r"/rest/videos", "video_action"),
+        ("GET", r"/rest/videos/([^/]+)", "video"),
         ("POST", r"/rest/socialActions/([^/]+)/comments", "create_comment"),
         ("GET", r"/rest/socialActions/([^/]+)/comments", "comments"),
     )
@@ -257,7 +281,53 @@ class LinkedInStandIn(StandIn):
                                "image": f"urn:li:image:{number}"}}, {}  # fmt: skip
 
     def upload(self, call: Call, number: str) -> Answer:
-        return 201, b"", {}
+        with self.lock:
+            self.uploaded[number] = len(call.body) if isinstance(call.body, bytes) else 0
+        return 201, b"", {"etag": f"etag-{number}"}
+
+    def video_action(self, call: Call) -> Answer:
+        """The Videos API: `initializeUpload` answers the parts (4 MB byte ranges) and their
+        URLs; `finalizeUpload` wants every part's ETag."""
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        if call.q("action") == "initializeUpload":
+            request = call.body.get("initializeUploadRequest") or {}
+            size = int(request.get("fileSizeBytes") or 0)
+            if request.get("owner") != f"urn:li:person:{LINKEDIN_SUB}" or size <= 0:
+                return 422, {"status": 422, "message": "owner and fileSizeBytes required"}, {}
+            video = f"urn:li:video:{self.next_id()}"
+            parts = []
+            for first in range(0, size, LINKEDIN_PART_BYTES):
+                number = f"v{self.next_id()}"
+                parts.append({"uploadUrl": f"{self.url}/upload/{number}", "firstByte": first,
+                              "lastByte": min(size, first + LINKEDIN_PART_BYTES) - 1})  # fmt: skip
+            self.videos[video] = {"parts": parts, "size": size, "finalized": False}
+            return 200, {"value": {"video": video, "uploadToken": f"token-{video}",
+                                   "uploadInstructions": parts}}, {}  # fmt: skip
+        if call.q("action") == "finalizeUpload":
+            request = call.body.get("finalizeUploadRequest") or {}
+            found = self.videos.get(request.get("video", ""))
+            if found is None or len(request.get("uploadedPartIds") or []) != len(found["parts"]):
+                return 400, {"status": 400, "message": "Missing uploaded parts"}, {}
+            found["finalized"] = True
+            self.processing_started(request["video"])
+            return 200, {}, {}
+        return 400, {"status": 400, "message": "Unknown action"}, {}
+
+    def video(self, call: Call, target: str) -> Answer:
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        urn = unquote(target)
+        if urn not in self.videos or not self.videos[urn]["finalized"]:
+            return 404, {"status": 404, "message": f"Not found: {urn}"}, {}
+        look = self.processing_look(urn)
+        if look == "failed":
+            return 200, {"id": urn, "status": "PROCESSING_FAILED",
+                         "processingFailureReason": self.video_fail}, {}  # fmt: skip
+        return 200, {"id": urn, "status": "PROCESSING" if look == "processing"
+                     else "AVAILABLE"}, {}  # fmt: skip
 
     def analytics(self, call: Call) -> Answer:
         counts = {"IMPRESSION": 120, "REACTION": 7, "COMMENT": 2, "RESHARE": 1}
@@ -290,6 +360,7 @@ class MetaStandIn(StandIn):
         ("POST", rf"/{GRAPH_VERSION}/(\d+)/feed", "create_feed_post"),
         ("GET", rf"/{GRAPH_VERSION}/(\d+)/feed", "feed"),
         ("POST", rf"/{GRAPH_VERSION}/(\d+)/photos", "create_photo"),
+        ("POST", rf"/{GRAPH_VERSION}/(\d+)/videos", "create_video"),
         ("POST", rf"/{GRAPH_VERSION}/(\d+)/media", "create_container"),
         ("POST", rf"/{GRAPH_VERSION}/(\d+)/media_publish", "publish_container"),
         ("GET", rf"/{GRAPH_VERSION}/(\d+)/media", "media"),
@@ -366,6 +437,22 @@ class MetaStandIn(StandIn):
         self.posts[-1]["body"] = call.body
         return 200, {"id": photo, "post_id": post_id}, {}
 
+    def create_video(self, call: Call, page: str) -> Answer:
+        """`POST /{page}/videos` with `file_url`: Facebook fetches the file, processes it,
+        and publishes the post itself."""
+        refused = self._page_token(call)
+        if refused:
+            return refused
+        if not call.body.get("file_url"):
+            return _graph_error(100, "(#100) file_url or source is required")
+        video = str(9700 + self.next_id())
+        message = call.body.get("description", "")
+        self.posts.append(
+            {"id": video, "page": page, "kind": "video", "message": message, "body": call.body}
+        )
+        self.processing_started(video)
+        return 200, {"id": video}, {}
+
     def feed(self, call: Call, page: str) -> Answer:
         items = [
             {"id": post["id"], "message": post["message"],
@@ -378,10 +465,19 @@ class MetaStandIn(StandIn):
         refused = self._page_token(call)
         if refused:
             return refused
-        if not call.body.get("image_url") and call.body.get("media_type") != "CAROUSEL":
+        video = call.body.get("media_type") in ("REELS", "VIDEO")
+        if video and not call.body.get("video_url"):
+            return _graph_error(100, "(#100) The parameter video_url is required")
+        if (
+            not video
+            and not call.body.get("image_url")
+            and call.body.get("media_type") != "CAROUSEL"
+        ):
             return _graph_error(9004, "Only photo or video can be accepted as media type.")
         container = str(18000 + self.next_id())
         self.containers[container] = call.body.get("caption", "")
+        if video:
+            self.processing_started(container)
         return 200, {"id": container}, {}
 
     def publish_container(self, call: Call, ig: str) -> Answer:
@@ -392,6 +488,8 @@ class MetaStandIn(StandIn):
         if container not in self.containers:
             return _graph_error(24, "The media container was not found.")
         if self.slow_containers and container not in self.ready:
+            return _graph_error(9007, "The media is not ready for publishing, please wait.")
+        if container in self.processing and container not in self.ready:
             return _graph_error(9007, "The media is not ready for publishing, please wait.")
         media = str(17900 + self.next_id())
         self.posts.append({"id": media, "ig": ig, "caption": self.containers.pop(container)})
@@ -445,6 +543,20 @@ class MetaStandIn(StandIn):
         if any(p["ig"] == node for p in self.pages):
             return 200, {"id": node, "username": "ada.designs", "name": "Ada Designs",
                          "profile_picture_url": "https://scontent.example/ig.jpg"}, {}  # fmt: skip
+        if node in self.processing:  # a video container, or a Facebook video
+            look = self.processing_look(node)
+            if any(post["id"] == node and post.get("kind") == "video" for post in self.posts):
+                status = {"processing": "processing", "failed": "error", "done": "ready"}[look]
+                phase = {"status": "error", "errors": [{"code": 1363008,
+                                                        "message": self.video_fail}]}  # fmt: skip
+                return 200, {"id": node, "status": {"video_status": status,
+                             **({"processing_phase": phase} if look == "failed" else {})},
+                             "permalink_url": f"/1001/videos/{node}/"}, {}  # fmt: skip
+            code = {"processing": "IN_PROGRESS", "failed": "ERROR", "done": "FINISHED"}[look]
+            if look == "done":
+                self.ready.add(node)
+            reason = {"status": self.video_fail} if look == "failed" else {}
+            return 200, {"id": node, "status_code": code, **reason}, {}
         if node in self.containers:
             self.ready.add(node)
             return 200, {"id": node, "status_code": "FINISHED"}, {}
@@ -478,6 +590,9 @@ class BlueskyStandIn(StandIn):
     sessions_created: int = 0
     deleted_sessions: list[str] = field(default_factory=list)
     records: dict[str, dict[str, Any]] = field(default_factory=dict)  # rkey -> record
+    service_tokens: set[str] = field(default_factory=set)
+    jobs: dict[str, str] = field(default_factory=dict)  # uploaded name -> job id
+    job_sizes: dict[str, int] = field(default_factory=dict)
     access_lifetime: int = 7200
     routes = (
         ("POST", r"/xrpc/com.atproto.server.createSession", "create_session"),
@@ -489,6 +604,10 @@ class BlueskyStandIn(StandIn):
         ("POST", r"/xrpc/com.atproto.repo.createRecord", "create_record"),
         ("GET", r"/xrpc/com.atproto.repo.getRecord", "get_record"),
         ("GET", r"/xrpc/app.bsky.feed.getPosts", "get_posts"),
+        ("GET", r"/xrpc/com.atproto.server.getServiceAuth", "service_auth"),
+        # The video service (BLUESKY_VIDEO_URL points here too).
+        ("POST", r"/xrpc/app.bsky.video.uploadVideo", "upload_video"),
+        ("GET", r"/xrpc/app.bsky.video.getJobStatus", "job_status"),
     )
 
     def busy(self) -> Answer:
@@ -576,6 +695,49 @@ class BlueskyStandIn(StandIn):
         uri = f"at://{BLUESKY_DID}/app.bsky.feed.post/{call.q('rkey')}"
         return 200, {"uri": uri, "cid": f"bafyrei{call.q('rkey')}", "value": record}, {}
 
+    def service_auth(self, call: Call) -> Answer:
+        """A token for another service to act for the account: audience and method named."""
+        refused = self._access_ok(call)
+        if refused:
+            return refused
+        if not call.q("aud").startswith("did:web:") or not call.q("lxm"):
+            return 400, {"error": "InvalidRequest", "message": "aud and lxm required"}, {}
+        token = f"service-{self.next_id()}"
+        self.service_tokens.add(token)
+        return 200, {"token": token}, {}
+
+    def upload_video(self, call: Call) -> Answer:
+        """The video service: the file as the body, the service token as Bearer; the same
+        name again answers 409 `already_exists` with its job."""
+        if _bearer(call) not in self.service_tokens or call.q("did") != BLUESKY_DID:
+            return 401, {"error": "Unauthorized", "message": "Invalid service token"}, {}
+        name = call.q("name")
+        with self.lock:
+            if name in self.jobs:
+                return 409, {"error": "already_exists", "jobId": self.jobs[name],
+                             "message": "Video already processed"}, {}  # fmt: skip
+            job = f"job-{self.next_id()}"
+            self.jobs[name] = job
+            self.job_sizes[job] = len(call.body) if isinstance(call.body, bytes) else 0
+        self.processing_started(job)
+        return 200, {"jobId": job, "did": BLUESKY_DID, "state": "JOB_STATE_CREATED"}, {}
+
+    def job_status(self, call: Call) -> Answer:
+        job = call.q("jobId")
+        if job not in self.processing:
+            return 404, {"error": "NotFound", "message": "Job not found"}, {}
+        look = self.processing_look(job)
+        status: dict[str, Any] = {"jobId": job, "did": BLUESKY_DID}
+        if look == "processing":
+            status.update(state="JOB_STATE_ENCODING", progress=50)
+        elif look == "failed":
+            status.update(state="JOB_STATE_FAILED", error=self.video_fail)
+        else:
+            status.update(state="JOB_STATE_COMPLETED", blob={
+                "$type": "blob", "ref": {"$link": f"bafkvideo{job}"}, "mimeType": "video/mp4",
+                "size": self.job_sizes.get(job, 0)})  # fmt: skip
+        return 200, {"jobStatus": status}, {}
+
     def get_posts(self, call: Call) -> Answer:
         return self._access_ok(call) or (
             200, {"posts": [{"uri": call.q("uris"), "likeCount": 4, "repostCount": 1,
@@ -593,6 +755,7 @@ class MastodonStandIn(StandIn):
     tokens: set[str] = field(default_factory=set)
     revoked: list[str] = field(default_factory=list)
     keys: dict[str, dict[str, Any]] = field(default_factory=dict)  # Idempotency-Key -> status
+    media_sizes: dict[str, int] = field(default_factory=dict)  # video media id -> bytes
     max_characters: int = 1000
     routes = (
         ("POST", r"/api/v1/apps", "register"),
@@ -602,6 +765,7 @@ class MastodonStandIn(StandIn):
         ("GET", r"/api/v1/accounts/verify_credentials", "verify"),
         ("GET", r"/api/v2/instance", "instance"),
         ("POST", r"/api/v2/media", "upload"),
+        ("GET", r"/api/v1/media/(\d+)", "media"),
         ("POST", r"/api/v1/statuses", "create_status"),
         ("GET", r"/api/v1/statuses/(\d+)", "status"),
         ("GET", r"/api/v1/accounts/(\d+)/statuses", "statuses"),
@@ -672,10 +836,34 @@ class MastodonStandIn(StandIn):
             "characters_reserved_per_url": 23}}}, {}  # fmt: skip
 
     def upload(self, call: Call) -> Answer:
-        return self._token_ok(call) or (
-            200, {"id": str(110000 + self.next_id()), "type": "image",
-                  "url": f"{self.url}/media/1.png"}, {}
-        )  # fmt: skip
+        """`POST /api/v2/media`: an image is ready at once (200 with its `url`); a video is
+        processed first (202, `url` null, then `GET /api/v1/media/{id}`)."""
+        refused = self._token_ok(call)
+        if refused:
+            return refused
+        number = str(110000 + self.next_id())
+        data = call.body.get("file") or b""
+        if data[4:8] == b"ftyp":
+            with self.lock:
+                self.media_sizes[number] = len(data)
+            self.processing_started(number)
+            description = (call.body.get("description") or b"").decode()
+            return 202, {"id": number, "type": "video", "url": None,
+                         "description": description}, {}  # fmt: skip
+        return 200, {"id": number, "type": "image", "url": f"{self.url}/media/1.png"}, {}
+
+    def media(self, call: Call, number: str) -> Answer:
+        refused = self._token_ok(call)
+        if refused:
+            return refused
+        if number not in self.processing:
+            return 404, {"error": "Record not found"}, {}
+        look = self.processing_look(number)
+        if look == "failed":
+            return 422, {"error": self.video_fail}, {}
+        if look == "processing":
+            return 206, {"id": number, "type": "video", "url": None}, {}
+        return 200, {"id": number, "type": "video", "url": f"{self.url}/media/{number}.mp4"}, {}
 
     def create_status(self, call: Call) -> Answer:
         refused = self._token_ok(call)
@@ -710,8 +898,9 @@ class MastodonStandIn(StandIn):
         return self._token_ok(call) or (200, found, {})
 
     def statuses(self, call: Call, account: str) -> Answer:
+        replies = call.q("exclude_replies") != "true"
         found = [post for post in reversed(self.posts)
-                 if not (call.q("exclude_replies") == "true" and post.get("in_reply_to_id"))]  # fmt: skip
+                 if replies or not post.get("in_reply_to_id")]  # fmt: skip
         return self._token_ok(call) or (200, found, {})
 
 
@@ -907,6 +1096,7 @@ class Providers:
             "FACEBOOK_GRAPH_URL": self.meta.url,
             "FACEBOOK_GRAPH_VERSION": GRAPH_VERSION,
             "BLUESKY_SERVICE_URL": self.bluesky.url,
+            "BLUESKY_VIDEO_URL": self.bluesky.url,
             "DEVTO_API_URL": f"{self.devto.url}/api",
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }

@@ -267,7 +267,11 @@ def test_a_reply_whose_answer_was_lost_is_found_not_sent_again(
 def test_a_first_comment_refused_leaves_the_post_published_with_a_warning(
     ada_client, ada_accounts, providers
 ):
-    refused = (422, {"status": 422, "message": "Comment text is invalid"}, {})
+    refused: tuple[int, Any, dict[str, str]] = (
+        422,
+        {"status": 422, "message": "Comment text is invalid"},
+        {},
+    )
     providers.linkedin.scripted.append(("POST", r"/rest/socialActions/.+/comments", refused))
     done = results(
         publish(ada_client, ada_accounts, "linkedin", firstComment="More in the comments")

@@ -1,0 +1,217 @@
+"""Video (social.md section 10): uploads read from their own header, validated per network,
+and published through each network's upload flow, the platform's processing awaited by a
+task (no thread waits), resumed after a worker dies without uploading again."""
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from social.models import ScheduledRecord
+from tests.social.test_scheduler import make_due, run, schedule
+from tests.social.videos import mp4
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
+
+FIVE = ("linkedin", "facebook", "instagram", "bluesky", "mastodon")
+SIZE = 5 * 1024 * 1024  # two parts of LinkedIn's Videos API
+
+
+def upload(client: Any, data: bytes, name: str = "launch.mp4", **fields: Any) -> Any:
+    body = {"file": SimpleUploadedFile(name, data, content_type="application/octet-stream"),
+            **fields}  # fmt: skip
+    return client.post("/api/social/media", body, format="multipart")
+
+
+@pytest.fixture
+def video(ada_client) -> dict[str, Any]:
+    response = upload(ada_client, mp4(seconds=12.0, payload=SIZE), alt="Our launch video")
+    assert response.status_code == 200, response.content
+    return dict(response.json()["data"])
+
+
+def publish(client: Any, accounts: dict[str, Any], *providers: str, **body: Any) -> Any:
+    return client.post(
+        "/api/social/publish",
+        {"content": "Launch day", **body, "accountIds": [accounts[p]["id"] for p in providers]},
+        format="json",
+    )
+
+
+# --- Media ---------------------------------------------------------------------------------------
+
+
+def test_an_uploaded_video_has_its_duration_and_size_from_its_own_header(ada_client, video):
+    assert video["type"] == "video/mp4"
+    assert (video["duration"], video["width"], video["height"]) == (12.0, 1280, 720)
+    assert video["alt"] == "Our launch video"
+    assert video["size"] > SIZE
+    quicktime = upload(ada_client, mp4(brand=b"qt  "), name="clip.mov")
+    assert quicktime.json()["data"]["type"] == "video/quicktime"
+
+
+def test_bytes_that_are_not_a_video_or_a_video_too_large_are_refused(ada_client, settings):
+    response = upload(ada_client, b"\0\0\0\x18ftypisom" + b"x" * 4096)
+    assert response.status_code == 400
+    assert "not a playable video/mp4 video" in response.json()["error"]["details"]["file"][0]
+    settings.MEDIA_MAX_VIDEO_BYTES = 2048
+    response = upload(ada_client, mp4(payload=4096))
+    assert response.status_code == 400
+    assert ada_client.get("/api/social/media").json()["data"] == []
+
+
+# --- Validation before anything is sent -----------------------------------------------------------
+
+
+def test_dev_to_takes_no_video(ada_client, ada_accounts, providers, video):
+    response = publish(ada_client, ada_accounts, "devto", title="Launch", mediaIds=[video["id"]])
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "video_not_supported"
+
+
+def test_per_network_limits_are_checked_before_anything_is_sent(
+    ada_client, ada_accounts, providers, video
+):
+    long = upload(ada_client, mp4(seconds=181.0)).json()["data"]
+    image = ada_client.post(
+        "/api/social/media",
+        {"type": "image/jpeg", "url": providers.image(), "size": 2048},
+        format="json",
+    ).json()["data"]
+    response = publish(ada_client, ada_accounts, "bluesky", mediaIds=[long["id"]])
+    assert response.status_code == 400
+    (problem,) = response.json()["error"]["details"]["targets"]
+    assert problem["field"] == "media"
+    assert "180 seconds" in problem["message"]
+    response = publish(ada_client, ada_accounts, "linkedin", mediaIds=[video["id"], image["id"]])
+    assert response.status_code == 400
+    assert "without images" in response.json()["error"]["details"]["targets"][0]["message"]
+    response = publish(ada_client, ada_accounts, "mastodon", mediaIds=[video["id"], long["id"]])
+    assert response.status_code == 400
+    assert "one video per post" in response.json()["error"]["details"]["targets"][0]["message"]
+    hosted = ada_client.post(
+        "/api/social/media",
+        {"type": "video/mp4", "url": "https://cdn.example.com/a.mp4", "size": 4096,
+         "duration": 10},
+        format="json",
+    ).json()["data"]  # fmt: skip
+    response = publish(ada_client, ada_accounts, "mastodon", mediaIds=[hosted["id"]])
+    assert response.status_code == 400
+    assert "upload it" in response.json()["error"]["details"]["targets"][0]["message"]
+    for standin in (providers.linkedin, providers.bluesky, providers.mastodon):
+        assert standin.posts == []
+
+
+# --- Publishing through each network's flow -------------------------------------------------------
+
+
+def test_a_video_is_published_to_five_networks_through_their_processing(
+    ada_client, ada_accounts, providers, video, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = publish(ada_client, ada_accounts, *FIVE, mediaIds=[video["id"]])
+        assert response.status_code == 200, response.content
+        answered = {entry["provider"]: entry for entry in response.json()["data"]}
+    # The platforms were processing: each record was Publishing, and a task looked again.
+    assert {p: (e["status"], e["error"]["code"]) for p, e in answered.items()} == dict.fromkeys(
+        FIVE, ("Publishing", "processing")
+    )
+    records = {r.provider: r for r in ScheduledRecord.objects.all()}
+    assert {p: r.status for p, r in records.items()} == dict.fromkeys(FIVE, "Published")
+    assert all(r.processing == {} and r.attempts == 1 for r in records.values())
+    assert all(
+        [entry["outcome"] for entry in r.history] == ["processing", "published"]
+        for r in records.values()
+    )
+
+    # LinkedIn: initialize, the file in two parts, finalize with their ETags, then the post.
+    (initialized, finalized) = providers.linkedin.received("POST", "/rest/videos")
+    parts = initialized.body["initializeUploadRequest"]["fileSizeBytes"]
+    assert parts == video["size"]
+    assert sorted(providers.linkedin.uploaded.values()) == [video["size"] - 4_194_304, 4_194_304]
+    assert len(finalized.body["finalizeUploadRequest"]["uploadedPartIds"]) == 2
+    (post,) = providers.linkedin.posts
+    assert post["content"]["media"]["id"].startswith("urn:li:video:")
+    # Facebook: the page fetches the file from its public URL.
+    (fb_video,) = [p for p in providers.meta.posts if p.get("kind") == "video"]
+    assert fb_video["body"]["file_url"] == video["url"]
+    assert records["facebook"].url.endswith(f"/videos/{fb_video['id']}/")
+    # Instagram: a Reels container, polled until FINISHED, then media_publish.
+    (container,) = providers.meta.received("POST", "/v24.0/17841400000000001/media")
+    assert (container.body["media_type"], container.body["video_url"]) == ("REELS", video["url"])
+    assert records["instagram"].url.startswith("https://www.instagram.com/p/")
+    # Mastodon: the file streamed to /api/v2/media (202), polled, then the status.
+    (status,) = providers.mastodon.posts
+    assert status["body"]["media_ids"] == list(providers.mastodon.media_sizes)
+    assert list(providers.mastodon.media_sizes.values()) == [video["size"]]
+    (described,) = providers.mastodon.received("POST", "/api/v2/media")
+    assert described.body["description"] == b"Our launch video"
+    # Bluesky: a service token, the video service's job, then an app.bsky.embed.video post.
+    (record,) = providers.bluesky.posts
+    assert record["embed"]["$type"] == "app.bsky.embed.video"
+    assert record["embed"]["alt"] == "Our launch video"
+    assert record["embed"]["aspectRatio"] == {"width": 1280, "height": 720}
+    assert list(providers.bluesky.job_sizes.values()) == [video["size"]]
+    # Two looks "still processing" each, then done: three looks per platform.
+    assert (
+        len(providers.mastodon.received("GET", f"/api/v1/media/{status['body']['media_ids'][0]}"))
+        == 3
+    )
+
+
+def test_a_processing_failure_fails_the_record_with_the_platforms_reason(
+    ada_client, ada_accounts, providers, video, django_capture_on_commit_callbacks
+):
+    providers.mastodon.video_fail = "Error processing the video: unsupported codec"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert (
+            publish(ada_client, ada_accounts, "mastodon", mediaIds=[video["id"]]).status_code == 200
+        )
+    record = ScheduledRecord.objects.get()
+    assert (record.status, record.error_code) == ("Failed", "provider_rejected")
+    assert "unsupported codec" in record.error
+    assert providers.mastodon.posts == []
+
+
+def test_a_scheduled_video_is_published_by_the_scheduler_and_its_task(
+    client, ada_client, ada_accounts, providers, video, django_capture_on_commit_callbacks
+):
+    (record_id,) = schedule(ada_client, ada_accounts, "linkedin", mediaIds=[video["id"]])
+    with django_capture_on_commit_callbacks(execute=True):
+        result = run(client).json()["data"]["results"][0]
+    assert (result["status"], result["error"]["code"]) == ("Publishing", "processing")
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.status == "Published"
+    assert len(providers.linkedin.posts) == 1
+
+
+def test_a_worker_killed_mid_processing_resumes_without_uploading_again(
+    client, ada_client, ada_accounts, providers, video, django_capture_on_commit_callbacks
+):
+    (record_id,) = schedule(ada_client, ada_accounts, "bluesky", mediaIds=[video["id"]])
+    with django_capture_on_commit_callbacks(execute=False):  # the worker dies: no task runs
+        assert run(client).json()["data"]["results"][0]["status"] == "Publishing"
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.status == "Publishing"
+    assert record.processing["jobId"]
+    expires = record.lease_expires_at
+    assert expires is not None
+    assert expires > timezone.now()  # renewed past the next look
+    # Its lease runs out: the reaper hands it back, the next attempt resumes the job.
+    ScheduledRecord.objects.filter(pk=record_id).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        run(client)  # reaps it (due now)
+        make_due([record_id])
+        run(client)
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.status == "Published"
+    uploads = providers.bluesky.received("POST", "/xrpc/app.bsky.video.uploadVideo")
+    assert len(uploads) == 1  # never uploaded twice
+    assert len(providers.bluesky.posts) == 1
+    assert [entry["outcome"] for entry in record.history] == [
+        "processing", "lease_expired", "published",
+    ]  # fmt: skip
