@@ -25,9 +25,9 @@ import subprocess
 import sys
 import time
 import urllib.error
-from itertools import pairwise
 import urllib.request
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit

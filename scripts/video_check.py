@@ -1,0 +1,235 @@
+"""An end-to-end check of video (social.md section 10), through HTTP against a server started
+the way a newcomer starts it.
+
+Usage (from a checkout; the server command runs in it):
+    python scripts/video_check.py [--port 8132] -- make run
+
+It starts the platforms' stand-ins (tests/social/standins.py: each network's own upload flow,
+"still processing" twice before a video is done) and the server command pointed at them, then
+checks, printing one line each: a user signs up and connects LinkedIn, Facebook, Instagram,
+Bluesky and Mastodon; a small MP4 is uploaded (multipart) and read from its header; it is
+published now to the five networks, each record `Publishing` while its platform processes it
+and then `Published` through the worker's tasks, each network having received it through its
+own flow; the same video scheduled a few seconds ahead is published by the timer and the tasks;
+a video whose processing fails at Mastodon fails its record with Mastodon's reason. Exits
+non-zero on the first failed check; stops the server either way.
+"""
+
+import argparse
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.fit_check import PASSWORD, call, call_quietly, check, consent  # noqa: E402
+from tests.social.standins import (  # noqa: E402
+    BLUESKY_APP_PASSWORD,
+    BLUESKY_HANDLE,
+    Providers,
+    provider_standins,
+)
+from tests.social.videos import mp4  # noqa: E402
+
+FIVE = ("linkedin", "facebook", "instagram", "bluesky", "mastodon")
+REDIRECT_URI = "https://app.example.com/oauth/callback"
+
+
+def upload(base: str, token: str, data: bytes, alt: str) -> tuple[int, Any]:
+    """A multipart upload, as a browser's form sends it."""
+    import json
+
+    boundary = uuid.uuid4().hex
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="alt"\r\n\r\n{alt}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="launch.mp4"\r\nContent-Type: video/mp4\r\n\r\n'
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    request = urllib.request.Request(f"{base}/api/social/media", data=body, method="POST")  # noqa: S310
+    request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+    request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (loopback)
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def connect(base: str, token: str, providers: Providers) -> dict[str, str]:
+    accounts = {}
+    for provider in FIVE:
+        if provider == "bluesky":
+            body: dict[str, Any] = {"code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
+        else:
+            extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
+            back = consent(base, token, provider, **extra)
+            body = {
+                "code": back.get("code"),
+                "state": back.get("state"),
+                "redirectUri": REDIRECT_URI,
+                **extra,
+            }
+        status, account = call(
+            base, "POST", "/api/social/connect", {"provider": provider, **body}, token
+        )
+        check(status == 200, f"{provider} connects", account)
+        accounts[provider] = account["data"]["id"]
+    return accounts
+
+
+def records_settled(base: str, token: str, ids: list[str], timeout: float) -> dict[str, Any]:
+    """The records by id once none is Scheduled or Publishing (or at the timeout)."""
+    deadline = time.monotonic() + timeout
+    found: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        status, calendar = call(base, "GET", "/api/social/schedule?limit=100", token=token)
+        if status == 200:
+            found = {r["id"]: r for r in calendar["data"] if r["id"] in ids}
+            if len(found) == len(ids) and all(
+                r["status"] not in ("Scheduled", "Publishing") for r in found.values()
+            ):
+                break
+        time.sleep(1.0)
+    return found
+
+
+def walk(base: str, providers: Providers) -> None:
+    email = f"video-{secrets.token_hex(4)}@example.com"
+    status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
+    check(status == 200, "a user signs up", login)
+    token = login["data"]["token"]
+    accounts = connect(base, token, providers)
+    targets = [accounts[p] for p in FIVE]
+
+    status, item = upload(base, token, mp4(seconds=8.0, payload=256 * 1024), "Our launch video")
+    data = (item or {}).get("data") or {}
+    check(
+        status == 200
+        and (data.get("type"), data.get("duration"), data.get("width"), data.get("height"))
+        == ("video/mp4", 8.0, 1280, 720),
+        "an MP4 is uploaded, its duration and size read from its header",
+        item,
+    )
+
+    body = {"content": "Launch day, in motion", "mediaIds": [data["id"]]}
+    status, published = call(
+        base, "POST", "/api/social/publish", {**body, "accountIds": targets}, token
+    )
+    answered = {e["provider"]: e for e in (published or {}).get("data") or []}
+    check(
+        status == 200
+        and all(e["status"] in ("Publishing", "Published") for e in answered.values())
+        and len(answered) == 5,
+        "published now: each record Publishing while its platform processes it",
+        {p: (e["status"], (e.get("error") or {}).get("code")) for p, e in answered.items()},
+    )
+    settled = records_settled(base, token, [e["recordId"] for e in answered.values()], 120)
+    check(
+        settled and all(r["status"] == "Published" for r in settled.values()),
+        "the five records reach Published through the worker's looks at the processing",
+        {r["provider"]: r["status"] for r in settled.values()},
+    )
+    check(
+        providers.linkedin.videos
+        and next(iter(providers.linkedin.videos.values()))["finalized"]
+        and providers.bluesky.jobs
+        and providers.mastodon.media_sizes
+        and any(p.get("kind") == "video" for p in providers.meta.posts)
+        and providers.bluesky.posts[0]["embed"]["$type"] == "app.bsky.embed.video",
+        "each network received the video through its own flow",
+    )
+
+    when = datetime.now(UTC) + timedelta(seconds=4)
+    status, scheduled = call(
+        base,
+        "POST",
+        "/api/social/schedule",
+        {
+            "content": "Scheduled launch video",
+            "mediaIds": [data["id"]],
+            "accountIds": targets,
+            "scheduledTime": when.isoformat(),
+        },
+        token,
+    )
+    check(status == 200, "the video scheduled 4 s ahead", scheduled)
+    ids = [r["id"] for r in scheduled["data"]["scheduledRecords"]]
+    settled = records_settled(base, token, ids, 120)
+    check(
+        settled and all(r["status"] == "Published" for r in settled.values()),
+        "the scheduled records reach Published through the timer and the looks",
+        {r["provider"]: r["status"] for r in settled.values()},
+    )
+
+    providers.mastodon.video_fail = "Error processing the video: unsupported codec"
+    status, failed = call(
+        base,
+        "POST",
+        "/api/social/publish",
+        {
+            "content": "A broken video",
+            "mediaIds": [data["id"]],
+            "accountIds": [accounts["mastodon"]],
+        },
+        token,
+    )
+    record_id = failed["data"][0]["recordId"] if status == 200 else ""
+    settled = records_settled(base, token, [record_id], 60)
+    record = settled.get(record_id) or {}
+    check(
+        record.get("status") == "Failed" and "unsupported codec" in record.get("error", ""),
+        "a processing failure fails the record with the platform's reason",
+        record,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=8132)
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
+    args = parser.parse_args()
+    command = [part for part in args.command if part != "--"] or ["make", "run"]
+    with provider_standins() as providers:
+        env = {
+            **os.environ,
+            **{name: str(value) for name, value in providers.settings().items()},
+            "PORT": str(args.port),
+            "OUTBOUND_ALLOW_PRIVATE": "true",  # the stand-ins and the instance are on loopback
+            "VIDEO_POLL_SECONDS": "0.5",  # the looks at the processing, within the check
+        }
+        # The command is the operator's own, from this script's command line.
+        server = subprocess.Popen(command, cwd=Path.cwd(), env=env, start_new_session=True)  # noqa: S603
+        base = f"http://127.0.0.1:{args.port}"
+        try:
+            deadline = time.monotonic() + 600  # a fresh clone installs its virtualenv first
+            while call_quietly(f"{base}/api/v1/health") is None:
+                check(
+                    server.poll() is None and time.monotonic() < deadline,
+                    "the server starts",
+                    server.returncode,
+                )
+                time.sleep(1)
+            walk(base, providers)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=60)
+    print("video: passed", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
