@@ -3,7 +3,7 @@ and the notifications' first page on a server recording metrics beside one that 
 side by side in one run, and the time of a /metrics scrape with every family populated.
 
 Usage: python -m bench.health [--requests N] [--concurrency C] [--workers W] [--rounds R]
-           [--notifications N] [--scrapes S]
+           [--notifications N] [--scrapes S] [--noise]
 
 Uses a throwaway SQLite file unless DATABASE_URL is set; with DATABASE_URL (PostgreSQL) it
 creates a throwaway database there and drops it at the end. Redis only if REDIS_URL is set.
@@ -69,6 +69,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                             rounds=(4, "alternations between the servers"),
                             notifications=(200, "the bench user's notifications"),
                             scrapes=(50, "GETs of /metrics"))  # fmt: skip
+    parser.add_argument(
+        "--noise",
+        action="store_true",
+        help="both servers without metrics: the machine's noise floor (A/A)",
+    )
     args = parser.parse_args(argv)
     if args.requests < 2 * args.rounds:
         parser.error("--requests must be at least twice --rounds (percentiles need samples)")
@@ -215,7 +220,7 @@ def report(
     args: argparse.Namespace,
     bare_pair: list[RunResult],
     pairs: dict[str, tuple[RunResult, RunResult]],
-    scrape: RunResult,
+    scrape: RunResult | None,
     scrape_size: tuple[int, int],
 ) -> None:
     redis = "yes (cache and rate limit)" if settings["redis"] else "no (local-memory cache)"
@@ -243,7 +248,8 @@ def report(
     print()
     rows = []
     for url, (on, off) in pairs.items():
-        rows += [relabel(on, f"{url} [metrics on]"), relabel(off, f"{url} [metrics off]")]
+        names = ("A, no metrics", "B, no metrics") if args.noise else ("metrics on", "metrics off")
+        rows += [relabel(on, f"{url} [{names[0]}]"), relabel(off, f"{url} [{names[1]}]")]
     report_latency(rows, "metrics on vs off (the same rounds, interleaved):")
     for url, (on, off) in pairs.items():
         ratio = on.percentile_ms(50) / off.percentile_ms(50)
@@ -251,6 +257,9 @@ def report(
               f"{verdict(ratio <= TARGET_METRICS_ON_TO_OFF_P50)} ({ratio:.3f}x, "
               f"p99 {on.percentile_ms(99) / off.percentile_ms(99):.3f}x)")  # fmt: skip
     print()
+    if scrape is None:
+        print("(--noise: both servers ran without metrics; the gaps above are the machine's)")
+        return
     lines, size = scrape_size
     report_latency([scrape], f"GET /metrics, every family populated ({lines} lines, {size} bytes):")
     scrape_p50 = scrape.percentile_ms(50)
@@ -287,6 +296,8 @@ def measure(bench: harness.Bench) -> int:
         settings: dict[str, Any] = json.loads(probe.strip().splitlines()[-1])
         on_env = {**base, "METRICS_TOKEN": METRICS_TOKEN, "METRICS_DIR": str(metrics_dir)}
         off_env = {**base, "METRICS_TOKEN": ""}
+        if args.noise:  # the "on" server records nothing either: any gap is the machine's
+            on_env = {**on_env, "METRICS_TOKEN": ""}
         bearer = {"Authorization": f"Bearer {token}"}
         urls = [(HEALTH_URL, None), (PAGE_URL, bearer)]
         with ExitStack() as stack:
@@ -309,6 +320,9 @@ def measure(bench: harness.Bench) -> int:
                          for url in (HEALTH_URL, BARE_URL)]  # fmt: skip
             pairs = {url: (merge(rounds[(url, "on")]), merge(rounds[(url, "off")]))
                      for url, _ in urls}  # fmt: skip
+            if args.noise:
+                report(settings, args, bare_pair, pairs, None, (0, 0))
+                return 0
             populated(metrics_dir, routes)
             size = scrape_size(on.port)
             scrape = run(on.port, METRICS_URL, args.scrapes, 1,
