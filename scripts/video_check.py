@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scripts.fit_check import PASSWORD, call, call_quietly, check, consent  # noqa: E402
+from scripts.fit_check import PASSWORD, call, call_quietly, consent  # noqa: E402
 from tests.social.standins import (  # noqa: E402
     BLUESKY_APP_PASSWORD,
     BLUESKY_HANDLE,
@@ -42,6 +42,15 @@ from tests.social.standins import (  # noqa: E402
 from tests.social.videos import mp4  # noqa: E402
 
 FIVE = ("linkedin", "facebook", "instagram", "bluesky", "mastodon")
+
+
+def check(ok: Any, what: str, detail: Any = "") -> None:
+    if not ok:
+        print(f"video: FAILED {what}: {detail}", flush=True)
+        raise SystemExit(1)
+    print(f"video: ok   {what}", flush=True)
+
+
 REDIRECT_URI = "https://app.example.com/oauth/callback"
 
 
