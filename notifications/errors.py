@@ -18,3 +18,8 @@ class InvalidWebhookUrl(ApplicationError):
 
 class WebhookDeliveryNotFound(NotFoundError):
     message = "Webhook delivery not found."
+
+
+class InvalidCursor(ApplicationError):
+    code = "invalid_cursor"
+    message = "The cursor names no event of yours: send a nextCursor, a live feed id or an id."

@@ -88,6 +88,9 @@ class PostFailedData(TypedDict):
     platform: str
     error: str
     retryCount: int
+    # The error object of social.md section 12 (`{code, category, message, remedy,
+    # retryable, platform?}`): what happened and what the user can do.
+    errorDetail: dict[str, Any] | None
 
 
 def post_failed(
@@ -98,8 +101,12 @@ def post_failed(
     platform: str,
     error: str,
     retry_count: int,
+    error_detail: dict[str, Any] | None = None,
     context: dict[str, Any] | None = None,
+    unconfirmed: bool = False,
 ) -> Public:
+    """`post.failed`, or `post.unconfirmed` (the same data) for a record whose outcome could
+    not be established (social.md section 12)."""
     data: PostFailedData = {
         "postId": post_id,
         "recordId": record_id,
@@ -107,8 +114,9 @@ def post_failed(
         "platform": platform,
         "error": error,
         "retryCount": retry_count,
+        "errorDetail": error_detail,
     }
-    return Public("post.failed", dict(data), context or {})
+    return Public("post.unconfirmed" if unconfirmed else "post.failed", dict(data), context or {})
 
 
 class PostScheduledData(TypedDict):
@@ -135,6 +143,214 @@ def post_scheduled(
         "scheduledAt": iso(scheduled_at),
     }
     return Public("post.scheduled", dict(data))
+
+
+# --- The social hub's lifecycle (social.md section 12) --------------------------------------
+
+
+class PostData(TypedDict):
+    postId: str
+    title: str
+    status: str
+    platforms: list[str]
+    campaignId: str | None
+    updatedAt: str
+
+
+def post_saved(
+    *,
+    created: bool,
+    post_id: str,
+    title: str,
+    status: str,
+    platforms: list[str],
+    campaign_id: str | None,
+    updated_at: datetime,
+) -> Public:
+    """`post.created` or `post.updated`: the post's identity and state (its text and media
+    are read with GET /api/social/posts/{id}: an event stays small)."""
+    data: PostData = {
+        "postId": post_id,
+        "title": title,
+        "status": status,
+        "platforms": platforms,
+        "campaignId": campaign_id,
+        "updatedAt": iso(updated_at),
+    }
+    return Public("post.created" if created else "post.updated", dict(data))
+
+
+class PostDeletedData(TypedDict):
+    postId: str
+    recordIds: list[str]
+
+
+def post_deleted(*, post_id: str, record_ids: list[str]) -> Public:
+    data: PostDeletedData = {"postId": post_id, "recordIds": record_ids}
+    return Public("post.deleted", dict(data))
+
+
+class PostPartiallyPublishedData(TypedDict):
+    postId: str
+    status: str
+    published: list[dict[str, Any]]
+    notPublished: list[dict[str, Any]]
+
+
+def post_partially_published(
+    *, post_id: str, published: list[dict[str, Any]], not_published: list[dict[str, Any]]
+) -> Public:
+    """A post whose records ended, some published and some not: `published` `[{recordId,
+    accountId, platform, postUrl}]`, `notPublished` `[{recordId, accountId, platform, status,
+    error}]`."""
+    data: PostPartiallyPublishedData = {
+        "postId": post_id,
+        "status": "PartiallyPublished",
+        "published": published,
+        "notPublished": not_published,
+    }
+    return Public("post.partially_published", dict(data))
+
+
+class ScheduleChangedData(TypedDict):
+    recordId: str
+    postId: str
+    accountId: str
+    platform: str
+    scheduledAt: str
+
+
+class ScheduleMovedData(ScheduleChangedData):
+    previousScheduledAt: str | None
+    queued: bool
+
+
+def schedule_moved(
+    *,
+    record_id: str,
+    post_id: str,
+    account_id: str,
+    platform: str,
+    scheduled_at: datetime,
+    previous: datetime | None,
+    queued: bool,
+) -> Public:
+    data: ScheduleMovedData = {
+        "recordId": record_id,
+        "postId": post_id,
+        "accountId": account_id,
+        "platform": platform,
+        "scheduledAt": iso(scheduled_at),
+        "previousScheduledAt": iso(previous),
+        "queued": queued,
+    }
+    return Public("schedule.moved", dict(data))
+
+
+class ScheduleCancelledData(ScheduleChangedData):
+    reason: str
+
+
+def schedule_cancelled(
+    *,
+    record_id: str,
+    post_id: str,
+    account_id: str,
+    platform: str,
+    scheduled_at: datetime,
+    reason: str,
+) -> Public:
+    """`reason`: `cancelled` (the user), `series_ended`, `account_disconnected`."""
+    data: ScheduleCancelledData = {
+        "recordId": record_id,
+        "postId": post_id,
+        "accountId": account_id,
+        "platform": platform,
+        "scheduledAt": iso(scheduled_at),
+        "reason": reason,
+    }
+    return Public("schedule.cancelled", dict(data))
+
+
+class AccountData(TypedDict):
+    accountId: str
+    platform: str
+    username: str
+    status: str
+
+
+class AccountExpiringData(AccountData):
+    expiresAt: str | None
+    days: int
+
+
+class AccountExpiredData(AccountData):
+    reason: str
+
+
+def account_connected(
+    *, account_id: str, platform: str, username: str, reconnected: bool
+) -> Public:
+    """`account.connected` (a new connection) or `account.reconnected` (the same account's
+    credentials replaced: after it expired, or to grant more)."""
+    data: AccountData = {
+        "accountId": account_id,
+        "platform": platform,
+        "username": username,
+        "status": "connected",
+    }
+    return Public("account.reconnected" if reconnected else "account.connected", dict(data))
+
+
+def account_expiring(
+    *, account_id: str, platform: str, username: str, expires_at: datetime | None, days: int
+) -> Public:
+    data: AccountExpiringData = {
+        "accountId": account_id,
+        "platform": platform,
+        "username": username,
+        "status": "connected",
+        "expiresAt": iso(expires_at),
+        "days": days,
+    }
+    return Public("account.expiring", dict(data))
+
+
+def account_expired(*, account_id: str, platform: str, username: str, reason: str) -> Public:
+    data: AccountExpiredData = {
+        "accountId": account_id,
+        "platform": platform,
+        "username": username,
+        "status": "expired",
+        "reason": reason,
+    }
+    return Public("account.expired", dict(data))
+
+
+class PostAtRiskData(TypedDict):
+    accountId: str
+    platform: str
+    problems: list[dict[str, Any]]
+    records: list[dict[str, Any]]
+
+
+def post_at_risk(
+    *,
+    account_id: str,
+    platform: str,
+    problems: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+    context: dict[str, Any] | None = None,
+) -> Public:
+    """An account's problem found before its posts are due: `problems` `[{code, message,
+    remedy}]`, `records` `[{recordId, postId, scheduledAt}]` (those due in the next 24 hours)."""
+    data: PostAtRiskData = {
+        "accountId": account_id,
+        "platform": platform,
+        "problems": problems,
+        "records": records,
+    }
+    return Public("post.at_risk", dict(data), context or {})
 
 
 class GenerationCompletedData(TypedDict):
@@ -228,7 +444,8 @@ def notification_created(*, data: dict[str, Any]) -> Payload:
     return Payload("notification.created", data)
 
 
-# The specification's outgoing webhook events: exactly the public builders above.
+# The outgoing webhook events: exactly the public builders above (the specification's six
+# and the social hub's lifecycle, social.md section 12).
 EVENTS = frozenset(
     {
         "post.published",
@@ -237,6 +454,18 @@ EVENTS = frozenset(
         "generation.completed",
         "generation.failed",
         "credits.depleted",
+        "post.created",
+        "post.updated",
+        "post.deleted",
+        "post.partially_published",
+        "post.unconfirmed",
+        "schedule.moved",
+        "schedule.cancelled",
+        "account.connected",
+        "account.expiring",
+        "account.expired",
+        "account.reconnected",
+        "post.at_risk",
     }
 )
 INTERNAL_EVENTS = frozenset({"credits.changed", "post.changed", "notification.created"})
@@ -274,7 +503,10 @@ def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
     INSERT (their rows). One dispatch is queued per DISPATCH_BATCH of those a consumer wants:
     a dispatch pass takes its own event and the oldest others waiting, so these passes take
     them all (and the sweeper would catch one that a concurrent pass left behind); those no
-    consumer wants are recorded dispatched already, with nothing queued."""
+    consumer wants are recorded dispatched already, with nothing queued. Each public event is
+    also a row of the user's live feed (its `live_id`): the stream sends it, and
+    `GET /api/events` replays it under the same id."""
+    from notifications.services.livefeed import live_events_record
     from notifications.tasks import outbox_dispatch_task
 
     by_handler: dict[Subscriber, list[Emitted]] = {}
@@ -290,11 +522,13 @@ def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
         return []
     wanted = outbox_wanted([(payload.event, user_id) for user_id, payload in public])
     now = timezone.now()
-    rows = OutboxEvent.objects.bulk_create(
-        [OutboxEvent(event=payload.event, user_id=user_id, data=payload.data,
-                     dispatched_at=None if wants else now)
-         for (user_id, payload), wants in zip(public, wanted, strict=True)]
-    )  # fmt: skip
+    rows = [OutboxEvent(event=payload.event, user_id=user_id, data=payload.data,
+                        dispatched_at=None if wants else now)
+            for (user_id, payload), wants in zip(public, wanted, strict=True)]  # fmt: skip
+    # Each reaches the user's live feed too; its feed id is its id for the replay.
+    for row, live in zip(rows, live_events_record(rows=rows), strict=True):
+        row.live_id = live.id
+    rows = OutboxEvent.objects.bulk_create(rows)
     # The sequences are set by the INSERT's RETURNING.
     sequences = sorted(row.sequence for row in rows if row.dispatched_at is None)
     for sequence in sequences[::DISPATCH_BATCH]:

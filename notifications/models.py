@@ -30,6 +30,7 @@ class NotificationType(models.TextChoices):
     ACCOUNT_CONNECTED = "account_connected", "Social account connected"
     ACCOUNT_CONNECT_FAILED = "account_connect_failed", "Social account connection failed"
     TOKEN_EXPIRING = "token_expiring", "Social account connection expiring"
+    POST_AT_RISK = "post_at_risk", "Scheduled post at risk"
 
 
 CATEGORY_OF_TYPE: dict[str, str] = {
@@ -44,6 +45,7 @@ CATEGORY_OF_TYPE: dict[str, str] = {
     NotificationType.ACCOUNT_CONNECTED: Category.SOCIAL_HUB,
     NotificationType.ACCOUNT_CONNECT_FAILED: Category.SOCIAL_HUB,
     NotificationType.TOKEN_EXPIRING: Category.SOCIAL_HUB,
+    NotificationType.POST_AT_RISK: Category.SOCIAL_HUB,
 }
 
 
@@ -116,11 +118,16 @@ class OutboxEvent(models.Model):
     data = models.JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
     dispatched_at = models.DateTimeField(null=True, blank=True)
+    # The event's id in the user's live feed (its `LiveEvent`, written with it): the id of
+    # `GET /api/events` and of the stream's Last-Event-ID alike (docs/live-feed.md).
+    live_id = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ("sequence",)
         indexes = [
             models.Index(fields=["user", "sequence"], name="outbox_user_sequence_idx"),
+            # The replay (GET /api/events): a user's events by their live feed id.
+            models.Index(fields=["user", "live_id"], name="outbox_user_live_idx"),
             models.Index(fields=["created_at"], name="outbox_created_idx"),  # retention
             models.Index(
                 fields=["created_at"],
@@ -302,12 +309,20 @@ class LiveEventKind(models.TextChoices):
     NOTIFICATION = "notification"
     POST = "post"
     CREDITS = "credits"
+    # A domain event (one of notifications.events.EVENTS): sent named by its type, with the
+    # shape `GET /api/events` answers.
+    EVENT = "event"
     # Not sent to clients: tells every server process to end the streams of a revoked
     # session (`data.session`) or, without one, all the user's streams.
     REVOKED = "revoked"
 
 
-CLIENT_KINDS = (LiveEventKind.NOTIFICATION, LiveEventKind.POST, LiveEventKind.CREDITS)
+CLIENT_KINDS = (
+    LiveEventKind.NOTIFICATION,
+    LiveEventKind.POST,
+    LiveEventKind.CREDITS,
+    LiveEventKind.EVENT,
+)
 
 
 class LiveEvent(models.Model):

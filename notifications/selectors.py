@@ -1,14 +1,17 @@
 """Reads on notifications, always scoped to one user so the per-user indexes serve them."""
 
+from datetime import timedelta
 from typing import Any, overload
 from uuid import UUID
 
+from django.conf import settings
 from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.query import ModelIterable
+from django.utils import timezone
 
 from accounts.models import User
-from notifications.errors import NotificationNotFound, WebhookDeliveryNotFound
-from notifications.models import Notification, NotificationCounter, WebhookDelivery
+from notifications.errors import InvalidCursor, NotificationNotFound, WebhookDeliveryNotFound
+from notifications.models import Notification, NotificationCounter, OutboxEvent, WebhookDelivery
 
 
 class NotificationPageQuerySet(QuerySet[Notification, Notification]):
@@ -108,3 +111,43 @@ def delivery_get(*, user: User, delivery_id: Any) -> WebhookDelivery:
     if found is None:
         raise WebhookDeliveryNotFound()
     return found
+
+
+def event_cursor(*, user: User, cursor: str) -> int:
+    """Where a replay resumes: after a live feed id (a `nextCursor`, the stream's
+    Last-Event-ID), or after the event a webhook delivered (its `webhook-id`); 0 from the
+    start. Anything else: 400 invalid_cursor."""
+    cursor = cursor.strip()
+    if not cursor:
+        return 0
+    if cursor.isdigit() and len(cursor) <= 18:
+        return int(cursor)
+    try:
+        event_id = UUID(cursor)
+    except ValueError:
+        raise InvalidCursor() from None
+    found = (
+        OutboxEvent.objects.filter(user=user, id=event_id, live_id__isnull=False)
+        .values_list("live_id", flat=True)
+        .first()
+    )
+    if found is None:
+        raise InvalidCursor()
+    return int(found)
+
+
+def events_replay(*, user: User, after: int, limit: int) -> list[OutboxEvent]:
+    """The user's domain events after live feed id `after`, oldest first, from the outbox's
+    retention (OUTBOX_RETENTION_DAYS, 30), whichever consumers wanted them. The last
+    EVENTS_REPLAY_SETTLE_SECONDS are held back: ids are given at insert, and a transaction
+    that took an id a moment ago may not have committed yet; a reader that passed its id
+    would never see it."""
+    now = timezone.now()
+    return list(
+        OutboxEvent.objects.filter(
+            user=user,
+            live_id__gt=after,
+            created_at__gte=now - timedelta(days=settings.OUTBOX_RETENTION_DAYS),
+            created_at__lte=now - timedelta(seconds=settings.EVENTS_REPLAY_SETTLE_SECONDS),
+        ).order_by("live_id")[:limit]
+    )

@@ -37,6 +37,6 @@ class SocialConfig(AppConfig):
         from social.services.attempts import records_notify
         from social.services.recurrence import series_after_outcomes
 
-        for event in ("post.published", "post.failed"):
+        for event in ("post.published", "post.failed", "post.unconfirmed"):
             subscribe(event, records_notify)
             subscribe(event, series_after_outcomes)  # a recurring post's next occurrence

@@ -479,3 +479,25 @@ class Series(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rule} from {self.starts_at:%Y-%m-%d %H:%M}"
+
+
+class AccountHealth(models.Model):
+    """An account's last health check (social.md section 12: one cheap identity call, kept 5
+    minutes) and what the pre-flight announced about it (`post.at_risk` once per problem). A
+    reconnect deletes it: the account is checked afresh."""
+
+    account = models.OneToOneField(
+        SocialAccount, primary_key=True, on_delete=models.CASCADE, related_name="health"
+    )
+    checked_at = models.DateTimeField(null=True, blank=True)
+    report = models.JSONField(default=dict, blank=True)  # GET .../health as last answered
+    # The pre-flight's last look at the account (it looks once per PREFLIGHT_EVERY).
+    preflight_at = models.DateTimeField(null=True, blank=True)
+    # Problem code -> when `post.at_risk` named it; a problem gone is forgotten.
+    announced = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        verbose_name_plural = "account health"
+
+    def __str__(self) -> str:
+        return f"Health of {self.account_id}"

@@ -11,7 +11,7 @@ from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from accounts.models import User
-from social.errors import AccountNotFound
+from social.errors import AccountNotFound, RecordNotFound
 from social.models import (
     WEEKDAYS,
     AccountQueue,
@@ -25,6 +25,7 @@ from social.models import (
     SocialAccount,
     SocialSettings,
 )
+from social.outcomes import record_error
 from social.wallclock import Week
 
 
@@ -118,6 +119,24 @@ def record_calendar(
     if end:
         records = records.filter(scheduled_time__lte=end)
     return records.order_by("scheduled_time", "id")
+
+
+def user_record(*, user: User, record_id: Any) -> ScheduledRecord:
+    """One of the user's scheduled records; another user's or none: 404."""
+    record = ScheduledRecord.objects.filter(pk=record_id, user=user).first()
+    if record is None:
+        raise RecordNotFound()
+    return record
+
+
+def record_errors(*, record_ids: Iterable[Any]) -> dict[str, dict[str, Any] | None]:
+    """The error objects of these records as they now stand (social.md section 12), by id."""
+    ids = list(record_ids)
+    if not ids:
+        return {}
+    return {str(record.pk): record_error(record) for record in ScheduledRecord.objects.filter(
+        pk__in=ids).only("status", "provider", "error", "error_code", "history", "warnings",
+                         "next_attempt_at")}  # fmt: skip
 
 
 def analytics_list(

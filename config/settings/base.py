@@ -499,6 +499,20 @@ PUBLIC_URL = env.str(
 ).rstrip("/")
 # Domain events (and their per-consumer rows) are kept this long, then purged daily.
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
+# Outcomes users can act on (docs/social.md): `GET /api/events` holds its newest seconds back
+# (an id is taken at insert; its transaction may commit a moment later); each platform's daily
+# cap, posts per rolling 24 hours ("instagram=25,linkedin=100"); how often beat runs the
+# pre-flight check of the accounts with posts due in the next 24 hours (0: off).
+EVENTS_REPLAY_SETTLE_SECONDS = env.float("EVENTS_REPLAY_SETTLE_SECONDS", default=2.0)
+SOCIAL_DAILY_CAPS = {
+    provider.strip(): int(limit)
+    for provider, _, limit in (
+        item.partition("=")
+        for item in env.list("SOCIAL_DAILY_CAPS", default=["instagram=25", "linkedin=100"])
+    )
+    if provider.strip()
+}
+PREFLIGHT_INTERVAL_SECONDS = env.float("PREFLIGHT_INTERVAL_SECONDS", default=600.0)
 
 # --- E-mail -----------------------------------------------------------------------------------
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")

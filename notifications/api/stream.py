@@ -80,8 +80,11 @@ def _db(function: Callable[..., Any], /, **kwargs: Any) -> Awaitable[Any]:
 
 
 def event_text(message: Message) -> bytes:
-    data = json.dumps(message["data"], separators=(",", ":"), ensure_ascii=False)
-    return f"id: {message['id']}\nevent: {message['kind']}\ndata: {data}\n\n".encode()
+    name, body = message["kind"], message["data"]
+    if name == LiveEventKind.EVENT:  # a domain event: named by its type, its id in its data
+        name, body = body.get("type", name), {"id": message["id"], **body}
+    data = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {message['id']}\nevent: {name}\ndata: {data}\n\n".encode()
 
 
 class Stream:

@@ -29,8 +29,9 @@ from redis.exceptions import RedisError
 
 from accounts.models import User
 from core.redis import get_redis
+from core.times import iso
 from notifications.events import Emitted
-from notifications.models import CLIENT_KINDS, LiveEvent, LiveEventKind, LiveTicket
+from notifications.models import CLIENT_KINDS, LiveEvent, LiveEventKind, LiveTicket, OutboxEvent
 
 logger = logging.getLogger(__name__)
 
@@ -55,16 +56,39 @@ def live_publish(*, user_id: Any, kind: LiveEventKind, data: dict[str, Any]) -> 
     live_publish_many(items=[(user_id, kind, data)])
 
 
-def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any]]]) -> None:
+def live_publish_many(
+    *, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any]]]
+) -> list[LiveEvent]:
     """Write these (user id, kind, data) events in the caller's transaction; announce them
-    when it commits."""
+    when it commits. The rows, with their ids."""
     if not items:
-        return
+        return []
     rows = LiveEvent.objects.bulk_create(
         [LiveEvent(user_id=user_id, kind=kind, data=data) for user_id, kind, data in items]
     )
     messages = [message_of(row) for row in rows]
     transaction.on_commit(lambda: _announce(messages))
+    return rows
+
+
+def live_event_data(event: OutboxEvent) -> dict[str, Any]:
+    """A domain event as the stream and `GET /api/events` show it, without its id (the live
+    feed's, given by the row that carries it): `{type, created_at, data, eventId}`,
+    `eventId` being its webhooks' `webhook-id`."""
+    return {
+        "type": event.event,
+        "created_at": iso(event.created_at),
+        "data": event.data,
+        "eventId": str(event.id),
+    }
+
+
+def live_events_record(*, rows: Sequence[OutboxEvent]) -> list[LiveEvent]:
+    """The live feed's rows of these domain events (not yet saved), in the caller's
+    transaction: each user's stream gets `event: <type>` (docs/live-feed.md)."""
+    return live_publish_many(
+        items=[(row.user_id, LiveEventKind.EVENT, live_event_data(row)) for row in rows]
+    )
 
 
 def _announce(messages: list[str]) -> None:

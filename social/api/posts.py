@@ -1,5 +1,6 @@
 """Posts, publishing now and scheduling (social.md sections 3 and 4)."""
 
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 from uuid import UUID
@@ -24,11 +25,14 @@ from core.times import iso
 from social.api.filters import RangeFilter
 from social.api.recurrence import RecurrenceFields, RecurrenceOutput, post_recurrence
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
+from social.outcomes import error_object, history_entry, record_error
 from social.selectors import (
     media_urls_of,
     post_list,
     post_total,
     record_calendar,
+    record_errors,
+    user_record,
     with_records,
 )
 from social.services.attempts import Outcome
@@ -54,6 +58,9 @@ class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
     postId = serializers.UUIDField(source="post_id", read_only=True)
     accountId = serializers.UUIDField(source="account_id", read_only=True)
     providerPostId = serializers.CharField(source="provider_post_id", read_only=True)
+    # {code, category, message, remedy, retryable, platform?, retryAt?} (social.md section
+    # 12), null when nothing went wrong.
+    error = serializers.SerializerMethodField()
 
     class Meta:
         model = ScheduledRecord
@@ -75,8 +82,27 @@ class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
             "warnings",
         )
 
+    def get_error(self, record: ScheduledRecord) -> dict[str, Any] | None:
+        return record_error(record)
+
     def to_representation(self, record: ScheduledRecord) -> dict[str, Any]:
         return record_data(record)
+
+
+class RecordDetailSerializer(RecordSerializer):
+    """A record with its `history`: every attempt `{attempt, at, outcome, error?, found?}`,
+    and what happened between them (deferrals, the user's retries and resolutions)."""
+
+    history = serializers.ListField(child=serializers.DictField(), read_only=True)
+
+    class Meta(RecordSerializer.Meta):
+        fields: tuple[str, ...] = (*RecordSerializer.Meta.fields, "history")  # type: ignore[assignment]
+
+    def to_representation(self, record: ScheduledRecord) -> dict[str, Any]:
+        return {
+            **record_data(record),
+            "history": [history_entry(entry, record.provider) for entry in record.history],
+        }
 
 
 class PostSerializer(serializers.ModelSerializer[Post]):
@@ -427,18 +453,38 @@ class PostDetailView(APIView):
         return Response(Envelope(data={"success": True}, message="Post deleted"))
 
 
-def outcome_error(outcome: Outcome) -> dict[str, Any]:
-    """`error` of an attempt that did not publish (publish now, a scheduler run)."""
+# A result nothing recorded (another run took the record over, or saving it failed): what
+# its error code says.
+LOST_CATEGORIES = {"lease_lost": "unconfirmed", "settle_failed": "internal"}
+
+
+def outcome_error(outcome: Outcome, errors: Mapping[str, dict[str, Any] | None]) -> dict[str, Any]:
+    """`error` of an attempt that did not publish (publish now, a scheduler run): the
+    record's error object (`errors`: record_errors of the results), or, for a result that
+    was not recorded, one made of the outcome."""
     if outcome.success:
         return {}
-    error: dict[str, Any] = {"code": outcome.error_code, "message": outcome.error}
-    if outcome.retry_at is not None:
-        error["retryAt"] = iso(outcome.retry_at)
+    error = errors.get(outcome.record_id)
+    if error is None:
+        error = error_object(
+            code=outcome.error_code,
+            category=LOST_CATEGORIES.get(outcome.error_code, "internal"),
+            message=outcome.error or "The result could not be recorded.",
+            provider=outcome.provider,
+            waiting=outcome.status in ("Scheduled", "Lost"),
+            retry_at=outcome.retry_at,
+        )
     return {"error": error}
 
 
+def outcomes_errors(outcomes: list[Outcome]) -> dict[str, dict[str, Any] | None]:
+    """The error objects of the results that did not publish, in one query."""
+    return record_errors(record_ids=[o.record_id for o in outcomes if not o.success])
+
+
 class OutcomeErrorField(serializers.DictField):
-    """`error` of an attempt that did not publish (outcome_error); absent when it did."""
+    """`error` of an attempt that did not publish (outcome_error); absent when it did. The
+    serializer's context carries the records' errors (`errors`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(source="*", required=False, **kwargs)
@@ -449,7 +495,7 @@ class OutcomeErrorField(serializers.DictField):
         return instance
 
     def to_representation(self, value: Any) -> dict[str, Any]:
-        return dict(outcome_error(value)["error"])
+        return dict(outcome_error(value, self.context.get("errors") or {})["error"])
 
 
 # One target of a publish-now.
@@ -492,9 +538,10 @@ class PublishView(APIView):
             post_id=data.get("postId"),
         )
         published = sum(outcome.success for outcome in outcomes)
+        errors = outcomes_errors(outcomes)
         return Response(
             Envelope(
-                data=PublishResultSerializer(outcomes, many=True).data,
+                data=PublishResultSerializer(outcomes, many=True, context={"errors": errors}).data,
                 message=f"Published to {published} of {len(outcomes)} accounts",
             )
         )
@@ -667,7 +714,20 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
 
 
 class ScheduleDetailView(APIView):
-    api_key_scopes = {"PATCH": Scope.POSTS_WRITE, "DELETE": Scope.POSTS_WRITE}
+    api_key_scopes = {
+        "GET": Scope.POSTS_READ,
+        "PATCH": Scope.POSTS_WRITE,
+        "DELETE": Scope.POSTS_WRITE,
+    }
+
+    @extend_schema(
+        operation_id="social_schedule_get",
+        tags=["social"],
+        responses=RecordDetailSerializer,
+    )
+    def get(self, request: Request, record_id: UUID) -> Response:
+        record = user_record(user=request_user(request), record_id=record_id)
+        return Response(RecordDetailSerializer(record).data)
 
     class MoveSerializer(serializers.Serializer[Any]):
         scheduledTime = serializers.CharField(max_length=64)

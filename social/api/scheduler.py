@@ -14,13 +14,13 @@ from rest_framework.views import APIView
 
 from accounts.scopes import KEYS_REFUSED
 from core.api.envelope import Envelope
-from social.api.posts import outcome_error
+from social.api.posts import outcome_error, outcomes_errors
 from social.errors import InvalidCronSecret
 from social.services.attempts import Outcome
 from social.services.scheduler import scheduler_run
 
 
-def _result(outcome: Outcome) -> dict[str, Any]:
+def _result(outcome: Outcome, errors: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": outcome.record_id,
         "postId": outcome.post_id,
@@ -28,7 +28,7 @@ def _result(outcome: Outcome) -> dict[str, Any]:
         "provider": outcome.provider,
         "success": outcome.success,
         "status": outcome.status,
-        **outcome_error(outcome),
+        **outcome_error(outcome, errors),
     }
 
 
@@ -39,7 +39,8 @@ class RunResultsField(serializers.ListField):
         super().__init__(child=serializers.DictField(), source="outcomes", **kwargs)
 
     def to_representation(self, data: Any) -> list[Any]:
-        return [_result(outcome) for outcome in data]
+        errors = self.context.get("errors") or {}
+        return [_result(outcome, errors) for outcome in data]
 
 
 class SchedulerRunSerializer(serializers.Serializer[Any]):
@@ -72,7 +73,9 @@ class SchedulerRunView(APIView):
         report = scheduler_run()
         return Response(
             Envelope(
-                data=SchedulerRunSerializer(report).data,
+                data=SchedulerRunSerializer(
+                    report, context={"errors": outcomes_errors(report.outcomes)}
+                ).data,
                 message="Scheduler run complete",
             )
         )

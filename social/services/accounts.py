@@ -54,6 +54,7 @@ from social.providers.base import (
 )
 from social.providers.mastodon import MastodonAdapter, normalize_instance
 from social.selectors import settings_for
+from social.services.lifecycle import account_connected_emit, account_expired_emit
 
 logger = logging.getLogger(__name__)
 
@@ -310,6 +311,7 @@ def _store(
     account.status = AccountStatus.CONNECTED
     account.last_sync = timezone.now()
     account.save()
+    account_connected_emit(account, reconnected=live is not None)
     name = PLATFORMS[provider].name
     notify_preferring(
         user=user,
@@ -453,6 +455,7 @@ def account_mark_expired(*, account: SocialAccount, reason: str = "") -> bool:
         ).update(status=AccountStatus.EXPIRED, updated_at=timezone.now())
         if changed:
             account.status = AccountStatus.EXPIRED
+            account_expired_emit(account, reason=reason)
             name = PLATFORMS[account.provider].name
             notify_preferring(
                 user=account.user,

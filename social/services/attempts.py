@@ -34,11 +34,13 @@ from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
+from social.outcomes import attempt_error
 from social.providers import PLATFORMS
 from social.providers.base import Adapter, Attempt, Credentials, Published
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.composition import Draft, Part, parts_of
+from social.services.lifecycle import record_failure_event
 from social.services.posts import draft_of, posts_outcome_refresh, record_parts
 
 logger = logging.getLogger(__name__)
@@ -465,6 +467,7 @@ def _result(job: Job) -> dict[str, Any]:
         changes["error"] = error.message[:2000]
         entry.update(outcome="error", error=error.message, status=error.status,
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
+        entry.update(attempt_error(record.provider, error))  # category, platform's answer
         if job.published is not None:
             entry["parts"] = len(job.parts)
     if "processing" in changes and changes.get("status") != RecordStatus.SCHEDULED:
@@ -558,11 +561,8 @@ def _announce(jobs: list[Job]) -> None:
                 "notify": job.preferences.wants("postFailed"),
                 "unconfirmed": record.status == RecordStatus.UNCONFIRMED,
             }
-            emitted.append((record.user_id, events.post_failed(
-                post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
-                platform=record.provider, error=record.error, retry_count=record.attempts,
-                context=context,
-            )))  # fmt: skip
+            # post.failed, or post.unconfirmed, with the error object
+            emitted.append((record.user_id, record_failure_event(record, context)))
     events.emit_many(items=emitted)
 
 

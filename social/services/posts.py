@@ -23,9 +23,11 @@ from social.models import (
     ScheduledRecord,
     SocialAccount,
 )
+from social.outcomes import record_error
 from social.providers.base import MediaFile
 from social.selectors import settings_for
 from social.services.composition import Draft, Target, validate_targets
+from social.services.lifecycle import post_deleted_emit, post_saved_emit, posts_partially_published
 from social.services.media import media_files, media_ids_check
 
 # The post fields a client writes, by their API names.
@@ -242,6 +244,7 @@ def post_save(*, user: User, fields: dict[str, Any], post_id: Any = None) -> Pos
         post.save()
         if created:
             post_counted(post, delta=1)
+        post_saved_emit(post, created=created)
     return post
 
 
@@ -250,8 +253,10 @@ def post_delete(*, user: User, post_id: Any) -> None:
     the platform; its result finds no row and nothing is published again."""
     with transaction.atomic():
         post = user_post(user=user, post_id=post_id, lock=True)
+        record_ids = list(post.records.values_list("pk", flat=True))
         post.delete()
         post_counted(post, delta=-1)
+        post_deleted_emit(post, record_ids)
 
 
 def _provider_set(post: Post, record_providers: Iterable[str] = ()) -> str:
@@ -292,7 +297,7 @@ def record_data(record: ScheduledRecord) -> dict[str, Any]:
         "published_at": iso(record.published_at),
         "url": record.url,
         "providerPostId": record.provider_post_id,
-        "error": record.error,
+        "error": record_error(record),
         "queued": record.queued,
         "parts": record_parts(record),
         "warnings": list(record.warnings),
@@ -347,6 +352,8 @@ def posts_outcome_refresh(post_ids: Iterable[Any]) -> None:
     for post_id in ids:
         by_status.setdefault(_derived(counts.get(post_id)), []).append(post_id)
     for status, same in sorted(by_status.items()):
+        if status == PostStatus.PARTIALLY_PUBLISHED:
+            posts_partially_published(same)
         Post.objects.filter(pk__in=same).update(status=status)
     posts_live(ids)
 
@@ -355,6 +362,8 @@ def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str 
     """Derive the post's status from its records (_derived). Call inside the transaction that
     changed a record."""
     status = _derived(ScheduledRecord.objects.filter(post_id=post_id).aggregate(**_COUNTS))
+    if status == PostStatus.PARTIALLY_PUBLISHED:
+        posts_partially_published([post_id])
     if not providers_changed:  # a record's outcome: its target was counted when it was made
         if not Post.objects.filter(pk=post_id).update(status=status):
             return None

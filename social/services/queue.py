@@ -25,6 +25,7 @@ from core.errors import ValidationFailed
 from social.errors import QueueEmpty, QueueFull, QueueNotEmpty
 from social.models import AccountQueue, RecordStatus, ScheduledRecord, SocialAccount
 from social.selectors import best_times, queue_account, queue_records, settings_for
+from social.services.lifecycle import records_moving
 from social.services.records import MAX_DAYS_AHEAD, Scheduled, schedule, user_accounts, zone_of
 from social.wallclock import Week, slots_sorted
 
@@ -162,6 +163,7 @@ def _times_write(moves: dict[Any, datetime], now: datetime) -> None:
     """Give waiting queued records new times in a few statements. They leave the slot index
     first (`queued` off), so that a record may take a time another of them still holds."""
     ids = list(moves)
+    records_moving(moves)  # schedule.moved for each (social.md section 12)
     for start in range(0, len(ids), WRITE_BATCH):
         ScheduledRecord.objects.filter(pk__in=ids[start : start + WRITE_BATCH]).update(queued=False)
     if not ids:

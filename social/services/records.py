@@ -37,6 +37,11 @@ from social.models import (
     SocialAccount,
 )
 from social.selectors import settings_for
+from social.services.lifecycle import (
+    post_saved_emit,
+    record_moved_emit,
+    records_cancelled_emit,
+)
 from social.services.posts import (
     account_target,
     post_apply,
@@ -162,6 +167,7 @@ def post_with_targets(
                extra_targets=[account_target(a) for a in accounts])  # fmt: skip
     created = post._state.adding
     post.save()
+    post_saved_emit(post, created=created)
     if created:
         post_counted(post, delta=1)
         return post, {}  # a new post holds no target yet (no query for it)
@@ -307,11 +313,13 @@ def record_move(
         expires = record.account.expires_at
         if expires is not None and expires < when:
             raise AccountExpiresBefore(details={"accountIds": [str(record.account_id)]})
+        previous = record.scheduled_time
         _record_time(record, when)
         record.queued = False  # a time of its own: its queue slot is free again
         record.save(
             update_fields=["scheduled_time", "due_at", "next_attempt_at", "queued", "updated_at"]
         )
+        record_moved_emit(record, previous=previous)
     return record
 
 
@@ -326,11 +334,15 @@ def record_cancel(*, user: User, record_id: uuid.UUID, series: bool = False) -> 
                 raise RecordNotFound()
             if found.series_id is not None:
                 series_end(series_id=found.series_id)
+                waiting = found.status == RecordStatus.SCHEDULED
                 found.refresh_from_db()
+                if waiting and found.status == RecordStatus.CANCELLED:
+                    records_cancelled_emit([found], reason="series_ended")
                 return found
         record = _user_record(user, record_id)
         record.status = RecordStatus.CANCELLED
         record.save(update_fields=["status", "updated_at"])
+        records_cancelled_emit([record], reason="cancelled")
         post_status_refresh(record.post_id)
         if record.series_id is not None:
             series_continue([record])
@@ -340,7 +352,9 @@ def record_cancel(*, user: User, record_id: uuid.UUID, series: bool = False) -> 
 def account_records_cancel(account: SocialAccount) -> int:
     """A disconnected account's waiting records (inside the disconnect's transaction)."""
     waiting = ScheduledRecord.objects.filter(account=account, status=RecordStatus.SCHEDULED)
-    post_ids = set(waiting.values_list("post_id", flat=True))
+    records = list(waiting)
+    post_ids = {record.post_id for record in records}
+    records_cancelled_emit(records, reason="account_disconnected")
     cancelled = waiting.update(status=RecordStatus.CANCELLED, updated_at=timezone.now())
     for post_id in post_ids:
         post_status_refresh(post_id)

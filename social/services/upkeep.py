@@ -22,6 +22,7 @@ from social.services.accounts import (
     notify_preferring,
     sessions_open,
 )
+from social.services.lifecycle import account_expiring_emit
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ def accounts_maintain() -> dict[str, int]:
             Q(expiry_warned_days__isnull=True) | Q(expiry_warned_days__gt=days),
             pk=account.pk,
         ).update(expiry_warned_days=days):
+            account_expiring_emit(account, days=days)
             _warn(account, days)
             done["warned"] += 1
     done["limitsRefreshed"] = _mastodon_limits_refresh()

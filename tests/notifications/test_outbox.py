@@ -67,8 +67,9 @@ def test_a_rolled_back_event_reaches_no_one(ada, received, django_capture_on_com
         events.emit(
             user=ada, payload=events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
         )
-    # The callbacks of a transaction that rolls back are dropped, never run.
-    assert len(callbacks) == 1
+    # The callbacks of a transaction that rolls back are dropped, never run (the live feed's
+    # announcement and the dispatch).
+    assert len(callbacks) == 2
     assert received == []
     assert not OutboxConsumption.objects.exists()
 
@@ -185,7 +186,93 @@ def test_each_payload_has_the_specified_shape():
                 error="e",
                 retry_count=3,
             ),
-            {"postId", "recordId", "accountId", "platform", "error", "retryCount"},
+            {"postId", "recordId", "accountId", "platform", "error", "retryCount", "errorDetail"},
+        ),
+        (
+            events.post_failed(
+                post_id="p",
+                record_id="r",
+                account_id="a",
+                platform="devto",
+                error="e",
+                retry_count=3,
+                unconfirmed=True,
+            ),
+            {"postId", "recordId", "accountId", "platform", "error", "retryCount", "errorDetail"},
+        ),
+        *(
+            (
+                events.post_saved(
+                    created=created,
+                    post_id="p",
+                    title="t",
+                    status="Draft",
+                    platforms=[],
+                    campaign_id=None,
+                    updated_at=at,
+                ),
+                {"postId", "title", "status", "platforms", "campaignId", "updatedAt"},
+            )
+            for created in (True, False)
+        ),
+        (events.post_deleted(post_id="p", record_ids=["r"]), {"postId", "recordIds"}),
+        (
+            events.post_partially_published(post_id="p", published=[], not_published=[]),
+            {"postId", "status", "published", "notPublished"},
+        ),
+        (
+            events.schedule_moved(
+                record_id="r",
+                post_id="p",
+                account_id="a",
+                platform="devto",
+                scheduled_at=at,
+                previous=None,
+                queued=False,
+            ),
+            {
+                "recordId",
+                "postId",
+                "accountId",
+                "platform",
+                "scheduledAt",
+                "previousScheduledAt",
+                "queued",
+            },
+        ),
+        (
+            events.schedule_cancelled(
+                record_id="r",
+                post_id="p",
+                account_id="a",
+                platform="devto",
+                scheduled_at=at,
+                reason="cancelled",
+            ),
+            {"recordId", "postId", "accountId", "platform", "scheduledAt", "reason"},
+        ),
+        *(
+            (
+                events.account_connected(
+                    account_id="a", platform="devto", username="u", reconnected=again
+                ),
+                {"accountId", "platform", "username", "status"},
+            )
+            for again in (True, False)
+        ),
+        (
+            events.account_expiring(
+                account_id="a", platform="devto", username="u", expires_at=at, days=7
+            ),
+            {"accountId", "platform", "username", "status", "expiresAt", "days"},
+        ),
+        (
+            events.account_expired(account_id="a", platform="devto", username="u", reason="r"),
+            {"accountId", "platform", "username", "status", "reason"},
+        ),
+        (
+            events.post_at_risk(account_id="a", platform="devto", problems=[], records=[]),
+            {"accountId", "platform", "problems", "records"},
         ),
         (
             events.post_scheduled(
@@ -260,7 +347,7 @@ def test_events_recorded_together_are_each_dispatched_once(ada, received, commit
     count = 2 * outbox.DISPATCH_BATCH + 50
     with committed() as callbacks:
         recorded = events.emit_many(items=[(ada.pk, payload)] * count)
-    assert len(callbacks) == 3  # the dispatches queued on commit
+    assert len(callbacks) == 1 + 3  # the live feed's announcement, the dispatches on commit
     assert sorted(received) == sorted(event.sequence for event in recorded)
     assert not OutboxEvent.objects.filter(dispatched_at__isnull=True).exists()
     assert OutboxConsumption.objects.filter(status="done").count() == count

@@ -31,6 +31,7 @@ CATEGORIES = {
     "account_connected": "Social Hub",
     "account_connect_failed": "Social Hub",
     "token_expiring": "Social Hub",
+    "post_at_risk": "Social Hub",
 }
 
 

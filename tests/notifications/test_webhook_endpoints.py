@@ -84,7 +84,7 @@ def test_urls_must_be_https_and_public(ada_client, settings, url, code):
     assert not WebhookEndpoint.objects.exists()
 
 
-@pytest.mark.parametrize("events", [[], ["post.deleted"], "post.published"])
+@pytest.mark.parametrize("events", [[], ["post.exploded"], "post.published"])
 def test_events_must_be_a_nonempty_subset(ada_client, events):
     response = create(ada_client, events=events)
     assert response.status_code == 400

@@ -273,7 +273,7 @@ def test_without_auto_retry_a_failure_is_final(ada_client, ada, providers, ada_a
     notice = Notification.objects.get(type="post_failed")
     assert notice.metadata["platform"] == "devto"
     assert notice.metadata["attempts"] == 1
-    assert OutboxEvent.objects.filter(event="post.failed").count() == 1
+    assert OutboxEvent.objects.filter(event="post.unconfirmed").count() == 1
 
 
 def test_a_rejected_token_fails_the_record_and_expires_the_account(

@@ -133,7 +133,7 @@ def test_retries_wait_base_times_two_to_the_attempts_then_fail(
     failed = Notification.objects.get(type="post_failed")
     assert failed.metadata["attempts"] == 3
     assert failed.metadata["platform"] == "devto"
-    assert OutboxEvent.objects.get(event="post.failed").data["retryCount"] == 3
+    assert OutboxEvent.objects.get(event="post.unconfirmed").data["retryCount"] == 3
 
 
 def test_retry_after_is_honoured_when_later(client, ada_client, ada_accounts, providers, settings):

@@ -1,0 +1,68 @@
+"""`GET /api/events?after=&limit=`: the user's domain events replayed for 30 days, under the
+live feed's ids (social.md section 12, docs/live-feed.md)."""
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import request_user
+from accounts.scopes import Scope
+from core.api.envelope import Envelope
+from notifications.selectors import event_cursor, events_replay
+from notifications.services.livefeed import live_event_data
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 500
+
+
+class EventReplayView(APIView):
+    # What a webhook consumer reads to rebuild its state: the webhooks' own scope.
+    api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE}
+
+    class QuerySerializer(serializers.Serializer[Any]):
+        after = serializers.CharField(required=False, allow_blank=True, max_length=64)
+        limit = serializers.IntegerField(
+            required=False, min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT
+        )
+
+    @extend_schema(
+        operation_id="events_replay",
+        tags=["events"],
+        parameters=[
+            OpenApiParameter(
+                "after",
+                str,
+                description="Resume after this event: a meta.nextCursor, a live feed id "
+                "(Last-Event-ID) or an event's id (a webhook's webhook-id). From the start of "
+                "the 30 days without it.",
+            ),
+            OpenApiParameter("limit", int, description=f"1 to {MAX_LIMIT}, {DEFAULT_LIMIT}"),
+        ],
+        responses=inline_serializer(
+            "ReplayedEvent",
+            {
+                "id": serializers.IntegerField(),
+                "type": serializers.CharField(),
+                "created_at": serializers.DateTimeField(),
+                "data": serializers.DictField(),
+                "eventId": serializers.UUIDField(),
+            },
+            many=True,
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        user = request_user(request)
+        after = event_cursor(user=user, cursor=query.validated_data.get("after", ""))
+        limit = query.validated_data["limit"]
+        found = events_replay(user=user, after=after, limit=limit)
+        data = [{"id": event.live_id, **live_event_data(event)} for event in found]
+        cursor = str(found[-1].live_id) if found else str(after)
+        return Response(
+            Envelope(data=data, meta={"nextCursor": cursor, "hasMore": len(found) == limit})
+        )

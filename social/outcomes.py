@@ -1,0 +1,588 @@
+"""What an outcome means to the user (social.md section 12): every error an adapter can meet,
+mapped once to a category, a remedy and whether trying again can help; the platform's own
+answer kept beside it (never credentials); the error object of records and publish results.
+
+An attempt's error is categorized where it happens (`attempt_error`, called when the attempt's
+result is recorded: the full error is at hand there, its class, its answer's body) and the
+category stored in the record's history entry; a record's `error` object is built from what
+the record stores (`record_error`). `RULES` is the table `docs/social.md` shows, row for row
+(`catalog_markdown`); a test walks each adapter's known errors and fails on one no row maps.
+"""
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from core import outbound
+from core.times import iso
+
+CATEGORIES = (
+    "auth_expired",
+    "permission_missing",
+    "content_rejected",
+    "media_invalid",
+    "rate_limited",
+    "platform_outage",
+    "unconfirmed",
+    "account_limit",
+    "internal",
+)
+# Trying the same post again cannot succeed: the content or its media must change first.
+NOT_RETRYABLE = frozenset({"content_rejected", "media_invalid"})
+
+# What the user can do, per category: {name} is the platform's name. `waiting`: the record
+# will be tried again by itself (a retry is scheduled, or it waits for its cap).
+REMEDIES = {
+    "auth_expired": "Reconnect your {name} account, then retry the post.",
+    "permission_missing": "Reconnect {name} and grant every permission it asks for (publishing "
+    "included), then retry the post.",
+    "content_rejected": "Edit the post to meet {name}'s rules (its message says which), then "
+    "publish it again.",
+    "media_invalid": "Replace or fix the attached media ({name} could not use it), then publish "
+    "the post again.",
+    "rate_limited": "Retry the post later: {name} limits how often an account may post.",
+    "platform_outage": "Retry the post once {name} is back: it was unavailable or did not answer.",
+    "unconfirmed": "Check your {name} profile: if the post is there, resolve it as published "
+    "with its URL; if not, resolve it with retry.",
+    "account_limit": "Nothing to do: the post waits for {name}'s next daily window.",
+    "internal": "Retry the post; if it fails again, contact support.",
+}
+WAITING_REMEDIES = {
+    "rate_limited": "Nothing to do: we try again when {name}'s limit resets.",
+    "platform_outage": "Nothing to do: we try again shortly.",
+    "unconfirmed": "Nothing to do: we look the post up on {name} before trying again, so it "
+    "is never published twice.",
+    "auth_expired": "Reconnect your {name} account before the next attempt.",
+    "permission_missing": "Reconnect {name} with every permission before the next attempt.",
+}
+# A record's error code (social.md section 4) for an attempt's category.
+CODES = {
+    "auth_expired": "account_expired",
+    "permission_missing": "provider_rejected",
+    "content_rejected": "provider_rejected",
+    "media_invalid": "provider_rejected",
+    "rate_limited": "provider_unavailable",
+    "platform_outage": "provider_unavailable",
+    "unconfirmed": "unconfirmed",
+    "account_limit": "daily_cap_reached",
+    "internal": "internal_error",
+}
+# Where an adapter's errors come from: the platform's family of APIs (Facebook and Instagram
+# share Graph), then the adapters' own refusals (no HTTP answer), then the outbound layer.
+FAMILY = {"facebook": "meta", "instagram": "meta"}
+OURS = "ours"
+OUTBOUND = "outbound"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One kind of error: where it comes from (`source`: a platform family, `ours` for an
+    adapter's own refusal, `outbound` for the HTTP layer), what identifies it (HTTP `status`,
+    a single one or an inclusive range; the platform's `code`, and `subcode`; a piece of the
+    message, `text`, lowercase), its `category`, what it means, and a remedy of its own."""
+
+    source: str
+    category: str
+    meaning: str
+    status: int | tuple[int, int] | None = None
+    code: str = ""
+    subcode: str = ""
+    text: str = ""
+    remedy: str = ""
+    # The error's class, when that tells it apart (a timeout after sending vs. before).
+    maybe_delivered: bool | None = None
+
+    def matches(self, error: outbound.OutboundError, answer: dict[str, Any] | None) -> bool:
+        status = error.status
+        if isinstance(self.status, tuple):
+            if status is None or not self.status[0] <= status <= self.status[1]:
+                return False
+        elif self.status is not None and status != self.status:
+            return False
+        if self.code and not _code_matches(self.code, answer):
+            return False
+        if self.subcode and (answer is None or str(answer.get("subcode") or "") != self.subcode):
+            return False
+        if self.maybe_delivered is not None and error.maybe_delivered != self.maybe_delivered:
+            return False
+        if self.text:
+            said = f"{error.message} {(answer or {}).get('message') or ''}".lower()
+            if self.text not in said:
+                return False
+        return True
+
+
+def _code_matches(code: str, answer: dict[str, Any] | None) -> bool:
+    """The answer's code is `code`, or within `code` when it is a numeric range ("200-299")."""
+    said = str((answer or {}).get("code") or "")
+    low, _, high = code.partition("-")
+    if high and low.isdigit() and high.isdigit():
+        return said.isdigit() and int(low) <= int(said) <= int(high)
+    return said == code
+
+
+def _graph(code: str, category: str, meaning: str, **more: Any) -> Rule:
+    return Rule("meta", category, meaning, code=code, **more)
+
+
+# fmt: off
+RULES: tuple[Rule, ...] = (
+    # --- Meta Graph API (Facebook Pages, Instagram): errors named by `error.code` ------------
+    _graph("190", "auth_expired", "Access token invalid, expired or revoked (OAuthException)."),
+    _graph("102", "auth_expired", "API session invalid: the login must be renewed."),
+    _graph("9", "account_limit", "Instagram's publishing limit: too many posts in 24 hours.",
+           subcode="2207042",
+           remedy="Nothing to do: Instagram took its maximum of posts for today; this one "
+           "waits for tomorrow's window."),
+    _graph("4", "rate_limited", "Application request limit reached."),
+    _graph("17", "rate_limited", "User request limit reached."),
+    _graph("32", "rate_limited", "Page request limit reached."),
+    _graph("613", "rate_limited", "Calls to this API exceeded the rate limit."),
+    _graph("341", "rate_limited", "Application limit reached (temporary)."),
+    _graph("1", "platform_outage", "Unknown Graph error (temporary, retried)."),
+    _graph("2", "platform_outage", "Graph service temporarily unavailable."),
+    _graph("10", "permission_missing", "The app lacks a permission for this action."),
+    _graph("200-299", "permission_missing", "Permission errors (#200 to #299): a permission "
+           "the page token lacks."),
+    _graph("368", "content_rejected", "Temporarily blocked for policy violations."),
+    _graph("506", "content_rejected", "Duplicate post: the same text was just published.",
+           remedy="Change the text: Facebook refuses a copy of a recent post."),
+    _graph("100", "media_invalid", "The media could not be fetched from its URL.",
+           subcode="2207052"),
+    _graph("100", "content_rejected", "Invalid parameter (the post's fields, or an object "
+           "that does not exist)."),
+    _graph("9004", "media_invalid", "Only photos or videos are accepted as media."),
+    _graph("9007", "media_invalid", "The media container is not ready or not available."),
+    _graph("36003", "media_invalid", "The image's aspect ratio is not supported."),
+    _graph("24", "media_invalid", "The media container was not found."),
+    _graph("2635", "internal", "This Graph API version is deprecated (an operator setting).",
+           remedy="Contact support: this server calls a retired Graph API version."),
+    _graph("101", "internal", "The app id is invalid (an operator setting).",
+           remedy="Contact support: this server's Meta app is misconfigured."),
+    Rule("meta", "content_rejected", "Any other Graph error of a request (HTTP 4xx).",
+         status=(400, 428)),
+    # --- LinkedIn: `{status, serviceErrorCode, code, message}` -------------------------------
+    Rule("linkedin", "auth_expired", "EXPIRED_ACCESS_TOKEN: the 60-day token ran out.",
+         code="65602"),
+    Rule("linkedin", "auth_expired", "REVOKED_ACCESS_TOKEN: the member revoked the app.",
+         code="65601"),
+    Rule("linkedin", "auth_expired", "INVALID_ACCESS_TOKEN.", code="65600"),
+    Rule("linkedin", "auth_expired", "Any other refused token (HTTP 401).", status=401),
+    Rule("linkedin", "permission_missing", "ACCESS_DENIED: the token lacks w_member_social "
+         "(HTTP 403).", status=403),
+    Rule("linkedin", "content_rejected", "DUPLICATE_POST: the same text was published "
+         "already.", code="DUPLICATE_POST",
+         remedy="Change the text: LinkedIn refuses the same text twice."),
+    Rule("linkedin", "internal", "NONEXISTENT_VERSION: the LinkedIn-Version header names a "
+         "retired version (an operator setting).", status=426,
+         remedy="Contact support: this server calls a retired LinkedIn API version."),
+    Rule("linkedin", "content_rejected", "The post was refused as invalid (HTTP 400, 404, "
+         "422).", status=(400, 425)),
+    # --- Bluesky (AT Protocol): XRPC errors named by `error` ---------------------------------
+    Rule("bluesky", "auth_expired", "ExpiredToken: the session ran out.", code="ExpiredToken"),
+    Rule("bluesky", "auth_expired", "InvalidToken: the session is not valid.",
+         code="InvalidToken"),
+    Rule("bluesky", "auth_expired", "AuthenticationRequired: the app password was refused or "
+         "revoked.", code="AuthenticationRequired"),
+    Rule("bluesky", "auth_expired", "AccountTakedown: the account was taken down.",
+         code="AccountTakedown"),
+    Rule("bluesky", "auth_expired", "AccountDeactivated: the account is deactivated.",
+         code="AccountDeactivated"),
+    Rule("bluesky", "rate_limited", "RateLimitExceeded (HTTP 429, RateLimit-Reset).",
+         code="RateLimitExceeded"),
+    Rule("bluesky", "media_invalid", "BlobTooLarge: an image over 1,000,000 bytes.",
+         code="BlobTooLarge"),
+    Rule("bluesky", "media_invalid", "InvalidMimeType: a file type Bluesky refuses.",
+         code="InvalidMimeType"),
+    Rule("bluesky", "content_rejected", "InvalidSwap: a record with this key exists already.",
+         code="InvalidSwap"),
+    Rule("bluesky", "content_rejected", "RecordNotFound: the post replied to is gone.",
+         code="RecordNotFound"),
+    Rule("bluesky", "content_rejected", "InvalidRequest: the record was refused (length, "
+         "facets, an unknown handle).", code="InvalidRequest"),
+    Rule("bluesky", "platform_outage", "UpstreamFailure, InternalServerError, "
+         "ServiceUnavailable (HTTP 5xx).", status=(500, 599)),
+    Rule("bluesky", "content_rejected", "Any other XRPC error of a request (HTTP 4xx).",
+         status=(400, 428)),
+    # --- Mastodon: `{"error": "<text>"}`, 422 for validation ----------------------------------
+    Rule("mastodon", "permission_missing", "This action is outside the authorized scopes "
+         "(HTTP 403).", status=403, text="outside the authorized scopes"),
+    Rule("mastodon", "auth_expired", "The access token was revoked or is invalid (HTTP 401).",
+         status=401),
+    Rule("mastodon", "auth_expired", "The login is disabled or the account suspended "
+         "(HTTP 403).", status=403),
+    Rule("mastodon", "content_rejected", "422 Text character limit exceeded.", status=422,
+         text="character limit",
+         remedy="Shorten the post to your instance's character limit."),
+    Rule("mastodon", "content_rejected", "422 Text can't be blank.", status=422,
+         text="can't be blank"),
+    Rule("mastodon", "platform_outage", "422 Cannot attach files that have not finished "
+         "processing (try again in a moment).", status=422, text="finished processing"),
+    Rule("mastodon", "media_invalid", "422 on an attachment: the file's type, size or "
+         "processing.", status=422, text="file"),
+    Rule("mastodon", "media_invalid", "422 on an attachment: the media refused.", status=422,
+         text="media"),
+    Rule("mastodon", "content_rejected", "Any other 422 Validation failed.", status=422),
+    Rule("mastodon", "content_rejected", "Record not found: the status replied to is gone "
+         "(HTTP 404).", status=404),
+    Rule("mastodon", "content_rejected", "Any other refusal of a request (HTTP 4xx).",
+         status=(400, 428)),
+    # --- Dev.to (Forem): `{"error": "<text>", "status"}` ---------------------------------------
+    Rule("devto", "auth_expired", "unauthorized: the API key was revoked (HTTP 401).",
+         status=401),
+    Rule("devto", "permission_missing", "forbidden: the key may not do this (HTTP 403).",
+         status=403),
+    Rule("devto", "content_rejected", "422 Canonical url has already been taken (a duplicate "
+         "guard).", status=422, text="canonical",
+         remedy="Change the post's link: DEV refuses a canonical URL it already has."),
+    Rule("devto", "media_invalid", "422 on the main image.", status=422, text="image"),
+    Rule("devto", "content_rejected", "422 Title can't be blank, Tag list exceeds 4 tags, "
+         "other validation.", status=422),
+    Rule("devto", "content_rejected", "Any other refusal of a request (HTTP 4xx).",
+         status=(400, 428)),
+    # --- OAuth token endpoints (renewing a token during an attempt) ---------------------------
+    *(
+        Rule(source, "auth_expired", "invalid_grant: the refresh token or code is no longer "
+             "valid.", code="invalid_grant")
+        for source in ("linkedin", "mastodon")
+    ),
+    *(
+        Rule(source, "internal", "invalid_client: this server's app credentials were "
+             "refused (an operator setting).", code="invalid_client",
+             remedy="Contact support: this server's app credentials were refused.")
+        for source in ("linkedin", "mastodon")
+    ),
+    # --- The adapters' own refusals and what they make of odd answers (no HTTP status) -------
+    Rule(OURS, "media_invalid", "The platform could not process the video (its reason).",
+         text="could not process the video"),
+    Rule(OURS, "platform_outage", "The platform did not finish processing the video in time.",
+         text="did not finish processing the video"),
+    Rule(OURS, "media_invalid", "Instagram could not process the image (ERROR, EXPIRED).",
+         text="could not process the image"),
+    Rule(OURS, "platform_outage", "The platform is still processing the media (retried).",
+         text="still processing"),
+    Rule(OURS, "media_invalid", "The media file is too large to publish.", text="too large"),
+    Rule(OURS, "media_invalid", "The network needs the video's bytes (a hosted video).",
+         text="needs the video's bytes"),
+    Rule(OURS, "media_invalid", "Instagram needs an image.", text="needs an image"),
+    Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
+    Rule(OURS, "content_rejected", "The network takes no first comment.",
+         text="takes no first comment"),
+    Rule(OURS, "media_invalid", "The network takes no video.", text="takes no video"),
+    Rule(OURS, "unconfirmed", "The platform did not name what it created (maybe published).",
+         text="did not name the created"),
+    Rule(OURS, "unconfirmed", "A success whose answer could not be read (maybe published).",
+         text="answer could not be read"),
+    Rule(OURS, "unconfirmed", "The last attempt's outcome could not be established.",
+         text="outcome could not be established"),
+    Rule(OURS, "platform_outage", "An answer of a shape the platform's API does not document.",
+         text="shape its api does not document"),
+    Rule(OURS, "content_rejected", "DEV: the article was deleted there (its counters).",
+         text="no longer among"),
+    Rule(OURS, "internal", "An unexpected error in our code (logged).",
+         text="unexpected error"),
+    Rule(OURS, "unconfirmed", "Nothing was recorded for the attempt (maybe published).",
+         text="no result"),
+    # --- The outbound layer: timeouts, lost answers, refusals by status -----------------------
+    Rule(OUTBOUND, "platform_outage", "Timeout before sending: nothing reached the platform.",
+         text="could not be reached in time"),
+    Rule(OUTBOUND, "platform_outage", "Timeout after sending: no answer in time (looked up "
+         "before the next attempt).", text="did not answer in time"),
+    Rule(OUTBOUND, "platform_outage", "The answer did not finish in time (looked up before "
+         "the next attempt).", text="did not finish answering in time"),
+    Rule(OUTBOUND, "unconfirmed", "Lost answer: the connection broke while the platform "
+         "answered.", text="connection broke"),
+    Rule(OUTBOUND, "unconfirmed", "Lost answer: the connection dropped after sending.",
+         text="could not be reached", maybe_delivered=True),
+    Rule(OUTBOUND, "platform_outage", "Connection refused or the name did not resolve.",
+         text="could not be reached", maybe_delivered=False),
+    Rule(OUTBOUND, "platform_outage", "Too many calls to one server at once (retried).",
+         text="too many calls"),
+    Rule(OUTBOUND, "media_invalid", "A media URL the guard refused (not https, not public, "
+         "no such host).", text="the url"),
+    Rule(OUTBOUND, "media_invalid", "A media URL's server sent the request elsewhere.",
+         text="left the checked host"),
+    Rule(OUTBOUND, "internal", "The platform's answer was larger than we read.",
+         text="answer is larger"),
+    Rule(OUTBOUND, "auth_expired", "A credential HTTP cannot carry in a header.",
+         text="header cannot carry"),
+    Rule(OUTBOUND, "internal", "The request could not be sent.",
+         text="request could not be sent"),
+    Rule(OUTBOUND, "auth_expired", "HTTP 401: the credentials were refused.", status=401),
+    Rule(OUTBOUND, "permission_missing", "HTTP 403: not allowed with these credentials.",
+         status=403),
+    Rule(OUTBOUND, "platform_outage", "HTTP 408: the platform timed the request out.",
+         status=408),
+    Rule(OUTBOUND, "rate_limited", "HTTP 429: too many requests (Retry-After honoured).",
+         status=429),
+    Rule(OUTBOUND, "platform_outage", "HTTP 5xx: the platform failed or is down.",
+         status=(500, 599)),
+    Rule(OUTBOUND, "content_rejected", "Any other HTTP 4xx: the request was refused.",
+         status=(400, 499)),
+)
+# fmt: on
+
+
+def family(provider: str) -> str:
+    return FAMILY.get(provider, provider)
+
+
+def rule_for(provider: str, error: outbound.OutboundError) -> Rule | None:
+    """The row that maps this error, or None: an error no row knows (the test of the table
+    walks every known one)."""
+    answer = platform_answer(error)
+    sources = (family(provider), OURS, OUTBOUND) if error.status is not None else (OURS, OUTBOUND)
+    for source in sources:
+        rules = [rule for rule in RULES if rule.source == source]
+        # The rows naming a code or a message first, then those of a status alone.
+        for rule in [r for r in rules if r.code or r.text] + [
+            r for r in rules if not (r.code or r.text)
+        ]:
+            if rule.matches(error, answer):
+                return rule
+    return None
+
+
+def _fallback(error: outbound.OutboundError) -> str:
+    """A category for an error no row maps, by its class (never expected: see rule_for)."""
+    if isinstance(error, outbound.AuthenticationError):
+        return "auth_expired"
+    if isinstance(error, outbound.TransientError):
+        return "unconfirmed" if error.maybe_delivered else "platform_outage"
+    return "content_rejected" if error.status else "internal"
+
+
+CODE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,80}")
+MAX_MESSAGE = 500
+
+
+def platform_answer(error: outbound.OutboundError) -> dict[str, Any] | None:
+    """The platform's own answer to the call that failed, `{status, code, subcode?,
+    message}` (None when nothing answered): the error fields of its JSON body, whichever API
+    it is (Graph's `error` object, LinkedIn's `serviceErrorCode`, XRPC's and OAuth's `error`
+    names, Mastodon's and Forem's `error` sentences), or the start of a body that is not JSON.
+    Only those fields are kept: never a token, never the whole body."""
+    if error.status is None:
+        return None
+    try:
+        body = json.loads(error.excerpt) if error.excerpt else None
+    except ValueError:
+        body = None
+    code: Any = None
+    subcode: Any = None
+    message: Any = ""
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict):  # Graph
+            code, subcode = inner.get("code"), inner.get("error_subcode")
+            message = inner.get("error_user_msg") or inner.get("message") or ""
+        elif "serviceErrorCode" in body:  # LinkedIn
+            code, message = body.get("serviceErrorCode"), body.get("message") or ""
+        elif isinstance(inner, str) and CODE_NAME.fullmatch(inner):  # XRPC, OAuth
+            code = inner
+            message = body.get("message") or body.get("error_description") or inner
+        elif isinstance(inner, str):  # Mastodon, Forem: the error is a sentence
+            message = inner
+        else:
+            code, message = body.get("code"), body.get("message") or ""
+    elif error.excerpt:
+        message = re.sub(r"<[^>]+>", " ", error.excerpt)
+    answer: dict[str, Any] = {
+        "status": error.status,
+        "code": str(code)[:100] if code not in (None, "") else None,
+        "message": " ".join(str(message).split())[:MAX_MESSAGE],
+    }
+    if subcode not in (None, ""):
+        answer["subcode"] = str(subcode)[:100]
+    return answer
+
+
+def attempt_error(provider: str, error: outbound.OutboundError) -> dict[str, Any]:
+    """What a failed attempt's history entry keeps beside the message: its `category`, the
+    platform's answer (`platform`, when one came), and the row's own remedy (`remedy`)."""
+    rule = rule_for(provider, error)
+    facts: dict[str, Any] = {"category": rule.category if rule else _fallback(error)}
+    answer = platform_answer(error)
+    if answer is not None:
+        facts["platform"] = answer
+    if rule is not None and rule.remedy:
+        facts["remedy"] = rule.remedy
+    return facts
+
+
+# --- The error object ---------------------------------------------------------------------
+
+
+def _name(provider: str) -> str:
+    from social.providers import PLATFORMS
+
+    platform = PLATFORMS.get(provider)
+    return platform.name if platform else provider
+
+
+def remedy_for(category: str, provider: str, *, waiting: bool = False, own: str = "") -> str:
+    """One sentence saying what the user can do."""
+    if waiting and category in WAITING_REMEDIES:
+        return WAITING_REMEDIES[category].format(name=_name(provider))
+    if own and not waiting:
+        return own
+    return REMEDIES.get(category, REMEDIES["internal"]).format(name=_name(provider))
+
+
+def error_object(
+    *,
+    code: str,
+    category: str,
+    message: str,
+    provider: str,
+    platform: dict[str, Any] | None = None,
+    waiting: bool = False,
+    remedy: str = "",
+    retry_at: Any = None,
+    retryable: bool | None = None,
+) -> dict[str, Any]:
+    """`{code, category, message, remedy, retryable, platform?}` (and `retryAt` when the
+    record will be tried again by itself). `retryable`: whether trying the same post again
+    can succeed (after the remedy): not when its content or media must change first."""
+    found: dict[str, Any] = {
+        "code": code,
+        "category": category,
+        "message": message,
+        "remedy": remedy_for(category, provider, waiting=waiting, own=remedy),
+        "retryable": category not in NOT_RETRYABLE if retryable is None else retryable,
+    }
+    if platform:
+        found["platform"] = platform
+    if retry_at is not None:
+        found["retryAt"] = iso(retry_at)
+    return found
+
+
+def _last_error(history: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    for entry in reversed(list(history)):
+        if entry.get("outcome") in ("error", "lease_expired", "deferred"):
+            return entry
+    return None
+
+
+def entry_category(entry: dict[str, Any]) -> str:
+    """An attempt entry's category: as stored, or read from what older entries kept."""
+    stored = entry.get("category")
+    if stored in CATEGORIES:
+        return str(stored)
+    if entry.get("outcome") == "lease_expired":
+        return "unconfirmed"
+    if entry.get("outcome") == "deferred":  # no slot at the platform in time: our own wait
+        return "platform_outage"
+    status = entry.get("status")
+    if status == 401:
+        return "auth_expired"
+    if status == 403:
+        return "permission_missing"
+    if status == 429:
+        return "rate_limited"
+    if (isinstance(status, int) and status >= 500) or status == 408:
+        return "platform_outage"
+    if isinstance(status, int):
+        return "content_rejected"
+    return "unconfirmed" if entry.get("maybeDelivered") else "platform_outage"
+
+
+# A record's own codes that say what it is, whatever the last attempt's category.
+CODE_CATEGORY = {
+    "unconfirmed": "unconfirmed",
+    "daily_cap_reached": "account_limit",
+    "lease_expired": "unconfirmed",
+    "abandoned": "unconfirmed",
+}
+
+
+ABANDONED_REMEDY = (
+    "Retry the post if you still want it on {name}: it is looked up there first, so it is "
+    "never published twice."
+)
+
+
+def record_error(record: Any) -> dict[str, Any] | None:
+    """The error object of a failed, unconfirmed, warned or waiting-to-retry record (social.md
+    section 12), from what it stores: its error code and message, the last attempt's entry
+    (category, platform answer), its warnings. None for a record with nothing wrong."""
+    status = str(record.status)
+    warnings = list(record.warnings or [])
+    if status == "Cancelled" or (not record.error_code and not warnings):
+        return None
+    if status == "Published" and not warnings:
+        return None
+    entry = _last_error(record.history or []) or {}
+    if record.error_code == "daily_cap_reached":
+        entry = {}
+    code = record.error_code or (str(warnings[0].get("code") or "") if warnings else "")
+    category = CODE_CATEGORY.get(record.error_code) or (
+        entry_category(entry) if entry else "internal"
+    )
+    if status == "Unconfirmed":
+        category = "unconfirmed"
+    remedy = str(entry.get("remedy") or "")
+    if record.error_code == "abandoned":
+        remedy = ABANDONED_REMEDY.format(name=_name(record.provider))
+    if status == "Published":  # out, with parts missing: nothing to retry
+        message = "; ".join(str(warning.get("message") or "") for warning in warnings)
+        return error_object(code=code, category=category, message=message,
+                            provider=record.provider, platform=entry.get("platform"),
+                            remedy=remedy, retryable=False)  # fmt: skip
+    waiting = status in ("Scheduled", "Publishing")
+    return error_object(
+        code=code,
+        category=category,
+        message=record.error or str(entry.get("error") or ""),
+        provider=record.provider,
+        platform=entry.get("platform"),
+        waiting=waiting,
+        remedy=remedy,
+        retry_at=record.next_attempt_at if waiting else None,
+    )
+
+
+def history_entry(entry: dict[str, Any], provider: str) -> dict[str, Any]:
+    """One history entry as the API shows it: `{attempt, at, outcome, error?, found?}`, and
+    what else the entry says (`url` of a publication, `until` of a deferral, `action` of a
+    user's resolution)."""
+    shown: dict[str, Any] = {
+        "attempt": entry.get("attempt"),
+        "at": entry.get("at"),
+        "outcome": entry.get("outcome"),
+    }
+    if entry.get("outcome") in ("error", "lease_expired"):
+        category = entry_category(entry)
+        shown["error"] = error_object(
+            code=CODES[category],
+            category=category,
+            message=str(entry.get("error") or ""),
+            provider=provider,
+            platform=entry.get("platform"),
+            remedy=str(entry.get("remedy") or ""),
+        )
+    elif entry.get("error"):
+        shown["reason"] = entry["error"]
+    if "found" in entry:
+        shown["found"] = bool(entry["found"])
+    for key in ("url", "until", "action", "by"):
+        if entry.get(key):
+            shown[key] = entry[key]
+    return shown
+
+
+def catalog_rows() -> Iterator[str]:
+    """The table of docs/social.md, one markdown row per rule."""
+    for rule in RULES:
+        if isinstance(rule.status, tuple):
+            status = f"{rule.status[0]}-{rule.status[1]}"
+        else:
+            status = str(rule.status) if rule.status is not None else ""
+        code = rule.code + (f"/{rule.subcode}" if rule.subcode else "")
+        text = f'"{rule.text}"' if rule.text else ""
+        yield (
+            f"| {rule.source} | {status} | {code} | {text} | {rule.meaning} | `{rule.category}` |"
+        )

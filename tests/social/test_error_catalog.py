@@ -1,0 +1,357 @@
+"""Every error an adapter can meet maps to a category (social.md section 12): the answers
+providers.md documents, every error answer the stand-ins give (read from their source), the
+adapters' own code tables, every error the adapters and the outbound layer raise themselves
+(read from their source); an error no row of `social.outcomes.RULES` maps fails here. The
+table in docs/social.md is the code's, row for row."""
+
+import ast
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from core import outbound
+from social import outcomes
+from social.providers import bluesky, linkedin, mastodon, meta
+
+ROOT = Path(__file__).resolve().parents[2]
+CLASSIFIERS: dict[str, Any] = {
+    "linkedin": linkedin.classify,
+    "facebook": meta.classify,
+    "instagram": meta.classify,
+    "bluesky": bluesky.classify,
+    "mastodon": mastodon.classify,
+    "devto": None,  # the default classification by status fits Forem
+}
+STANDINS = {
+    "LinkedInStandIn": ["linkedin"],
+    "MetaStandIn": ["facebook", "instagram"],
+    "BlueskyStandIn": ["bluesky"],
+    "MastodonStandIn": ["mastodon"],
+    "DevtoStandIn": ["devto"],
+    "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
+}
+
+
+def answer(status: int, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+    response = requests.Response()
+    response.status_code = status
+    response._content = json.dumps(body).encode() if body is not None else b""
+    response.headers.update(headers or {})
+    return response
+
+
+def error_of(provider: str, response: Any) -> outbound.OutboundError:
+    classify = CLASSIFIERS[provider]
+    error = (classify(response) if classify else None) or outbound.classify(response)
+    assert error is not None
+    return error
+
+
+def graph(code: int, status: int = 400, subcode: int | None = None) -> Any:
+    error: dict[str, Any] = {"message": "m", "type": "OAuthException", "code": code}
+    if subcode is not None:
+        error["error_subcode"] = subcode
+    return answer(status, {"error": error})
+
+
+# What providers.md documents, and the answers the real APIs give, each with its category.
+DOCUMENTED: list[tuple[str, Any, str]] = [
+    # LinkedIn: {message, serviceErrorCode, status}; 401 65602 expired; 429 and 5xx retried.
+    ("linkedin", answer(401, {"serviceErrorCode": 65602, "code": "EXPIRED_ACCESS_TOKEN",
+                              "status": 401, "message": "expired"}), "auth_expired"),
+    ("linkedin", answer(401, {"serviceErrorCode": 65601, "status": 401}), "auth_expired"),
+    ("linkedin", answer(401, {"serviceErrorCode": 65600, "status": 401}), "auth_expired"),
+    ("linkedin", answer(403, {"serviceErrorCode": 100, "code": "ACCESS_DENIED", "status": 403,
+                              "message": "Not enough permissions"}), "permission_missing"),
+    ("linkedin", answer(422, {"code": "DUPLICATE_POST", "status": 422,
+                              "message": "Content is a duplicate"}), "content_rejected"),
+    ("linkedin", answer(400, {"status": 400, "message": "bad"}), "content_rejected"),
+    ("linkedin", answer(426, {"code": "NONEXISTENT_VERSION", "status": 426}), "internal"),
+    ("linkedin", answer(429, {"status": 429}, {"Retry-After": "60"}), "rate_limited"),
+    ("linkedin", answer(500, {"status": 500}), "platform_outage"),
+    ("linkedin", answer(503, None), "platform_outage"),
+    ("linkedin", answer(400, {"error": "invalid_grant",
+                              "error_description": "refresh token expired"}), "auth_expired"),
+    ("linkedin", answer(401, {"error": "invalid_client"}), "internal"),
+    # Graph: retry 1, 2, 4, 17, 32, 613; re-auth 190/102; permanent 10, 100, 200-299, 506.
+    ("facebook", graph(190), "auth_expired"),
+    ("facebook", graph(190, status=401), "auth_expired"),
+    ("facebook", graph(102), "auth_expired"),
+    ("facebook", graph(1), "platform_outage"),
+    ("facebook", graph(2, status=500), "platform_outage"),
+    *[("facebook", graph(code), "rate_limited") for code in (4, 17, 32, 613, 341)],
+    ("facebook", graph(10), "permission_missing"),
+    *[("facebook", graph(code), "permission_missing") for code in (200, 230, 283, 299)],
+    ("facebook", graph(100), "content_rejected"),
+    ("facebook", graph(506), "content_rejected"),
+    ("facebook", graph(368), "content_rejected"),
+    ("instagram", graph(9, status=400, subcode=2207042), "account_limit"),
+    ("instagram", graph(100, subcode=2207052), "media_invalid"),
+    ("instagram", graph(9004), "media_invalid"),
+    ("instagram", graph(9007), "media_invalid"),
+    ("instagram", graph(36003), "media_invalid"),
+    ("instagram", graph(24), "media_invalid"),
+    ("facebook", graph(2635), "internal"),
+    ("facebook", answer(502, None), "platform_outage"),
+    # Bluesky: XRPC errors by name; expired sessions are HTTP 400.
+    ("bluesky", answer(400, {"error": "ExpiredToken", "message": "m"}), "auth_expired"),
+    ("bluesky", answer(400, {"error": "InvalidToken"}), "auth_expired"),
+    ("bluesky", answer(401, {"error": "AuthenticationRequired"}), "auth_expired"),
+    ("bluesky", answer(400, {"error": "AccountTakedown"}), "auth_expired"),
+    ("bluesky", answer(429, {"error": "RateLimitExceeded"}, {"RateLimit-Reset": "1"}),
+     "rate_limited"),
+    ("bluesky", answer(400, {"error": "BlobTooLarge"}), "media_invalid"),
+    ("bluesky", answer(400, {"error": "InvalidMimeType"}), "media_invalid"),
+    ("bluesky", answer(400, {"error": "InvalidRequest", "message": "Record/text must not be "
+                             "longer than 300 graphemes"}), "content_rejected"),
+    ("bluesky", answer(400, {"error": "InvalidSwap"}), "content_rejected"),
+    ("bluesky", answer(502, {"error": "UpstreamFailure"}), "platform_outage"),
+    ("bluesky", answer(500, {"error": "InternalServerError"}), "platform_outage"),
+    # Mastodon: 401, 422 validation, 429 with X-RateLimit-Reset.
+    ("mastodon", answer(401, {"error": "The access token is invalid"}), "auth_expired"),
+    ("mastodon", answer(403, {"error": "This action is outside the authorized scopes"}),
+     "permission_missing"),
+    ("mastodon", answer(403, {"error": "Your login is currently disabled"}), "auth_expired"),
+    ("mastodon", answer(422, {"error": "Validation failed: Text character limit of 500 "
+                              "exceeded"}), "content_rejected"),
+    ("mastodon", answer(422, {"error": "Validation failed: Text can't be blank"}),
+     "content_rejected"),
+    ("mastodon", answer(422, {"error": "Cannot attach files that have not finished "
+                              "processing. Try again in a moment!"}), "platform_outage"),
+    ("mastodon", answer(422, {"error": "Validation failed: File content type is invalid"}),
+     "media_invalid"),
+    ("mastodon", answer(422, {"error": "Validation failed: Scheduled at is invalid"}),
+     "content_rejected"),
+    ("mastodon", answer(404, {"error": "Record not found"}), "content_rejected"),
+    ("mastodon", answer(429, {"error": "Too many requests"},
+                        {"X-RateLimit-Reset": "2030-01-01T00:00:00.000Z"}), "rate_limited"),
+    ("mastodon", answer(400, {"error": "invalid_grant"}), "auth_expired"),
+    # Forem: 401 unauthorized, 422 {error}, 429 with Retry-After.
+    ("devto", answer(401, {"error": "unauthorized", "status": 401}), "auth_expired"),
+    ("devto", answer(403, {"error": "forbidden", "status": 403}), "permission_missing"),
+    ("devto", answer(422, {"error": "Title can't be blank", "status": 422}), "content_rejected"),
+    ("devto", answer(422, {"error": "Canonical url has already been taken", "status": 422}),
+     "content_rejected"),
+    ("devto", answer(422, {"error": "Main image is invalid", "status": 422}), "media_invalid"),
+    ("devto", answer(429, {"error": "Rate limit reached"}, {"Retry-After": "1"}),
+     "rate_limited"),
+    ("devto", answer(500, None), "platform_outage"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "response", "category"), DOCUMENTED)
+def test_each_documented_answer_has_its_category(provider, response, category):
+    error = error_of(provider, response)
+    rule = outcomes.rule_for(provider, error)
+    assert rule is not None, (provider, error.message, error.excerpt)
+    assert rule.category == category, (provider, error.excerpt, rule)
+
+
+# --- The stand-ins' own error answers, read from their source ---------------------------------
+
+
+def _value(node: ast.AST) -> Any:
+    """A literal from the stand-ins' source; what is computed there (an f-string's
+    expressions, a name) becomes a plausible string."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Dict):
+        return {_value(k): _value(v) for k, v in zip(node.keys, node.values, strict=True) if k}
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_value(item) for item in node.elts]
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(_value(part)) for part in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return "x"
+    return "x"
+
+
+def standin_answers() -> Iterator[tuple[str, str, int, Any, dict[str, str]]]:
+    """(stand-in, provider, status, body, headers) of every error answer a stand-in gives."""
+    tree = ast.parse((ROOT / "tests/social/standins.py").read_text())
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for provider in STANDINS.get(cls.name, []):
+            for node in ast.walk(cls):
+                if isinstance(node, ast.Tuple) and len(node.elts) == 3:
+                    status, body, headers = node.elts
+                    if (
+                        isinstance(status, ast.Constant)
+                        and isinstance(status.value, int)
+                        and status.value >= 400
+                        and isinstance(body, ast.Dict)
+                    ):
+                        yield cls.name, provider, status.value, _value(body), _value(headers)
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "_graph_error"
+                ):
+                    args = [_value(arg) for arg in node.args]
+                    graph_body = {"error": {"message": args[1], "type": "OAuthException",
+                                            "code": args[0], "fbtrace_id": "x"}}  # fmt: skip
+                    yield cls.name, provider, int(args[2] if len(args) > 2 else 400), graph_body, {}
+
+
+def test_the_walk_reads_every_stand_in():
+    seen = {(name, provider) for name, provider, *_ in standin_answers()}
+    assert {name for name, _ in seen} == set(STANDINS)
+    assert len(list(standin_answers())) > 50
+
+
+@pytest.mark.parametrize(
+    ("standin", "provider", "status", "body", "headers"),
+    list(standin_answers()),
+    ids=lambda value: str(value)[:40],
+)
+def test_every_error_a_stand_in_answers_is_mapped(standin, provider, status, body, headers):
+    headers = headers if isinstance(headers, dict) else {}
+    error = error_of(provider, answer(status, body, {k: str(v) for k, v in headers.items()}))
+    assert outcomes.rule_for(provider, error) is not None, (standin, status, body)
+
+
+# --- The adapters' own tables -----------------------------------------------------------------
+
+
+def test_every_code_an_adapter_names_has_a_row_of_its_own():
+    for code in meta.TRANSIENT_CODES | meta.AUTHENTICATION_CODES:
+        rule = outcomes.rule_for("facebook", error_of("facebook", graph(code)))
+        assert rule is not None, code
+        assert (rule.source, bool(rule.code)) == ("meta", True), code
+    for name in bluesky.AUTH_ERRORS:
+        rule = outcomes.rule_for("bluesky", error_of("bluesky", answer(400, {"error": name})))
+        assert rule is not None, name
+        assert rule.code == name
+    body = {"serviceErrorCode": linkedin.EXPIRED_TOKEN, "status": 401}
+    rule = outcomes.rule_for("linkedin", error_of("linkedin", answer(401, body)))
+    assert rule is not None
+    assert rule.code == str(linkedin.EXPIRED_TOKEN)
+
+
+# --- What the adapters and the outbound layer raise themselves, read from their source -------
+
+ERRORS = {
+    "TransientError": outbound.TransientError,
+    "PermanentError": outbound.PermanentError,
+    "AuthenticationError": outbound.AuthenticationError,
+    "UnsafeURL": outbound.UnsafeURL,
+}
+SOURCES = [
+    *sorted((ROOT / "social/providers").glob("*.py")),
+    ROOT / "social/services/attempts.py",
+    ROOT / "core/outbound.py",
+]
+
+
+def _messages(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.IfExp):
+        return _messages(node.body) + _messages(node.orelse)
+    if isinstance(node, ast.Constant | ast.JoinedStr):
+        return [str(_value(node))]
+    return []
+
+
+def raised_errors() -> Iterator[tuple[str, str, type[outbound.OutboundError], bool]]:
+    """(file, message, class, maybe delivered) of every error the code raises with a message
+    of its own, outside the classifiers of HTTP answers (walked above)."""
+    for path in SOURCES:
+        tree = ast.parse(path.read_text())
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef) or function.name.startswith("classify"):
+                continue
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Call) or not node.args:
+                    continue
+                name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+                if name not in ERRORS:
+                    continue
+                maybe = any(
+                    k.arg == "maybe_delivered"
+                    and isinstance(k.value, ast.Constant)
+                    and k.value.value
+                    for k in node.keywords
+                )
+                for message in _messages(node.args[0]):
+                    yield path.name, message, ERRORS[name], bool(maybe)
+
+
+def test_the_walk_finds_the_raised_errors():
+    found = {(path, message) for path, message, _, _ in raised_errors()}
+    assert ("outbound.py", "The server did not answer in time.") in found
+    assert ("meta.py", "Instagram needs an image.") in found
+    assert len(found) > 25
+
+
+@pytest.mark.parametrize(
+    ("path", "message", "kind", "maybe"), sorted(set(raised_errors()), key=str), ids=str
+)
+def test_every_error_raised_in_code_is_mapped(path, message, kind, maybe):
+    error = kind(message, maybe_delivered=maybe)
+    for provider in CLASSIFIERS:
+        assert outcomes.rule_for(provider, error) is not None, (path, message)
+
+
+# --- Timeouts and lost answers, as the outbound layer raises them -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("error", "category"),
+    [
+        (outbound.TransientError("The server could not be reached in time.", timed_out=True),
+         "platform_outage"),
+        (outbound.TransientError("The server did not answer in time.", maybe_delivered=True,
+                                 timed_out=True), "platform_outage"),
+        (outbound.TransientError("The connection broke while the server answered.",
+                                 maybe_delivered=True), "unconfirmed"),
+        (outbound.TransientError("The server could not be reached.", maybe_delivered=True),
+         "unconfirmed"),
+        (outbound.TransientError("The server could not be reached."), "platform_outage"),
+        (outbound.UnsafeURL("The URL must use https."), "media_invalid"),
+        (outbound.TransientError("Unexpected error (KeyError).", maybe_delivered=True),
+         "internal"),
+    ],
+)  # fmt: skip
+def test_timeouts_and_lost_answers(error, category):
+    rule = outcomes.rule_for("mastodon", error)
+    assert rule is not None
+    assert rule.category == category
+
+
+# --- The platform's own answer ------------------------------------------------------------------
+
+
+def test_the_platforms_answer_keeps_its_error_fields_only():
+    body = {"error": {"message": "Invalid OAuth access token.", "type": "OAuthException",
+                      "code": 190, "error_subcode": 463, "fbtrace_id": "AbC"}}  # fmt: skip
+    error = error_of("facebook", answer(400, body))
+    assert outcomes.platform_answer(error) == {
+        "status": 400, "code": "190", "subcode": "463", "message": "Invalid OAuth access token."
+    }  # fmt: skip
+    linkedin_error = error_of("linkedin", answer(401, {"serviceErrorCode": 65602, "status": 401,
+                                                        "message": "expired"}))  # fmt: skip
+    assert outcomes.platform_answer(linkedin_error) == {
+        "status": 401, "code": "65602", "message": "expired"
+    }  # fmt: skip
+    masto = error_of("mastodon", answer(422, {"error": "Validation failed: Text can't be blank"}))
+    assert outcomes.platform_answer(masto) == {
+        "status": 422, "code": None, "message": "Validation failed: Text can't be blank"
+    }  # fmt: skip
+    token = error_of("linkedin", answer(400, {"error": "invalid_grant", "access_token": "SECRET",
+                                              "error_description": "expired"}))  # fmt: skip
+    assert "SECRET" not in json.dumps(outcomes.platform_answer(token))
+    timeout = outbound.TransientError("The server did not answer in time.", timed_out=True)
+    assert outcomes.platform_answer(timeout) is None
+
+
+def test_every_category_has_its_remedy_and_every_rule_a_known_category():
+    assert set(outcomes.REMEDIES) == set(outcomes.CATEGORIES)
+    assert {rule.category for rule in outcomes.RULES} == set(outcomes.CATEGORIES)
+
+
+def test_the_documented_table_is_the_codes():
+    text = (ROOT / "docs/social.md").read_text()
+    missing = [row for row in outcomes.catalog_rows() if row not in text]
+    assert missing == [], "docs/social.md: paste social.outcomes.catalog_rows()"
