@@ -141,3 +141,23 @@ class AltTextRequired(ApplicationError):
 class VideoNotSupported(ApplicationError):
     code = "video_not_supported"
     message = "This network takes no video through its API."
+
+
+class RecordNotFailed(ConflictError):
+    code = "not_failed"
+    message = "Only a failed record can be retried."
+
+
+class RecordNotUnconfirmed(ConflictError):
+    code = "not_unconfirmed"
+    message = "Only an unconfirmed record can be resolved."
+
+
+class AccountNotConnected(ConflictError):
+    code = "account_not_connected"
+    message = "The record's account is not connected: reconnect it first."
+
+
+class TargetTaken(ConflictError):
+    code = "already_scheduled"
+    message = "This post is already scheduled or published to this account by another record."

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from social.api import accounts as api
-from social.api import analytics, library, posts, queue, scheduler
+from social.api import analytics, library, outcomes, posts, queue, scheduler
 
 urlpatterns = [
     path("social/platforms", api.PlatformListView.as_view(), name="social-platforms"),
@@ -37,6 +37,17 @@ urlpatterns = [
         "social/schedule/<uuid:record_id>",
         posts.ScheduleDetailView.as_view(),
         name="social-schedule-record",
+    ),
+    path("social/schedule/retry", outcomes.RecordsRetryView.as_view(), name="social-retry"),
+    path(
+        "social/schedule/<uuid:record_id>/retry",
+        outcomes.RecordRetryView.as_view(),
+        name="social-schedule-retry",
+    ),
+    path(
+        "social/schedule/<uuid:record_id>/resolve",
+        outcomes.RecordResolveView.as_view(),
+        name="social-schedule-resolve",
     ),
     path("social/queue", queue.QueueAddView.as_view(), name="social-queue"),
     path("social/queue/<uuid:account_id>", queue.QueueView.as_view(), name="social-queue-account"),

@@ -253,10 +253,9 @@ def post_delete(*, user: User, post_id: Any) -> None:
     the platform; its result finds no row and nothing is published again."""
     with transaction.atomic():
         post = user_post(user=user, post_id=post_id, lock=True)
-        record_ids = list(post.records.values_list("pk", flat=True))
+        post_deleted_emit(post, post.records.values_list("pk", flat=True))
         post.delete()
         post_counted(post, delta=-1)
-        post_deleted_emit(post, record_ids)
 
 
 def _provider_set(post: Post, record_providers: Iterable[str] = ()) -> str:

@@ -1,0 +1,112 @@
+"""Acting on outcomes (social.md section 12): retry a failed record, retry by filter, resolve
+an unconfirmed record; an account's health."""
+
+from typing import Any
+from uuid import UUID
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import request_user
+from accounts.scopes import Scope
+from core.api.envelope import Envelope
+from social.api.posts import RecordDetailSerializer
+from social.outcomes import CATEGORIES
+from social.services.remedies import RESOLUTIONS, record_resolve, record_retry, records_retry
+
+
+class RecordRetryView(APIView):
+    api_key_scopes = {"POST": Scope.POSTS_WRITE}
+
+    @extend_schema(
+        operation_id="social_schedule_retry_one",
+        tags=["social"],
+        request=None,
+        responses=RecordDetailSerializer,
+        description="A `Failed` record back to `Scheduled`, due now, its attempts reset (409 "
+        "`not_failed` otherwise; 409 `account_not_connected` until the account is "
+        "reconnected).",
+    )
+    def post(self, request: Request, record_id: UUID) -> Response:
+        record = record_retry(user=request_user(request), record_id=record_id)
+        return Response(Envelope(data=RecordDetailSerializer(record).data, message="Retrying"))
+
+
+class RecordsRetryView(APIView):
+    api_key_scopes = {"POST": Scope.POSTS_WRITE}
+
+    class InputSerializer(serializers.Serializer[Any]):
+        accountId = serializers.UUIDField(required=False)
+        category = serializers.ChoiceField(choices=CATEGORIES, required=False)
+        postId = serializers.UUIDField(required=False)
+
+    @extend_schema(
+        operation_id="social_schedule_retry",
+        tags=["social"],
+        request=InputSerializer,
+        responses=inline_serializer(
+            "RetriedRecords",
+            {
+                "retriedCount": serializers.IntegerField(),
+                "skipped": serializers.ListField(child=serializers.DictField()),
+            },
+        ),
+        description="Every failed record of yours that matches, back to `Scheduled`, due now "
+        "(`skipped`: those whose account is not connected, or whose target another record "
+        "holds).",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        done = records_retry(
+            user=request_user(request),
+            account_id=data.get("accountId"),
+            category=data.get("category"),
+            post_id=data.get("postId"),
+        )
+        return Response(
+            Envelope(
+                data={"retriedCount": done.retried, "skipped": done.skipped},
+                message=f"Retrying {done.retried} records",
+            )
+        )
+
+
+class RecordResolveView(APIView):
+    api_key_scopes = {"POST": Scope.POSTS_WRITE}
+
+    class InputSerializer(serializers.Serializer[Any]):
+        action = serializers.ChoiceField(choices=RESOLUTIONS)
+        url = serializers.URLField(required=False, max_length=2000)
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if attrs["action"] == "published" and not attrs.get("url"):
+                raise serializers.ValidationError(
+                    {"url": ["The post's address on the platform, as you saw it."]}
+                )
+            return attrs
+
+    @extend_schema(
+        operation_id="social_schedule_resolve",
+        tags=["social"],
+        request=InputSerializer,
+        responses=RecordDetailSerializer,
+        description="An `Unconfirmed` record settled by the user (409 `not_unconfirmed` "
+        "otherwise): `published` with its `url`, `retry` (looked up once more, then created "
+        "if absent), or `abandon` (`Failed`).",
+    )
+    def post(self, request: Request, record_id: UUID) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        record = record_resolve(
+            user=request_user(request),
+            record_id=record_id,
+            action=data["action"],
+            url=data.get("url", ""),
+        )
+        return Response(Envelope(data=RecordDetailSerializer(record).data, message="Resolved"))
