@@ -35,8 +35,10 @@ class SocialConfig(AppConfig):
 
         from notifications.events import subscribe
         from social.services.attempts import records_notify
+        from social.services.health import at_risk_notify
         from social.services.recurrence import series_after_outcomes
 
         for event in ("post.published", "post.failed", "post.unconfirmed"):
             subscribe(event, records_notify)
             subscribe(event, series_after_outcomes)  # a recurring post's next occurrence
+        subscribe("post.at_risk", at_risk_notify)

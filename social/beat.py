@@ -21,6 +21,15 @@ def entries(settings: Any) -> dict[str, dict[str, Any]]:
     # The scheduler every SCHEDULER_INTERVAL_SECONDS (0: off, a cron runner calls the endpoint
     # instead). A run that waited longer than one interval in the queue is dropped: the next
     # one claims whatever is due.
+    # The pre-flight check of accounts with posts due in the next 24 hours (each account once
+    # in 6 hours: social/services/health.py); 0: off.
+    preflight = float(settings.PREFLIGHT_INTERVAL_SECONDS)
+    if preflight > 0:
+        schedule["social-preflight-run"] = {
+            "task": "social.tasks.preflight_run_task",
+            "schedule": preflight,
+            "options": {"expires": preflight},
+        }
     interval = float(settings.SCHEDULER_INTERVAL_SECONDS)
     if interval > 0:
         schedule["social-scheduler-run"] = {

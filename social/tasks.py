@@ -7,6 +7,7 @@ from django.conf import settings
 
 from social.services.analytics import metrics_collect
 from social.services.attempts import record_processing_continue
+from social.services.health import preflight_run
 from social.services.scheduler import scheduler_run
 from social.services.timer import SchedulerTimer
 from social.services.upkeep import accounts_maintain
@@ -22,6 +23,11 @@ def accounts_maintain_task() -> dict[str, int]:
 @shared_task(acks_late=True, soft_time_limit=1500, time_limit=1800)  # idempotent: a day's row
 def metrics_collect_task() -> dict[str, int]:
     return metrics_collect()
+
+
+@shared_task(acks_late=False)  # a lost run is harmless: the next one checks what is left
+def preflight_run_task() -> dict[str, int]:
+    return preflight_run()
 
 
 @shared_task(acks_late=False)  # a lost run is harmless: the next one claims what is due

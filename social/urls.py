@@ -14,6 +14,11 @@ urlpatterns = [
     ),
     path("social/connect", api.ConnectView.as_view(), name="social-connect"),
     path("social/accounts", api.AccountListView.as_view(), name="social-accounts"),
+    path(
+        "social/accounts/<uuid:account_id>/health",
+        outcomes.AccountHealthView.as_view(),
+        name="social-account-health",
+    ),
     path("social/disconnect", api.DisconnectView.as_view(), name="social-disconnect"),
     path("social/posts", posts.PostListView.as_view(), name="social-posts"),
     path("social/posts/<uuid:post_id>", posts.PostDetailView.as_view(), name="social-post"),

@@ -15,6 +15,7 @@ from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from social.api.posts import RecordDetailSerializer
 from social.outcomes import CATEGORIES
+from social.services.health import account_health
 from social.services.remedies import RESOLUTIONS, record_resolve, record_retry, records_retry
 
 
@@ -110,3 +111,28 @@ class RecordResolveView(APIView):
             url=data.get("url", ""),
         )
         return Response(Envelope(data=RecordDetailSerializer(record).data, message="Resolved"))
+
+
+class AccountHealthView(APIView):
+    api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
+
+    class HealthSerializer(serializers.Serializer[Any]):
+        status = serializers.CharField()
+        checkedAt = serializers.DateTimeField()
+        tokenExpiresAt = serializers.DateTimeField(allow_null=True)
+        renewable = serializers.BooleanField()
+        scopesMissing = serializers.ListField(child=serializers.CharField())
+        reachable = serializers.BooleanField(allow_null=True)
+        dailyCap = serializers.DictField(allow_null=True)
+        problems = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema(
+        operation_id="social_account_health",
+        tags=["social"],
+        responses=HealthSerializer,
+        description="One cheap identity call at the platform, answered from the last check "
+        "for 5 minutes: the connection's state and expiry, missing permissions, whether the "
+        "platform answers, the daily cap's use, and each problem with what to do.",
+    )
+    def get(self, request: Request, account_id: UUID) -> Response:
+        return Response(account_health(user=request_user(request), account_id=account_id))

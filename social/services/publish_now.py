@@ -11,8 +11,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from social.models import Post, RecordStatus
+from social.models import Post, RecordStatus, ScheduledRecord
 from social.services.attempts import Outcome, records_attempt
+from social.services.caps import records_admit
 from social.services.posts import post_status_refresh
 from social.services.records import post_with_targets, record_of, user_accounts
 
@@ -40,6 +41,17 @@ def publish_now(
             record.post, record.account, record.user = post, account, user
             records.append(record)
         post_status_refresh(post.pk)
-    outcomes = records_attempt(records, concurrency=settings.SCHEDULER_CONCURRENCY)
+    admitted = records_admit(records)  # over a daily cap: waits for its window (caps.py)
+    attempted = iter(records_attempt(admitted, concurrency=settings.SCHEDULER_CONCURRENCY))
+    outcomes = [next(attempted) if record in admitted else _deferred(record) for record in records]
     post.refresh_from_db()
     return post, outcomes
+
+
+def _deferred(record: ScheduledRecord) -> Outcome:
+    record.refresh_from_db(fields=["status", "error", "error_code", "next_attempt_at"])
+    return Outcome(
+        record_id=str(record.pk), post_id=str(record.post_id), account_id=str(record.account_id),
+        provider=record.provider, status=record.status, success=False,
+        error_code=record.error_code, error=record.error, retry_at=record.next_attempt_at,
+    )  # fmt: skip

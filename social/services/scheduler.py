@@ -27,6 +27,7 @@ from core import metrics
 from social.models import RecordStatus, ScheduledRecord
 from social.selectors import paused_queued
 from social.services.attempts import RECORDS, Outcome, records_attempt
+from social.services.caps import records_admit
 from social.services.posts import posts_live
 
 logger = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
         .select_related("post", "account", "account__app", "account__user", "user")
         .order_by("due_at")
     )
+    claimed = records_admit(claimed)  # those over their account's daily cap wait (caps.py)
     metrics.scheduler_claimed((r.provider, (now - r.due_at).total_seconds()) for r in claimed)
     return claimed
 
