@@ -357,6 +357,20 @@ def posts_outcome_refresh(post_ids: Iterable[Any]) -> None:
     posts_live(ids)
 
 
+def post_scheduled_fresh(post: Post, records: list[ScheduledRecord]) -> None:
+    """post_status_refresh for a post made in this transaction with exactly these records, all
+    waiting: everything is known, nothing is read again (one UPDATE, one event)."""
+    post.status = PostStatus.SCHEDULED
+    post.provider_set = _provider_set(post, (record.provider for record in records))
+    Post.objects.filter(pk=post.pk).update(status=post.status, provider_set=post.provider_set)
+    events.emit_many(
+        items=[(post.user_id, events.post_changed(
+            post_id=str(post.pk), status=post.status,
+            records=[record_data(record) for record in records],
+        ))]
+    )  # fmt: skip
+
+
 def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str | None:
     """Derive the post's status from its records (_derived). Call inside the transaction that
     changed a record."""

@@ -46,6 +46,7 @@ from social.services.posts import (
     account_target,
     post_apply,
     post_counted,
+    post_scheduled_fresh,
     post_status_refresh,
     user_post,
 )
@@ -274,7 +275,10 @@ def schedule(
                 record.series = series
             record.save()
             records.append(record)
-        post_status_refresh(post.pk)
+        if post_id is None:  # made here: its records are these
+            post_scheduled_fresh(post, records)
+        else:
+            post_status_refresh(post.pk)
         events.emit(
             user=user,
             payload=events.post_scheduled(
@@ -284,7 +288,8 @@ def schedule(
                 scheduled_at=when,
             ),
         )
-    post.refresh_from_db()
+    if post_id is not None:
+        post.refresh_from_db()
     return Scheduled(post=post, records=records, scheduled_at=when)
 
 
