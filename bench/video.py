@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import requests
 
@@ -81,8 +82,7 @@ def connect(user: Any, providers: Any) -> list[str]:
             consent = connect_authorize(user=user, provider=provider, redirect_uri=REDIRECT_URI,
                                         instance=instance)  # fmt: skip
             page = requests.get(consent.url, allow_redirects=False, timeout=10)
-            code = requests.utils.urlparse(page.headers["Location"]).query
-            values = dict(part.split("=", 1) for part in code.split("&"))
+            values = dict(parse_qsl(urlsplit(page.headers["Location"]).query))
             request = ConnectRequest(code=values["code"], redirect_uri=REDIRECT_URI,
                                      instance=instance)  # fmt: skip
             account = account_connect(user=user, provider=provider, request=request,

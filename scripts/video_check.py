@@ -31,8 +31,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # its sibling, as mypy names it too
 
-from scripts.fit_check import PASSWORD, call, call_quietly, consent  # noqa: E402
+from fit_check import PASSWORD, call, call_quietly, consent  # noqa: E402
+
 from tests.social.standins import (  # noqa: E402
     BLUESKY_APP_PASSWORD,
     BLUESKY_HANDLE,
