@@ -201,8 +201,9 @@ def walk(base: str, providers: Providers) -> None:
     record_id = failed["data"][0]["recordId"] if status == 200 else ""
     settled = records_settled(base, token, [record_id], 60)
     record = settled.get(record_id) or {}
+    error = record.get("error") or {}  # the error object (social.md section 12)
     check(
-        record.get("status") == "Failed" and "unsupported codec" in record.get("error", ""),
+        record.get("status") == "Failed" and "unsupported codec" in error.get("message", ""),
         "a processing failure fails the record with the platform's reason",
         record,
     )
