@@ -18,16 +18,12 @@ tells a receiver; a reconnect with Last-Event-ID receives what it missed. Exits 
 the first failed check; stops the server either way.
 """
 
-import argparse
 import base64
 import hashlib
 import hmac
 import json
-import os
 import queue
 import secrets
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -42,17 +38,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
+
+from checks import Check, against_server, arguments, call  # noqa: E402
+
 from tests.social.standins import DEVTO_KEY, DevtoStandIn, serve  # noqa: E402
 
 PASSWORD = "Correct-horse-7"  # noqa: S105 (a throwaway test user's)
 FEED_SECONDS = 1.0  # what the issue asks of the live feed
 
 
-def check(ok: Any, what: str, detail: Any = "") -> None:
-    if not ok:
-        print(f"e2e: FAILED {what}: {detail}", flush=True)
-        raise SystemExit(1)
-    print(f"e2e: ok   {what}", flush=True)
+check = Check("e2e")
 
 
 class Receiver:
@@ -147,29 +143,6 @@ class Stream:
 
     def close(self) -> None:
         self.response.close()
-
-
-def call(
-    base: str,
-    method: str,
-    path: str,
-    body: Any = None,
-    token: str = "",
-    headers: dict[str, str] | None = None,
-    raw: bytes | None = None,
-) -> tuple[int, Any]:
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    request = urllib.request.Request(f"{base}{path}", data=data, method=method)  # noqa: S310
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (loopback)
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None:
@@ -332,47 +305,19 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--port", type=int, default=8130)
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
-    args = parser.parse_args()
-    command = [part for part in args.command if part != "--"] or ["make", "run"]
+    port, command = arguments(__doc__, 8130)
     receiver = Receiver()
     payment_secret = secrets.token_hex(16)
     with serve(DevtoStandIn()) as devto:
         env = {
-            **os.environ,
-            "PORT": str(args.port),
             "DEVTO_API_URL": f"{devto.url}/api",
             "PAYMENT_WEBHOOK_SECRET": payment_secret,
             "OUTBOUND_ALLOW_PRIVATE": "true",
         }
-        # The command is the operator's own, from this script's command line.
-        server = subprocess.Popen(command, cwd=Path.cwd(), env=env, start_new_session=True)  # noqa: S603
-        base = f"http://127.0.0.1:{args.port}"
-        try:
-            deadline = time.monotonic() + 600  # a fresh clone installs its virtualenv first
-            while call_quietly(f"{base}/api/v1/health") is None:
-                check(
-                    server.poll() is None and time.monotonic() < deadline,
-                    "the server starts",
-                    server.returncode,
-                )
-                time.sleep(1)
-            walk(base, receiver, devto, payment_secret)
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=60)
+        against_server(command, port, env, check,
+                       lambda base: walk(base, receiver, devto, payment_secret))  # fmt: skip
     print("e2e: passed", flush=True)
     return 0
-
-
-def call_quietly(url: str) -> int | None:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
-            return int(response.status)
-    except (OSError, ValueError):
-        return None
 
 
 if __name__ == "__main__":

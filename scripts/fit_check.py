@@ -16,100 +16,26 @@ attempt, and sends no part twice. Exits non-zero on the first failed check; stop
 either way.
 """
 
-import argparse
-import json
-import os
 import secrets
-import signal
-import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from tests.social.standins import (  # noqa: E402
-    BLUESKY_APP_PASSWORD,
-    BLUESKY_HANDLE,
-    Providers,
-    provider_standins,
-)
+from checks import Check, against_server, arguments, call, connect, standin_settings  # noqa: E402
+
+from tests.social.standins import Providers, provider_standins  # noqa: E402
 
 PASSWORD = "Correct-horse-7"  # noqa: S105 (a throwaway test user's)
-REDIRECT_URI = "https://app.example.com/oauth/callback"
 DOWN: tuple[int, Any, dict[str, str]] = (503, {"error": "ServiceUnavailable"}, {})
 THREAD = ["Part two", "Part three", "Part four"]
-
-
-def check(ok: Any, what: str, detail: Any = "") -> None:
-    if not ok:
-        print(f"fit: FAILED {what}: {detail}", flush=True)
-        raise SystemExit(1)
-    print(f"fit: ok   {what}", flush=True)
-
-
-def call(base: str, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any]:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"{base}{path}", data=data, method=method)  # noqa: S310
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (loopback)
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-def consent(base: str, token: str, provider: str, **query: str) -> dict[str, str]:
-    """What a browser does: open the consent page our API names, approve, and read the code
-    and state the platform sends back to the redirect URI."""
-    params = urlencode({"redirectUri": REDIRECT_URI, **query})
-    status, page = call(
-        base, "GET", f"/api/social/connect/{provider}/authorize?{params}", token=token
-    )
-    check(status == 200, f"{provider}: the consent page is named", page)
-    opener = urllib.request.build_opener(_NoRedirect)
-    try:
-        opener.open(page["data"]["url"], timeout=10)
-        location = ""
-    except urllib.error.HTTPError as error:
-        location = error.headers.get("Location", "")
-    return {name: values[0] for name, values in parse_qs(urlsplit(location).query).items()}
-
-
-def connect(base: str, token: str, providers: Providers) -> dict[str, str]:
-    accounts = {}
-    for provider in ("bluesky", "mastodon", "linkedin", "instagram"):
-        if provider == "bluesky":
-            body: dict[str, Any] = {"code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
-        else:
-            extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
-            back = consent(base, token, provider, **extra)
-            body = {
-                "code": back.get("code"),
-                "state": back.get("state"),
-                "redirectUri": REDIRECT_URI,
-                **extra,
-            }
-        status, account = call(
-            base, "POST", "/api/social/connect", {"provider": provider, **body}, token
-        )
-        check(status == 200, f"{provider} connects", account)
-        accounts[provider] = account["data"]["id"]
-    return accounts
+check = Check("fit")
 
 
 def post_body(content: str, images: list[str]) -> dict[str, Any]:
@@ -133,7 +59,8 @@ def walk(base: str, providers: Providers) -> None:
     status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
     check(status == 200, "a user signs up", login)
     token = login["data"]["token"]
-    accounts = connect(base, token, providers)
+    accounts = {p: connect(base, token, p, providers, check)
+                for p in ("bluesky", "mastodon", "linkedin", "instagram")}  # fmt: skip
     targets = list(accounts.values())
 
     images = []
@@ -262,45 +189,15 @@ def walk(base: str, providers: Providers) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--port", type=int, default=8131)
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
-    args = parser.parse_args()
-    command = [part for part in args.command if part != "--"] or ["make", "run"]
+    port, command = arguments(__doc__, 8131)
     with provider_standins() as providers:
         env = {
-            **os.environ,
-            **{name: str(value) for name, value in providers.settings().items()},
-            "PORT": str(args.port),
-            "OUTBOUND_ALLOW_PRIVATE": "true",  # the stand-ins and the instance are on loopback
+            **standin_settings(providers),
             "SCHEDULER_RETRY_BASE_SECONDS": "2",  # the thread's retry within the check
         }
-        # The command is the operator's own, from this script's command line.
-        server = subprocess.Popen(command, cwd=Path.cwd(), env=env, start_new_session=True)  # noqa: S603
-        base = f"http://127.0.0.1:{args.port}"
-        try:
-            deadline = time.monotonic() + 600  # a fresh clone installs its virtualenv first
-            while call_quietly(f"{base}/api/v1/health") is None:
-                check(
-                    server.poll() is None and time.monotonic() < deadline,
-                    "the server starts",
-                    server.returncode,
-                )
-                time.sleep(1)
-            walk(base, providers)
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=60)
+        against_server(command, port, env, check, lambda base: walk(base, providers))
     print("fit: passed", flush=True)
     return 0
-
-
-def call_quietly(url: str) -> int | None:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
-            return int(response.status)
-    except (OSError, ValueError):
-        return None
 
 
 if __name__ == "__main__":

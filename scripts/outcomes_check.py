@@ -20,13 +20,9 @@ resumes to the same events. Exits non-zero on the first failed check; stops the 
 either way.
 """
 
-import argparse
 import json
-import os
 import queue
 import secrets
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -37,15 +33,16 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from tests.social.standins import DEVTO_KEY, Providers, provider_standins  # noqa: E402
+from checks import Check, against_server, arguments, call, connect, standin_settings  # noqa: E402
+
+from tests.social.standins import Providers, provider_standins  # noqa: E402
 
 PASSWORD = "Correct-horse-7"  # noqa: S105 (a throwaway test user's)
-REDIRECT_URI = "https://app.example.com/oauth/callback"
 PREFLIGHT_SECONDS = 3  # the pre-flight's period in this check (600 by default)
 ON_TIME_SECONDS = 1.5  # what the scheduler promises (1 s), and a little for the clocks
 IG_USER = "17841400000000001"
@@ -55,26 +52,7 @@ EVERY_EVENT = [
     "schedule.cancelled", "account.connected", "account.expiring", "account.expired",
     "account.reconnected", "post.at_risk",
 ]  # fmt: skip
-
-
-def check(ok: Any, what: str, detail: Any = "") -> None:
-    if not ok:
-        print(f"outcomes: FAILED {what}: {detail}", flush=True)
-        raise SystemExit(1)
-    print(f"outcomes: ok   {what}", flush=True)
-
-
-def call(base: str, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any]:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"{base}{path}", data=data, method=method)  # noqa: S310
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (loopback)
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
+check = Check("outcomes")
 
 
 class Receiver:
@@ -151,35 +129,6 @@ class Stream:
         self.response.close()
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-def connect(base: str, token: str, provider: str, providers: Providers) -> str:
-    """Connect as the web client does (the consent page approved at the stand-in)."""
-    if provider == "devto":
-        body: dict[str, Any] = {"provider": "devto", "code": DEVTO_KEY}
-    else:
-        extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
-        params = urlencode({"redirectUri": REDIRECT_URI, **extra})
-        status, page = call(
-            base, "GET", f"/api/social/connect/{provider}/authorize?{params}", token=token
-        )
-        check(status == 200, f"{provider}: the consent page is named", page)
-        try:
-            urllib.request.build_opener(_NoRedirect).open(page["data"]["url"], timeout=10)
-            location = ""
-        except urllib.error.HTTPError as error:
-            location = error.headers.get("Location", "")
-        back = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
-        body = {"provider": provider, "code": back.get("code"), "state": back.get("state"),
-                "redirectUri": REDIRECT_URI, **extra}  # fmt: skip
-    status, account = call(base, "POST", "/api/social/connect", body, token)
-    check(status == 200, f"{provider} connects", account)
-    return str(account["data"]["id"])
-
-
 def moment(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
@@ -229,7 +178,7 @@ def walk(base: str, providers: Providers, receiver: Receiver) -> None:
     status, ticket = call(base, "POST", "/api/events/ticket", token=token)
     check(status == 200, "a live-feed ticket is issued", ticket)
     stream = Stream(f"{base}/api/events/stream?ticket={ticket['data']['ticket']}")
-    accounts = {p: connect(base, token, p, providers)
+    accounts = {p: connect(base, token, p, providers, check)
                 for p in ("linkedin", "instagram", "mastodon", "devto")}  # fmt: skip
 
     # 1. A revoked token, found by the pre-flight before the post is due.
@@ -261,7 +210,7 @@ def walk(base: str, providers: Providers, receiver: Receiver) -> None:
         health,
     )
     providers.linkedin.expired = False
-    connect(base, token, "linkedin", providers)
+    connect(base, token, "linkedin", providers, check)
     again = receiver.wait(lambda d: d["event"] == "account.reconnected", 10)
     check(again, "the user reconnects (account.reconnected)", again)
     done = wait_record(base, token, record_id, lambda r: r["status"] == "Published", 60)
@@ -327,7 +276,7 @@ def walk(base: str, providers: Providers, receiver: Receiver) -> None:
         failed,
     )
     providers.mastodon.expired = False
-    connect(base, token, "mastodon", providers)
+    connect(base, token, "mastodon", providers, check)
     status, retried = call(
         base, "POST", "/api/social/schedule/retry", {"category": "auth_expired"}, token
     )
@@ -409,48 +358,18 @@ def walk(base: str, providers: Providers, receiver: Receiver) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--port", type=int, default=8126)
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
-    args = parser.parse_args()
-    command = [part for part in args.command if part != "--"] or ["make", "run"]
+    port, command = arguments(__doc__, 8126)
     receiver = Receiver()
     with provider_standins() as providers:
         env = {
-            **os.environ,
-            **{name: str(value) for name, value in providers.settings().items()},
-            "PORT": str(args.port),
-            "OUTBOUND_ALLOW_PRIVATE": "true",  # the stand-ins and the receiver are on loopback
+            **standin_settings(providers),  # the receiver is on loopback too
             "PREFLIGHT_INTERVAL_SECONDS": str(PREFLIGHT_SECONDS),
             # One address makes every request of this walk: more than the default 100 a minute.
             "RATE_LIMIT_PER_MINUTE": "1000",
         }
-        # The command is the operator's own, from this script's command line.
-        server = subprocess.Popen(command, cwd=Path.cwd(), env=env, start_new_session=True)  # noqa: S603
-        base = f"http://127.0.0.1:{args.port}"
-        try:
-            deadline = time.monotonic() + 600  # a fresh clone installs its virtualenv first
-            while call_quietly(f"{base}/api/v1/health") is None:
-                check(
-                    server.poll() is None and time.monotonic() < deadline,
-                    "the server starts",
-                    server.returncode,
-                )
-                time.sleep(1)
-            walk(base, providers, receiver)
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=60)
+        against_server(command, port, env, check, lambda base: walk(base, providers, receiver))
     print("outcomes: passed", flush=True)
     return 0
-
-
-def call_quietly(url: str) -> int | None:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
-            return int(response.status)
-    except (OSError, ValueError):
-        return None
 
 
 if __name__ == "__main__":

@@ -15,15 +15,9 @@ a video whose processing fails at Mastodon fails its record with Mastodon's reas
 non-zero on the first failed check; stops the server either way.
 """
 
-import argparse
-import os
 import secrets
-import signal
-import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,35 +25,20 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # its sibling, as mypy names it too
+sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from fit_check import PASSWORD, call, call_quietly, consent  # noqa: E402
+from checks import Check, against_server, arguments, call, connect, standin_settings  # noqa: E402
+from fit_check import PASSWORD  # noqa: E402
 
-from tests.social.standins import (  # noqa: E402
-    BLUESKY_APP_PASSWORD,
-    BLUESKY_HANDLE,
-    Providers,
-    provider_standins,
-)
+from tests.social.standins import Providers, provider_standins  # noqa: E402
 from tests.social.videos import mp4  # noqa: E402
 
 FIVE = ("linkedin", "facebook", "instagram", "bluesky", "mastodon")
-
-
-def check(ok: Any, what: str, detail: Any = "") -> None:
-    if not ok:
-        print(f"video: FAILED {what}: {detail}", flush=True)
-        raise SystemExit(1)
-    print(f"video: ok   {what}", flush=True)
-
-
-REDIRECT_URI = "https://app.example.com/oauth/callback"
+check = Check("video")
 
 
 def upload(base: str, token: str, data: bytes, alt: str) -> tuple[int, Any]:
     """A multipart upload, as a browser's form sends it."""
-    import json
-
     boundary = uuid.uuid4().hex
     body = (
         (
@@ -70,36 +49,9 @@ def upload(base: str, token: str, data: bytes, alt: str) -> tuple[int, Any]:
         + data
         + f"\r\n--{boundary}--\r\n".encode()
     )
-    request = urllib.request.Request(f"{base}/api/social/media", data=body, method="POST")  # noqa: S310
-    request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
-    request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (loopback)
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-def connect(base: str, token: str, providers: Providers) -> dict[str, str]:
-    accounts = {}
-    for provider in FIVE:
-        if provider == "bluesky":
-            body: dict[str, Any] = {"code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
-        else:
-            extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
-            back = consent(base, token, provider, **extra)
-            body = {
-                "code": back.get("code"),
-                "state": back.get("state"),
-                "redirectUri": REDIRECT_URI,
-                **extra,
-            }
-        status, account = call(
-            base, "POST", "/api/social/connect", {"provider": provider, **body}, token
-        )
-        check(status == 200, f"{provider} connects", account)
-        accounts[provider] = account["data"]["id"]
-    return accounts
+    content_type = f"multipart/form-data; boundary={boundary}"
+    return call(base, "POST", "/api/social/media", token=token, raw=body,
+                headers={"Content-Type": content_type})  # fmt: skip
 
 
 def records_settled(base: str, token: str, ids: list[str], timeout: float) -> dict[str, Any]:
@@ -123,7 +75,7 @@ def walk(base: str, providers: Providers) -> None:
     status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
     check(status == 200, "a user signs up", login)
     token = login["data"]["token"]
-    accounts = connect(base, token, providers)
+    accounts = {provider: connect(base, token, provider, providers, check) for provider in FIVE}
     targets = [accounts[p] for p in FIVE]
 
     status, item = upload(base, token, mp4(seconds=8.0, payload=256 * 1024), "Our launch video")
@@ -210,35 +162,13 @@ def walk(base: str, providers: Providers) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--port", type=int, default=8132)
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
-    args = parser.parse_args()
-    command = [part for part in args.command if part != "--"] or ["make", "run"]
+    port, command = arguments(__doc__, 8132)
     with provider_standins() as providers:
         env = {
-            **os.environ,
-            **{name: str(value) for name, value in providers.settings().items()},
-            "PORT": str(args.port),
-            "OUTBOUND_ALLOW_PRIVATE": "true",  # the stand-ins and the instance are on loopback
+            **standin_settings(providers),
             "VIDEO_POLL_SECONDS": "0.5",  # the looks at the processing, within the check
         }
-        # The command is the operator's own, from this script's command line.
-        server = subprocess.Popen(command, cwd=Path.cwd(), env=env, start_new_session=True)  # noqa: S603
-        base = f"http://127.0.0.1:{args.port}"
-        try:
-            deadline = time.monotonic() + 600  # a fresh clone installs its virtualenv first
-            while call_quietly(f"{base}/api/v1/health") is None:
-                check(
-                    server.poll() is None and time.monotonic() < deadline,
-                    "the server starts",
-                    server.returncode,
-                )
-                time.sleep(1)
-            walk(base, providers)
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=60)
+        against_server(command, port, env, check, lambda base: walk(base, providers))
     print("video: passed", flush=True)
     return 0
 

@@ -7,6 +7,7 @@ their `classify` hook. They never touch the database: services load the account 
 (`Credentials.renewed`) afterwards.
 """
 
+import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -344,6 +345,15 @@ def body_of(response: requests.Response) -> dict[str, Any]:
     except ValueError:
         return {}
     return body if isinstance(body, dict) else {}
+
+
+def json_of_excerpt(excerpt: str) -> dict[str, Any]:
+    """An error's recorded answer (OutboundError.excerpt) as its JSON object, or {}."""
+    try:
+        found = json.loads(excerpt)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def seconds_from_now(seconds: Any) -> datetime | None:

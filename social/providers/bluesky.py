@@ -37,6 +37,7 @@ from social.providers.base import (
     Published,
     VideoRules,
     body_of,
+    json_of_excerpt,
     media_bytes,
     same_text,
     stored_file,
@@ -297,7 +298,7 @@ class BlueskyAdapter(Composer):
                     timeout=UPLOAD_TIMEOUT_SECONDS,
                 )  # fmt: skip
             except outbound.PermanentError as error:
-                found = _json_of_excerpt(error.excerpt)
+                found = json_of_excerpt(error.excerpt)
                 if error.status != 409 or not found.get("jobId"):
                     raise
                 job = found
@@ -499,14 +500,6 @@ class BlueskyAdapter(Composer):
                 headers={"Authorization": f"Bearer {credentials.refresh_token}"},
                 idempotent=True,
             )
-
-
-def _json_of_excerpt(excerpt: str) -> dict[str, Any]:
-    try:
-        found = json.loads(excerpt)
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
 
 
 def _reset_in(response: requests.Response) -> float | None:

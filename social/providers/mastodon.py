@@ -8,7 +8,6 @@ instead of a second one; the create is then safe to retry inline.
 """
 
 import html
-import json
 import re
 import time
 from datetime import datetime
@@ -31,6 +30,7 @@ from social.providers.base import (
     ProviderClient,
     Published,
     VideoRules,
+    json_of_excerpt,
     media_bytes,
     same_text,
     stored_file,
@@ -263,10 +263,7 @@ class MastodonAdapter(Composer):
         except outbound.PermanentError as error:
             if isinstance(error, outbound.AuthenticationError) or error.status != 422:
                 raise
-            try:
-                reason = str(json.loads(error.excerpt).get("error") or "")
-            except (ValueError, AttributeError):
-                reason = ""
+            reason = str(json_of_excerpt(error.excerpt).get("error") or "")
             raise outbound.PermanentError(
                 f"Mastodon could not process the video: {reason or 'no reason given'}.",
                 status=422,

@@ -1,0 +1,151 @@
+"""What the end-to-end checks (scripts/*_check.py) share: their printed verdicts, calls to the
+API, connecting the stand-ins' accounts as the web client does, and the server command they
+start, wait for, walk through and stop.
+
+Stdlib only, beside the test suite's stand-ins (tests/social/standins.py): a check runs from a
+fresh clone before anything else is installed.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE, DEVTO_KEY, Providers
+
+REDIRECT_URI = "https://app.example.com/oauth/callback"
+STARTUP_SECONDS = 600  # a fresh clone installs its virtualenv first
+
+
+class Check:
+    """`check(ok, what, detail)`: one printed line, `<name>: ok   what`; the first failure
+    prints what was seen and ends the check (exit 1)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, ok: Any, what: str, detail: Any = "") -> None:
+        if not ok:
+            print(f"{self.name}: FAILED {what}: {detail}", flush=True)
+            raise SystemExit(1)
+        print(f"{self.name}: ok   {what}", flush=True)
+
+
+def call(
+    base: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str = "",
+    headers: Mapping[str, str] | None = None,
+    raw: bytes | None = None,
+) -> tuple[int, Any]:
+    """One API call: its status and its JSON body (a JSON body sent, or `raw` bytes)."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request(f"{base}{path}", data=data, method=method)  # noqa: S310
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (loopback)
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def call_quietly(url: str) -> int | None:
+    """A GET's status, or None while nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
+            return int(response.status)
+    except (OSError, ValueError):
+        return None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def consent(base: str, token: str, provider: str, check: Check, **query: str) -> dict[str, str]:
+    """What a browser does: open the consent page our API names, approve, and read the code
+    and state the platform sends back to the redirect URI."""
+    params = urlencode({"redirectUri": REDIRECT_URI, **query})
+    status, page = call(
+        base, "GET", f"/api/social/connect/{provider}/authorize?{params}", token=token
+    )
+    check(status == 200, f"{provider}: the consent page is named", page)
+    try:
+        urllib.request.build_opener(_NoRedirect).open(page["data"]["url"], timeout=10)
+        location = ""
+    except urllib.error.HTTPError as error:
+        location = error.headers.get("Location", "")
+    return {name: values[0] for name, values in parse_qs(urlsplit(location).query).items()}
+
+
+def connect(base: str, token: str, provider: str, providers: Providers, check: Check) -> str:
+    """Connect the stand-in's account as the web client does; its id."""
+    body: dict[str, Any]
+    if provider == "devto":
+        body = {"code": DEVTO_KEY}
+    elif provider == "bluesky":
+        body = {"code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
+    else:
+        extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
+        back = consent(base, token, provider, check, **extra)
+        body = {"code": back.get("code"), "state": back.get("state"),
+                "redirectUri": REDIRECT_URI, **extra}  # fmt: skip
+    status, account = call(base, "POST", "/api/social/connect", {"provider": provider, **body},
+                           token)  # fmt: skip
+    check(status == 200, f"{provider} connects", account)
+    return str(account["data"]["id"])
+
+
+def arguments(doc: str | None, port: int) -> tuple[int, list[str]]:
+    """The check's command line: `[--port N] -- <server command>` (make run by default)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    parser.add_argument("--port", type=int, default=port)
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
+    args = parser.parse_args()
+    return args.port, [part for part in args.command if part != "--"] or ["make", "run"]
+
+
+def standin_settings(providers: Providers) -> dict[str, str]:
+    """The environment pointing the server at the stand-ins (on loopback: the outbound guard
+    lets private addresses through for them)."""
+    found = {name: str(value) for name, value in providers.settings().items()}
+    return {**found, "OUTBOUND_ALLOW_PRIVATE": "true"}
+
+
+def against_server(
+    command: list[str], port: int, env: Mapping[str, str], check: Check,
+    walk: Callable[[str], None],
+) -> None:  # fmt: skip
+    """Start the server command (with `env` and PORT), wait until it answers, `walk` it, and
+    stop it (its whole process group) whatever happened."""
+    # The command is the operator's own, from the check's command line.
+    server = subprocess.Popen(  # noqa: S603
+        command, cwd=Path.cwd(), env={**os.environ, **env, "PORT": str(port)},
+        start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while call_quietly(f"{base}/api/v1/health") is None:
+            check(server.poll() is None and time.monotonic() < deadline, "the server starts",
+                  server.returncode)  # fmt: skip
+            time.sleep(1)
+        walk(base)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
