@@ -40,6 +40,7 @@ from social.services.posts import post_delete, post_save, record_data, user_post
 from social.services.preview import post_preview
 from social.services.publish_now import publish_now
 from social.services.records import (
+    Scheduled,
     record_cancel,
     record_move,
     schedule_to_accounts,
@@ -177,6 +178,14 @@ def _media_urls(post: Post, item_urls: dict[str, str]) -> list[str]:
         if url and url not in urls:
             urls.append(url)
     return urls
+
+
+def scheduled_data(done: Scheduled) -> dict[str, Any]:
+    """What scheduling answers (shape A, the queue): the post and the records it got."""
+    return {
+        "post": post_data(done.post),
+        "scheduledRecords": RecordSerializer(done.records, many=True).data,
+    }
 
 
 def post_data(post: Post) -> Any:
@@ -702,15 +711,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
             post_id=data.get("postId"),
             recurrence=data.get("recurrence"),
         )
-        return Response(
-            Envelope(
-                data={
-                    "post": post_data(done.post),
-                    "scheduledRecords": RecordSerializer(done.records, many=True).data,
-                },
-                message="Post scheduled",
-            )
-        )
+        return Response(Envelope(data=scheduled_data(done), message="Post scheduled"))
 
 
 class ScheduleDetailView(APIView):

@@ -20,7 +20,7 @@ from social.api.posts import (
     PostSerializer,
     RecordSerializer,
     _fields,
-    post_data,
+    scheduled_data,
 )
 from social.api.recurrence import RecurrenceFields
 from social.models import WEEKDAYS, AccountQueue
@@ -156,15 +156,7 @@ class QueueAddView(APIView):
             position=data["position"],
             recurrence=dict(recurrence) if recurrence is not None else None,
         )
-        return Response(
-            Envelope(
-                data={
-                    "post": post_data(done.post),
-                    "scheduledRecords": RecordSerializer(done.records, many=True).data,
-                },
-                message="Post queued",
-            )
-        )
+        return Response(Envelope(data=scheduled_data(done), message="Post queued"))
 
 
 class QueueReorderView(APIView):
