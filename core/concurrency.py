@@ -7,12 +7,39 @@ The calls must not use the database: a worker thread holds no connection of the 
 transaction, and results are written by the calling thread as they come in.
 """
 
+import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+# The threads every caller's calls run on, made as they are first needed and then kept: a
+# scheduler timer starts a batch of calls many times a second, and starting new threads for
+# each batch took a tenth of its time (bench/scheduler.py). Each caller's own `limit` bounds
+# its calls; this bounds them all in one process.
+POOL_THREADS = 256
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix="bounded")
+        return _pool
+
+
+def _forget_pool() -> None:
+    """In a forked child (a Celery pool process): the parent's threads are not there."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 def bounded(
@@ -21,26 +48,42 @@ def bounded(
     """Call `call(item)` for each item, at most `limit` at once; yield the (index, result)
     pairs of the calls that ended, a group at a time (those that ended together, or within
     `gather` seconds of the first of them: fewer, larger groups for a caller that writes each
-    group in one go), while the others are still running. An exception raised by a call is
-    raised here."""
+    group in one go), while the others are still running (the next ones start before a group
+    is yielded). An exception raised by a call is raised here, once the calls already running
+    have ended (those not started are not)."""
     if not items:
         return
-    workers = max(1, min(limit, len(items)))
-    if workers == 1:
+    if max(1, min(limit, len(items))) == 1:
         for index, item in enumerate(items):
             yield [(index, call(item))]
         return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bounded") as pool:
-        running: dict[Future[R], int] = {
-            pool.submit(call, item): index for index, item in enumerate(items)
-        }
-        pending = set(running)
+    pool = _shared_pool()
+    running: dict[Future[R], int] = {}
+    following = iter(enumerate(items))
+
+    def start_next() -> None:
+        for index, item in following:
+            running[pool.submit(call, item)] = index
+            return
+
+    for _ in range(limit):
+        start_next()
+    pending = set(running)
+    try:
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             if gather > 0 and pending:
                 more, pending = wait(pending, timeout=gather, return_when=ALL_COMPLETED)
                 done |= more
-            yield sorted(((running[future], future.result()) for future in done), key=_first)
+            started = len(running)
+            for _ in done:
+                start_next()
+            pending |= set(list(running)[started:])
+            yield sorted(((running.pop(future), future.result()) for future in done), key=_first)
+    finally:
+        for future in pending:
+            future.cancel()
+        wait(pending)
 
 
 def bounded_map(call: Callable[[T], R], items: Sequence[T], *, limit: int) -> list[R]:

@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.crypto import EncryptedTextField
+from core.fields import JSONField
 from core.leases import Leased
 
 
@@ -70,7 +71,7 @@ class Notification(models.Model):
     category = models.CharField(max_length=20, choices=Category.choices)
     type = models.CharField(max_length=32, choices=NotificationType.choices)
     read = models.BooleanField(default=False)
-    metadata = models.JSONField(default=dict, blank=True)
+    metadata = JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -115,7 +116,7 @@ class OutboxEvent(models.Model):
         related_name="outbox_events",
         db_index=False,  # the (user, sequence) index leads with user
     )
-    data = models.JSONField(default=dict)
+    data = JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
     dispatched_at = models.DateTimeField(null=True, blank=True)
     # The event's id in the user's live feed (its `LiveEvent`, written with it): the id of
@@ -338,7 +339,7 @@ class LiveEvent(models.Model):
         db_index=False,  # the (user, id) index leads with user
     )
     kind = models.CharField(max_length=16, choices=LiveEventKind.choices)
-    data = models.JSONField(default=dict)
+    data = JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
