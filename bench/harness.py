@@ -108,6 +108,15 @@ def timed(label: str) -> Iterator[None]:
     print(f"  {label}: {time.perf_counter() - began:.1f} s", flush=True)
 
 
+def machine_speed() -> float:
+    """CPU seconds of a fixed pure-Python loop on this machine: the same code has run twice
+    as slowly on one session's machine as on another's, so figures in seconds from different
+    days compare only through this (ratios within one run need no help)."""
+    began = time.process_time()
+    sum(number * number for number in range(5_000_000))
+    return time.process_time() - began
+
+
 # HTTP against the real server.
 
 

@@ -369,6 +369,8 @@ def measure(bench: harness.Bench) -> int:
                "SCHEDULER_INTERVAL_SECONDS": str(settings.SCHEDULER_INTERVAL_SECONDS),
                "CELERY_DATA_DIR": str(bench.tmp / "celery")}  # fmt: skip
         accounts = accounts_create(args.accounts)
+        print(f"machine: a reference loop of pure Python took {harness.machine_speed():.2f} s "
+              "of CPU (the figures in seconds scale with it)", flush=True)  # fmt: skip
         print(f"{args.accounts} Dev.to accounts; the platform answers after "
               f"{args.latency_ms:g} ms; SCHEDULER_CONCURRENCY {settings.SCHEDULER_CONCURRENCY} per "
               f"process, SCHEDULER_PROVIDER_CONCURRENCY {settings.SCHEDULER_PROVIDER_CONCURRENCY} "
