@@ -1,6 +1,6 @@
-"""What the end-to-end checks (scripts/*_check.py) share: their printed verdicts, calls to the
-API, connecting the stand-ins' accounts as the web client does, and the server command they
-start, wait for, walk through and stop.
+"""What the end-to-end checks (scripts/*_check.py) share: their printed verdicts, a webhook
+receiver and a live-feed reader, calls to the API, connecting the stand-ins' accounts as the
+web client does, and the server command they start, wait for, walk through and stop.
 
 Stdlib only, beside the test suite's stand-ins (tests/social/standins.py): a check runs from a
 fresh clone before anything else is installed.
@@ -9,14 +9,17 @@ fresh clone before anything else is installed.
 import argparse
 import json
 import os
+import queue
 import signal
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE, DEVTO_KEY, Providers
@@ -37,6 +40,103 @@ class Check:
             print(f"{self.name}: FAILED {what}: {detail}", flush=True)
             raise SystemExit(1)
         print(f"{self.name}: ok   {what}", flush=True)
+
+
+class Delivery(NamedTuple):
+    headers: dict[str, str]  # names in lower case
+    body: bytes
+
+    @property
+    def payload(self) -> Any:
+        return json.loads(self.body)
+
+
+class Receiver:
+    """A webhook consumer on loopback: every delivery it accepted, as it came; `offline` makes
+    it answer 503 and keep nothing (it was down)."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[Delivery] = []
+        self.offline = False
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if not outer.offline:
+                    headers = {name.lower(): value for name, value in self.headers.items()}
+                    outer.deliveries.append(Delivery(headers, body))
+                self.send_response(503 if outer.offline else 200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def events(self) -> list[str]:
+        return [delivery.payload["event"] for delivery in list(self.deliveries)]
+
+    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> Any:
+        """The first delivered payload `predicate` accepts, within `timeout` s (None)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [d.payload for d in list(self.deliveries) if predicate(d.payload)]
+            if found or time.monotonic() >= deadline:
+                return found[0] if found else None
+            time.sleep(0.2)
+
+
+class Live(NamedTuple):
+    arrived: float  # time.monotonic() when the reader had it
+    id: int
+    event: str
+    data: Any
+
+
+class Stream:
+    """A live-feed stream (`GET /api/events/stream`) read by a thread: its events as they
+    come, each with its arrival time."""
+
+    def __init__(self, url: str, timeout: float = 300) -> None:
+        self.response = urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 (loopback)
+        self.seen: list[Live] = []
+        self.events: queue.Queue[Live] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        fields: dict[str, str] = {}
+        try:
+            for raw in self.response:
+                line = raw.decode().rstrip("\r\n")
+                if line == "" and "event" in fields:
+                    item = Live(time.monotonic(), int(fields["id"]), fields["event"],
+                                json.loads(fields["data"]))  # fmt: skip
+                    self.seen.append(item)
+                    self.events.put(item)
+                    fields = {}
+                elif line and not line.startswith(":"):
+                    name, _, value = line.partition(": ")
+                    fields[name] = value
+        except (OSError, ValueError, AttributeError):  # closed by close()
+            pass
+
+    def wait(self, predicate: Callable[[str, Any], bool], timeout: float) -> Live | None:
+        """The next event `predicate(event, data)` accepts, within `timeout` s (None)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = self.events.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return None
+            if predicate(item.event, item.data):
+                return item
+
+    def close(self) -> None:
+        self.response.close()
 
 
 def call(

@@ -22,16 +22,10 @@ import base64
 import hashlib
 import hmac
 import json
-import queue
 import secrets
 import sys
-import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from checks import Check, against_server, arguments, call  # noqa: E402
+from checks import Check, Receiver, Stream, against_server, arguments, call  # noqa: E402
 
 from tests.social.standins import DEVTO_KEY, DevtoStandIn, serve  # noqa: E402
 
@@ -49,40 +43,6 @@ FEED_SECONDS = 1.0  # what the issue asks of the live feed
 
 
 check = Check("e2e")
-
-
-class Receiver:
-    """A webhook receiver on loopback: every delivery, verified as docs/webhooks.md says."""
-
-    def __init__(self) -> None:
-        self.deliveries: list[tuple[dict[str, str], bytes]] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                outer.deliveries.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def events(self) -> list[str]:
-        return [json.loads(body)["event"] for _, body in self.deliveries]
-
-    def wait_for(self, event: str, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if event in self.events():
-                return True
-            time.sleep(0.2)
-        return False
 
 
 def verified(secret: str, headers: dict[str, str], body: bytes) -> bool:
@@ -99,50 +59,6 @@ def verified(secret: str, headers: dict[str, str], body: bytes) -> bool:
         headers.get("x-service-signature", ""),
     )
     return standard and legacy and json.loads(body)["id"] == headers["webhook-id"]
-
-
-class Stream:
-    """A live-feed stream read by a thread; events with their arrival times."""
-
-    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
-        request = urllib.request.Request(url, headers=headers or {})  # noqa: S310 (loopback)
-        self.response = urllib.request.urlopen(request, timeout=120)  # noqa: S310 (loopback)
-        self.events: queue.Queue[tuple[float, int, str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        fields: dict[str, str] = {}
-        try:
-            for raw in self.response:
-                line = raw.decode().rstrip("\r\n")
-                if line == "" and "event" in fields:
-                    self.events.put(
-                        (
-                            time.monotonic(),
-                            int(fields["id"]),
-                            fields["event"],
-                            json.loads(fields["data"]),
-                        )
-                    )
-                    fields = {}
-                elif line and not line.startswith(":"):
-                    name, _, value = line.partition(": ")
-                    fields[name] = value
-        except (OSError, ValueError, AttributeError):  # closed by close()
-            pass
-
-    def wait(self, predicate: Callable[[str, Any], bool], timeout: float) -> tuple[Any, ...]:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                item = self.events.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                return ()
-            if predicate(item[2], item[3]):
-                return item
-
-    def close(self) -> None:
-        self.response.close()
 
 
 def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None:
@@ -174,12 +90,12 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
     check(status == 200, "an AI call completes", generated)
     credits = stream.wait(lambda kind, data: kind == "credits", 5)
     check(
-        credits and credits[0] - began < FEED_SECONDS + 5,
-        f"the stream has the credit change ({credits[3] if credits else None})",
+        credits and credits.arrived - began < FEED_SECONDS + 5,
+        f"the stream has the credit change ({credits.data if credits else None})",
         credits,
     )
     check(
-        receiver.wait_for("generation.completed", 15),
+        receiver.wait(lambda d: d["event"] == "generation.completed", 15),
         "generation.completed is delivered",
         receiver.events(),
     )
@@ -208,12 +124,13 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
     check(status == 200, "a payment webhook is accepted", status)
     notice = stream.wait(lambda kind, data: kind == "notification", 5)
     check(
-        notice and notice[0] - sent < FEED_SECONDS,
+        notice and notice.arrived - sent < FEED_SECONDS,
         f"the stream has its notification within {FEED_SECONDS:g} s "
-        f"({(notice[0] - sent) * 1000 if notice else 0:.0f} ms)",
+        f"({(notice.arrived - sent) * 1000 if notice else 0:.0f} ms)",
         notice,
     )
-    last_seen = notice[1]
+    assert notice is not None  # noqa: S101 (for mypy: check() above ends the walk otherwise)
+    last_seen = notice.id
 
     status, account = call(
         base, "POST", "/api/social/connect", {"provider": "devto", "code": DEVTO_KEY}, token
@@ -235,7 +152,8 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
     check(status == 200, "a post is scheduled 5 s ahead", scheduled)
     published = stream.wait(lambda kind, data: kind == "post" and data["status"] == "Published", 40)
     check(published, "the scheduler published it: the stream shows Published", published)
-    record = published[3]["scheduledRecords"][0]
+    assert published is not None  # noqa: S101 (for mypy: check() above ends the walk otherwise)
+    record = published.data["scheduledRecords"][0]
     at = datetime.fromisoformat(record["published_at"].replace("Z", "+00:00"))
     lag = datetime.now(UTC) - at
     check(
@@ -256,8 +174,9 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
         "10 s)",
         late,
     )
+    delivered = receiver.wait(lambda d: d["event"] == "post.published", 15)
     check(
-        receiver.wait_for("post.published", 15) and "post.scheduled" in receiver.events(),
+        delivered and "post.scheduled" in receiver.events(),
         "post.scheduled and post.published are delivered",
         receiver.events(),
     )
@@ -274,7 +193,7 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
             break
     check(status == 402, "credits run out (402)", answer)
     check(
-        receiver.wait_for("credits.depleted", 15),
+        receiver.wait(lambda d: d["event"] == "credits.depleted", 15),
         "credits.depleted is delivered",
         receiver.events(),
     )
@@ -297,7 +216,7 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
     )
     missed = resumed.wait(lambda kind, data: kind == "notification", 5)
     check(
-        missed and missed[1] > last_seen,
+        missed and missed.id > last_seen,
         "a reconnect with Last-Event-ID gets what it missed",
         missed,
     )

@@ -20,17 +20,11 @@ resumes to the same events. Exits non-zero on the first failed check; stops the 
 either way.
 """
 
-import json
-import queue
 import secrets
 import sys
-import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +32,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from checks import Check, against_server, arguments, call, connect, standin_settings  # noqa: E402
+from checks import (  # noqa: E402
+    Check,
+    Receiver,
+    Stream,
+    against_server,
+    arguments,
+    call,
+    connect,
+    standin_settings,
+)
 
 from tests.social.standins import Providers, provider_standins  # noqa: E402
 
@@ -53,80 +56,6 @@ EVERY_EVENT = [
     "account.reconnected", "post.at_risk",
 ]  # fmt: skip
 check = Check("outcomes")
-
-
-class Receiver:
-    """A webhook consumer on loopback; `offline` makes it answer 503 (it was down)."""
-
-    def __init__(self) -> None:
-        self.deliveries: list[dict[str, Any]] = []
-        self.offline = False
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status = 503 if outer.offline else 200
-                if not outer.offline:
-                    outer.deliveries.append(json.loads(body))
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = [d for d in list(self.deliveries) if predicate(d)]
-            if found:
-                return found[0]
-            time.sleep(0.2)
-        return None
-
-
-class Stream:
-    """A live-feed stream read by a thread: (id, event, data) as they come."""
-
-    def __init__(self, url: str) -> None:
-        self.response = urllib.request.urlopen(url, timeout=300)  # noqa: S310 (loopback)
-        self.seen: list[tuple[int, str, Any]] = []
-        self.events: queue.Queue[tuple[int, str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        fields: dict[str, str] = {}
-        try:
-            for raw in self.response:
-                line = raw.decode().rstrip("\r\n")
-                if line == "" and "event" in fields:
-                    item = (int(fields["id"]), fields["event"], json.loads(fields["data"]))
-                    self.seen.append(item)
-                    self.events.put(item)
-                    fields = {}
-                elif line and not line.startswith(":"):
-                    name, _, value = line.partition(": ")
-                    fields[name] = value
-        except (OSError, ValueError, AttributeError):  # closed by close()
-            pass
-
-    def wait(self, predicate: Callable[[str, Any], bool], timeout: float) -> Any:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                item = self.events.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                return None
-            if predicate(item[1], item[2]):
-                return item
-
-    def close(self) -> None:
-        self.response.close()
 
 
 def moment(value: str) -> datetime:
@@ -195,7 +124,7 @@ def walk(base: str, providers: Providers, receiver: Receiver) -> None:
     )
     check(datetime.now(UTC) < moment(scheduled), "...before the post is due", scheduled)
     live = stream.wait(lambda kind, data: kind == "post.at_risk", 5)
-    check(live and live[2]["data"]["records"][0]["recordId"] == record_id,
+    check(live and live.data["data"]["records"][0]["recordId"] == record_id,
           "...on the live feed", live)  # fmt: skip
     status, notices = call(base, "GET", "/api/notifications", token=token)
     risky = [n for n in notices.get("data") or [] if n["type"] == "post_at_risk"]
@@ -261,8 +190,8 @@ def walk(base: str, providers: Providers, receiver: Receiver) -> None:
 
     # The webhook consumer goes offline; what it had last, and the live feed's last id.
     time.sleep(1.0)
-    last_webhook = receiver.deliveries[-1]["id"]
-    last_live = stream.seen[-1][0]
+    last_webhook = receiver.deliveries[-1].payload["id"]
+    last_live = stream.seen[-1].id
     receiver.offline = True
     print(f"outcomes:      the webhook consumer goes offline after {last_webhook}", flush=True)
 
