@@ -242,9 +242,10 @@ def against_server(
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
         while call_quietly(f"{base}/api/v1/health") is None:
-            check(server.poll() is None and time.monotonic() < deadline, "the server starts",
-                  server.returncode)  # fmt: skip
+            if server.poll() is not None or time.monotonic() >= deadline:
+                check(False, "the server starts", server.returncode)
             time.sleep(1)
+        check(True, "the server starts")
         walk(base)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
