@@ -4,7 +4,9 @@ Provider calls, webhook POSTs and token refreshes wait on the network; a batch o
 a few threads instead of one after another. Every caller goes through here, so the number of
 threads is always bounded by the caller's limit (a setting), never by the size of its batch.
 The calls must not use the database: a worker thread holds no connection of the caller's
-transaction, and results are written by the calling thread as they come in.
+transaction, and results are written by the calling thread as they come in. Nor may a call
+run bounded() itself: every caller's calls share one pool of threads per process, and calls
+waiting on calls could fill it.
 """
 
 import os

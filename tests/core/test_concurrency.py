@@ -3,6 +3,8 @@
 import threading
 import time
 
+import pytest
+
 from core.concurrency import bounded, bounded_map
 
 
@@ -32,3 +34,37 @@ def test_never_more_than_limit_at_once_and_every_result_in_order():
 
     assert bounded_map(call, list(range(20)), limit=4) == [i * 2 for i in range(20)]
     assert peak[0] <= 4
+
+
+def test_threads_are_kept_between_batches():
+    """A timer starts many small batches a second: their calls run on threads kept from one
+    batch to the next, not on new ones each time."""
+    local, fresh, lock = threading.local(), [0], threading.Lock()
+
+    def call(item: int) -> int:
+        if not getattr(local, "seen", False):
+            local.seen = True
+            with lock:
+                fresh[0] += 1
+        time.sleep(0.001)
+        return item
+
+    for _ in range(20):
+        assert bounded_map(call, list(range(4)), limit=4) == [0, 1, 2, 3]
+    assert fresh[0] <= 8  # 80 with a new set of threads per batch
+
+
+def test_a_failing_call_is_raised_and_the_calls_not_started_are_not_made():
+    made: list[int] = []
+
+    def call(item: int) -> int:
+        made.append(item)
+        if item == 0:
+            raise ValueError("refused")
+        time.sleep(0.05)
+        return item
+
+    with pytest.raises(ValueError, match="refused"):
+        list(bounded(call, list(range(10)), limit=2))
+    time.sleep(0.1)
+    assert len(made) < 10
