@@ -39,19 +39,19 @@ def test_never_more_than_limit_at_once_and_every_result_in_order():
 def test_threads_are_kept_between_batches():
     """A timer starts many small batches a second: their calls run on threads kept from one
     batch to the next, not on new ones each time."""
-    local, fresh, lock = threading.local(), [0], threading.Lock()
+    before = set(threading.enumerate())
+    used: set[threading.Thread] = set()
 
     def call(item: int) -> int:
-        if not getattr(local, "seen", False):
-            local.seen = True
-            with lock:
-                fresh[0] += 1
+        used.add(threading.current_thread())
         time.sleep(0.001)
         return item
 
     for _ in range(20):
         assert bounded_map(call, list(range(4)), limit=4) == [0, 1, 2, 3]
-    assert fresh[0] <= 8  # 80 with a new set of threads per batch
+    # 80 with new threads for each batch. A kept thread may not count as idle yet when the
+    # next batch starts (it is, a moment after its call ends), so a few are added now and then.
+    assert len(used - before) <= 20
 
 
 def test_a_failing_call_is_raised_and_the_calls_not_started_are_not_made():
