@@ -98,8 +98,8 @@ class Platform:
 
 
 def accounts_create(count: int) -> list[Any]:
-    """`count` users with a Dev.to account each, keyed for the stand-in (made directly:
-    connecting is not what is measured)."""
+    """`count` users with a Dev.to account each, each account its own key at the platform
+    (made directly: connecting is not what is measured)."""
     from social.models import SocialAccount
 
     users = harness.users_create("bench-scheduler", count)
@@ -223,7 +223,7 @@ def cpu_seconds(pids: Sequence[int]) -> float:
     return total / CLK_TCK
 
 
-def wait_until_done(tag: str, timeout: float) -> None:
+def wait_until_done(timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while waiting() and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -279,7 +279,7 @@ def lateness_timer(args: argparse.Namespace, bench: harness.Bench, platform: Pla
         times = records_create(accounts, args.lateness_records,
                                lambda i: start + timedelta(seconds=rng.uniform(0, args.window)),
                                "timer")  # fmt: skip
-        wait_until_done("timer", 2 + args.window + 60)
+        wait_until_done(2 + args.window + 60)
         queue_drained(300)
     return lateness(platform, times, "timer")
 
@@ -327,7 +327,7 @@ def burst(args: argparse.Namespace, bench: harness.Bench, platform: Platform,
             victim = pool[0]
             os.kill(victim, signal.SIGKILL)
             killed = f", pool process {victim} killed 1.5 s in"
-        wait_until_done(tag, 120 + args.lease * 2)
+        wait_until_done(120 + args.lease * 2)
         cpu = cpu_seconds([worker.pid, *pool]) - cpu_before
         after = queue_drained(300)
     creates = platform.creates(f"{tag} post ")

@@ -63,24 +63,25 @@ def bounded(
     running: dict[Future[R], int] = {}
     following = iter(enumerate(items))
 
-    def start_next() -> None:
+    def start_next() -> set[Future[R]]:
+        """The next item's call, started ({} when every item's has been)."""
         for index, item in following:
-            running[pool.submit(call, item)] = index
-            return
+            future = pool.submit(call, item)
+            running[future] = index
+            return {future}
+        return set()
 
+    pending: set[Future[R]] = set()
     for _ in range(limit):
-        start_next()
-    pending = set(running)
+        pending |= start_next()
     try:
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             if gather > 0 and pending:
                 more, pending = wait(pending, timeout=gather, return_when=ALL_COMPLETED)
                 done |= more
-            started = len(running)
             for _ in done:
-                start_next()
-            pending |= set(list(running)[started:])
+                pending |= start_next()
             yield sorted(((running.pop(future), future.result()) for future in done), key=_first)
     finally:
         for future in pending:

@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import queue
+import secrets
 import signal
 import subprocess
 import threading
@@ -26,6 +27,7 @@ from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE, DEVTO_KE
 
 REDIRECT_URI = "https://app.example.com/oauth/callback"
 STARTUP_SECONDS = 600  # a fresh clone installs its virtualenv first
+PASSWORD = "Correct-horse-7"  # noqa: S105 (the checks' throwaway users')
 
 
 class Check:
@@ -84,9 +86,10 @@ class Receiver:
         """The first delivered payload `predicate` accepts, within `timeout` s (None)."""
         deadline = time.monotonic() + timeout
         while True:
-            found = [d.payload for d in list(self.deliveries) if predicate(d.payload)]
-            if found or time.monotonic() >= deadline:
-                return found[0] if found else None
+            payloads = (delivery.payload for delivery in list(self.deliveries))
+            found = next((payload for payload in payloads if predicate(payload)), None)
+            if found is not None or time.monotonic() >= deadline:
+                return found
             time.sleep(0.2)
 
 
@@ -161,6 +164,15 @@ def call(
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def sign_up(base: str, check: Check) -> dict[str, Any]:
+    """A new user, signed up as the web client does (POST /api/auth/login with a new email):
+    the answer's data, `{token, user, ...}`."""
+    email = f"{check.name}-{secrets.token_hex(4)}@example.com"
+    status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
+    check(status == 200, "a user signs up (POST /api/auth/login)", login)
+    return dict(login["data"])
 
 
 def call_quietly(url: str) -> int | None:

@@ -34,11 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from checks import Check, Receiver, Stream, against_server, arguments, call  # noqa: E402
+from checks import Check, Receiver, Stream, against_server, arguments, call, sign_up  # noqa: E402
 
 from tests.social.standins import DEVTO_KEY, DevtoStandIn, serve  # noqa: E402
 
-PASSWORD = "Correct-horse-7"  # noqa: S105 (a throwaway test user's)
 FEED_SECONDS = 1.0  # what the issue asks of the live feed
 
 
@@ -62,10 +61,8 @@ def verified(secret: str, headers: dict[str, str], body: bytes) -> bool:
 
 
 def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None:
-    email = f"e2e-{secrets.token_hex(4)}@example.com"
-    status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
-    check(status == 200, "a user signs up (POST /api/auth/login)", login)
-    token, user_id = login["data"]["token"], login["data"]["user"]["id"]
+    login = sign_up(base, check)
+    token, user_id = login["token"], login["user"]["id"]
 
     events = ["generation.completed", "credits.depleted", "post.scheduled", "post.published"]
     status, endpoint = call(

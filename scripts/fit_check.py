@@ -16,7 +16,6 @@ attempt, and sends no part twice. Exits non-zero on the first failed check; stop
 either way.
 """
 
-import secrets
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -28,11 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from checks import Check, against_server, arguments, call, connect, standin_settings  # noqa: E402
+from checks import Check, against_server, arguments, call, connect, sign_up, standin_settings  # noqa: E402
 
 from tests.social.standins import Providers, provider_standins  # noqa: E402
 
-PASSWORD = "Correct-horse-7"  # noqa: S105 (a throwaway test user's)
 DOWN: tuple[int, Any, dict[str, str]] = (503, {"error": "ServiceUnavailable"}, {})
 THREAD = ["Part two", "Part three", "Part four"]
 check = Check("fit")
@@ -55,10 +53,8 @@ def statuses_chained(posts: list[dict[str, Any]]) -> bool:
 
 
 def walk(base: str, providers: Providers) -> None:
-    email = f"fit-{secrets.token_hex(4)}@example.com"
-    status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
-    check(status == 200, "a user signs up", login)
-    token = login["data"]["token"]
+    login = sign_up(base, check)
+    token = login["token"]
     accounts = {p: connect(base, token, p, providers, check)
                 for p in ("bluesky", "mastodon", "linkedin", "instagram")}  # fmt: skip
     targets = list(accounts.values())

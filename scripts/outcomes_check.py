@@ -20,7 +20,6 @@ resumes to the same events. Exits non-zero on the first failed check; stops the 
 either way.
 """
 
-import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -40,12 +39,12 @@ from checks import (  # noqa: E402
     arguments,
     call,
     connect,
+    sign_up,
     standin_settings,
 )
 
 from tests.social.standins import Providers, provider_standins  # noqa: E402
 
-PASSWORD = "Correct-horse-7"  # noqa: S105 (a throwaway test user's)
 PREFLIGHT_SECONDS = 3  # the pre-flight's period in this check (600 by default)
 ON_TIME_SECONDS = 1.5  # what the scheduler promises (1 s), and a little for the clocks
 IG_USER = "17841400000000001"
@@ -95,10 +94,8 @@ def wait_record(
 
 
 def walk(base: str, providers: Providers, receiver: Receiver) -> None:
-    email = f"outcomes-{secrets.token_hex(4)}@example.com"
-    status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
-    check(status == 200, "a user signs up", login)
-    token = login["data"]["token"]
+    login = sign_up(base, check)
+    token = login["token"]
     status, endpoint = call(
         base, "POST", "/api/webhooks/endpoints", {"url": receiver.url, "events": EVERY_EVENT},
         token,

@@ -15,7 +15,6 @@ a video whose processing fails at Mastodon fails its record with Mastodon's reas
 non-zero on the first failed check; stops the server either way.
 """
 
-import secrets
 import sys
 import time
 import uuid
@@ -27,8 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from checks import Check, against_server, arguments, call, connect, standin_settings  # noqa: E402
-from fit_check import PASSWORD  # noqa: E402
+from checks import Check, against_server, arguments, call, connect, sign_up, standin_settings  # noqa: E402
 
 from tests.social.standins import Providers, provider_standins  # noqa: E402
 from tests.social.videos import mp4  # noqa: E402
@@ -71,10 +69,8 @@ def records_settled(base: str, token: str, ids: list[str], timeout: float) -> di
 
 
 def walk(base: str, providers: Providers) -> None:
-    email = f"video-{secrets.token_hex(4)}@example.com"
-    status, login = call(base, "POST", "/api/auth/login", {"email": email, "password": PASSWORD})
-    check(status == 200, "a user signs up", login)
-    token = login["data"]["token"]
+    login = sign_up(base, check)
+    token = login["token"]
     accounts = {provider: connect(base, token, provider, providers, check) for provider in FIVE}
     targets = [accounts[p] for p in FIVE]
 

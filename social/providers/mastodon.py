@@ -3,8 +3,9 @@ redirect URI) and reused; the user authorizes it with OAuth; tokens do not expir
 
 The instance URL is user input, so every call goes through the outbound guard (https, public
 addresses, the connection pinned to the checked address). Statuses are created with an
-`Idempotency-Key` (the target's key), so a repeat within an hour returns the original status
-instead of a second one; the create is then safe to retry inline.
+`Idempotency-Key` (the target's key), so the next attempt after a lost answer, within an
+hour, gets the original status back instead of a second one (the create itself is sent once
+per attempt, never retried within it: core/outbound.py).
 """
 
 import html
