@@ -25,6 +25,7 @@ from typing import Any, TypedDict, overload
 from django.utils import timezone
 
 from accounts.models import User
+from core.bulk import insert_rows
 from core.tasks import enqueue_on_commit
 from core.times import iso
 from notifications.models import OutboxEvent
@@ -528,7 +529,7 @@ def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
     # Each reaches the user's live feed too; its feed id is its id for the replay.
     for row, live in zip(rows, live_events_record(rows=rows), strict=True):
         row.live_id = live.id
-    rows = OutboxEvent.objects.bulk_create(rows)
+    rows = insert_rows(OutboxEvent, rows)
     # The sequences are set by the INSERT's RETURNING.
     sequences = sorted(row.sequence for row in rows if row.dispatched_at is None)
     for sequence in sequences[::DISPATCH_BATCH]:

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from accounts.models import User
+from core.bulk import insert_rows, upsert_add
 from core.times import iso
 from notifications.errors import NotificationNotFound
 from notifications.events import emit_many, notification_created
@@ -52,18 +53,13 @@ def _announce(notifications: Iterable[Notification]) -> None:
 
 
 def _counters_add(added: Counter[Any]) -> None:
-    """Count new unread notifications: `added` maps user id -> how many. A few statements
-    per batch: create missing counter rows, then one UPDATE per distinct amount."""
-    NotificationCounter.objects.bulk_create(
-        [NotificationCounter(user_id=user_id) for user_id in added], ignore_conflicts=True
+    """Count new unread notifications: `added` maps user id -> how many. One statement per
+    batch (core.bulk.upsert_add): the missing counter rows made, the others added to."""
+    upsert_add(
+        NotificationCounter,
+        key="user",
+        amounts={user_id: {"total": amount, "unread": amount} for user_id, amount in added.items()},
     )
-    by_amount: defaultdict[int, list[Any]] = defaultdict(list)
-    for user_id, amount in added.items():
-        by_amount[amount].append(user_id)
-    for amount, user_ids in by_amount.items():
-        NotificationCounter.objects.filter(user_id__in=user_ids).update(
-            total=F("total") + amount, unread=F("unread") + amount
-        )
 
 
 def _counter_move(user_id: Any, *, total: int = 0, unread: int = 0) -> None:
@@ -126,7 +122,7 @@ def notify_many(*, drafts: Sequence[NotificationDraft]) -> list[Notification]:
         )
     if rows:
         with transaction.atomic(savepoint=False):
-            Notification.objects.bulk_create(rows)
+            insert_rows(Notification, rows)
             _counters_add(Counter(str(row.user_id) for row in rows))
             _announce(rows)
     return rows
@@ -149,7 +145,7 @@ def notify_bulk(
 
     def flush() -> None:
         with transaction.atomic(savepoint=False):
-            Notification.objects.bulk_create(batch)
+            insert_rows(Notification, batch)
             _counters_add(Counter(str(n.user_id) for n in batch))
             _announce(batch)
 

@@ -28,6 +28,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from accounts.models import User
+from core.bulk import insert_rows
 from core.redis import get_redis
 from core.times import iso
 from notifications.events import Emitted
@@ -63,8 +64,9 @@ def live_publish_many(
     when it commits. The rows, with their ids."""
     if not items:
         return []
-    rows = LiveEvent.objects.bulk_create(
-        [LiveEvent(user_id=user_id, kind=kind, data=data) for user_id, kind, data in items]
+    rows = insert_rows(
+        LiveEvent,
+        [LiveEvent(user_id=user_id, kind=kind, data=data) for user_id, kind, data in items],
     )
     messages = [message_of(row) for row in rows]
     transaction.on_commit(lambda: _announce(messages))

@@ -36,23 +36,29 @@ CATEGORIES = {
 
 
 def _inserts(model: Any, rows: int) -> int:
+    """INSERTs of `rows` rows: one on PostgreSQL (core.bulk: the rows as one document),
+    as many as the backend's parameter limit needs elsewhere."""
+    if connection.vendor == "postgresql":
+        return 1
     fields = model._meta.concrete_fields
     per_insert = min(rows, connection.ops.bulk_batch_size(fields, [None] * rows))
     return math.ceil(rows / per_insert)
 
 
 def statements_for(rows: int, batch_size: int) -> int:
-    """Statements notify_bulk needs for `rows` distinct users in batches of `batch_size`, as
-    the backend splits INSERTs: per batch, the notifications' INSERT, the counters' INSERT
-    (missing rows only), one counter UPDATE and the live feed's events' INSERT."""
+    """Statements notify_bulk needs for `rows` distinct users in batches of `batch_size`: per
+    batch, the notifications' INSERT, the counters (on PostgreSQL one INSERT ... ON CONFLICT
+    adding to those that exist; elsewhere an INSERT of the missing rows and one UPDATE), and
+    the live feed's events' INSERT."""
     full, rest = divmod(rows, batch_size)
     sizes = [batch_size] * full + ([rest] if rest else [])
+    counters = (
+        (lambda size: 1)
+        if connection.vendor == "postgresql"
+        else (lambda size: _inserts(NotificationCounter, size) + 1)
+    )
     return sum(
-        _inserts(Notification, size)
-        + _inserts(NotificationCounter, size)
-        + 1
-        + _inserts(LiveEvent, size)
-        for size in sizes
+        _inserts(Notification, size) + counters(size) + _inserts(LiveEvent, size) for size in sizes
     )
 
 

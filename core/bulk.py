@@ -1,0 +1,140 @@
+"""Many rows in one INSERT whose statement is the same whatever their number: the rows travel
+as one JSON document (PostgreSQL).
+
+The scheduler's results write several event rows per published record (the live feed, the
+outbox, notifications) in batches of a few dozen. Django's `bulk_create` builds a statement
+per batch with a placeholder per value, which psycopg then parses and fills in Python, value
+by value: per row, most of the cost of writing it (a burst's profile). Here the rows are one
+`jsonb` parameter, read by `jsonb_to_recordset` with each column's own type: the statement
+is short and the same for every batch, the document is encoded by the json module's C
+encoder and parsed by PostgreSQL, and nothing is formatted per value in Python.
+
+`insert_rows` takes unsaved model instances, as `bulk_create` does, and gives them what the
+database made (an auto-incrementing key) from RETURNING; on another database it is
+`bulk_create`. `upsert_add` adds amounts to counter rows, creating the missing ones, in one
+statement.
+"""
+
+import json
+import uuid
+from collections.abc import Sequence
+from datetime import date, datetime, time
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from django.db import connection, models
+from django.db.models import F
+
+M = TypeVar("M", bound=models.Model)
+
+
+def _json_default(value: Any) -> Any:
+    """Values a JSON document cannot hold as they are: as PostgreSQL reads them back."""
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID | Decimal):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _document(rows: list[dict[str, Any]]) -> str:
+    return json.dumps(rows, default=_json_default, separators=(",", ":"), ensure_ascii=False)
+
+
+def _is_auto(field: models.Field[Any, Any]) -> bool:
+    return isinstance(field, models.AutoField | models.BigAutoField | models.SmallAutoField)
+
+
+def _concrete(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field) or not field.concrete:
+        raise ValueError(f"{model.__name__}.{name} is not a column")
+    return field
+
+
+def insert_rows(model: type[M], objs: Sequence[M]) -> list[M]:
+    """Insert these unsaved instances of `model` in one statement; the instances, with their
+    auto-incrementing key set (in order: RETURNING follows the document's order)."""
+    objs = list(objs)
+    if not objs:
+        return objs
+    if connection.vendor != "postgresql":
+        return model._default_manager.bulk_create(objs)
+    meta = model._meta
+    fields = [field for field in meta.concrete_fields if not _is_auto(field)]
+    auto = next((field for field in meta.concrete_fields if _is_auto(field)), None)
+    names = [str(field.column) for field in fields]
+    rows = [
+        {name: field.pre_save(obj, add=True) for name, field in zip(names, fields, strict=True)}
+        for obj in objs
+    ]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(name) for name in names)
+    typed = ", ".join(
+        f"{quote(name)} {field.db_type(connection)}"
+        for name, field in zip(names, fields, strict=True)
+    )
+    # Only names and types from the model's own metadata are formatted in.
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({columns}) "  # noqa: S608
+        f"SELECT {columns} FROM jsonb_to_recordset(%s::jsonb) AS x({typed})"
+    )
+    if auto is not None:
+        sql += f" RETURNING {quote(str(auto.column))}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_document(rows)])
+        keys = [key for (key,) in cursor.fetchall()] if auto is not None else []
+    for index, obj in enumerate(objs):
+        if auto is not None:
+            setattr(obj, auto.attname, keys[index])
+        obj._state.adding = False
+        obj._state.db = connection.alias
+    return objs
+
+
+def upsert_add(model: type[models.Model], *, key: str, amounts: dict[Any, dict[str, int]]) -> None:
+    """For each key value, add its amounts to the columns of its row, creating the row (the
+    amounts as its values, the other columns at their database defaults) when there is none:
+    one INSERT ... ON CONFLICT on PostgreSQL. `key` is a unique column; every row names the
+    same columns."""
+    if not amounts:
+        return
+    meta = model._meta
+    key_field = _concrete(model, key)
+    fields = [_concrete(model, name) for name in sorted(next(iter(amounts.values())))]
+    quote = connection.ops.quote_name
+    if connection.vendor != "postgresql":
+        # The missing rows, then one UPDATE per distinct set of amounts (most often one).
+        model._default_manager.bulk_create(
+            [model(**{key_field.attname: value}) for value in amounts], ignore_conflicts=True
+        )
+        alike: dict[tuple[tuple[str, int], ...], list[Any]] = {}
+        for value, added in amounts.items():
+            alike.setdefault(tuple(sorted(added.items())), []).append(value)
+        for added_items, values in alike.items():
+            model._default_manager.filter(**{f"{key_field.attname}__in": values}).update(
+                **{name: F(name) + amount for name, amount in added_items}
+            )
+        return
+    rows = [{key_field.column: value, **added} for value, added in amounts.items()]
+    key_column = quote(str(key_field.column))
+    columns = ", ".join([key_column, *(quote(str(f.column)) for f in fields)])
+    typed = ", ".join(
+        [f"{key_column} {key_field.db_type(connection)}",
+         *(f"{quote(str(f.column))} {f.db_type(connection)}" for f in fields)]
+    )  # fmt: skip
+    table = quote(meta.db_table)
+    adds = ", ".join(
+        f"{quote(str(f.column))} = {table}.{quote(str(f.column))} + EXCLUDED.{quote(str(f.column))}"
+        for f in fields
+    )
+    # Only names and types from the model's own metadata are formatted in; rows in key order,
+    # so that two batches lock the counters they share in the same order.
+    sql = (
+        f"INSERT INTO {table} ({columns}) "  # noqa: S608
+        f"SELECT {columns} FROM jsonb_to_recordset(%s::jsonb) AS x({typed}) "
+        f"ORDER BY {key_column} ON CONFLICT ({key_column}) DO UPDATE SET {adds}"
+    )
+    rows.sort(key=lambda row: str(row[key_field.column]))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_document(rows)])
