@@ -359,7 +359,7 @@ def _settle(jobs: list[Job]) -> list[Outcome]:
         won.append(mine)
     ended = [job for (job, _), mine in zip(results, won, strict=True) if mine]
     if ended:
-        posts_outcome_refresh(job.record.post_id for job in ended)
+        posts_outcome_refresh(job.record for job in ended)
         _announce(ended)
     return [_outcome(job, job.record.pk in written) for job in jobs]
 
@@ -548,7 +548,8 @@ def _announce(jobs: list[Job]) -> None:
         if record.status == RecordStatus.PUBLISHED:
             context = {"notify": job.preferences.wants("postPublished"),
                        "notify_missing": job.preferences.wants("postFailed"),
-                       "warnings": list(record.warnings)}  # fmt: skip
+                       "warnings": list(record.warnings),
+                       "series": record.series_id is not None}  # fmt: skip
             emitted.append((record.user_id, events.post_published(
                 post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
                 platform=record.provider, post_url=record.url,
@@ -560,6 +561,7 @@ def _announce(jobs: list[Job]) -> None:
             context = {
                 "notify": job.preferences.wants("postFailed"),
                 "unconfirmed": record.status == RecordStatus.UNCONFIRMED,
+                "series": record.series_id is not None,
             }
             # post.failed, or post.unconfirmed, with the error object
             emitted.append((record.user_id, record_failure_event(record, context)))

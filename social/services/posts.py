@@ -337,24 +337,69 @@ def posts_live(post_ids: Iterable[Any]) -> None:
     )  # fmt: skip
 
 
-def posts_outcome_refresh(post_ids: Iterable[Any]) -> None:
-    """post_status_refresh(providers_changed=False) for the posts of a batch of results: one
-    aggregate for them all, then one UPDATE per status they end in (most often one)."""
-    ids = set(post_ids)
-    counts = {
-        row["post_id"]: row
-        for row in ScheduledRecord.objects.filter(post_id__in=ids)
-        .values("post_id")
-        .annotate(**_COUNTS)
-    }
+def posts_records(records: Iterable[ScheduledRecord]) -> dict[Any, list[ScheduledRecord]]:
+    """Every record of the posts of these records, by post, in their order (created, id):
+    these as they are in memory (just written by the caller), the posts' others read (one
+    query; it finds nothing for posts with a single target)."""
+    known = {record.pk: record for record in records}
+    by_post: dict[Any, list[ScheduledRecord]] = {}
+    for record in known.values():
+        by_post.setdefault(record.post_id, []).append(record)
+    if not by_post:
+        return by_post
+    for other in ScheduledRecord.objects.filter(post_id__in=by_post).exclude(pk__in=known):
+        same = by_post[other.post_id]
+        other.post = same[0].post  # the post as loaded with the known ones
+        same.append(other)
+    for same in by_post.values():
+        same.sort(key=lambda record: (record.created_at, record.pk))
+    return by_post
+
+
+def posts_live_of(
+    by_post: dict[Any, list[ScheduledRecord]], *, statuses: dict[Any, str] | None = None
+) -> None:
+    """posts_live for posts whose records are all in hand (posts_records), their post loaded
+    (select_related): no read. `statuses`: the posts' statuses as just written (default: as
+    loaded)."""
+    items = []
+    for post_id, records in by_post.items():
+        post = records[0].post
+        status = statuses[post_id] if statuses is not None else post.status
+        data = [record_data(record) for record in records]
+        items.append((post.user_id, events.post_changed(post_id=str(post_id), status=status,
+                                                        records=data)))  # fmt: skip
+    events.emit_many(items=items)
+
+
+def _counts(records: Iterable[ScheduledRecord]) -> dict[str, int]:
+    """_COUNTS of records in hand."""
+    counts = {"total": 0, "open": 0, "published": 0}
+    for record in records:
+        if record.status == RecordStatus.CANCELLED:
+            continue
+        counts["total"] += 1
+        counts["open"] += record.status in OPEN_STATUSES
+        counts["published"] += record.status == RecordStatus.PUBLISHED
+    return counts
+
+
+def posts_outcome_refresh(records: Iterable[ScheduledRecord]) -> None:
+    """post_status_refresh(providers_changed=False) for the posts of a batch of results, the
+    records as just written (each with its post loaded): one read of the posts' other
+    records, one UPDATE per status they end in (most often one), then their events."""
+    by_post = posts_records(records)
+    statuses = {post_id: _derived(_counts(same)) for post_id, same in by_post.items()}
     by_status: dict[str, list[Any]] = {}
-    for post_id in ids:
-        by_status.setdefault(_derived(counts.get(post_id)), []).append(post_id)
+    for post_id, status in statuses.items():
+        by_status.setdefault(status, []).append(post_id)
     for status, same in sorted(by_status.items()):
         if status == PostStatus.PARTIALLY_PUBLISHED:
             posts_partially_published(same)
         Post.objects.filter(pk__in=same).update(status=status)
-    posts_live(ids)
+    for post_id, status in statuses.items():
+        by_post[post_id][0].post.status = status
+    posts_live_of(by_post, statuses=statuses)
 
 
 def post_scheduled_fresh(post: Post, records: list[ScheduledRecord]) -> None:

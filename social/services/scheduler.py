@@ -28,7 +28,7 @@ from social.models import RecordStatus, ScheduledRecord
 from social.selectors import paused_queued
 from social.services.attempts import RECORDS, Outcome, records_attempt
 from social.services.caps import records_admit
-from social.services.posts import posts_live
+from social.services.posts import posts_live_of, posts_records
 
 logger = logging.getLogger(__name__)
 
@@ -97,12 +97,12 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
         token = RECORDS.claim(due, now=now, limit=limit, order_by=("due_at",), updated_at=now)
         if token is None:
             return []
-        posts_live(RECORDS.held(token).values_list("post_id", flat=True))
-    claimed = list(
-        RECORDS.held(token)
-        .select_related("post", "account", "account__app", "account__user", "user")
-        .order_by("due_at")
-    )
+        claimed = list(
+            RECORDS.held(token)
+            .select_related("post", "account", "account__app", "account__user", "user")
+            .order_by("due_at")
+        )
+        posts_live_of(posts_records(claimed))  # each post's records, these now Publishing
     claimed = records_admit(claimed)  # those over their account's daily cap wait (caps.py)
     metrics.scheduler_claimed((r.provider, (now - r.due_at).total_seconds()) for r in claimed)
     return claimed
