@@ -96,6 +96,21 @@ class Lease(Generic[M]):
         """Claim those of `rows` that are free, the first `limit` of them in `order_by` order
         when a limit is given; the claim's token, or None when nothing was won. `changes` are
         written with the claim. Call it inside a transaction to do more in the same one."""
+        token, _ = self.claim_some(rows, now=now, limit=limit, order_by=order_by, **changes)
+        return token
+
+    def claim_some(
+        self,
+        rows: QuerySet[M],
+        *,
+        now: datetime,
+        limit: int | None = None,
+        order_by: tuple[str, ...] = (),
+        **changes: Any,
+    ) -> tuple[uuid.UUID | None, list[Any]]:
+        """`claim`, and the primary keys of the rows it may have won when a limit is given
+        (a superset on a database without row locks: `held(token, pks)` reads the won ones by
+        their keys, not by the token, which no index covers); [] without a limit."""
         token = uuid.uuid4()
         values: dict[str, Any] = {
             "claim": token,
@@ -106,7 +121,7 @@ class Lease(Generic[M]):
             values["status"] = self.leased
         free = rows.filter(self.free(now))
         if limit is None:
-            return token if free.update(**values) else None
+            return (token if free.update(**values) else None), []
         with transaction.atomic():
             candidates = free.order_by(*order_by)
             if connection.features.has_select_for_update_skip_locked:
@@ -114,15 +129,17 @@ class Lease(Generic[M]):
                 candidates = candidates.select_for_update(skip_locked=True, of=("self",))
             ids = list(candidates.values_list("pk", flat=True)[:limit])
             if not ids:
-                return None
+                return None, []
             won = self.model._default_manager.filter(pk__in=ids).filter(self.free(now))
-            return token if won.update(**values) else None
+            return (token, ids) if won.update(**values) else (None, [])
 
-    def held(self, token: uuid.UUID | None) -> QuerySet[M]:
-        """The rows a claim holds (none for no claim)."""
+    def held(self, token: uuid.UUID | None, pks: list[Any] | None = None) -> QuerySet[M]:
+        """The rows a claim holds (none for no claim); among `pks` when given (claim_some's:
+        read by the primary key)."""
         if token is None:
             return self.model._default_manager.none()
-        return self.model._default_manager.filter(claim=token)
+        held = self.model._default_manager.filter(claim=token)
+        return held if pks is None else held.filter(pk__in=pks)
 
     def expired(self, now: datetime) -> QuerySet[M]:
         """Claimed rows whose lease ran out: their worker died or hangs."""

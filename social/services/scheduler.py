@@ -94,11 +94,13 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
         paused_queued()
     )
     with transaction.atomic():
-        token = RECORDS.claim(due, now=now, limit=limit, order_by=("due_at",), updated_at=now)
+        token, ids = RECORDS.claim_some(
+            due, now=now, limit=limit, order_by=("due_at",), updated_at=now
+        )
         if token is None:
             return []
         claimed = list(
-            RECORDS.held(token)
+            RECORDS.held(token, ids)
             .select_related("post", "account", "account__app", "account__user", "user")
             .order_by("due_at")
         )
