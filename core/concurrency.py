@@ -45,44 +45,63 @@ os.register_at_fork(after_in_child=_forget_pool)
 
 
 def bounded(
-    call: Callable[[T], R], items: Sequence[T], *, limit: int, gather: float = 0.0
+    call: Callable[[T], R],
+    items: Sequence[T],
+    *,
+    limit: int,
+    gather: float = 0.0,
+    more: Callable[[], Sequence[T]] | None = None,
 ) -> Iterator[list[tuple[int, R]]]:
     """Call `call(item)` for each item, at most `limit` at once; yield the (index, result)
     pairs of the calls that ended, a group at a time (those that ended together, or within
     `gather` seconds of the first of them: fewer, larger groups for a caller that writes each
     group in one go), while the others are still running (the next ones start before a group
     is yielded). An exception raised by a call is raised here, once the calls already running
-    have ended (those not started are not)."""
-    if not items:
+    have ended (those not started are not).
+
+    `more`: asked, in the caller's thread, for further items whenever every item so far has
+    been started while calls are still running (a caller that keeps its calls busy: the
+    scheduler's timer claims its next records while the last ones are in flight); their
+    indexes follow the earlier ones'. Once it returns none it is not asked again."""
+    queue = list(items)
+    if not queue:
         return
-    if max(1, min(limit, len(items))) == 1:
-        for index, item in enumerate(items):
+    if more is None and max(1, min(limit, len(queue))) == 1:
+        for index, item in enumerate(queue):
             yield [(index, call(item))]
         return
     pool = _shared_pool()
     running: dict[Future[R], int] = {}
-    following = iter(enumerate(items))
+    started = 0
 
-    def start_next() -> set[Future[R]]:
-        """The next item's call, started ({} when every item's has been)."""
-        for index, item in following:
-            future = pool.submit(call, item)
-            running[future] = index
-            return {future}
-        return set()
+    def fill() -> set[Future[R]]:
+        """Start calls up to the limit; the futures started."""
+        nonlocal started
+        new: set[Future[R]] = set()
+        while started < len(queue) and len(running) < max(1, limit):
+            future = pool.submit(call, queue[started])
+            running[future] = started
+            new.add(future)
+            started += 1
+        return new
 
-    pending: set[Future[R]] = set()
-    for _ in range(limit):
-        pending |= start_next()
+    pending = fill()
     try:
         while pending:
+            if more is not None and started == len(queue):
+                extra = more()
+                if extra:
+                    queue.extend(extra)
+                    pending |= fill()
+                else:
+                    more = None
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             if gather > 0 and pending:
-                more, pending = wait(pending, timeout=gather, return_when=ALL_COMPLETED)
-                done |= more
-            for _ in done:
-                pending |= start_next()
-            yield sorted(((running.pop(future), future.result()) for future in done), key=_first)
+                more_done, pending = wait(pending, timeout=gather, return_when=ALL_COMPLETED)
+                done |= more_done
+            ended = sorted(((running.pop(future), future.result()) for future in done), key=_first)
+            pending |= fill()
+            yield ended
     finally:
         for future in pending:
             future.cancel()

@@ -122,7 +122,8 @@ class Lease(Generic[M]):
         free = rows.filter(self.free(now))
         if limit is None:
             return (token if free.update(**values) else None), []
-        with transaction.atomic():
+        # One transaction, the caller's when it has one (no savepoint: a claim fails whole).
+        with transaction.atomic(savepoint=False):
             candidates = free.order_by(*order_by)
             if connection.features.has_select_for_update_skip_locked:
                 # Only this table's rows: a join in `rows` (to users, say) locks nothing more.

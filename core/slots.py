@@ -25,6 +25,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from redis.exceptions import RedisError
@@ -35,16 +36,24 @@ logger = logging.getLogger(__name__)
 
 POLL_SECONDS = (0.005, 0.025)  # between two tries while waiting for a slot (uniform jitter)
 
-# KEYS[1]: the holders; ARGV: now (ms), the hold's end (ms), the limit, the holder's token.
+# KEYS[1]: the holders; ARGV: now (ms), the holds' end (ms), the limit, a token prefix, how
+# many wanted. Takes as many as are free, up to that many (members prefix:1, prefix:2, ...).
 _TAKE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-  redis.call('PEXPIREAT', KEYS[1], ARGV[2])
-  return 1
+local taken = math.min(tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1]), tonumber(ARGV[5]))
+for i = 1, taken do
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4] .. ':' .. i)
 end
-return 0
+if taken > 0 then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+end
+return math.max(taken, 0)
 """
+
+# A busy process keeps at most this many of its Redis slots between two of its calls (see
+# _RedisSlots): a burst's calls to one platform then cost a Redis round trip for a few calls
+# each, not two per call, and every other process can still have all but these.
+SPARE_SLOTS = 4
 
 
 def _key(name: str) -> str:
@@ -73,25 +82,79 @@ def slot(name: str, *, limit: int, wait: float, hold_seconds: float) -> Iterator
 
 class _RedisSlots:
     """Each store's `take` makes one try: a token, "" when granted uncounted (the store is
-    down), or None when every slot is held; `slot()` waits between tries."""
+    down), or None when every slot is held; `slot()` waits between tries.
+
+    While a process has calls in flight under a name, a slot it gives back is kept for its
+    next call (at most SPARE_SLOTS of them, each only while its hold has more than half its
+    time left), and a take from Redis takes up to that many more at once; when its last call
+    ends, every kept one goes back in one command. A burst's thousands of calls to one
+    platform thus make a Redis round trip every few calls, not two each, and the limit still
+    holds: a kept slot stays counted in Redis until it is given back or its hold ends."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.in_use: dict[str, int] = {}  # calls in flight, by name
+        self.spare: dict[str, list[str]] = {}  # kept tokens, by name
+        self.ends: dict[str, float] = {}  # each held token's hold end (monotonic)
+        self.script: Any = None
 
     def take(self, name: str, *, limit: int, hold_seconds: float) -> str | None:
-        token = uuid.uuid4().hex
+        now = time.monotonic()
+        stale: list[str] = []
+        with self.lock:
+            spare = self.spare.setdefault(name, [])
+            while spare:
+                token = spare.pop()
+                if self.ends.get(token, 0.0) - now > hold_seconds / 2:
+                    self.in_use[name] = self.in_use.get(name, 0) + 1
+                    return token
+                stale.append(token)
+            busy = self.in_use.get(name, 0) > 0
+        self._release(name, stale)
+        wanted = 1 + SPARE_SLOTS if busy else 1
+        prefix = uuid.uuid4().hex
         now_ms = int(time.time() * 1000)
         try:
-            taken = get_redis().eval(
-                _TAKE, 1, _key(name), now_ms, now_ms + int(hold_seconds * 1000), limit, token
-            )
+            if self.script is None:
+                self.script = get_redis().register_script(_TAKE)
+            taken = int(self.script(keys=[_key(name)], args=[
+                now_ms, now_ms + int(hold_seconds * 1000), limit, prefix, wanted],
+                client=get_redis()))  # fmt: skip
         except RedisError:
             logger.warning("Slots store unavailable: %s granted without counting", name)
             return ""
-        return token if taken else None
+        if not taken:
+            return None
+        tokens = [f"{prefix}:{i}" for i in range(1, taken + 1)]
+        with self.lock:
+            self.in_use[name] = self.in_use.get(name, 0) + 1
+            self.ends.update(dict.fromkeys(tokens, now + hold_seconds))
+            self.spare.setdefault(name, []).extend(tokens[1:])
+        return tokens[0]
 
     def give_back(self, name: str, token: str) -> None:
         if not token:
             return
+        with self.lock:
+            self.in_use[name] -= 1
+            spare = self.spare.setdefault(name, [])
+            if self.in_use[name] > 0 and len(spare) < SPARE_SLOTS:
+                spare.append(token)  # for this process's next call under the name
+                return
+            returned = [token]
+            if not self.in_use[name]:  # the last call ended: every kept one goes back too
+                returned += spare
+                spare.clear()
+        self._release(name, returned)
+
+    def _release(self, name: str, tokens: list[str]) -> None:
+        if not tokens:
+            return
+        with self.lock:
+            for token in tokens:
+                self.ends.pop(token, None)
         try:
-            get_redis().zrem(_key(name), token)
+            get_redis().zrem(_key(name), *tokens)
         except RedisError:
             logger.warning("Slots store unavailable: %s is freed when its hold ends", name)
 

@@ -35,6 +35,12 @@ def setup() -> None:
         _errors()
 
 
+def tracing() -> bool:
+    """Whether this process sends traces (its outbound calls then go through requests, whose
+    instrumentation makes their spans and sends `traceparent`)."""
+    return "otel" in _done
+
+
 def _tracing() -> None:
     from opentelemetry import trace
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter

@@ -18,6 +18,7 @@ failures (the account is marked `expired`) and the last attempt end the record: 
 
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -47,10 +48,10 @@ logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 DEFER_SECONDS = 1.0  # a record deferred for want of a platform slot waits 1-2 s (jitter)
-SETTLE_BATCH = 50  # results written in one transaction at most
+SETTLE_BATCH = 100  # results written in one transaction at most
 # Results that end within this long of each other are written together: a burst's results
 # settle in a few transactions instead of one each, for at most this much delay.
-SETTLE_GATHER_SECONDS = 0.02
+SETTLE_GATHER_SECONDS = 0.05
 
 # Records wait `Scheduled` (due at `due_at`), are claimed `Publishing` under a lease of
 # SCHEDULER_LEASE_SECONDS, and are retried after SCHEDULER_RETRY_BASE_SECONDS, doubling.
@@ -100,40 +101,44 @@ class Outcome:
     attempts: int = 0
 
 
+Refill = Callable[[], tuple[list[ScheduledRecord], datetime]]
+
+
 def records_attempt(
     records: list[ScheduledRecord],
     *,
     concurrency: int,
     claimed_at: datetime | None = None,
     continued: bool = False,
+    refill: Refill | None = None,
 ) -> list[Outcome]:
     """Attempt each claimed record once (records need post, account, account.app and user
     loaded); the outcomes in the same order. `claimed_at`: when they were claimed (now).
     `continued`: the attempt began earlier and goes on (a video the platform was processing):
-    its lateness was measured then."""
+    its lateness was measured then. `refill`: asked for more claimed records (and when they
+    were claimed) whenever every call so far has started, while the last ones are in flight,
+    until it gives none (the timer: no pause between its batches); their outcomes follow."""
     if not records:
         return []
     claimed_at = None if continued else (claimed_at or timezone.now())
-    preferences = settings_for_users(record.user for record in records)
-    sessions = sessions_open([record.account for record in records], concurrency=concurrency)
-    jobs = []
-    for record in records:
-        session = sessions[record.account_id]
-        jobs.append(
-            Job(
-                record,
-                draft_of(record.post, record.provider),
-                session.credentials,
-                preferences[record.user_id],
-                claimed_at=claimed_at,
-                error=session.error,  # the account's credentials could not be refreshed
-            )
-        )
+    jobs = _jobs(records, concurrency=concurrency, claimed_at=claimed_at)
+
+    def more(refill: Refill) -> Callable[[], list[Job]]:
+        def claimed_jobs() -> list[Job]:
+            claimed, at = refill()
+            added = _jobs(claimed, concurrency=concurrency, claimed_at=at) if claimed else []
+            jobs.extend(added)
+            return added
+
+        return claimed_jobs
+
     # Results are settled as their calls end, while the others are still in flight: those
     # that ended together share one transaction (each record's writes stay fenced by its
     # claim; a failed batch leaves its records to the lease, then the lookup).
     outcomes: dict[int, Outcome] = {}
-    for ended in bounded(_call, jobs, limit=concurrency, gather=SETTLE_GATHER_SECONDS):
+    calls = bounded(_call, list(jobs), limit=concurrency, gather=SETTLE_GATHER_SECONDS,
+                    more=more(refill) if refill is not None else None)  # fmt: skip
+    for ended in calls:
         # One lock order for every run (user, then post): two runs' batches touch the same
         # users' counters and the same posts, and must not wait on each other in opposite
         # orders.
@@ -155,6 +160,29 @@ def records_attempt(
                 for index in batch:
                     outcomes[index] = _settle_alone(jobs[index])
     return [outcomes[index] for index in range(len(jobs))]
+
+
+def _jobs(
+    records: list[ScheduledRecord], *, concurrency: int, claimed_at: datetime | None
+) -> list[Job]:
+    """The claimed records' jobs: each with its draft, its account's credentials (refreshed
+    once per account) and its user's preferences."""
+    preferences = settings_for_users(record.user for record in records)
+    sessions = sessions_open([record.account for record in records], concurrency=concurrency)
+    jobs = []
+    for record in records:
+        session = sessions[record.account_id]
+        jobs.append(
+            Job(
+                record,
+                draft_of(record.post, record.provider),
+                session.credentials,
+                preferences[record.user_id],
+                claimed_at=claimed_at,
+                error=session.error,  # the account's credentials could not be refreshed
+            )
+        )
+    return jobs
 
 
 def record_processing_continue(*, record_id: Any, claim: Any) -> str:

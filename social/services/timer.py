@@ -18,12 +18,14 @@ back through their lease; the periodic run, SCHEDULER_INTERVAL_SECONDS, is the s
 import logging
 import threading
 import time
+from datetime import datetime
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from core import metrics
+from social.models import ScheduledRecord
 from social.selectors import records_next_due
 from social.services.attempts import records_attempt
 from social.services.scheduler import records_claim, records_reap
@@ -51,15 +53,20 @@ def timer_pass(*, stop: threading.Event | None = None, reap: bool = True) -> flo
     seconds to sleep before the next look."""
     if reap:
         records_reap()
-    while stop is None or not stop.is_set():
+
+    def claim() -> tuple[list[ScheduledRecord], datetime]:
         now = timezone.now()
-        claimed = records_claim(limit=timer_batch(), now=now)
-        if not claimed:
-            break
-        outcomes = records_attempt(
-            claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=now
-        )
-        metrics.scheduler_attempted((outcome.provider, outcome.status) for outcome in outcomes)
+        if stop is not None and stop.is_set():
+            return [], now
+        return records_claim(limit=timer_batch(), now=now), now
+
+    # The next batch is claimed while the last calls of this one are in flight (refill): a
+    # burst's calls never wait for the claims in between.
+    claimed, now = claim()
+    outcomes = records_attempt(
+        claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=now, refill=claim
+    )
+    metrics.scheduler_attempted((outcome.provider, outcome.status) for outcome in outcomes)
     due = records_next_due()
     tick = float(settings.SCHEDULER_TICK_SECONDS)
     if due is None:

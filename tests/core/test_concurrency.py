@@ -68,3 +68,26 @@ def test_a_failing_call_is_raised_and_the_calls_not_started_are_not_made():
         list(bounded(call, list(range(10)), limit=2))
     time.sleep(0.1)
     assert len(made) < 10
+
+
+def test_more_items_are_asked_for_while_the_last_calls_run():
+    """A caller that keeps its calls busy (the scheduler's timer claiming its next records):
+    asked once every item so far has started, its items' indexes follow, and once it gives
+    none it is not asked again."""
+    batches = [[10, 11], [12], []]
+    results: dict[int, int] = {}
+    ended_when_asked: list[int] = []
+
+    def call(item: int) -> int:
+        time.sleep(0.05)
+        return item
+
+    def more() -> list[int]:
+        ended_when_asked.append(len(results))
+        return batches[len(ended_when_asked) - 1]
+
+    for ended in bounded(call, [0, 1], limit=2, more=more):
+        results.update(ended)
+    assert results == {0: 0, 1: 1, 2: 10, 3: 11, 4: 12}
+    assert len(ended_when_asked) == 3  # the third gave none: never asked a fourth time
+    assert ended_when_asked[0] == 0  # asked while the first calls were still in flight

@@ -1,6 +1,7 @@
 """The outbound layer: classification, retries, timeouts, and the guard for user-given URLs."""
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -309,3 +310,94 @@ def test_calls_to_one_user_chosen_host_are_bounded(http_server, settings):
     for thread in threads:
         thread.join()
     assert results == ["200"] * 5
+
+
+# --- Kept-alive connections (the plain calls' transport) ---------------------------------------
+
+
+class KeepAliveHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 with kept-alive connections: echoes the method, path, body and content type,
+    and counts the connections it was asked on; `/close` answers and closes the connection."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.connections += 1  # type: ignore[attr-defined]
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.dumps({
+            "method": self.command, "path": self.path,
+            "body": self.rfile.read(length).decode(),
+            "type": self.headers.get("Content-Type"),
+            "agent": self.headers.get("User-Agent"),
+        }).encode()  # fmt: skip
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if self.path == "/close":
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _answer
+
+
+@pytest.fixture
+def keepalive_server() -> Iterator[ThreadingHTTPServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), KeepAliveHandler)
+    httpd.connections = 0  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_plain_calls_reuse_one_kept_alive_connection_and_encode_their_bodies(
+    keepalive_server, outbound_client
+):
+    base = url(keepalive_server, "")
+    sent = outbound_client.request("POST", f"{base}/a", json={"text": "é", "n": 1}).json()
+    assert sent == {"method": "POST", "path": "/a", "body": '{"text": "\\u00e9", "n": 1}',
+                    "type": "application/json",
+                    "agent": "FreelancerGrowthPlatform/1.0"}  # fmt: skip
+    form = outbound_client.request("POST", f"{base}/b", data={"a": "1 2", "b": None}).json()
+    assert (form["body"], form["type"]) == ("a=1+2", "application/x-www-form-urlencoded")
+    got = outbound_client.request("GET", f"{base}/c?x=1", params={"y": ["2", "3"]}).json()
+    assert (got["method"], got["path"], got["body"]) == ("GET", "/c?x=1&y=2&y=3", "")
+    encoded = outbound_client.request("GET", f"{base}/d", params="q=(a:b)&n=1").json()
+    assert encoded["path"] == "/d?q=(a:b)&n=1"  # already encoded: sent as it is
+    assert keepalive_server.connections == 1
+
+
+def test_a_connection_the_server_closed_is_not_reused(keepalive_server, outbound_client):
+    base = url(keepalive_server, "")
+    assert outbound_client.request("GET", f"{base}/close").status_code == 200
+    time.sleep(0.05)  # the server's close reaches the idle connection
+    assert outbound_client.request("POST", f"{base}/after", json={}).json()["path"] == "/after"
+    assert keepalive_server.connections == 2
+
+
+def test_kept_alive_connections_are_reused_past_descriptor_1023(keepalive_server):
+    """A worker process holds many sockets; select() cannot watch one numbered past 1023
+    (the full suite found it): the check on an idle connection must still work."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1200:
+        pytest.skip("needs 1,200 open files")
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        client = outbound.Client("test", read_timeout=2)
+        for path in ("/one", "/two", "/three"):
+            assert client.request("GET", url(keepalive_server, path)).json()["path"] == path
+    finally:
+        for descriptor in held:
+            os.close(descriptor)
+    assert keepalive_server.connections == 1

@@ -91,3 +91,30 @@ def test_threads_of_one_process_never_share_a_lock_file(tmp_path, settings):
         assert (first, second, third) == (True, True, False)
     with slots.slot("p", limit=2, wait=0, hold_seconds=5) as again:
         assert again is True
+
+
+@pytest.mark.redis
+def test_a_busy_process_keeps_a_few_slots_between_its_calls_and_gives_them_all_back(
+    redis_url, settings
+):
+    """A burst's calls reuse the slots the process already holds (a Redis round trip every few
+    calls), never hold more than the limit, and the last call gives every kept one back."""
+    import redis
+
+    settings.REDIS_URL = redis_url
+    settings.RATE_LIMIT_KEY_PREFIX = f"test:{time.time_ns()}"
+    key = f"{settings.RATE_LIMIT_KEY_PREFIX}:slots:provider:burst"
+    client = redis.Redis.from_url(redis_url)
+    tokens: set[str] = set()
+    with slots.slot("provider:burst", limit=3, wait=1, hold_seconds=30) as first:
+        assert first
+        for _ in range(20):
+            with slots.slot("provider:burst", limit=3, wait=1, hold_seconds=30) as held:
+                assert held
+                assert client.zcard(key) <= 3
+                tokens |= {member.decode() for member in client.zrange(key, 0, -1)}
+        # Two slots taken from Redis at once served the twenty calls.
+        assert len(tokens) == 3
+        # Another process still finds what this one does not keep.
+        assert client.zcard(key) <= 1 + slots.SPARE_SLOTS
+    assert client.zcard(key) == 0

@@ -1,0 +1,57 @@
+"""core.bulk: many rows in one statement, as bulk_create would write them (on PostgreSQL the
+rows travel as one JSON document)."""
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from core.bulk import insert_rows, upsert_add
+from notifications.models import LiveEvent, Notification, NotificationCounter, OutboxEvent
+
+pytestmark = pytest.mark.django_db
+
+
+def test_rows_are_written_whole_and_get_their_keys_in_order(ada, bob):
+    at = datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
+    rows = [
+        LiveEvent(user_id=ada.pk, kind="post", data={"quote": 'say "hi"\\n', "n": [1, None]},
+                  created_at=at),
+        LiveEvent(user_id=bob.pk, kind="event", data={}),
+        LiveEvent(user_id=ada.pk, kind="credits", data={"creditsRemaining": 3}),
+    ]  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        written = insert_rows(LiveEvent, rows)
+    if connection.vendor == "postgresql":
+        assert len(queries) == 1
+    assert [row.id for row in written] == sorted(row.id for row in written)
+    stored = {row.id: row for row in LiveEvent.objects.filter(pk__in=[r.id for r in written])}
+    for row in written:
+        assert (stored[row.id].user_id, stored[row.id].kind, stored[row.id].data) == (
+            row.user_id, row.kind, row.data)  # fmt: skip
+    assert stored[written[0].id].created_at == at  # to the microsecond
+    assert written[0]._state.adding is False
+
+
+def test_null_columns_and_uuid_keys_made_in_python(ada):
+    event = OutboxEvent(event="post.published", user_id=ada.pk, data={"a": 1})
+    (written,) = insert_rows(OutboxEvent, [event])
+    stored = OutboxEvent.objects.get(sequence=written.sequence)
+    assert (stored.id, stored.dispatched_at, stored.live_id) == (event.id, None, None)
+    note = Notification(user_id=ada.pk, title="T", message="M", category="System",
+                        type="system_alert", metadata={"x": "é"})  # fmt: skip
+    insert_rows(Notification, [note])
+    assert Notification.objects.get(pk=note.id).metadata == {"x": "é"}
+
+
+def test_counters_are_made_or_added_to(ada, bob):
+    NotificationCounter.objects.filter(user__in=[ada, bob]).delete()
+    NotificationCounter.objects.create(user=ada, total=5, unread=2)
+    upsert_add(NotificationCounter, key="user", amounts={
+        ada.pk: {"total": 3, "unread": 3}, bob.pk: {"total": 1, "unread": 1}})  # fmt: skip
+    counts = dict(
+        NotificationCounter.objects.filter(user__in=[ada, bob]).values_list("user", "total")
+    )
+    assert counts == {ada.pk: 8, bob.pk: 1}
+    assert NotificationCounter.objects.get(user=ada).unread == 5
