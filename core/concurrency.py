@@ -51,6 +51,7 @@ def bounded(
     limit: int,
     gather: float = 0.0,
     more: Callable[[], Sequence[T]] | None = None,
+    tick: float | None = None,
 ) -> Iterator[list[tuple[int, R]]]:
     """Call `call(item)` for each item, at most `limit` at once; yield the (index, result)
     pairs of the calls that ended, a group at a time (those that ended together, or within
@@ -62,7 +63,10 @@ def bounded(
     `more`: asked, in the caller's thread, for further items whenever every item so far has
     been started while calls are still running (a caller that keeps its calls busy: the
     scheduler's timer claims its next records while the last ones are in flight); their
-    indexes follow the earlier ones'. Once it returns none it is not asked again."""
+    indexes follow the earlier ones'. Once it returns none it is not asked again.
+
+    `tick`: when no call ends within that many seconds, an empty group is yielded, so that a
+    caller holding results back (to write more of them at once) gets its turn."""
     queue = list(items)
     if not queue:
         return
@@ -95,7 +99,10 @@ def bounded(
                     pending |= fill()
                 else:
                     more = None
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            done, pending = wait(pending, timeout=tick, return_when=FIRST_COMPLETED)
+            if not done:
+                yield []  # `tick` passed with no call ended: the caller's turn
+                continue
             if gather > 0 and pending:
                 more_done, pending = wait(pending, timeout=gather, return_when=ALL_COMPLETED)
                 done |= more_done

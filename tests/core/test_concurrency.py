@@ -91,3 +91,16 @@ def test_more_items_are_asked_for_while_the_last_calls_run():
     assert results == {0: 0, 1: 1, 2: 10, 3: 11, 4: 12}
     assert len(ended_when_asked) == 3  # the third gave none: never asked a fourth time
     assert ended_when_asked[0] == 0  # asked while the first calls were still in flight
+
+
+def test_a_tick_without_an_ended_call_yields_an_empty_group():
+    """A caller holding results back gets its turn while a slow call runs."""
+
+    def call(delay: float) -> float:
+        time.sleep(delay)
+        return delay
+
+    groups = list(bounded(call, [0.0, 0.35], limit=2, tick=0.1))
+    assert groups[0] == [(0, 0.0)]
+    assert groups[-1] == [(1, 0.35)]
+    assert [] in groups[1:-1]  # a tick passed with the slow call still running
