@@ -52,14 +52,15 @@ def statements_for(rows: int, batch_size: int) -> int:
     the live feed's events' INSERT."""
     full, rest = divmod(rows, batch_size)
     sizes = [batch_size] * full + ([rest] if rest else [])
-    counters = (
-        (lambda size: 1)
-        if connection.vendor == "postgresql"
-        else (lambda size: _inserts(NotificationCounter, size) + 1)
-    )
     return sum(
-        _inserts(Notification, size) + counters(size) + _inserts(LiveEvent, size) for size in sizes
+        _inserts(Notification, size) + _counters(size) + _inserts(LiveEvent, size) for size in sizes
     )
+
+
+def _counters(rows: int) -> int:
+    if connection.vendor == "postgresql":
+        return 1
+    return _inserts(NotificationCounter, rows) + 1
 
 
 def test_the_table_covers_every_type():
