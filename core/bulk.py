@@ -52,6 +52,14 @@ def _concrete(model: type[models.Model], name: str) -> models.Field[Any, Any]:
     return field
 
 
+def _recordset(fields: Sequence[models.Field[Any, Any]]) -> tuple[str, str]:
+    """The fields' quoted columns, and the same typed as jsonb_to_recordset reads them."""
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(str(field.column)) for field in fields)
+    typed = ", ".join(f"{quote(str(field.column))} {field.db_type(connection)}" for field in fields)
+    return columns, typed
+
+
 def insert_rows(model: type[M], objs: Sequence[M]) -> list[M]:
     """Insert these unsaved instances of `model` in one statement; the instances, with their
     auto-incrementing key set (in order: RETURNING follows the document's order)."""
@@ -69,11 +77,7 @@ def insert_rows(model: type[M], objs: Sequence[M]) -> list[M]:
         for obj in objs
     ]
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(name) for name in names)
-    typed = ", ".join(
-        f"{quote(name)} {field.db_type(connection)}"
-        for name, field in zip(names, fields, strict=True)
-    )
+    columns, typed = _recordset(fields)
     # Only names and types from the model's own metadata are formatted in.
     sql = (
         f"INSERT INTO {quote(meta.db_table)} ({columns}) "  # noqa: S608
@@ -118,11 +122,7 @@ def upsert_add(model: type[models.Model], *, key: str, amounts: dict[Any, dict[s
         return
     rows = [{key_field.column: value, **added} for value, added in amounts.items()]
     key_column = quote(str(key_field.column))
-    columns = ", ".join([key_column, *(quote(str(f.column)) for f in fields)])
-    typed = ", ".join(
-        [f"{key_column} {key_field.db_type(connection)}",
-         *(f"{quote(str(f.column))} {f.db_type(connection)}" for f in fields)]
-    )  # fmt: skip
+    columns, typed = _recordset([key_field, *fields])
     table = quote(meta.db_table)
     adds = ", ".join(
         f"{quote(str(f.column))} = {table}.{quote(str(f.column))} + EXCLUDED.{quote(str(f.column))}"

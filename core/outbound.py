@@ -294,10 +294,10 @@ class _Lean:
     def takes(kwargs: Mapping[str, Any]) -> bool:
         """Whether a call's keyword arguments are ones this transport sends (and the process
         does not trace: requests' instrumentation makes the spans of traced calls)."""
-        data = kwargs.get("data")
         if telemetry.tracing() or kwargs.get("allow_redirects"):
             return False
         plain = {"json", "data", "params", "max_bytes", "allow_redirects"}
+        data = kwargs.get("data")
         return set(kwargs) <= plain and (data is None or isinstance(data, bytes | str | dict))
 
     def tls(self) -> ssl.SSLContext:
@@ -353,7 +353,11 @@ class _Lean:
             logger.info("%s %s: connection error: %s", method, _safe(url), exc)
             raise TransientError("The server could not be reached.", maybe_delivered=True) from None
         try:
-            content = _read_answer(answer, deadline=deadline, max_bytes=max_bytes)
+            content = _read_capped(
+                answer.read1, declared=answer.getheader("Content-Length", "") or "",
+                status=answer.status, deadline=deadline, max_bytes=max_bytes,
+                broken=(OSError, http.client.HTTPException),
+            )  # fmt: skip
         except OutboundError:
             conn.close()
             raise
@@ -438,21 +442,30 @@ def _body_of(kwargs: Mapping[str, Any]) -> tuple[bytes | None, str]:
     return data, ""
 
 
-def _read_answer(answer: http.client.HTTPResponse, *, deadline: float, max_bytes: int) -> bytes:
-    """The answer's body, in chunks: past `max_bytes` a permanent error, past the deadline a
-    transient one (the request was sent: maybe delivered)."""
-    declared = answer.getheader("Content-Length", "") or ""
+def _read_capped(
+    read1: Callable[[int], bytes],
+    *,
+    declared: str,
+    status: int,
+    deadline: float,
+    max_bytes: int,
+    broken: tuple[type[BaseException], ...],
+) -> bytes:
+    """An answer's body, read in chunks with `read1` (either transport's): past `max_bytes`
+    (or a `declared` Content-Length past it) a permanent error, past the deadline a
+    transient one (the request was sent: maybe delivered); `broken` are the exceptions of a
+    connection that failed while the server answered."""
     if declared.isdigit() and int(declared) > max_bytes:
-        raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=answer.status)
+        raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=status)
     chunks: list[bytes] = []
     size = 0
     try:
-        while chunk := answer.read1(CHUNK_BYTES):
+        # read1: what has arrived (up to a chunk), not a full chunk, so a slow sender's
+        # bytes come back one by one and the deadline is looked at between them.
+        while chunk := read1(CHUNK_BYTES):
             size += len(chunk)
             if size > max_bytes:
-                raise PermanentError(
-                    f"The answer is larger than {max_bytes} bytes.", status=answer.status
-                )
+                raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=status)
             chunks.append(chunk)
             if time.monotonic() > deadline:
                 raise TransientError(
@@ -460,8 +473,8 @@ def _read_answer(answer: http.client.HTTPResponse, *, deadline: float, max_bytes
                     maybe_delivered=True,
                     timed_out=True,
                 )
-    except (OSError, http.client.HTTPException) as exc:
-        timed_out = isinstance(exc, TimeoutError)
+    except broken as exc:
+        timed_out = isinstance(exc, TimeoutError) or "timed out" in str(exc).lower()
         raise TransientError(
             "The server did not finish answering in time."
             if timed_out
@@ -707,41 +720,15 @@ class Client:
 
 
 def _read_body(response: requests.Response, *, deadline: float, max_bytes: int) -> None:
-    """Read the answer's body into the response, in chunks: past `max_bytes` a permanent
-    error, past the deadline a transient one (the request was sent: maybe delivered)."""
-    declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise PermanentError(
-            f"The answer is larger than {max_bytes} bytes.", status=response.status_code
-        )
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        # read1: what has arrived (up to a chunk), not a full chunk, so a slow sender's
-        # bytes come back one by one and the deadline is looked at between them.
-        while chunk := response.raw.read1(CHUNK_BYTES, decode_content=True):
-            size += len(chunk)
-            if size > max_bytes:
-                raise PermanentError(
-                    f"The answer is larger than {max_bytes} bytes.", status=response.status_code
-                )
-            chunks.append(chunk)
-            if time.monotonic() > deadline:
-                raise TransientError(
-                    "The server did not finish answering in time.",
-                    maybe_delivered=True,
-                    timed_out=True,
-                )
-    except (Urllib3Error, OSError) as exc:
-        timed_out = "timed out" in str(exc).lower()
-        raise TransientError(
-            "The server did not finish answering in time."
-            if timed_out
-            else "The connection broke while the server answered.",
-            maybe_delivered=True,
-            timed_out=timed_out,
-        ) from None
-    response._content = b"".join(chunks)  # what requests' .content and .json() read
+    """Read the answer's body into the response (_read_capped)."""
+    response._content = _read_capped(  # what requests' .content and .json() read
+        lambda size: response.raw.read1(size, decode_content=True),
+        declared=response.headers.get("Content-Length", ""),
+        status=response.status_code,
+        deadline=deadline,
+        max_bytes=max_bytes,
+        broken=(Urllib3Error, OSError),
+    )
     response._content_consumed = True  # type: ignore[attr-defined]
 
 

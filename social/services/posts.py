@@ -397,8 +397,6 @@ def posts_outcome_refresh(records: Iterable[ScheduledRecord]) -> None:
         if status == PostStatus.PARTIALLY_PUBLISHED:
             posts_partially_published(same)
         Post.objects.filter(pk__in=same).update(status=status)
-    for post_id, status in statuses.items():
-        by_post[post_id][0].post.status = status
     posts_live_of(by_post, statuses=statuses)
 
 
