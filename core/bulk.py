@@ -11,8 +11,9 @@ encoder and parsed by PostgreSQL, and nothing is formatted per value in Python.
 
 `insert_rows` takes unsaved model instances, as `bulk_create` does, and gives them what the
 database made (an auto-incrementing key) from RETURNING; on another database it is
-`bulk_create`. `upsert_add` adds amounts to counter rows, creating the missing ones, in one
-statement.
+`bulk_create`. `update_rows` writes each row's own values to the row its key columns match
+(PostgreSQL only: the lease's batched settle). `upsert_add` adds amounts to counter rows,
+creating the missing ones, in one statement.
 """
 
 import json
@@ -94,6 +95,42 @@ def insert_rows(model: type[M], objs: Sequence[M]) -> list[M]:
         obj._state.adding = False
         obj._state.db = connection.alias
     return objs
+
+
+def update_rows(
+    model: type[models.Model],
+    rows: Sequence[dict[str, Any]],
+    *,
+    match: Sequence[str],
+    nulls: Sequence[str] = (),
+) -> list[Any]:
+    """PostgreSQL: write each row's values (by field name; every row names the same fields) to
+    the table's row whose `match` fields equal the row's own, and set the `nulls` fields to
+    NULL there, in one statement; the primary keys of the rows written. Values are the
+    fields' Python values (a JSONField's as the JSON it holds)."""
+    if not rows:
+        return []
+    meta = model._meta
+    names = list(rows[0])
+    fields = [_concrete(model, name) for name in names]
+    quote = connection.ops.quote_name
+    columns = {name: quote(str(field.column)) for name, field in zip(names, fields, strict=True)}
+    _, typed = _recordset(fields)
+    assignments = [f"{columns[name]} = v.{columns[name]}" for name in names if name not in match]
+    assignments += [f"{quote(str(_concrete(model, name).column))} = NULL" for name in nulls]
+    fences = " AND ".join(f"t.{columns[name]} = v.{columns[name]}" for name in match)
+    key = quote(str(meta.pk.column))
+    # Only names and types from the model's own metadata are formatted in.
+    sql = (
+        f"UPDATE {quote(meta.db_table)} AS t SET {', '.join(assignments)} "  # noqa: S608
+        f"FROM jsonb_to_recordset(%s::jsonb) AS v({typed}) WHERE {fences} RETURNING t.{key}"
+    )
+    keys = [str(field.column) for field in fields]
+    document = _document([dict(zip(keys, (row[name] for name in names), strict=True))
+                          for row in rows])  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [document])
+        return [found for (found,) in cursor.fetchall()]
 
 
 def upsert_add(model: type[models.Model], *, key: str, amounts: dict[Any, dict[str, int]]) -> None:

@@ -27,6 +27,8 @@ from django.db import connection, models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from core.bulk import update_rows
+
 
 class Leased(models.Model):
     """The columns of a row the lease engine works on; a kind may redeclare one (a default)."""
@@ -173,7 +175,7 @@ class Lease(Generic[M]):
     def settle_each(self, results: Sequence[tuple[M, dict[str, Any]]]) -> set[Any]:
         """Write each claimed row's own result and release it, each only if its claim still
         holds it; the primary keys of the rows written. On PostgreSQL one statement for them
-        all (UPDATE ... FROM VALUES, joined on the key and the claim); elsewhere a `settle`
+        all (core.bulk.update_rows: joined on the key and the claim); elsewhere a `settle`
         each. A field one result changes and another does not is written from the other row's
         value in memory: a claimed row is changed by its claimer only."""
         if not results:
@@ -181,36 +183,17 @@ class Lease(Generic[M]):
         if connection.vendor != "postgresql":
             return {row.pk for row, changes in results if self.settle(row, **changes)}
         meta = self.model._meta
-        concrete: dict[str, models.Field[Any, Any]] = {f.name: f for f in meta.concrete_fields}
+        key = meta.pk.name
         names = sorted(set().union(*(changes.keys() for _, changes in results)))
-        key, claim = concrete[meta.pk.name], concrete["claim"]
-        columns = [key, claim, *(concrete[name] for name in names)]
-        casts = ", ".join(f"%s::{column.db_type(connection)}" for column in columns)
-        params: list[Any] = []
-        for row, changes in results:
-            params += [key.get_db_prep_value(row.pk, connection),
-                       claim.get_db_prep_value(row.claim, connection)]  # fmt: skip
-            for name in names:
-                value = changes[name] if name in changes else getattr(row, concrete[name].attname)
-                params.append(concrete[name].get_db_prep_save(value, connection))
-        quote = connection.ops.quote_name
-
-        def col(column: models.Field[Any, Any]) -> str:
-            return quote(str(column.column))
-
-        assignments = ", ".join(f"{col(c)} = v.{col(c)}" for c in columns[2:])
-        rows_sql = ", ".join(f"({casts})" for _ in results)
-        # Only names from the model's own metadata are formatted in; every value is a parameter.
-        sql = (
-            f"UPDATE {quote(meta.db_table)} AS t SET {assignments}, "  # noqa: S608
-            f"{quote('lease_expires_at')} = NULL, {col(claim)} = NULL "
-            f"FROM (VALUES {rows_sql}) AS v({', '.join(col(c) for c in columns)}) "
-            f"WHERE t.{col(key)} = v.{col(key)} AND t.{col(claim)} = v.{col(claim)} "
-            f"RETURNING t.{col(key)}"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return {key.to_python(found) for (found,) in cursor.fetchall()}
+        attnames = {name: meta.get_field(name).attname for name in names}
+        rows = [
+            {key: row.pk, "claim": row.claim,
+             **{name: changes[name] if name in changes else getattr(row, attnames[name])
+                for name in names}}
+            for row, changes in results
+        ]  # fmt: skip
+        return set(update_rows(self.model, rows, match=(key, "claim"),
+                               nulls=("lease_expires_at", "claim")))  # fmt: skip
 
     def settle_many(self, rows: Iterable[M], **changes: Any) -> int:
         """The same for rows that end alike (each under its own claim)."""

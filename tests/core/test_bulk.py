@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from core.bulk import insert_rows, upsert_add
+from core.bulk import insert_rows, update_rows, upsert_add
 from notifications.models import LiveEvent, Notification, NotificationCounter, OutboxEvent
 
 pytestmark = pytest.mark.django_db
@@ -55,3 +55,23 @@ def test_counters_are_made_or_added_to(ada, bob):
     )
     assert counts == {ada.pk: 8, bob.pk: 1}
     assert NotificationCounter.objects.get(user=ada).unread == 5
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="update_rows is PostgreSQL's")
+def test_each_row_gets_its_own_values_only_where_its_fence_matches(ada, bob):
+    at = datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
+    first, second = (OutboxEvent.objects.create(event="post.published", user=user, data={},
+                                                dispatched_at=at)
+                     for user in (ada, bob))  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        written = update_rows(OutboxEvent, [
+            {"id": first.id, "user": ada.pk, "event": "one", "data": {"n": [1, "é"]}},
+            {"id": second.id, "user": ada.pk, "event": "two", "data": {}},  # bob's: no
+        ], match=("id", "user"), nulls=("dispatched_at",))  # fmt: skip
+    assert len(queries) == 1
+    assert written == [first.pk]  # the primary key (here the sequence)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.event, first.data, first.dispatched_at) == ("one", {"n": [1, "é"]}, None)
+    assert (second.event, second.data, second.dispatched_at) == ("post.published", {}, at)
+    assert update_rows(OutboxEvent, [], match=("id",)) == []
