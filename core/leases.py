@@ -185,7 +185,7 @@ class Lease(Generic[M]):
         meta = self.model._meta
         key = meta.pk.name
         names = sorted(set().union(*(changes.keys() for _, changes in results)))
-        attnames = {name: meta.get_field(name).attname for name in names}
+        attnames = {field.name: field.attname for field in meta.concrete_fields}
         rows = [
             {key: row.pk, "claim": row.claim,
              **{name: changes[name] if name in changes else getattr(row, attnames[name])
