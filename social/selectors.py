@@ -36,14 +36,15 @@ def account_list(*, user: User) -> QuerySet[SocialAccount]:
 
 def settings_for(user: User) -> SocialSettings:
     """The user's social settings; the defaults (unsaved) for a user who never set any."""
-    return settings_for_users([user])[user.pk]
+    return settings_for_users([user.pk])[user.pk]
 
 
-def settings_for_users(users: Iterable[User]) -> dict[Any, SocialSettings]:
-    """settings_for of each of these users, by user id, in one query."""
-    by_id = {user.pk: user for user in users}
-    found = {row.user_id: row for row in SocialSettings.objects.filter(user_id__in=by_id)}
-    return {pk: found.get(pk) or SocialSettings(user=user) for pk, user in by_id.items()}
+def settings_for_users(user_ids: Iterable[Any]) -> dict[Any, SocialSettings]:
+    """settings_for of each of these users (by id: the users need not be loaded), by user
+    id, in one query."""
+    ids = set(user_ids)
+    found = {row.user_id: row for row in SocialSettings.objects.filter(user_id__in=ids)}
+    return {pk: found.get(pk) or SocialSettings(user_id=pk) for pk in ids}
 
 
 def post_total(*, user: User) -> int:

@@ -50,6 +50,7 @@ from notifications.services.livefeed import (
     events_recent,
     events_since,
     message_of,
+    messages_in,
 )
 
 logger = logging.getLogger(__name__)
@@ -201,7 +202,8 @@ class Hub:
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
                     if message is not None:
-                        self.deliver(json.loads(message["data"]))
+                        for event in messages_in(message["data"]):
+                            self.deliver(event)
         finally:
             await client.aclose()
 

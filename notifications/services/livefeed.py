@@ -45,12 +45,19 @@ def channel() -> str:
 TICKET_PREFIX = "evt_"
 
 
-def message_of(event: LiveEvent) -> str:
+def message_data(event: LiveEvent) -> dict[str, Any]:
     """An event as it travels on the channel (and as the stream's poller rebuilds it)."""
-    return json.dumps(
-        {"id": event.id, "user": str(event.user_id), "kind": event.kind, "data": event.data},
-        separators=(",", ":"),
-    )
+    return {"id": event.id, "user": str(event.user_id), "kind": event.kind, "data": event.data}
+
+
+def message_of(event: LiveEvent) -> str:
+    return json.dumps(message_data(event), separators=(",", ":"))
+
+
+def messages_in(published: bytes | str) -> list[dict[str, Any]]:
+    """The events of one message on the channel: a JSON array of them (_announce)."""
+    found = json.loads(published)
+    return found if isinstance(found, list) else [found]
 
 
 def live_publish(*, user_id: Any, kind: LiveEventKind, data: dict[str, Any]) -> None:
@@ -68,8 +75,8 @@ def live_publish_many(
         LiveEvent,
         [LiveEvent(user_id=user_id, kind=kind, data=data) for user_id, kind, data in items],
     )
-    messages = [message_of(row) for row in rows]
-    transaction.on_commit(lambda: _announce(messages))
+    message = json.dumps([message_data(row) for row in rows], separators=(",", ":"))
+    transaction.on_commit(lambda: _announce(message, len(rows)))
     return rows
 
 
@@ -93,17 +100,16 @@ def live_events_record(*, rows: Sequence[OutboxEvent]) -> list[LiveEvent]:
     )
 
 
-def _announce(messages: list[str]) -> None:
+def _announce(message: str, count: int) -> None:
+    """Publish a batch's events as one message (a JSON array): a burst's results announce
+    their hundreds of events in a few PUBLISH commands, not one each."""
     if not settings.REDIS_URL:
         return  # each server process polls the table (LIVEFEED_POLL_SECONDS)
     try:
-        pipeline = get_redis().pipeline(transaction=False)
-        for message in messages:
-            pipeline.publish(channel(), message)
-        pipeline.execute()
+        get_redis().publish(channel(), message)
     except RedisError:
-        # Not lost: the streams' catch-up read of the table finds them (livefeed_stream.py).
-        logger.warning("Live feed: Redis refused %s events; the streams catch up", len(messages))
+        # Not lost: the streams' catch-up read of the table finds them (api/stream.py).
+        logger.warning("Live feed: Redis refused %s events; the streams catch up", count)
 
 
 LIVE_KIND = {

@@ -119,7 +119,7 @@ def records_attempt(
     continued: bool = False,
     refill: Refill | None = None,
 ) -> list[Outcome]:
-    """Attempt each claimed record once (records need post, account, account.app and user
+    """Attempt each claimed record once (records need post, account and account.app
     loaded); the outcomes in the same order. `claimed_at`: when they were claimed (now).
     `continued`: the attempt began earlier and goes on (a video the platform was processing):
     its lateness was measured then. `refill`: asked for more claimed records (and when they
@@ -190,7 +190,7 @@ def _jobs(
 ) -> list[Job]:
     """The claimed records' jobs: each with its draft, its account's credentials (refreshed
     once per account) and its user's preferences."""
-    preferences = settings_for_users(record.user for record in records)
+    preferences = settings_for_users(record.user_id for record in records)
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     jobs = []
     for record in records:

@@ -254,7 +254,7 @@ def preflight_run(*, now: datetime | None = None) -> dict[str, int]:
         .order_by("pk")[:PREFLIGHT_BATCH]
     )
     done = {"checked": 0, "announced": 0}
-    preferences = settings_for_users(account.user for account in accounts)
+    preferences = settings_for_users(account.user_id for account in accounts)
     for probe in _probe_all(accounts):
         account = probe.account
         report = _report(probe, now)

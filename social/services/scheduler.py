@@ -101,7 +101,7 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
             return []
         claimed = list(
             RECORDS.held(token, ids)
-            .select_related("post", "account", "account__app", "account__user", "user")
+            .select_related("post", "account", "account__app")
             .order_by("due_at")
         )
         posts_live_of(posts_records(claimed))  # each post's records, these now Publishing

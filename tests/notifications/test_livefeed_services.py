@@ -90,9 +90,9 @@ def test_two_deployments_on_one_redis_hear_only_their_own_events(redis_url, sett
     )
     staging.subscribe(staging_channel)
     settings.LIVEFEED_CHANNEL = production_channel
-    livefeed._announce(['{"for": "production"}'])
+    livefeed._announce('[{"for": "production"}]', 1)
     settings.LIVEFEED_CHANNEL = staging_channel
-    livefeed._announce(['{"for": "staging"}'])
+    livefeed._announce('[{"for": "staging"}]', 1)
     heard = []
     deadline = clock.monotonic() + 2
     while clock.monotonic() < deadline:
@@ -100,7 +100,46 @@ def test_two_deployments_on_one_redis_hear_only_their_own_events(redis_url, sett
         if message is not None:
             heard.append(message["data"])
     staging.close()
-    assert heard == [b'{"for": "staging"}']
+    assert heard == [b'[{"for": "staging"}]']
+
+
+@pytest.mark.redis
+def test_the_events_of_one_write_travel_as_one_message(
+    redis_url, settings, ada, bob, django_capture_on_commit_callbacks
+):
+    import time as clock
+
+    import redis as redis_client
+    from django.db import transaction
+
+    from notifications.models import LiveEventKind
+    from notifications.services import livefeed
+
+    settings.REDIS_URL = redis_url
+    settings.LIVEFEED_CHANNEL = f"fgp:livefeed:batch-{uuid.uuid4().hex}"
+    listener = redis_client.Redis.from_url(redis_url).pubsub(  # type: ignore[no-untyped-call]
+        ignore_subscribe_messages=True
+    )
+    listener.subscribe(settings.LIVEFEED_CHANNEL)
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        rows = livefeed.live_publish_many(items=[
+            (ada.pk, LiveEventKind.POST, {"n": 1}), (bob.pk, LiveEventKind.CREDITS, {"n": 2}),
+            (ada.pk, LiveEventKind.POST, {"n": 3})])  # fmt: skip
+    heard = []
+    deadline = clock.monotonic() + 2
+    while clock.monotonic() < deadline and not heard:
+        message = listener.get_message(timeout=0.2)
+        if message is not None:
+            heard.append(message["data"])
+    listener.close()
+    assert len(heard) == 1
+    assert livefeed.messages_in(heard[0]) == [
+        {"id": row.id, "user": str(row.user_id), "kind": row.kind, "data": row.data}
+        for row in rows
+    ]
+    assert livefeed.messages_in(livefeed.message_of(rows[0])) == [
+        {"id": rows[0].id, "user": str(ada.pk), "kind": "post", "data": {"n": 1}}
+    ]
 
 
 def test_the_default_channel_names_the_database():
