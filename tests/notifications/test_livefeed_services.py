@@ -134,8 +134,7 @@ def test_the_events_of_one_write_travel_as_one_message(
     listener.close()
     assert len(heard) == 1
     assert livefeed.messages_in(heard[0]) == [
-        {"id": row.id, "user": str(row.user_id), "kind": row.kind, "data": row.data}
-        for row in rows
+        {"id": row.id, "user": str(row.user_id), "kind": row.kind, "data": row.data} for row in rows
     ]
     assert livefeed.messages_in(livefeed.message_of(rows[0])) == [
         {"id": rows[0].id, "user": str(ada.pk), "kind": "post", "data": {"n": 1}}
