@@ -50,9 +50,10 @@ end
 return math.max(taken, 0)
 """
 
-# A busy process keeps at most this many of its Redis slots between two of its calls (see
-# _RedisSlots): a burst's calls to one platform then cost a Redis round trip for a few calls
-# each, not two per call, and every other process can still have all but these.
+# A busy process takes up to this many Redis slots more than it asked for at once, and keeps
+# slots its calls gave back for its next ones, up to `keep` in all (see _RedisSlots): a
+# burst's calls to one platform then cost a Redis round trip for a few calls each at first,
+# and none once the process holds what its calls need.
 SPARE_SLOTS = 4
 
 
@@ -61,15 +62,20 @@ def _key(name: str) -> str:
 
 
 @contextmanager
-def slot(name: str, *, limit: int, wait: float, hold_seconds: float) -> Iterator[bool]:
+def slot(
+    name: str, *, limit: int, wait: float, hold_seconds: float, keep: int = SPARE_SLOTS
+) -> Iterator[bool]:
     """Hold one of `name`'s `limit` slots inside the block; yields whether one was obtained
-    within `wait` seconds (False: the block runs without one, and should not do the work)."""
+    within `wait` seconds (False: the block runs without one, and should not do the work).
+    `keep`: how many of them this process may hold in all while it has calls under the name
+    in flight (theirs and those kept for its next calls): a caller running N calls at once
+    passes N."""
     if limit <= 0:
         yield True
         return
     store = _store()
     deadline = time.monotonic() + wait
-    while (token := store.take(name, limit=limit, hold_seconds=hold_seconds)) is None:
+    while (token := store.take(name, limit=limit, hold_seconds=hold_seconds, keep=keep)) is None:
         if time.monotonic() >= deadline:
             break
         time.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 (jitter, not security)
@@ -85,20 +91,27 @@ class _RedisSlots:
     down), or None when every slot is held; `slot()` waits between tries.
 
     While a process has calls in flight under a name, a slot it gives back is kept for its
-    next call (at most SPARE_SLOTS of them, each only while its hold has more than half its
-    time left), and a take from Redis takes up to that many more at once; when its last call
-    ends, every kept one goes back in one command. A burst's thousands of calls to one
-    platform thus make a Redis round trip every few calls, not two each, and the limit still
-    holds: a kept slot stays counted in Redis until it is given back or its hold ends."""
+    next call (while the process holds no more than the caller's `keep` in all, each only
+    while its hold has more than half its time left), and a take from Redis takes up to
+    SPARE_SLOTS more at once; when its last call ends, every kept one goes back in one
+    command. A burst's thousands of calls to one platform thus go to Redis only to take the
+    slots their process needs and to renew them, not twice per call, and the limit still
+    holds: a kept slot stays counted in Redis until it is given back or its hold ends. (With
+    SPARE_SLOTS kept at most, calls that ended together gave most of theirs back and the next
+    ones took them again: a Redis round trip for most calls of a burst.)"""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.in_use: dict[str, int] = {}  # calls in flight, by name
         self.spare: dict[str, list[str]] = {}  # kept tokens, by name
         self.ends: dict[str, float] = {}  # each held token's hold end (monotonic)
+        self.keep: dict[str, int] = {}  # slots held at most while busy, by name (the callers')
+        self.coming: dict[str, int] = {}  # slots being taken from Redis now, by name
         self.script: Any = None
 
-    def take(self, name: str, *, limit: int, hold_seconds: float) -> str | None:
+    def take(
+        self, name: str, *, limit: int, hold_seconds: float, keep: int = SPARE_SLOTS
+    ) -> str | None:
         now = time.monotonic()
         stale: list[str] = []
         with self.lock:
@@ -109,9 +122,23 @@ class _RedisSlots:
                     self.in_use[name] = self.in_use.get(name, 0) + 1
                     return token
                 stale.append(token)
-            busy = self.in_use.get(name, 0) > 0
+            busy = self.in_use.get(name, 0)
+            self.keep[name] = max(1, keep)
+            # What it may keep beyond this one, counting the slots other threads of this
+            # process are taking right now.
+            coming = self.coming.get(name, 0)
+            room = self.keep[name] - busy - coming - len(spare) - 1
+            wanted = 1 + max(0, min(SPARE_SLOTS, room)) if busy else 1
+            self.coming[name] = coming + wanted
         self._release(name, stale)
-        wanted = 1 + SPARE_SLOTS if busy else 1
+        try:
+            return self._take(name, limit=limit, hold_seconds=hold_seconds, wanted=wanted)
+        finally:
+            with self.lock:
+                self.coming[name] -= wanted
+
+    def _take(self, name: str, *, limit: int, hold_seconds: float, wanted: int) -> str | None:
+        now = time.monotonic()
         prefix = uuid.uuid4().hex
         now_ms = int(time.time() * 1000)
         try:
@@ -138,7 +165,7 @@ class _RedisSlots:
         with self.lock:
             self.in_use[name] -= 1
             spare = self.spare.setdefault(name, [])
-            if self.in_use[name] > 0 and len(spare) < SPARE_SLOTS:
+            if self.in_use[name] > 0 and self.in_use[name] + len(spare) < self.keep.get(name, 1):
                 spare.append(token)  # for this process's next call under the name
                 return
             returned = [token]
@@ -179,7 +206,9 @@ class _FileSlots:
                 files.append((descriptor, threading.Lock()))
             return files
 
-    def take(self, name: str, *, limit: int, hold_seconds: float) -> str | None:
+    def take(
+        self, name: str, *, limit: int, hold_seconds: float, keep: int = SPARE_SLOTS
+    ) -> str | None:
         try:
             files = self._files(name, limit)
         except OSError:
@@ -210,7 +239,9 @@ class _LocalSlots:
         self.lock = threading.Lock()
         self.held: dict[str, int] = {}
 
-    def take(self, name: str, *, limit: int, hold_seconds: float) -> str | None:
+    def take(
+        self, name: str, *, limit: int, hold_seconds: float, keep: int = SPARE_SLOTS
+    ) -> str | None:
         with self.lock:
             if self.held.get(name, 0) >= limit:
                 return None

@@ -254,6 +254,7 @@ def _call(job: Job) -> None:
         limit=settings.SCHEDULER_PROVIDER_CONCURRENCY,
         wait=settings.SCHEDULER_PROVIDER_WAIT_SECONDS,
         hold_seconds=settings.SCHEDULER_LEASE_SECONDS,
+        keep=settings.SCHEDULER_CONCURRENCY,  # this process's calls at most
     ) as held:
         if held:
             _calls(job)

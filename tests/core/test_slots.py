@@ -2,6 +2,7 @@
 embedded lock files and on Redis; a dead holder's slot comes back."""
 
 import multiprocessing
+import threading
 import time
 from typing import Any
 
@@ -118,3 +119,53 @@ def test_a_busy_process_keeps_a_few_slots_between_its_calls_and_gives_them_all_b
         # Another process still finds what this one does not keep.
         assert client.zcard(key) <= 1 + slots.SPARE_SLOTS
     assert client.zcard(key) == 0
+
+
+@pytest.mark.redis
+def test_a_process_running_n_calls_keeps_up_to_n_slots_and_reuses_them(redis_url, settings):
+    """Calls that end together keep their slots for the next ones (`keep`): a burst's calls
+    reuse a few dozen slots instead of taking each from Redis again."""
+    import redis
+
+    settings.REDIS_URL = redis_url
+    settings.RATE_LIMIT_KEY_PREFIX = f"test:{time.time_ns()}"
+    key = f"{settings.RATE_LIMIT_KEY_PREFIX}:slots:provider:wave"
+    client = redis.Redis.from_url(redis_url)
+    store = slots._store()
+    used: list[str] = []
+    give_back = store.give_back
+
+    def recorded(name: str, token: str) -> None:
+        used.append(token)
+        give_back(name, token)
+
+    store.give_back = recorded  # type: ignore[method-assign]
+    calls, keep, start = 8, 8, threading.Barrier(8)  # keep: the calls, and the long one
+    held_most = 0
+
+    def caller() -> None:
+        nonlocal held_most
+        for _ in range(25):
+            start.wait()  # the calls start and end in waves, as a burst's do
+            with slots.slot("provider:wave", limit=20, wait=5, hold_seconds=30,
+                            keep=keep + 1) as held:  # fmt: skip
+                assert held
+                held_most = max(held_most, client.zcard(key))
+                time.sleep(0.002)
+
+    try:
+        # A call that runs throughout: the process is never idle, as during a burst.
+        with slots.slot("provider:wave", limit=20, wait=5, hold_seconds=30, keep=keep + 1):
+            threads = [threading.Thread(target=caller) for _ in range(calls)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        store.give_back = give_back  # type: ignore[method-assign]
+    assert len(used) == calls * 25 + 1
+    # Taken once, then reused (the first wave's calls each take one, a few more at once): not
+    # a slot from Redis for most calls, as when at most SPARE_SLOTS were kept.
+    assert len(set(used)) <= 2 * (keep + 1)
+    assert held_most <= 2 * (keep + 1)
+    assert client.zcard(key) == 0  # all given back when the last call ended
