@@ -401,3 +401,50 @@ def test_kept_alive_connections_are_reused_past_descriptor_1023(keepalive_server
         for descriptor in held:
             os.close(descriptor)
     assert keepalive_server.connections == 1
+
+
+def test_answers_are_read_as_http_clients_read_them(outbound_client):
+    """The plain calls' transport reads the answer's header itself: an interim 100 answer
+    skipped, repeated fields joined, a folded line continued, a chunked body whole, and the
+    connection then reused for the next call."""
+    import socket
+
+    answers = [
+        b"HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\n"
+        b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nLink: <a>\r\n"
+        b"X-Note: first\r\n  and folded\r\nLink: <b>\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b'5\r\n{"id"\r\n4\r\n: 7}\r\n0\r\n\r\n',
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: application/json\r\n\r\n{}",
+    ]
+    listener = socket.create_server(("127.0.0.1", 0))
+    connections: list[int] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        connections.append(1)
+        with conn:
+            for answer in answers:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += conn.recv(65536)
+                head, _, body = request.partition(b"\r\n\r\n")
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length")), 0)  # fmt: skip
+                while len(body) < length:
+                    body += conn.recv(65536)
+                conn.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        created = outbound_client.request("POST", f"{base}/articles", json={"a": 1})
+        assert (created.status_code, created.json()) == (201, {"id": 7})
+        assert created.headers["link"] == "<a>, <b>"
+        assert created.headers["x-note"] == "first and folded"
+        assert "x-interim" not in created.headers
+        assert outbound_client.request("GET", f"{base}/next").json() == {}
+        assert connections == [1]  # the same connection
+    finally:
+        thread.join(timeout=5)
+        listener.close()
