@@ -10,6 +10,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from core import telemetry
+        from core import lookups, telemetry
 
+        lookups.register()  # field__any=[...] (core/lookups.py)
         telemetry.setup()

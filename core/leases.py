@@ -133,7 +133,7 @@ class Lease(Generic[M]):
             ids = list(candidates.values_list("pk", flat=True)[:limit])
             if not ids:
                 return None, []
-            won = self.model._default_manager.filter(pk__in=ids).filter(self.free(now))
+            won = self.model._default_manager.filter(pk__any=ids).filter(self.free(now))
             return (token, ids) if won.update(**values) else (None, [])
 
     def held(self, token: uuid.UUID | None, pks: list[Any] | None = None) -> QuerySet[M]:
@@ -142,7 +142,7 @@ class Lease(Generic[M]):
         if token is None:
             return self.model._default_manager.none()
         held = self.model._default_manager.filter(claim=token)
-        return held if pks is None else held.filter(pk__in=pks)
+        return held if pks is None else held.filter(pk__any=pks)
 
     def expired(self, now: datetime) -> QuerySet[M]:
         """Claimed rows whose lease ran out: their worker died or hangs."""

@@ -43,7 +43,7 @@ def settings_for_users(user_ids: Iterable[Any]) -> dict[Any, SocialSettings]:
     """settings_for of each of these users (by id: the users need not be loaded), by user
     id, in one query."""
     ids = set(user_ids)
-    found = {row.user_id: row for row in SocialSettings.objects.filter(user_id__in=ids)}
+    found = {row.user_id: row for row in SocialSettings.objects.filter(user_id__any=list(ids))}
     return {pk: found.get(pk) or SocialSettings(user_id=pk) for pk in ids}
 
 

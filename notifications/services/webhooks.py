@@ -228,7 +228,7 @@ def deliveries_wanted(interests: Sequence[tuple[str, Any]]) -> list[bool]:
     subscribed: dict[str, set[str]] = {}
     if users:
         for user_id, names in WebhookEndpoint.objects.filter(
-            user_id__in=users, active=True
+            user_id__any=list(users), active=True
         ).values_list("user_id", "events"):
             subscribed.setdefault(str(user_id), set()).update(names)
     return [event in subscribed.get(str(user_id), ()) for event, user_id in interests]

@@ -347,7 +347,8 @@ def posts_records(records: Iterable[ScheduledRecord]) -> dict[Any, list[Schedule
         by_post.setdefault(record.post_id, []).append(record)
     if not by_post:
         return by_post
-    for other in ScheduledRecord.objects.filter(post_id__in=by_post).exclude(pk__in=known):
+    others = ScheduledRecord.objects.filter(post_id__any=list(by_post)).exclude(pk__any=list(known))
+    for other in others:
         same = by_post[other.post_id]
         other.post = same[0].post  # the post as loaded with the known ones
         same.append(other)
@@ -396,7 +397,7 @@ def posts_outcome_refresh(records: Iterable[ScheduledRecord]) -> None:
     for status, same in sorted(by_status.items()):
         if status == PostStatus.PARTIALLY_PUBLISHED:
             posts_partially_published(same)
-        Post.objects.filter(pk__in=same).update(status=status)
+        Post.objects.filter(pk__any=same).update(status=status)
     posts_live_of(by_post, statuses=statuses)
 
 
