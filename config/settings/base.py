@@ -463,12 +463,15 @@ SCHEDULER_TIMER = env.bool("SCHEDULER_TIMER", default=True)
 SCHEDULER_TICK_SECONDS = env.float("SCHEDULER_TICK_SECONDS", default=0.5)
 # Provider calls in flight to one platform from every worker process together (0: no limit
 # beyond each process's SCHEDULER_CONCURRENCY); an attempt that waited
-# SCHEDULER_PROVIDER_WAIT_SECONDS for a slot goes back to wait, no attempt counted.
-SCHEDULER_PROVIDER_CONCURRENCY = env.int("SCHEDULER_PROVIDER_CONCURRENCY", default=64)
+# SCHEDULER_PROVIDER_WAIT_SECONDS for a slot goes back to wait, no attempt counted. The
+# default is four default worker processes' calls: up to four, adding one adds calls in flight.
+SCHEDULER_PROVIDER_CONCURRENCY = env.int("SCHEDULER_PROVIDER_CONCURRENCY", default=256)
 SCHEDULER_PROVIDER_WAIT_SECONDS = env.float("SCHEDULER_PROVIDER_WAIT_SECONDS", default=10.0)
 SCHEDULER_RETRY_BASE_SECONDS = env.int("SCHEDULER_RETRY_BASE_SECONDS", default=60)
 SCHEDULER_BATCH_SIZE = env.int("SCHEDULER_BATCH_SIZE", default=500)
-SCHEDULER_CONCURRENCY = env.int("SCHEDULER_CONCURRENCY", default=32)
+# Provider calls in flight per worker process (social.md's table says 16; docs/social.md, "The
+# timer", says why 64: a burst of records due at one second is bound by the calls in flight).
+SCHEDULER_CONCURRENCY = env.int("SCHEDULER_CONCURRENCY", default=64)
 SCHEDULER_LEASE_SECONDS = env.int("SCHEDULER_LEASE_SECONDS", default=300)
 # Outgoing webhooks (docs/webhooks.md): one attempt's time limit; the delays before each retry;
 # consecutive failed deliveries that disable an endpoint.
