@@ -5,7 +5,7 @@ the CPU each published record costs.
 Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB [REDIS_URL=redis://HOST:PORT/N]
            python -m bench.scheduler [--burst N] [--accounts N] [--latency-ms MS]
            [--window S] [--lateness-records N] [--lease S]
-           [--parts lateness,burst2,burst4,killed]
+           [--cpu-records N] [--parts lateness,burst2,burst4,killed,cpu]
 
 On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end), with the
 lean Dev.to of bench/platform.py in a process of its own answering every call after
@@ -22,7 +22,11 @@ lean Dev.to of bench/platform.py in a process of its own answering every call af
    at the platform) and lost records (not Published);
 3. the burst again on 2 processes with one pool process killed (SIGKILL) in the middle: its
    claimed records come back when their lease (--lease seconds here) runs out, are looked up
-   and published once; duplicates and lost.
+   and published once; duplicates and lost;
+4. cpu: --cpu-records records due now, published by one timer pass in this process against a
+   platform answering at once: the CPU a record costs the timer's thread (claiming and
+   settling) and the call threads, apart (steadier than the burst's seconds on a noisy
+   machine: what a change to either costs shows here first).
 
 The workers use Redis as their broker when REDIS_URL is set (the embedded file broker
 otherwise; the timer does not depend on it). Exits non-zero on errors, duplicates or lost
@@ -54,14 +58,14 @@ TARGET_LATENESS_P99 = 1.0  # seconds, with the timer
 TARGET_BURST_SECONDS = 10.0  # 10,000 records at one second, 2 worker processes
 WORKER_START_SECONDS = 60.0
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-PARTS = ("lateness", "burst2", "burst4", "killed")
+PARTS = ("lateness", "burst2", "burst4", "killed", "cpu")
 ANALYZED = ("social_scheduledrecord", "social_post", "social_socialaccount", "accounts_user")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = harness.parser(
         NAME, __doc__, burst=10_000, accounts=500, latency_ms=50.0,
-        window=(60.0, "lateness window, seconds"), lateness_records=300,
+        window=(60.0, "lateness window, seconds"), lateness_records=300, cpu_records=3000,
         lease=(15, "SCHEDULER_LEASE_SECONDS of the workers (the killed one's records)"),
     )  # fmt: skip
     parser.add_argument(
@@ -357,6 +361,36 @@ def burst(args: argparse.Namespace, bench: harness.Bench, platform: Platform,
     return 1 if duplicates or lost else 0
 
 
+def cpu_split(args: argparse.Namespace, accounts: list[Any]) -> int:
+    """Part 4: one timer pass in this process over records due now, the platform answering at
+    once; CPU per record of the timer's thread and of the rest of the process."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from social.services.timer import timer_pass
+
+    platform = Platform(0.0)
+    try:
+        settings.DEVTO_API_URL = f"{platform.url}/api"
+        due = timezone.now() - timedelta(seconds=1)
+        records_create(accounts, args.cpu_records, lambda i: due, "cpu")
+        harness.vacuum_analyze(*ANALYZED)
+        began, process, thread = time.perf_counter(), time.process_time(), time.thread_time()
+        timer_pass(reap=False)
+        seconds = time.perf_counter() - began
+        process, thread = time.process_time() - process, time.thread_time() - thread
+        duplicates, lost = outcome(platform, "cpu", args.cpu_records)
+    finally:
+        platform.stop()
+    per = 1000 / args.cpu_records
+    print(f"cpu, one timer pass in one process, {args.cpu_records} records, the platform "
+          f"answering at once: {seconds:.2f} s; CPU per record {process * per:.2f} ms "
+          f"(the timer's thread {thread * per:.2f} ms, the call threads and the rest "
+          f"{(process - thread) * per:.2f} ms); {duplicates} duplicates, {lost} lost",
+          flush=True)  # fmt: skip
+    return 1 if duplicates or lost else 0
+
+
 def measure(bench: harness.Bench) -> int:
     args = bench.args
     bench.django_setup()
@@ -386,6 +420,8 @@ def measure(bench: harness.Bench) -> int:
             if tag in args.parts:
                 failures += burst(args, bench, platform, accounts, env, processes, tag,
                                   kill=tag == "killed")  # fmt: skip
+        if "cpu" in args.parts:
+            failures += cpu_split(args, accounts)
     finally:
         platform.stop()
     return 1 if failures else 0
