@@ -11,9 +11,10 @@ encoder and parsed by PostgreSQL, and nothing is formatted per value in Python.
 
 `insert_rows` takes unsaved model instances, as `bulk_create` does, and gives them what the
 database made (an auto-incrementing key) from RETURNING; on another database it is
-`bulk_create`. `update_rows` writes each row's own values to the row its key columns match
-(PostgreSQL only: the lease's batched settle). `upsert_add` adds amounts to counter rows,
-creating the missing ones, in one statement.
+`bulk_create`. `insert_values` takes the rows' values instead of instances. `update_rows`
+writes each row's own values to the row its key columns match (PostgreSQL only: the lease's
+batched settle). `upsert_add` adds amounts to counter rows, creating the missing ones, in one
+statement.
 """
 
 import json
@@ -87,12 +88,34 @@ def insert_rows(model: type[M], objs: Sequence[M]) -> list[M]:
         return objs
     if connection.vendor != "postgresql":
         return model._default_manager.bulk_create(objs)
-    meta = model._meta
-    fields = [field for field in meta.concrete_fields if not _is_auto(field)]
-    auto = next((field for field in meta.concrete_fields if _is_auto(field)), None)
-    names = [str(field.column) for field in fields]
+    fields = _inserted(model)
     getters = [_getter(field) for field in fields]
-    rows = [{name: get(obj) for name, get in zip(names, getters, strict=True)} for obj in objs]
+    names = [field.attname for field in fields]
+    keys = insert_values(
+        model, [dict(zip(names, (get(obj) for get in getters), strict=True)) for obj in objs]
+    )
+    auto = _auto(model)
+    for index, obj in enumerate(objs):
+        if auto is not None:
+            setattr(obj, auto.attname, keys[index])
+        obj._state.adding = False
+        obj._state.db = connection.alias
+    return objs
+
+
+def insert_values(model: type[models.Model], rows: Sequence[dict[str, Any]]) -> list[Any]:
+    """Insert rows given as values, not instances (no model instance is made: for the many
+    small rows of the live feed, making them cost more than writing them), one statement on
+    PostgreSQL; the auto-incrementing keys made, in order ([] for a model without one). Each
+    row names every column but that key, by attribute name (`user_id`), every row alike."""
+    if not rows:
+        return []
+    auto = _auto(model)
+    if connection.vendor != "postgresql":
+        made = model._default_manager.bulk_create([model(**row) for row in rows])
+        return [getattr(obj, auto.attname) for obj in made] if auto is not None else []
+    meta = model._meta
+    fields = _inserted(model)
     quote = connection.ops.quote_name
     columns, typed = _recordset(fields)
     # Only names and types from the model's own metadata are formatted in.
@@ -102,15 +125,19 @@ def insert_rows(model: type[M], objs: Sequence[M]) -> list[M]:
     )
     if auto is not None:
         sql += f" RETURNING {quote(str(auto.column))}"
+    pairs = [(str(field.column), field.attname) for field in fields]
+    document = _document([{column: row[attname] for column, attname in pairs} for row in rows])
     with connection.cursor() as cursor:
-        cursor.execute(sql, [_document(rows)])
-        keys = [key for (key,) in cursor.fetchall()] if auto is not None else []
-    for index, obj in enumerate(objs):
-        if auto is not None:
-            setattr(obj, auto.attname, keys[index])
-        obj._state.adding = False
-        obj._state.db = connection.alias
-    return objs
+        cursor.execute(sql, [document])
+        return [key for (key,) in cursor.fetchall()] if auto is not None else []
+
+
+def _inserted(model: type[models.Model]) -> list[models.Field[Any, Any]]:
+    return [field for field in model._meta.concrete_fields if not _is_auto(field)]
+
+
+def _auto(model: type[models.Model]) -> models.Field[Any, Any] | None:
+    return next((field for field in model._meta.concrete_fields if _is_auto(field)), None)
 
 
 def update_rows(

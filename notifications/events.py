@@ -527,8 +527,8 @@ def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
                         dispatched_at=None if wants else now)
             for (user_id, payload), wants in zip(public, wanted, strict=True)]  # fmt: skip
     # Each reaches the user's live feed too; its feed id is its id for the replay.
-    for row, live in zip(rows, live_events_record(rows=rows), strict=True):
-        row.live_id = live.id
+    for row, live_id in zip(rows, live_events_record(rows=rows), strict=True):
+        row.live_id = live_id
     rows = insert_rows(OutboxEvent, rows)
     # The sequences are set by the INSERT's RETURNING.
     sequences = sorted(row.sequence for row in rows if row.dispatched_at is None)

@@ -3,8 +3,8 @@ transaction of the change they describe and announced across processes when it c
 
 `live_publish_many` inserts `LiveEvent` rows (their ids are the stream's `id:` lines, and a
 reconnect with Last-Event-ID reads what it missed from them) and, on commit, publishes them on
-this deployment's Redis channel (`LIVEFEED_CHANNEL`) when REDIS_URL is set, one pipeline round
-trip for the batch. The streams (notifications/api/stream.py) listen on that channel;
+this deployment's Redis channel (`LIVEFEED_CHANNEL`) when REDIS_URL is set, one message (a
+JSON array) for the batch. The streams (notifications/api/stream.py) listen on that channel;
 without Redis they poll the table instead. A rolled-back change publishes nothing.
 
 Its events come through the event channel (notifications/events.py): `live_from_events` is
@@ -28,7 +28,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from accounts.models import User
-from core.bulk import insert_rows
+from core.bulk import insert_values
 from core.redis import get_redis
 from core.times import iso
 from notifications.events import Emitted
@@ -64,20 +64,24 @@ def live_publish(*, user_id: Any, kind: LiveEventKind, data: dict[str, Any]) -> 
     live_publish_many(items=[(user_id, kind, data)])
 
 
-def live_publish_many(
-    *, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any]]]
-) -> list[LiveEvent]:
-    """Write these (user id, kind, data) events in the caller's transaction; announce them
-    when it commits. The rows, with their ids."""
+def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any]]]) -> list[int]:
+    """Write these (user id, kind, data) events in the caller's transaction (one INSERT, no
+    model instance made); announce them when it commits. Their ids, in order."""
     if not items:
         return []
-    rows = insert_rows(
+    now = timezone.now()
+    ids = insert_values(
         LiveEvent,
-        [LiveEvent(user_id=user_id, kind=kind, data=data) for user_id, kind, data in items],
-    )
-    message = json.dumps([message_data(row) for row in rows], separators=(",", ":"))
-    transaction.on_commit(lambda: _announce(message, len(rows)))
-    return rows
+        [{"user_id": user_id, "kind": str(kind), "data": data, "created_at": now}
+         for user_id, kind, data in items],
+    )  # fmt: skip
+    message = json.dumps(
+        [{"id": event_id, "user": str(user_id), "kind": str(kind), "data": data}
+         for event_id, (user_id, kind, data) in zip(ids, items, strict=True)],
+        separators=(",", ":"),
+    )  # fmt: skip
+    transaction.on_commit(lambda: _announce(message, len(ids)))
+    return ids
 
 
 def live_event_data(event: OutboxEvent) -> dict[str, Any]:
@@ -92,9 +96,9 @@ def live_event_data(event: OutboxEvent) -> dict[str, Any]:
     }
 
 
-def live_events_record(*, rows: Sequence[OutboxEvent]) -> list[LiveEvent]:
+def live_events_record(*, rows: Sequence[OutboxEvent]) -> list[int]:
     """The live feed's rows of these domain events (not yet saved), in the caller's
-    transaction: each user's stream gets `event: <type>` (docs/live-feed.md)."""
+    transaction: each user's stream gets `event: <type>` (docs/live-feed.md). Their ids."""
     return live_publish_many(
         items=[(row.user_id, LiveEventKind.EVENT, live_event_data(row)) for row in rows]
     )

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from core.bulk import insert_rows, update_rows, upsert_add
+from core.bulk import insert_rows, insert_values, update_rows, upsert_add
 from notifications.models import LiveEvent, Notification, NotificationCounter, OutboxEvent
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +75,22 @@ def test_each_row_gets_its_own_values_only_where_its_fence_matches(ada, bob):
     assert (first.event, first.data, first.dispatched_at) == ("one", {"n": [1, "é"]}, None)
     assert (second.event, second.data, second.dispatched_at) == ("post.published", {}, at)
     assert update_rows(OutboxEvent, [], match=("id",)) == []
+
+
+def test_rows_given_as_values_are_written_whole_and_give_their_keys_in_order(ada, bob):
+    at = datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
+    given = ((ada, "post", {"q": 'say "hi"', "n": [1, None]}), (bob, "event", {}),
+             (ada, "credits", {"left": 3}))  # fmt: skip
+    rows = [{"user_id": user.pk, "kind": kind, "data": data, "created_at": at}
+            for user, kind, data in given]  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        keys = insert_values(LiveEvent, rows)
+    if connection.vendor == "postgresql":
+        assert len(queries) == 1
+    assert len(keys) == 3
+    assert keys == sorted(keys)
+    stored = {row.id: row for row in LiveEvent.objects.filter(pk__in=keys)}
+    assert [(stored[key].user_id, stored[key].kind, stored[key].data, stored[key].created_at)
+            for key in keys] == [
+        (row["user_id"], row["kind"], row["data"], at) for row in rows]  # fmt: skip
+    assert insert_values(LiveEvent, []) == []
