@@ -2,6 +2,7 @@
 rows travel as one JSON document)."""
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -79,8 +80,11 @@ def test_each_row_gets_its_own_values_only_where_its_fence_matches(ada, bob):
 
 def test_rows_given_as_values_are_written_whole_and_give_their_keys_in_order(ada, bob):
     at = datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
-    given = ((ada, "post", {"q": 'say "hi"', "n": [1, None]}), (bob, "event", {}),
-             (ada, "credits", {"left": 3}))  # fmt: skip
+    given: list[tuple[Any, str, dict[str, Any]]] = [
+        (ada, "post", {"q": 'say "hi"', "n": [1, None]}),
+        (bob, "event", {}),
+        (ada, "credits", {"left": 3}),
+    ]
     rows = [{"user_id": user.pk, "kind": kind, "data": data, "created_at": at}
             for user, kind, data in given]  # fmt: skip
     with CaptureQueriesContext(connection) as queries:
