@@ -45,13 +45,15 @@ def channel() -> str:
 TICKET_PREFIX = "evt_"
 
 
-def message_data(event: LiveEvent) -> dict[str, Any]:
+def message_data(event_id: int, user_id: Any, kind: str, data: Any) -> dict[str, Any]:
     """An event as it travels on the channel (and as the stream's poller rebuilds it)."""
-    return {"id": event.id, "user": str(event.user_id), "kind": event.kind, "data": event.data}
+    return {"id": event_id, "user": str(user_id), "kind": str(kind), "data": data}
 
 
 def message_of(event: LiveEvent) -> str:
-    return json.dumps(message_data(event), separators=(",", ":"))
+    """A stored event as it travelled on the channel."""
+    message = message_data(event.id, event.user_id, event.kind, event.data)
+    return json.dumps(message, separators=(",", ":"))
 
 
 def messages_in(published: bytes | str) -> list[dict[str, Any]]:
@@ -76,10 +78,9 @@ def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any
          for user_id, kind, data in items],
     )  # fmt: skip
     message = json.dumps(
-        [{"id": event_id, "user": str(user_id), "kind": str(kind), "data": data}
-         for event_id, (user_id, kind, data) in zip(ids, items, strict=True)],
+        [message_data(event_id, *item) for event_id, item in zip(ids, items, strict=True)],
         separators=(",", ":"),
-    )  # fmt: skip
+    )
     transaction.on_commit(lambda: _announce(message, len(ids)))
     return ids
 
