@@ -50,10 +50,11 @@ end
 return math.max(taken, 0)
 """
 
-# A busy process takes up to this many Redis slots more than it asked for at once, and keeps
-# slots its calls gave back for its next ones, up to `keep` in all (see _RedisSlots): a
-# burst's calls to one platform then cost a Redis round trip for a few calls each at first,
-# and none once the process holds what its calls need.
+# How many slots a process keeps for its next calls unless the caller says (`keep`). A busy
+# process takes from Redis, in one round trip, every slot it may keep beyond the one asked
+# for, and keeps slots its calls gave back for its next ones (see _RedisSlots): a burst's
+# calls to one platform then cost a Redis round trip only when a wave of them starts on an
+# idle process, and none once the process holds what its calls need.
 SPARE_SLOTS = 4
 
 
@@ -87,18 +88,20 @@ def slot(
 
 
 class _RedisSlots:
-    """Each store's `take` makes one try: a token, "" when granted uncounted (the store is
-    down), or None when every slot is held; `slot()` waits between tries.
+    """Each store's `take` makes one try: a token, "" when granted uncounted (the store is down),
+    or None when every slot is held; `slot()` waits between tries.
 
-    While a process has calls in flight under a name, a slot it gives back is kept for its
-    next call (while the process holds no more than the caller's `keep` in all, each only
-    while its hold has more than half its time left), and a take from Redis takes up to
-    SPARE_SLOTS more at once; when its last call ends, every kept one goes back in one
-    command. A burst's thousands of calls to one platform thus go to Redis only to take the
-    slots their process needs and to renew them, not twice per call, and the limit still
-    holds: a kept slot stays counted in Redis until it is given back or its hold ends. (With
-    SPARE_SLOTS kept at most, calls that ended together gave most of theirs back and the next
-    ones took them again: a Redis round trip for most calls of a burst.)"""
+    While a process has calls in flight under a name, a slot it gives back is kept for its next
+    call (while the process holds no more than the caller's `keep` in all, each only while its
+    hold has more than half its time left), and a take from Redis while other calls are in
+    flight (or being given their slots) takes at once every slot the process may still keep
+    (those its other threads are taking counted); when its last call ends, every kept one goes
+    back in one command. A burst's thousands of calls to one platform thus go to Redis only to
+    take the slots their process needs and to renew them, not twice per call, and the limit
+    still holds: a kept slot stays counted in Redis until it is given back or its hold ends.
+    (With 4 kept at most, calls that ended together gave most of theirs back and the next ones
+    took them again: a Redis round trip for most calls of a burst; with at most 4 more taken at
+    once, a wave of calls starting on an idle process took a round trip for every few.)"""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -128,7 +131,7 @@ class _RedisSlots:
             # process are taking right now.
             coming = self.coming.get(name, 0)
             room = self.keep[name] - busy - coming - len(spare) - 1
-            wanted = 1 + max(0, min(SPARE_SLOTS, room)) if busy else 1
+            wanted = 1 + max(0, room) if busy or coming else 1
             self.coming[name] = coming + wanted
         self._release(name, stale)
         try:

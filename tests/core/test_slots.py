@@ -169,3 +169,35 @@ def test_a_process_running_n_calls_keeps_up_to_n_slots_and_reuses_them(redis_url
     assert len(set(used)) <= 2 * (keep + 1)
     assert held_most <= 2 * (keep + 1)
     assert client.zcard(key) == 0  # all given back when the last call ended
+
+
+@pytest.mark.redis
+def test_a_busy_process_takes_every_slot_it_may_keep_in_one_go(redis_url, settings):
+    """A wave of calls on a process with calls in flight: one Redis round trip brings the slots
+    its `keep` allows (not a few at a time), and the last call gives them all back."""
+    import redis
+
+    settings.REDIS_URL = redis_url
+    settings.RATE_LIMIT_KEY_PREFIX = f"test:{time.time_ns()}"
+    key = f"{settings.RATE_LIMIT_KEY_PREFIX}:slots:provider:wave"
+    client = redis.Redis.from_url(redis_url)
+    store = slots._store()
+    assert isinstance(store, slots._RedisSlots)
+    tries: list[int] = []
+    take = store._take
+
+    def counted(name: str, **options: Any) -> str | None:
+        tries.append(options["wanted"])
+        return take(name, **options)
+
+    store._take = counted  # type: ignore[method-assign]
+    try:
+        with slots.slot("provider:wave", limit=50, wait=1, hold_seconds=30, keep=10):
+            assert client.zcard(key) == 1  # an idle process takes the one it needs
+            for _ in range(9):
+                with slots.slot("provider:wave", limit=50, wait=1, hold_seconds=30, keep=10):
+                    assert client.zcard(key) == 10
+    finally:
+        store._take = take  # type: ignore[method-assign]
+    assert tries == [1, 9]  # two round trips for ten calls
+    assert client.zcard(key) == 0
