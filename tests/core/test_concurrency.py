@@ -104,3 +104,25 @@ def test_a_tick_without_an_ended_call_yields_an_empty_group():
     assert groups[0] == [(0, 0.0)]
     assert groups[-1] == [(1, 0.35)]
     assert [] in groups[1:-1]  # a tick passed with the slow call still running
+
+
+def test_the_next_calls_start_while_the_caller_is_busy_with_a_group():
+    """The timer writes a batch of results while its calls run: a call that ends makes way for
+    the next item at once, not when the caller comes back for the next group."""
+    started: dict[int, float] = {}
+
+    def call(item: int) -> int:
+        started[item] = time.monotonic()
+        time.sleep(0.02)
+        return item
+
+    back: float | None = None
+    results: dict[int, int] = {}
+    for ended in bounded(call, list(range(6)), limit=2):
+        results.update(ended)
+        if back is None:
+            time.sleep(0.3)  # the caller busy with its first group
+            back = time.monotonic()
+    assert results == {i: i for i in range(6)}
+    assert back is not None
+    assert all(started[item] < back for item in range(6))
