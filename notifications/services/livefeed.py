@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -77,10 +78,9 @@ def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any
         [{"user_id": user_id, "kind": str(kind), "data": data, "created_at": now}
          for user_id, kind, data in items],
     )  # fmt: skip
-    message = json.dumps(
-        [message_data(event_id, *item) for event_id, item in zip(ids, items, strict=True)],
-        separators=(",", ":"),
-    )
+    message = orjson.dumps(
+        [message_data(event_id, *item) for event_id, item in zip(ids, items, strict=True)]
+    ).decode()
     transaction.on_commit(lambda: _announce(message, len(ids)))
     return ids
 
