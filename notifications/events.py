@@ -17,6 +17,7 @@ the event describes; that one call is all it writes. Then:
 user's notification preference, a tool's label); it is never stored or sent.
 """
 
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,7 +26,7 @@ from typing import Any, TypedDict, overload
 from django.utils import timezone
 
 from accounts.models import User
-from core.bulk import insert_rows
+from core.bulk import insert_values
 from core.tasks import enqueue_on_commit
 from core.times import iso
 from notifications.models import OutboxEvent
@@ -494,11 +495,15 @@ def emit(*, user: User | Any, payload: Payload) -> OutboxEvent | None: ...
 def emit(*, user: User | Any, payload: Payload) -> OutboxEvent | None:
     """Record one event in the caller's transaction: its subscribers run now, and a public
     event goes to the outbox, dispatched once the transaction commits (its outbox row)."""
-    recorded = emit_many(items=[(user.pk if isinstance(user, User) else user, payload)])
-    return recorded[0] if recorded else None
+    recorded = _record(items=[(user.pk if isinstance(user, User) else user, payload)])
+    if not recorded:
+        return None
+    event = OutboxEvent(**recorded[0])
+    event._state.adding = False
+    return event
 
 
-def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
+def emit_many(*, items: Sequence[Emitted]) -> list[int]:
     """Several events, (user id, payload) each, in the caller's transaction: each event's
     subscribers get theirs in one call; the public ones are recorded in the outbox in one
     INSERT (their rows). One dispatch is queued per DISPATCH_BATCH of those a consumer wants:
@@ -506,7 +511,14 @@ def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
     them all (and the sweeper would catch one that a concurrent pass left behind); those no
     consumer wants are recorded dispatched already, with nothing queued. Each public event is
     also a row of the user's live feed (its `live_id`): the stream sends it, and
-    `GET /api/events` replays it under the same id."""
+    `GET /api/events` replays it under the same id. The public events' outbox sequences, in
+    order."""
+    return [row["sequence"] for row in _record(items=items)]
+
+
+def _record(*, items: Sequence[Emitted]) -> list[dict[str, Any]]:
+    """emit_many; the public events' outbox rows as values (no model instance is made: a
+    burst's settle records one for every published record)."""
     from notifications.services.livefeed import live_events_record
     from notifications.tasks import outbox_dispatch_task
 
@@ -523,15 +535,16 @@ def emit_many(*, items: Sequence[Emitted]) -> list[OutboxEvent]:
         return []
     wanted = outbox_wanted([(payload.event, user_id) for user_id, payload in public])
     now = timezone.now()
-    rows = [OutboxEvent(event=payload.event, user_id=user_id, data=payload.data,
-                        dispatched_at=None if wants else now)
+    rows = [{"id": uuid.uuid4(), "event": payload.event, "user_id": user_id,
+             "data": payload.data, "created_at": timezone.now(),
+             "dispatched_at": None if wants else now}
             for (user_id, payload), wants in zip(public, wanted, strict=True)]  # fmt: skip
     # Each reaches the user's live feed too; its feed id is its id for the replay.
     for row, live_id in zip(rows, live_events_record(rows=rows), strict=True):
-        row.live_id = live_id
-    rows = insert_rows(OutboxEvent, rows)
-    # The sequences are set by the INSERT's RETURNING.
-    sequences = sorted(row.sequence for row in rows if row.dispatched_at is None)
+        row["live_id"] = live_id
+    for row, sequence in zip(rows, insert_values(OutboxEvent, rows), strict=True):
+        row["sequence"] = sequence
+    sequences = sorted(row["sequence"] for row in rows if row["dispatched_at"] is None)
     for sequence in sequences[::DISPATCH_BATCH]:
         enqueue_on_commit(outbox_dispatch_task, sequence=sequence)
     return rows

@@ -89,20 +89,22 @@ def live_event_data(event: OutboxEvent) -> dict[str, Any]:
     """A domain event as the stream and `GET /api/events` show it, without its id (the live
     feed's, given by the row that carries it): `{type, created_at, data, eventId}`,
     `eventId` being its webhooks' `webhook-id`."""
-    return {
-        "type": event.event,
-        "created_at": iso(event.created_at),
-        "data": event.data,
-        "eventId": str(event.id),
-    }
+    return _event_data(event.event, event.created_at, event.data, event.id)
 
 
-def live_events_record(*, rows: Sequence[OutboxEvent]) -> list[int]:
-    """The live feed's rows of these domain events (not yet saved), in the caller's
-    transaction: each user's stream gets `event: <type>` (docs/live-feed.md). Their ids."""
+def _event_data(event: str, created_at: datetime, data: Any, event_id: Any) -> dict[str, Any]:
+    return {"type": event, "created_at": iso(created_at), "data": data, "eventId": str(event_id)}
+
+
+def live_events_record(*, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """The live feed's rows of these domain events (their outbox rows' values, not yet
+    written), in the caller's transaction: each user's stream gets `event: <type>`
+    (docs/live-feed.md). Their ids."""
     return live_publish_many(
-        items=[(row.user_id, LiveEventKind.EVENT, live_event_data(row)) for row in rows]
-    )
+        items=[(row["user_id"], LiveEventKind.EVENT,
+                _event_data(row["event"], row["created_at"], row["data"], row["id"]))
+               for row in rows]
+    )  # fmt: skip
 
 
 def _announce(message: str, count: int) -> None:
