@@ -9,26 +9,23 @@ by value: per row, most of the cost of writing it (a burst's profile). Here the 
 is short and the same for every batch, the document is encoded by orjson and parsed by
 PostgreSQL, and nothing is formatted per value in Python.
 
-`insert_rows` takes unsaved model instances, as `bulk_create` does, and gives them what the
-database made (an auto-incrementing key) from RETURNING; on another database it is
-`bulk_create`. `insert_values` takes the rows' values instead of instances. `update_rows`
+`insert_values` takes the rows' values (no model instance is made: for a burst's event rows,
+making them cost more than writing them) and gives what the database made (an
+auto-incrementing key) from RETURNING; on another database it is `bulk_create`. `update_rows`
 writes each row's own values to the row its key columns match (PostgreSQL only: the lease's
 batched settle). `upsert_add` adds amounts to counter rows, creating the missing ones, in one
 statement.
 """
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime, time
 from decimal import Decimal
-from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 from django.db import connection, models
 from django.db.models import F
-
-M = TypeVar("M", bound=models.Model)
 
 
 def _json_default(value: Any) -> Any:
@@ -74,37 +71,6 @@ def _recordset(fields: Sequence[models.Field[Any, Any]]) -> tuple[str, str]:
         )
         _recordsets[key] = (columns, typed)
     return _recordsets[key]
-
-
-def _getter(field: models.Field[Any, Any]) -> Callable[[models.Model], Any]:
-    """How a field's value is read from an unsaved instance: its attribute, unless the field
-    makes the value on save (auto_now and the like: pre_save)."""
-    if type(field).pre_save is models.Field.pre_save:
-        return attrgetter(field.attname)
-    return lambda obj: field.pre_save(obj, add=True)
-
-
-def insert_rows(model: type[M], objs: Sequence[M]) -> list[M]:
-    """Insert these unsaved instances of `model` in one statement; the instances, with their
-    auto-incrementing key set (in order: RETURNING follows the document's order)."""
-    objs = list(objs)
-    if not objs:
-        return objs
-    if connection.vendor != "postgresql":
-        return model._default_manager.bulk_create(objs)
-    fields = _inserted(model)
-    getters = [_getter(field) for field in fields]
-    names = [field.attname for field in fields]
-    keys = insert_values(
-        model, [dict(zip(names, (get(obj) for get in getters), strict=True)) for obj in objs]
-    )
-    auto = _auto(model)
-    for index, obj in enumerate(objs):
-        if auto is not None:
-            setattr(obj, auto.attname, keys[index])
-        obj._state.adding = False
-        obj._state.db = connection.alias
-    return objs
 
 
 def insert_values(model: type[models.Model], rows: Sequence[dict[str, Any]]) -> list[Any]:

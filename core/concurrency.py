@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from queue import Empty, SimpleQueue
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -116,7 +116,7 @@ def bounded(
             failed = next((outcome for _, outcome in group if isinstance(outcome, _Failed)), None)
             if failed is not None:
                 raise failed.error
-            yield sorted(group, key=_first)  # type: ignore[arg-type]
+            yield cast(list[tuple[int, R]], sorted(group, key=_first))  # no _Failed left
     finally:
         lanes.stop()  # once it returns, no item is started any more
         while received < lanes.started:  # the calls running end
@@ -142,14 +142,14 @@ class _Lanes(Generic[T, R]):
         self.lock = threading.Lock()
         self.ended: SimpleQueue[tuple[int, object]] = SimpleQueue()
         self.started = 0  # items taken by a lane (their results come through `ended`)
-        self.lanes = 0  # lanes running or about to
+        self.active = 0  # lanes running or about to
         self.stopped = False
 
     def fill(self) -> None:
         """Start lanes for the items waiting, up to the limit."""
         with self.lock:
-            added = max(0, min(self.limit - self.lanes, len(self.queue) - self.started))
-            self.lanes += added
+            added = max(0, min(self.limit - self.active, len(self.queue) - self.started))
+            self.active += added
         pool = _shared_pool()
         for _ in range(added):
             pool.submit(self._lane)
@@ -173,7 +173,7 @@ class _Lanes(Generic[T, R]):
         while True:
             with self.lock:
                 if self.stopped or self.started >= len(self.queue):
-                    self.lanes -= 1
+                    self.active -= 1
                     return
                 index = self.started
                 self.started += 1

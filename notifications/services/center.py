@@ -16,7 +16,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from accounts.models import User
-from core.bulk import insert_rows, insert_values, upsert_add
+from core.bulk import insert_values, upsert_add
 from core.times import iso
 from notifications.errors import NotificationNotFound
 from notifications.events import emit_many, notification_created
@@ -29,15 +29,18 @@ from notifications.models import (
 from notifications.selectors import notification_get
 
 BATCH_SIZE = 1000  # one INSERT round trip per batch
+# A notification's values, as _row makes them and notification_data reads them.
+NOTIFICATION_FIELDS = ("id", "user_id", "title", "message", "category", "type", "read",
+                       "metadata", "created_at")  # fmt: skip
 
 
 def notification_data(notification: Notification) -> dict[str, Any]:
     """The notification as `GET /api/notifications` shows it."""
-    return _values_data({field: getattr(notification, field) for field in NOTIFICATION_FIELDS})
+    return _values_data(_values_of(notification))
 
 
-NOTIFICATION_FIELDS = ("id", "user_id", "title", "message", "category", "type", "read",
-                       "metadata", "created_at")  # fmt: skip
+def _values_of(notification: Notification) -> dict[str, Any]:
+    return {field: getattr(notification, field) for field in NOTIFICATION_FIELDS}
 
 
 def _values_data(row: dict[str, Any]) -> dict[str, Any]:
@@ -55,11 +58,30 @@ def _values_data(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _announce(notifications: Iterable[Notification]) -> None:
-    """Each new notification on the event channel (the live feed's subscriber shows it)."""
+def _announce(rows: Iterable[dict[str, Any]]) -> None:
+    """Each new notification (its values: NOTIFICATION_FIELDS) on the event channel (the live
+    feed's subscriber shows it)."""
     emit_many(
-        items=[(n.user_id, notification_created(data=notification_data(n))) for n in notifications]
+        items=[(row["user_id"], notification_created(data=_values_data(row))) for row in rows]
     )
+
+
+def _row(
+    *, user_id: Any, kind: NotificationType, title: str, message: str, metadata: dict[str, Any]
+) -> dict[str, Any]:
+    """A new notification's values, as the model's defaults and limits make them."""
+    return {"id": uuid4(), "user_id": user_id, "title": title[:200], "message": message[:2000],
+            "category": CATEGORY_OF_TYPE[kind], "type": kind.value, "read": False,
+            "metadata": metadata, "created_at": timezone.now()}  # fmt: skip
+
+
+def _write(rows: list[dict[str, Any]]) -> None:
+    """Insert these notifications (values, no model instance made: a burst's settle writes
+    one for most published records) in one statement, count them and announce them."""
+    with transaction.atomic(savepoint=False):
+        insert_values(Notification, rows)
+        _counters_add(Counter(str(row["user_id"]) for row in rows))
+        _announce(rows)
 
 
 def _counters_add(added: Counter[Any]) -> None:
@@ -99,7 +121,7 @@ def notify(
             metadata=metadata or {},
         )
         _counters_add(Counter({user.pk: 1}))
-        _announce([notification])
+        _announce([_values_of(notification)])
     return notification
 
 
@@ -116,24 +138,11 @@ class NotificationDraft:
 
 def notify_many(*, drafts: Sequence[NotificationDraft]) -> int:
     """Several notifications, to one user or many, in one INSERT with their counters, in the
-    caller's transaction (a batch of results settled together), written from their values
-    (no model instance is made: a burst's settle writes one for most published records).
-    How many."""
-    rows = []
-    for draft in drafts:
-        kind = NotificationType(draft.type)
-        rows.append({"id": uuid4(), "user_id": draft.user_id, "title": draft.title[:200],
-                     "message": draft.message[:2000], "category": CATEGORY_OF_TYPE[kind],
-                     "type": kind.value, "read": False, "metadata": draft.metadata,
-                     "created_at": timezone.now()})  # fmt: skip
+    caller's transaction (a batch of results settled together). How many."""
+    rows = [_row(user_id=draft.user_id, kind=NotificationType(draft.type), title=draft.title,
+                 message=draft.message, metadata=draft.metadata) for draft in drafts]  # fmt: skip
     if rows:
-        with transaction.atomic(savepoint=False):
-            insert_values(Notification, rows)
-            _counters_add(Counter(str(row["user_id"]) for row in rows))
-            emit_many(
-                items=[(row["user_id"], notification_created(data=_values_data(row)))
-                       for row in rows]
-            )  # fmt: skip
+        _write(rows)
     return len(rows)
 
 
@@ -150,31 +159,16 @@ def notify_bulk(
     transaction, with its counters). Returns how many."""
     kind = NotificationType(type)
     created = 0
-    batch: list[Notification] = []
-
-    def flush() -> None:
-        with transaction.atomic(savepoint=False):
-            insert_rows(Notification, batch)
-            _counters_add(Counter(str(n.user_id) for n in batch))
-            _announce(batch)
-
+    batch: list[dict[str, Any]] = []
     for user_id in user_ids:
-        batch.append(
-            Notification(
-                user_id=user_id,
-                type=kind,
-                category=CATEGORY_OF_TYPE[kind],
-                title=title[:200],
-                message=message[:2000],
-                metadata=metadata or {},
-            )
-        )
+        batch.append(_row(user_id=user_id, kind=kind, title=title, message=message,
+                          metadata=metadata or {}))  # fmt: skip
         if len(batch) >= batch_size:
-            flush()
+            _write(batch)
             created += len(batch)
             batch = []
     if batch:
-        flush()
+        _write(batch)
         created += len(batch)
     return created
 

@@ -53,8 +53,7 @@ def message_data(event_id: int, user_id: Any, kind: str, data: Any) -> dict[str,
 
 def message_of(event: LiveEvent) -> str:
     """A stored event as it travelled on the channel."""
-    message = message_data(event.id, event.user_id, event.kind, event.data)
-    return json.dumps(message, separators=(",", ":"))
+    return orjson.dumps(message_data(event.id, event.user_id, event.kind, event.data)).decode()
 
 
 def messages_in(published: bytes | str) -> list[dict[str, Any]]:
