@@ -7,21 +7,24 @@ key with another body is 422 `idempotency_key_reused`; a repeat while the first 
 running is 409 `idempotency_key_in_progress`. Server errors (5xx), and refusals a retry may
 not meet again (401, 403, 429), are not stored: the key stays usable. A first request whose
 process died is taken over after IDEMPOTENCY_ABANDONED_SECONDS.
+
+A stored answer may carry a secret (a webhook endpoint's, a new API key, a session's tokens),
+so nothing is stored or replayed before the route's own view has let the caller in: its
+authentication classes, its permissions and its API-key scopes, run once the URL is resolved
+(`process_view`). A caller the route refuses gets the route's refusal, never a replay.
 """
 
 import hashlib
 from collections.abc import Callable
 from datetime import timedelta
-from typing import cast
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
-from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import APIException
-from rest_framework.request import Request
-from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 from rest_framework_simplejwt.exceptions import TokenError
 
 from core.api.envelope import error_response
@@ -33,24 +36,31 @@ HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
 MAX_KEY_LENGTH = 255
 NOT_STORED = frozenset({401, 403, 429})
+# Set on the request by the middleware: the header's key, then the record this request writes.
+_KEY = "_idempotency_key"
+_RECORD = "_idempotency_record"
 
 
-def _user_id(request: HttpRequest) -> str | None:
-    """The user of a valid, current session, checked by the API's own authentication (signature,
-    expiry, revoked sessions, an inactive user): a revoked session gets no replay."""
-    wrapped = Request(request)
-    authentications = cast(
-        list[type[BaseAuthentication]], api_settings.DEFAULT_AUTHENTICATION_CLASSES
-    )
-    for authentication in authentications:
-        try:
-            authenticated = authentication().authenticate(wrapped)
-        except (APIException, TokenError):
-            return None
-        if authenticated is not None:
-            user_id = getattr(authenticated[0], "pk", None)
-            return str(user_id) if user_id else None
-    return None
+def _admitted_user_id(
+    request: HttpRequest, view_func: Callable[..., HttpResponse], args: Any, kwargs: Any
+) -> str | None:
+    """The caller's user id when the route's DRF view would let them in now: its own
+    authentication (signature, expiry, revoked sessions and keys, an inactive user), its
+    permission classes and, for an API key, the scope the route needs. None: anonymous,
+    refused, or not a DRF view; the view then answers as it would without the header."""
+    view_class = getattr(view_func, "view_class", None)
+    if not (isinstance(view_class, type) and issubclass(view_class, APIView)):
+        return None
+    view = view_class(**getattr(view_func, "view_initkwargs", {}))
+    view.setup(request, *args, **kwargs)
+    drf_request = view.initialize_request(request, *args, **kwargs)
+    try:
+        view.perform_authentication(drf_request)
+        view.check_permissions(drf_request)
+    except (APIException, TokenError):
+        return None
+    user_id = getattr(drf_request.user, "pk", None)
+    return str(user_id) if user_id else None
 
 
 def _fingerprint(request: HttpRequest) -> str:
@@ -100,20 +110,36 @@ class IdempotencyMiddleware:
                 message="Validation Failed",
                 details={HEADER: [f"Between 1 and {MAX_KEY_LENGTH} characters."]},
             )
-        user_id = _user_id(request)
-        if user_id is None:  # anonymous or a bad token: the view answers
-            return self.get_response(request)
-        fingerprint = _fingerprint(request)
-        record, answer = _begin(user_id=user_id, key=key, fingerprint=fingerprint)
-        if answer is not None:
-            return answer
+        setattr(request, _KEY, key)
         try:
             response = self.get_response(request)
         except BaseException:
-            record.delete()
+            record = getattr(request, _RECORD, None)
+            if record is not None:
+                record.delete()
             raise
-        _finish(record, response)
+        record = getattr(request, _RECORD, None)
+        if record is not None:
+            _finish(record, response)
         return response
+
+    def process_view(
+        self,
+        request: HttpRequest,
+        view_func: Callable[..., HttpResponse],
+        view_args: Any,
+        view_kwargs: Any,
+    ) -> HttpResponse | None:
+        key = getattr(request, _KEY, None)
+        if key is None:
+            return None
+        user_id = _admitted_user_id(request, view_func, view_args, view_kwargs)
+        if user_id is None:  # anonymous or refused: the view answers
+            return None
+        record, answer = _begin(user_id=user_id, key=key, fingerprint=_fingerprint(request))
+        if answer is None:
+            setattr(request, _RECORD, record)
+        return answer
 
 
 def _begin(

@@ -8,14 +8,17 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.models import ApiKey
+from accounts.scopes import Scope
 from accounts.services.users import user_create
 from aitools.models import Generation
 from billing.models import CreditTransaction
 from core.idempotency import request_fingerprint
 from core.models import IdempotencyRecord
 from core.tasks import purge_idempotency_records_task
+from notifications.models import WebhookEndpoint
 from social.models import Post
-from tests.factories import client_for
+from tests.factories import api_key_for, client_for, client_with_key
 
 pytestmark = pytest.mark.django_db
 
@@ -156,3 +159,70 @@ def test_an_upload_over_a_megabyte_takes_an_idempotency_key(ada_client, settings
     assert again["Idempotent-Replayed"] == "true"
     assert again.json()["data"]["id"] == first.json()["data"]["id"]
     assert MediaItem.objects.count() == 1
+
+
+# A stored answer is replayed only to a caller the route itself would let in now: the same
+# authentication, permissions and API-key scopes as the view applies, checked first.
+WEBHOOK = {"url": "https://127.0.0.1:9/hook", "events": ["post.published"]}
+
+
+def test_a_key_without_the_route_s_scope_gets_its_refusal_not_a_webhook_secret(ada, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = True
+    full = client_with_key(api_key_for(ada, *Scope.values))
+    first = post(full, "/api/webhooks/endpoints", WEBHOOK, "key-w")
+    assert first.status_code == 200
+    reader = client_with_key(api_key_for(ada, "posts:read"), header="Authorization")
+    replayed = post(reader, "/api/webhooks/endpoints", WEBHOOK, "key-w")
+    assert replayed.status_code == 403
+    assert replayed.json()["error"]["code"] == "insufficient_scope"
+    assert "Idempotent-Replayed" not in replayed
+    assert b"whsec_" not in replayed.content
+    assert WebhookEndpoint.objects.count() == 1
+
+
+def test_a_key_gets_no_replay_of_a_new_key_made_by_a_session(ada, ada_client):
+    body = {"name": "Zapier", "scopes": ["posts:read"]}
+    first = post(ada_client, "/api/auth/api-keys", body, "key-k")
+    assert first.status_code == 200
+    reader = client_with_key(api_key_for(ada, "posts:read"))
+    replayed = post(reader, "/api/auth/api-keys", body, "key-k")
+    assert replayed.status_code == 403
+    assert replayed.json()["error"]["code"] == "permission_denied"
+    assert first.json()["data"]["key"].encode() not in replayed.content
+    assert ApiKey.objects.filter(user=ada).count() == 2  # the session's and the reader
+
+
+def test_a_key_gets_no_replay_of_a_session_s_tokens(ada, ada_client):
+    first = post(ada_client, "/api/auth/login", {"email": ada.email}, "key-t")
+    assert first.status_code == 200
+    tokens = first.json()["data"]
+    reader = client_with_key(api_key_for(ada, *Scope.values))
+    replayed = post(reader, "/api/auth/login", {"email": ada.email}, "key-t")
+    assert replayed.status_code == 403
+    assert tokens["token"].encode() not in replayed.content
+    assert tokens["refreshToken"].encode() not in replayed.content
+
+
+def test_another_user_s_key_never_gets_a_replay(ada, bob, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = True
+    first = post(client_with_key(api_key_for(ada, "webhooks:write")),
+                 "/api/webhooks/endpoints", WEBHOOK, "key-o")  # fmt: skip
+    bobs = post(client_with_key(api_key_for(bob, "webhooks:write")),
+                "/api/webhooks/endpoints", WEBHOOK, "key-o")  # fmt: skip
+    assert (first.status_code, bobs.status_code) == (200, 200)
+    assert "Idempotent-Replayed" not in bobs
+    assert bobs.json()["data"]["secret"] != first.json()["data"]["secret"]
+    assert set(WebhookEndpoint.objects.values_list("user__email", flat=True)) == {
+        "ada@example.com", "bob@example.com"
+    }  # fmt: skip
+
+
+def test_a_key_with_the_route_s_scope_is_replayed_its_owner_s_answer(ada, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = True
+    first = post(client_with_key(api_key_for(ada, "webhooks:write")),
+                 "/api/webhooks/endpoints", WEBHOOK, "key-a")  # fmt: skip
+    again = post(client_with_key(api_key_for(ada, "webhooks:write", name="second")),
+                 "/api/webhooks/endpoints", WEBHOOK, "key-a")  # fmt: skip
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.content == first.content
+    assert WebhookEndpoint.objects.count() == 1
