@@ -39,6 +39,25 @@ def email_key(email: str) -> str:
     return email_normalize(email).lower()
 
 
+# Providers that deliver every spelling of a local part, whatever its dots, to one mailbox.
+_DOTLESS_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+
+
+def email_mailbox(email: str) -> str:
+    """The mailbox an address delivers to, for what is given once per person (the starting
+    credits): case-blind, without a `+tag` (sub-addressing, which most providers deliver to
+    the untagged mailbox) and, for Gmail, without dots, googlemail.com being gmail.com. It
+    never names an account: the user's e-mail stays as typed."""
+    address = email_key(email)
+    local, at, domain = address.rpartition("@")
+    if not at:
+        return address
+    local = local.split("+", 1)[0] or local
+    if domain in _DOTLESS_DOMAINS:
+        local, domain = local.replace(".", ""), _DOTLESS_DOMAINS[domain]
+    return f"{local}@{domain}"
+
+
 def validate_plain_name(value: str) -> None:
     """Names are shown in e-mails, the admin and other users' screens: plain text only. Angle
     brackets (markup) and control characters are refused rather than silently stripped."""

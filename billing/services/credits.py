@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from accounts.models import User
+from accounts.models import User, email_mailbox
 from billing.errors import InsufficientCredits
 from billing.models import CreditTransaction, MonthlyReplenishment, Reason
 from billing.services.plans import plan_set
@@ -259,11 +259,12 @@ def free_plans_replenish(*, today: date) -> int:
 
 
 def signup_grant_key(email: str) -> str:
-    """The starting grant's key: a keyed hash of the address, not the user id, so erasing an
+    """The starting grant's key: a keyed hash of the mailbox, not the user id, so erasing an
     account and signing up again with the same address gets no second grant (the ledger keeps
-    the erased account's rows, this key with them; the address itself is not kept)."""
+    the erased account's rows, this key with them; the address itself is not kept), and
+    neither does another spelling of one mailbox (`ada+1@`, `a.da@gmail.com`)."""
     secret = hashlib.sha256(f"signup-grant:{settings.SECRET_KEY}".encode()).digest()
-    digest = hmac.new(secret, email.strip().lower().encode(), hashlib.sha256).hexdigest()
+    digest = hmac.new(secret, email_mailbox(email).encode(), hashlib.sha256).hexdigest()
     return f"signup:{digest[:40]}"
 
 

@@ -14,8 +14,9 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import MagicLinkToken, User
+from accounts.models import MagicLinkToken, User, email_mailbox
 from accounts.services.sessions import session_issue
+from billing.models import CreditTransaction
 
 pytestmark = pytest.mark.django_db
 
@@ -328,3 +329,59 @@ def test_one_mailbox_is_not_flooded_from_many_addresses(request_link, settings):
     # Another address's mail is not held back.
     request_link("someone-else@example.com", REMOTE_ADDR="203.0.113.200")
     assert len(mail.outbox) == 11
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("ada+x@example.com", "ada+y@example.com"),
+        ("ada@example.com", "Ada+promo@Example.com"),
+        ("a.b@gmail.com", "ab@gmail.com"),
+        ("ab+1@googlemail.com", "A.B@gmail.com"),
+    ],
+)
+def test_with_credits_on_verification_one_mailbox_gets_them_once(
+    api, link, settings, first, second
+):
+    """A `+tag`, or Gmail's dots, make another address of the same mailbox: one grant."""
+    settings.SIGNUP_CREDITS_ON = "verified"
+    granted = api.post("/api/auth/magic-link/verify", {"token": link(first)})
+    assert granted.json()["data"]["user"]["credits_remaining"] == 20
+    again = api.post("/api/auth/magic-link/verify", {"token": link(second)})
+    assert again.status_code == 200
+    assert again.json()["data"]["user"]["credits_remaining"] == 0
+    assert again.json()["data"]["user"]["email"] == second.lower()
+    assert User.objects.count() == 2  # two accounts, each named as typed
+    assert CreditTransaction.objects.filter(reason="signup").count() == 1
+
+
+def test_with_credits_on_verification_other_mailboxes_each_get_them(api, link, settings):
+    settings.SIGNUP_CREDITS_ON = "verified"
+    for email in ("ada@example.com", "a.da@example.com", "ada@example.org", "ad@gmail.com"):
+        verified = api.post("/api/auth/magic-link/verify", {"token": link(email)})
+        assert verified.json()["data"]["user"]["credits_remaining"] == 20, email
+
+
+def test_at_sign_up_a_tagged_address_of_a_mailbox_gets_no_second_grant(api):
+    first = api.post(
+        "/api/auth/login", {"email": "Ada+One@example.com", "password": "Quiet-lake-42"}
+    )
+    again = api.post(
+        "/api/auth/login", {"email": "Ada+Two@example.com", "password": "Quiet-lake-42"}
+    )
+    assert first.json()["data"]["user"]["credits_remaining"] == 20
+    assert again.json()["data"]["user"]["credits_remaining"] == 0
+    assert again.json()["data"]["user"]["email"] == "Ada+Two@example.com"  # kept as typed
+
+
+@pytest.mark.parametrize(
+    ("email", "mailbox"),
+    [
+        ("Ada+News@Example.COM", "ada@example.com"),
+        ("a.d.a+x+y@GoogleMail.com", "ada@gmail.com"),
+        ("a.da@example.com", "a.da@example.com"),  # dots count outside Gmail
+        ("+only-a-tag@example.com", "+only-a-tag@example.com"),
+    ],
+)
+def test_the_mailbox_of_an_address(email, mailbox):
+    assert email_mailbox(email) == mailbox
