@@ -30,6 +30,7 @@ from accounts.services.users import (
     password_check,
     user_create,
     user_erase,
+    user_set_active,
     user_set_role,
     user_update_profile,
 )
@@ -243,8 +244,7 @@ class UserAdmin(admin.ModelAdmin[User]):
             if name in form.changed_data:
                 saver(user, data[name])
         if "is_active" in form.changed_data:
-            user.is_active = data["is_active"]
-            user.save(update_fields=["is_active"])
+            user_set_active(user=user, active=data["is_active"])
 
 
 @admin.register(MagicLinkToken)

@@ -1,7 +1,10 @@
 """Reads on users and their API keys."""
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Lower
@@ -19,6 +22,24 @@ def user_get_by_email(*, email: str) -> User | None:
     return (
         User.objects.alias(email_lower=Lower("email")).filter(email_lower=email_key(email)).first()
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What decides whether an active user's session tokens still work: the version every
+    token carries, and the sessions revoked one by one (`sid` -> when)."""
+
+    token_version: int
+    revoked_sessions: dict[str, Any]
+
+
+def users_standing(*, user_ids: Iterable[Any]) -> dict[str, Standing]:
+    """The standing of those of these users who are active (one query), by user id as text;
+    an inactive, erased or unknown user is absent."""
+    rows = User.objects.filter(pk__in=list(user_ids), is_active=True).values_list(
+        "pk", "token_version", "revoked_sessions"
+    )
+    return {str(pk): Standing(version, revoked or {}) for pk, version, revoked in rows}
 
 
 def api_key_list(*, user: User) -> QuerySet[ApiKey]:

@@ -363,6 +363,8 @@ class LiveTicket(models.Model):
     token_version = models.PositiveIntegerField(default=0)
     expires_at = models.DateTimeField(db_index=True)
     used_at = models.DateTimeField(null=True, blank=True)
+    # When the access token that asked for it expires: the stream it opens ends then.
+    access_expires_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"ticket of {self.user_id}"

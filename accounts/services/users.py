@@ -12,6 +12,7 @@ from accounts import hooks
 from accounts.errors import InvalidCredentials, ReauthenticationRequired
 from accounts.models import Role, User
 from accounts.selectors import user_get_by_email
+from accounts.services.sessions import sessions_revoke_all
 from core.errors import ValidationFailed
 
 
@@ -39,6 +40,19 @@ def user_create(*, email: str, password: str | None = None, full_name: str = "")
         password_check(password=password, user=User(email=email, full_name=full_name))
     user = User.objects.create_user(email=email, password=password, full_name=full_name)
     hooks.user_created(user)
+    return user
+
+
+@transaction.atomic
+def user_set_active(*, user: User, active: bool) -> User:
+    """Activate or deactivate an account. Deactivating also signs it out everywhere: its
+    tokens and live-feed tickets stop working and its open streams end now (the sessions'
+    hook), and activating it again does not bring them back: the user signs in anew. Its API
+    keys stop working while it is inactive (authentication refuses an inactive owner)."""
+    user.is_active = active
+    user.save(update_fields=["is_active"])
+    if not active:
+        sessions_revoke_all(user=user)
     return user
 
 

@@ -490,6 +490,9 @@ LIVEFEED_MAX_STREAMS_PER_USER = env.int("LIVEFEED_MAX_STREAMS_PER_USER", default
 LIVEFEED_RETENTION_SECONDS = env.int("LIVEFEED_RETENTION_SECONDS", default=3600)
 LIVEFEED_POLL_SECONDS = env.float("LIVEFEED_POLL_SECONDS", default=0.5)  # without Redis
 LIVEFEED_TICKET_SECONDS = 60
+# How often each server process looks, in one query, whether its open streams' users are still
+# active and their sessions unrevoked (a safety net: revocation ends streams at once).
+LIVEFEED_RECHECK_SECONDS = env.float("LIVEFEED_RECHECK_SECONDS", default=30.0)
 # Idempotency-Key: responses kept this long; a first request silent this long is taken over.
 IDEMPOTENCY_RETENTION_HOURS = env.int("IDEMPOTENCY_RETENTION_HOURS", default=24)
 IDEMPOTENCY_ABANDONED_SECONDS = 15 * 60

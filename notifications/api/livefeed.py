@@ -1,6 +1,7 @@
 """The live feed's API: `POST /api/events/ticket`; the stream itself is
 notifications/api/stream.py (social.md section 8, docs/live-feed.md)."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -34,9 +35,14 @@ class TicketView(APIView):
         "`EventSource('/api/events/stream?ticket=...')` (which cannot send headers).",
     )
     def post(self, request: Request) -> Response:
-        claims = request.auth or {}
-        session = str(claims.get(SESSION_CLAIM, "") if hasattr(claims, "get") else "")
-        ticket, expires_at = ticket_issue(user=request_user(request), session=session)
+        claims = request.auth if hasattr(request.auth, "get") else {}
+        session = str(claims.get(SESSION_CLAIM, ""))
+        exp = claims.get("exp")
+        ticket, expires_at = ticket_issue(
+            user=request_user(request),
+            session=session,
+            access_expires_at=datetime.fromtimestamp(exp, tz=UTC) if exp else None,
+        )
         return Response(Envelope(data={"ticket": ticket, "expiresAt": expires_at}))
 
 

@@ -14,6 +14,12 @@ reconnect's backlog and to poll; connections go back to the pool at once.
 thread-sensitive context. The request itself is admitted by Django like any other: it goes
 through the whole middleware stack (Host check, CORS and its preflights, the edge's rate limit
 and its headers) to `StreamView`, which authenticates it; only the open stream runs here.
+
+A stream lives no longer than what admitted it: it ends when its access token expires (the
+ticket's: the token that asked for the ticket), at once when its session is revoked or its
+user signed out everywhere or deactivated (a REVOKED message on the channel), and, should
+that message be lost, at the hub's next look at its users (LIVEFEED_RECHECK_SECONDS). The
+client reconnects and is refused until it signs in or refreshes.
 """
 
 import asyncio
@@ -21,8 +27,10 @@ import io
 import json
 import logging
 import signal
+import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -39,7 +47,8 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken, TokenError
 
 from accounts.authentication import BearerAuthentication
-from accounts.services.sessions import SESSION_CLAIM
+from accounts.selectors import Standing, users_standing
+from accounts.services.sessions import SESSION_CLAIM, VERSION_CLAIM
 from core import metrics
 from core.api.envelope import error_body
 from core.errors import INVALID_TOKEN_MESSAGE, MISSING_AUTH_MESSAGE
@@ -88,12 +97,33 @@ def event_text(message: Message) -> bytes:
     return f"id: {message['id']}\nevent: {name}\ndata: {data}\n\n".encode()
 
 
-class Stream:
-    """One open stream: its user and the queue the hub fills."""
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """Who a stream is for and what let it in: the sign-in (`sid`, "" when unknown), the
+    token version it was issued under and when its access token expires (a Unix time); None:
+    not known, not checked."""
 
-    def __init__(self, user_id: str, session: str = "") -> None:
-        self.user_id = user_id
-        self.session = session  # the sign-in that opened it ("" when unknown)
+    user_id: str
+    session: str = ""
+    token_version: int | None = None
+    expires_at: float | None = None
+
+    def holds(self, standing: Standing | None) -> bool:
+        """Whether the user's current standing (None: inactive or gone) still admits it."""
+        if standing is None:
+            return False
+        if self.token_version is not None and standing.token_version != self.token_version:
+            return False
+        return not (self.session and self.session in standing.revoked_sessions)
+
+
+class Stream:
+    """One open stream: what admitted it and the queue the hub fills."""
+
+    def __init__(self, admission: Admission) -> None:
+        self.admission = admission
+        self.user_id = admission.user_id
+        self.session = admission.session  # the sign-in that opened it ("" when unknown)
         self.queue: asyncio.Queue[Message] = asyncio.Queue(maxsize=QUEUE_LIMIT)
         self._recent: deque[int] = deque(maxlen=256)  # ids sent or queued: each goes once
 
@@ -112,6 +142,11 @@ class Stream:
         except asyncio.QueueFull:  # a client that stopped reading: it reconnects and resumes
             self.close()
 
+    def expires_in(self) -> float | None:
+        """Seconds until its access token expires (0 or less: expired); None: no expiry."""
+        expires_at = self.admission.expires_at
+        return None if expires_at is None else expires_at - time.time()
+
     def close(self) -> None:
         while True:  # make room for the sentinel: what is dropped is read again on resume
             try:
@@ -127,22 +162,25 @@ class Hub:
     def __init__(self) -> None:
         self.streams: dict[str, list[Stream]] = {}
         self.listener: asyncio.Task[None] | None = None
+        self.rechecker: asyncio.Task[None] | None = None
         self.shutting_down = False
         self.subscribed = False
 
-    def open(self, user_id: str, session: str = "") -> Stream:
+    def open(self, admission: Admission) -> Stream:
         """A new stream for the user; past LIVEFEED_MAX_STREAMS_PER_USER the oldest closes."""
         loop = asyncio.get_running_loop()
         if self.listener is not None and self.listener.get_loop() is not loop:
             self.__init__()  # type: ignore[misc]  # a new event loop (tests): start afresh
-        stream = Stream(user_id, session)
-        mine = self.streams.setdefault(user_id, [])
+        stream = Stream(admission)
+        mine = self.streams.setdefault(admission.user_id, [])
         mine.append(stream)
         while len(mine) > settings.LIVEFEED_MAX_STREAMS_PER_USER:
             mine.pop(0).close()
         if self.listener is None or self.listener.done():
             self.listener = loop.create_task(self._listen())
             closing_on_exit()
+        if self.rechecker is None or self.rechecker.done():
+            self.rechecker = loop.create_task(self._recheck())
         return stream
 
     def leave(self, stream: Stream) -> None:
@@ -163,6 +201,32 @@ class Hub:
             return
         for stream in streams:
             stream.put(message)
+
+    def end_refused(self, standing: Mapping[str, Standing]) -> int:
+        """Close the streams their users' standing no longer admits (deactivated, signed out
+        everywhere, their session revoked); how many."""
+        ended = 0
+        for user_id, streams in list(self.streams.items()):
+            for stream in list(streams):
+                if not stream.admission.holds(standing.get(user_id)):
+                    stream.close()
+                    ended += 1
+        return ended
+
+    async def _recheck(self) -> None:
+        """The safety net of the REVOKED message (lost with a Redis outage, or a user changed
+        by hand): every LIVEFEED_RECHECK_SECONDS, one query for all the users with open
+        streams in this process, not one per stream."""
+        while True:
+            await asyncio.sleep(settings.LIVEFEED_RECHECK_SECONDS)
+            if not self.streams:
+                continue
+            try:
+                standing = await _db(users_standing, user_ids=list(self.streams))
+            except Exception:
+                logger.exception("Live feed: the streams' users could not be checked")
+                continue
+            self.end_refused(standing)
 
     def shutdown(self) -> None:
         """Close every open stream (the server is stopping): clients reconnect elsewhere."""
@@ -270,9 +334,10 @@ def closing_on_exit() -> None:
 # --- Serving ----------------------------------------------------------------------------------
 
 
-def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, str, str]:
-    """(user id, session, error code, error message): the Bearer header, or else the ticket.
-    The session (the sign-in's `sid`) lets a revocation end exactly its streams."""
+def _authenticate(*, authorization: str, ticket: str) -> tuple[Admission | None, str, str]:
+    """(admission, error code, error message): the Bearer header, or else the ticket. The
+    session (the sign-in's `sid`) lets a revocation end exactly its streams; the access
+    token's expiry (the ticket's: that of the token that asked for it) ends the stream."""
     from notifications.services.livefeed import ticket_redeem
 
     if authorization:
@@ -284,14 +349,27 @@ def _authenticate(*, authorization: str, ticket: str) -> tuple[str | None, str, 
             validated = auth.get_validated_token(raw)
             user = auth.get_user(validated)
         except (AuthenticationFailed, InvalidToken, TokenError):
-            return None, "", "invalid_token", INVALID_TOKEN_MESSAGE
-        return str(user.pk), str(validated.get(SESSION_CLAIM) or ""), "", ""
+            return None, "invalid_token", INVALID_TOKEN_MESSAGE
+        admission = Admission(
+            user_id=str(user.pk),
+            session=str(validated.get(SESSION_CLAIM) or ""),
+            token_version=validated.get(VERSION_CLAIM),
+            expires_at=float(validated["exp"]),
+        )
+        return admission, "", ""
     if ticket:
         redeemed = ticket_redeem(ticket=ticket)
         if redeemed is None:
-            return None, "", "invalid_ticket", "The ticket is unknown, used or expired."
-        return str(redeemed[0]), redeemed[1], "", ""
-    return None, "", "not_authenticated", MISSING_AUTH_MESSAGE
+            return None, "invalid_ticket", "The ticket is unknown, used or expired."
+        expires_at = redeemed.access_expires_at
+        admission = Admission(
+            user_id=str(redeemed.user_id),
+            session=redeemed.session,
+            token_version=redeemed.token_version,
+            expires_at=None if expires_at is None else expires_at.timestamp(),
+        )
+        return admission, "", ""
+    return None, "not_authenticated", MISSING_AUTH_MESSAGE
 
 
 def _last_event_id(header: str, query: str) -> int | None:
@@ -301,23 +379,34 @@ def _last_event_id(header: str, query: str) -> int | None:
 
 async def events(stream: Stream, last_event_id: int | None) -> AsyncIterator[bytes]:
     """The stream's bytes: a retry hint, what a reconnect missed, then events as they come
-    and a heartbeat comment every LIVEFEED_HEARTBEAT_SECONDS, until the stream is closed."""
+    and a heartbeat comment after LIVEFEED_HEARTBEAT_SECONDS without one, until the stream
+    is closed or its access token expires (the contract has no event for it: the stream
+    just ends, and the client's reconnect is refused until it refreshes its token)."""
     yield b"retry: 3000\n\n"
     if last_event_id is not None:  # the hub already queues new events: no gap, maybe overlap
         for row in await _db(events_since, user_id=stream.user_id, after=last_event_id):
             if stream.fresh(row.id):
                 yield event_text(json.loads(message_of(row)))
+    heartbeat = settings.LIVEFEED_HEARTBEAT_SECONDS
+    quiet_since = time.monotonic()
     while True:
+        wait = quiet_since + heartbeat - time.monotonic()
+        expires_in = stream.expires_in()
+        if expires_in is not None:
+            if expires_in <= 0:
+                return
+            wait = min(wait, expires_in)
         try:
-            message = await asyncio.wait_for(
-                stream.queue.get(), timeout=settings.LIVEFEED_HEARTBEAT_SECONDS
-            )
+            message = await asyncio.wait_for(stream.queue.get(), timeout=max(wait, 0.0))
         except TimeoutError:
-            yield b": heartbeat\n\n"
+            if time.monotonic() - quiet_since >= heartbeat:
+                yield b": heartbeat\n\n"
+                quiet_since = time.monotonic()
             continue
         if message is CLOSE:
             return
         yield event_text(message)
+        quiet_since = time.monotonic()
 
 
 def _admit(scope: dict[str, Any]) -> HttpResponseBase:
@@ -363,7 +452,7 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         admitted, headers = answer, _headers(answer, body=False)
     finally:
         answer.close()  # request_finished: Django's end of the request
-    stream = hub.open(admitted.user_id, admitted.session)
+    stream = hub.open(admitted.admission)
     await send({"type": "http.response.start", "status": 200,
                 "headers": [*STREAM_HEADERS, *headers]})  # fmt: skip
 
@@ -389,9 +478,9 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 class StreamAdmitted(HttpResponse):
     """StreamView's yes: who the stream is for; `stream_app` sends the events."""
 
-    def __init__(self, *, user_id: str, session: str, last_event_id: int | None) -> None:
+    def __init__(self, *, admission: Admission, last_event_id: int | None) -> None:
         super().__init__(status=200)
-        self.user_id, self.session, self.last_event_id = user_id, session, last_event_id
+        self.admission, self.last_event_id = admission, last_event_id
 
 
 @method_decorator(csrf_exempt, name="dispatch")  # a Bearer token or a ticket, never a cookie
@@ -407,11 +496,11 @@ class StreamView(View):
         if not request.META.get(ADMISSION):
             message = "The live feed is served by the ASGI server (python -m config.serve)."
             return JsonResponse(error_body(code="stream_needs_asgi", message=message), status=501)
-        user_id, session, code, message = _authenticate(
+        admission, code, message = _authenticate(
             authorization=request.headers.get("Authorization", ""),
             ticket=request.GET.get("ticket", ""),
         )
-        if user_id is None:
+        if admission is None:
             return JsonResponse(error_body(code=code, message=message), status=401)
         if hub.shutting_down:
             answer = JsonResponse(
@@ -420,8 +509,7 @@ class StreamView(View):
             answer["Retry-After"] = "1"
             return answer
         return StreamAdmitted(
-            user_id=user_id,
-            session=session,
+            admission=admission,
             last_event_id=_last_event_id(
                 request.headers.get("Last-Event-ID", ""), request.GET.get("lastEventId", "")
             ),

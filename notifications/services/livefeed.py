@@ -19,7 +19,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from django.conf import settings
@@ -139,10 +139,22 @@ def _digest(ticket: str) -> str:
     return hashlib.sha256(ticket.encode()).hexdigest()
 
 
-def ticket_issue(*, user: User, session: str = "") -> tuple[str, datetime]:
+class Redeemed(NamedTuple):
+    """What a redeemed ticket opens a stream for: the user, the sign-in that asked for it,
+    the token version it was issued under and when that sign-in's access token expires."""
+
+    user_id: Any
+    session: str
+    token_version: int
+    access_expires_at: datetime | None
+
+
+def ticket_issue(
+    *, user: User, session: str = "", access_expires_at: datetime | None = None
+) -> tuple[str, datetime]:
     """A single-use ticket for `GET /api/events/stream?ticket=`, good for
-    LIVEFEED_TICKET_SECONDS, bound to the sign-in (`session`) that asked for it; only its
-    digest is kept."""
+    LIVEFEED_TICKET_SECONDS, bound to the sign-in (`session`) that asked for it and to its
+    access token's expiry (the stream it opens ends then); only its digest is kept."""
     ticket = TICKET_PREFIX + secrets.token_urlsafe(32)
     expires_at = timezone.now() + timedelta(seconds=settings.LIVEFEED_TICKET_SECONDS)
     LiveTicket.objects.create(
@@ -151,14 +163,16 @@ def ticket_issue(*, user: User, session: str = "") -> tuple[str, datetime]:
         session=session[:64],
         token_version=user.token_version,
         expires_at=expires_at,
+        access_expires_at=access_expires_at,
     )
     return ticket, expires_at
 
 
-def ticket_redeem(*, ticket: str) -> tuple[Any, str] | None:
-    """(user id, session) of an unused, unexpired ticket, now used (one conditional UPDATE: a
+def ticket_redeem(*, ticket: str) -> Redeemed | None:
+    """What an unused, unexpired ticket opens, the ticket now used (one conditional UPDATE: a
     ticket opens one stream); None for anything else, also when its session was revoked since
-    (logout, logout everywhere, takeover, erasure) or its user is no longer active."""
+    (logout, logout everywhere, takeover, erasure, deactivation) or its user is no longer
+    active."""
     if not ticket.startswith(TICKET_PREFIX) or len(ticket) > 100:
         return None
     digest, now = _digest(ticket), timezone.now()
@@ -172,7 +186,7 @@ def ticket_redeem(*, ticket: str) -> tuple[Any, str] | None:
     revoked = found.session and found.session in (user.revoked_sessions or {})
     if not user.is_active or user.token_version != found.token_version or revoked:
         return None
-    return found.user_id, found.session
+    return Redeemed(found.user_id, found.session, found.token_version, found.access_expires_at)
 
 
 def live_sessions_revoked(user: User, sid: str | None) -> None:

@@ -374,3 +374,59 @@ def test_the_stream_passes_the_same_edge_as_every_route(tmp_path):
     assert opened_headers["content-type"] == "text/event-stream; charset=utf-8"
     assert opened_headers["access-control-allow-origin"] == app
     assert opened_headers["ratelimit"].startswith('"default";r=')
+
+
+def _shell(env: dict[str, str], code: str) -> str:
+    """Run `code` in `manage.py shell` (another process, the server's settings); the last line
+    it printed."""
+    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
+                          check=True, timeout=60, capture_output=True, text=True)  # fmt: skip
+    return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+
+SHORT_LIVED_TOKEN = """
+from datetime import timedelta
+from rest_framework_simplejwt.tokens import AccessToken
+from accounts.models import User
+from accounts.services.sessions import session_issue
+token = AccessToken(session_issue(user=User.objects.get(email="ada@example.com")).token)
+token.set_exp(lifetime=timedelta(seconds=3))
+print(token)
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_stream_ends_with_its_token_and_its_user_s_deactivation(tmp_path, mode):
+    with feed_server(tmp_path, mode, LIVEFEED_RECHECK_SECONDS="1") as (base, env):
+        sign_in(base, "ada@example.com")
+        bob, carol = sign_in(base, "bob@example.com"), sign_in(base, "carol@example.com")
+        short = _shell(env, SHORT_LIVED_TOKEN)
+        ada_stream, bob_stream, carol_stream = (
+            open_stream(base, token=token) for token in (short, bob, carol)
+        )
+        assert all(isinstance(s, Reader) for s in (ada_stream, bob_stream, carol_stream))
+        time.sleep(0.5)  # both processes' listeners are up
+
+        # Deactivated by the service (the admin's), in another process: ended at once.
+        _shell(env, "from accounts.models import User\n"
+                    "from accounts.services.users import user_set_active\n"
+                    "user_set_active(user=User.objects.get(email='bob@example.com'),"
+                    " active=False)")  # fmt: skip
+        assert _ended_within(bob_stream, 3.0)
+        # Deactivated behind the services' back: the next recheck ends it.
+        _shell(
+            env,
+            "from accounts.models import User\n"
+            "User.objects.filter(email='carol@example.com').update(is_active=False)",
+        )
+        assert _ended_within(carol_stream, 4.0)
+        # The access token expires (3 s after it was made): the stream ends, the reconnect
+        # is refused.
+        assert not ada_stream.ended
+        assert _ended_within(ada_stream, 5.0)
+        status, body = open_stream(base, token=short)
+        assert (status, body["error"]["code"]) == (401, "invalid_token")
+        status, body = open_stream(base, token=bob)
+        assert (status, body["error"]["code"]) == (401, "invalid_token")
+        for reader in (ada_stream, bob_stream, carol_stream):
+            reader.close()
