@@ -252,6 +252,7 @@ CORS_ALLOW_HEADERS = (*default_cors_headers, "idempotency-key", "prefer", "last-
 CORS_EXPOSE_HEADERS = [
     "Location",
     "Idempotent-Replayed",
+    "Preference-Applied",
     "Retry-After",
     "RateLimit",
     "RateLimit-Policy",

@@ -56,3 +56,20 @@ def test_documented_response_headers_are_exposed(api, settings):
     exposed = {h.strip() for h in response["Access-Control-Expose-Headers"].split(",")}
     assert {"Location", "Idempotent-Replayed", "Retry-After", "RateLimit", "RateLimit-Policy",
             "X-Request-ID"} <= exposed  # fmt: skip
+
+
+def test_an_async_answer_s_preference_applied_is_readable_cross_origin(
+    ada_client, settings, committed
+):
+    # A browser client that sent `Prefer: respond-async` learns from this header whether it
+    # got the 202 it asked for; unexposed, the browser hides it.
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
+    body = {"service": "Django REST API development", "keywords": ["django", "api"]}
+    with committed():
+        response = ada_client.post("/api/gig/generate", body, format="json",
+                                   HTTP_PREFER="respond-async",
+                                   HTTP_ORIGIN="https://app.example.com")  # fmt: skip
+    assert response.status_code == 202
+    assert response["Preference-Applied"] == "respond-async"
+    exposed = {h.strip() for h in response["Access-Control-Expose-Headers"].split(",")}
+    assert {"Preference-Applied", "Location"} <= exposed
