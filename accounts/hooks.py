@@ -81,39 +81,52 @@ def user_data_registry() -> dict[str, UserData]:
     return dict(_user_data)
 
 
-def _run(cleanups: list[Cleanup | str], user: User) -> list[str]:
-    removed: list[str] = []
+def _run(cleanups: dict[str, Cleanup | str], user: User) -> dict[str, list[str]]:
+    """Run each cleanup once (one may cover several models); what each removed, by the label
+    of the first model it was declared for."""
+    removed: dict[str, list[str]] = {}
     done: list[Cleanup] = []
-    for cleanup in cleanups:
-        if callable(cleanup) and cleanup not in done:  # one cleanup may cover several models
+    for label, cleanup in cleanups.items():
+        if callable(cleanup) and cleanup not in done:
             done.append(cleanup)
-            removed.extend(cleanup(user) or [])
+            if what := cleanup(user):
+                removed[label] = list(what)
     return removed
+
+
+def user_takeover_removals(user: User) -> dict[str, list[str]]:
+    """Run every takeover cleanup in the verifying transaction; what they removed, by model
+    label ("social.SocialAccount": ["1 connected social account(s) (...)"])."""
+    return _run({label: data.takeover for label, data in _user_data.items()}, user)
 
 
 def user_taken_over(user: User) -> list[str]:
     """Run every takeover cleanup in the verifying transaction; what they removed."""
-    return _run([data.takeover for data in _user_data.values()], user)
+    return [what for removed in user_takeover_removals(user).values() for what in removed]
 
 
 def user_erased(user: User) -> None:
     """Run every erasure cleanup in the erasing transaction, before the row is anonymised."""
-    _run([data.erasure for data in _user_data.values()], user)
+    _run({label: data.erasure for label, data in _user_data.items()}, user)
 
 
-ReclaimedHook = Callable[[User, list[str]], None]
+# What a takeover removed, by model label: the cleanups' words, and the user's password under
+# REMOVED_LOGIN.
+Removals = dict[str, list[str]]
+REMOVED_LOGIN = "accounts.User.password"
+ReclaimedHook = Callable[[User, Removals], None]
 _reclaimed: list[ReclaimedHook] = []
 
 
 def on_account_reclaimed(hook: ReclaimedHook) -> ReclaimedHook:
     """Register `hook(user, removed)`: the owner proved the address of an account that existed
-    before; `removed` says what was revoked (notifications tells the user)."""
+    before; `removed` says what was revoked, by model label (notifications tells the user)."""
     if hook not in _reclaimed:
         _reclaimed.append(hook)
     return hook
 
 
-def account_reclaimed(user: User, removed: list[str]) -> None:
+def account_reclaimed(user: User, removed: Removals) -> None:
     for hook in _reclaimed:
         hook(user, removed)
 

@@ -104,12 +104,12 @@ def magic_link_verify(*, token: str) -> LoginResult:
         raise InvalidCredentials(INVALID_LINK)
     if not user.email_verified:
         took_over = not created
-        removed: list[str] = []
+        removed: hooks.Removals = {}
         if took_over:
             if user.has_usable_password():
                 user.set_unusable_password()
-                removed.append("the password")
-            removed.extend(hooks.user_taken_over(user))
+                removed[hooks.REMOVED_LOGIN] = ["the password"]
+            removed.update(hooks.user_takeover_removals(user))
         user.email_verified = True
         user.save(update_fields=["email_verified", "password"])
         hooks.email_verified(user, took_over=took_over)

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from accounts.hooks import REMOVED_LOGIN, Removals
 from accounts.models import User
 from core.bulk import insert_values, upsert_add
 from core.times import iso
@@ -275,24 +276,44 @@ def notification_counters_rebuild(*, user_ids: Iterable[UUID | str] | None = Non
     return len(rebuilt)
 
 
-def account_reclaimed_notify(user: User, removed: list[str]) -> None:
+# What the owner can do to get back what a takeover removed, by the model it was of; what is
+# not here (the other sessions, tickets, stored replies) needs nothing from them.
+RESTORE_ADVICE = {
+    "social.SocialAccount": "reconnect your social accounts",
+    "notifications.WebhookEndpoint": "add your webhook endpoints again",
+    "accounts.ApiKey": "create new API keys for your automations",
+}
+
+
+def account_reclaimed_notify(user: User, removed: Removals) -> None:
     """accounts' account_reclaimed hook: tell the owner what their first sign-in by e-mail
-    link removed, and why, so nothing disappears without a word (docs/accounts.md)."""
-    what = ", ".join(removed) if removed else "nothing"
+    link removed, and why, and only what they may want to set up again, so nothing
+    disappears without a word and nothing is asked for that was not removed
+    (docs/accounts.md)."""
+    items = [what for whats in removed.values() for what in whats]
+    message = (
+        "This account was created before its e-mail address was confirmed, so anyone could "
+        "have set it up. To make sure only you can use it, we removed what could let someone "
+        f"else in or act in your name: {', '.join(items) or 'nothing'}. Your name, AI history, "
+        "gigs, proposals, posts and notifications are kept."
+    )
+    advice = [text for label, text in RESTORE_ADVICE.items() if label in removed]
+    if advice:
+        message += f" If they were yours, {_listed(advice)}."
+    if REMOVED_LOGIN in removed:
+        message += " To sign in with a password, set a new one."
     notify(
         user=user,
         type=NotificationType.SYSTEM_ALERT,
         title="Your account is secured",
-        message=(
-            "This account was created before its e-mail address was confirmed, so anyone could "
-            "have set it up. To make sure only you can use it, we removed what could let "
-            f"someone else in or act in your name: {what}. Your name, AI history, gigs, "
-            "proposals, posts and notifications are kept. Reconnect your social accounts and "
-            "add your webhook endpoints again if they were yours; set a password to sign in "
-            "with one."
-        ),
-        metadata={"removed": removed},
+        message=message,
+        metadata={"removed": items},
     )
+
+
+def _listed(parts: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def notifications_erase(user: User) -> list[str]:

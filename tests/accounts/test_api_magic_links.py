@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from accounts.models import MagicLinkToken, User, email_mailbox
 from accounts.services.sessions import session_issue
 from billing.models import CreditTransaction
+from notifications.models import Notification
 
 pytestmark = pytest.mark.django_db
 
@@ -385,3 +386,50 @@ def test_at_sign_up_a_tagged_address_of_a_mailbox_gets_no_second_grant(api):
 )
 def test_the_mailbox_of_an_address(email, mailbox):
     assert email_mailbox(email) == mailbox
+
+
+def _reclaim(api, link, **integrations: bool) -> Notification:
+    """A squatter registers victim@example.com with a password (and, as asked, a webhook
+    endpoint and an API key); the owner's first magic link reclaims it. The alert."""
+    squatter = api.post("/api/auth/login",
+                        {"email": "victim@example.com", "password": "Squatter-pass-9"})  # fmt: skip
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {squatter.json()['data']['token']}")
+    if integrations.get("webhook"):
+        hook = {"url": "https://127.0.0.1:9/hook", "events": ["post.published"]}
+        assert client.post("/api/webhooks/endpoints", hook, format="json").status_code == 200
+    if integrations.get("api_key"):
+        key = {"name": "Zap", "scopes": ["posts:read"]}
+        assert client.post("/api/auth/api-keys", key, format="json").status_code == 200
+    owner = api.post("/api/auth/magic-link/verify", {"token": link("victim@example.com")})
+    assert owner.status_code == 200
+    return Notification.objects.get(title="Your account is secured")
+
+
+def test_the_secured_alert_asks_to_reconnect_nothing_when_only_sign_ins_went(api, link):
+    told = _reclaim(api, link)
+    assert told.metadata["removed"] == ["the password", "every other signed-in session"]
+    assert "the password, every other signed-in session." in told.message
+    assert told.message.endswith("To sign in with a password, set a new one.")
+    for asked in ("reconnect", "Reconnect", "webhook", "API key"):
+        assert asked not in told.message
+
+
+def test_the_secured_alert_asks_to_set_up_again_only_what_was_removed(api, link, settings):
+    settings.OUTBOUND_ALLOW_PRIVATE = True
+    told = _reclaim(api, link, webhook=True, api_key=True)
+    assert "1 webhook endpoint(s) (127.0.0.1)" in told.message
+    assert "1 API key(s)" in told.message
+    assert "If they were yours, add your webhook endpoints again and create new API keys for " \
+           "your automations." in told.message  # fmt: skip
+    assert "social accounts" not in told.message
+    assert told.message.endswith("To sign in with a password, set a new one.")
+
+
+def test_the_secured_alert_names_the_social_accounts_when_they_went(ada):
+    from notifications.services.center import account_reclaimed_notify
+
+    account_reclaimed_notify(ada, {"social.SocialAccount": ["1 connected social account(s)"]})
+    told = Notification.objects.get(user=ada, title="Your account is secured")
+    assert told.message.endswith("If they were yours, reconnect your social accounts.")
+    assert "password" not in told.message
