@@ -435,7 +435,12 @@ OUTBOUND_PER_HOST_CONCURRENCY = env.int("OUTBOUND_PER_HOST_CONCURRENCY", default
 SOCIAL_HTTP_TIMEOUT_SECONDS = env.float("SOCIAL_HTTP_TIMEOUT_SECONDS", default=20.0)
 DEVTO_API_URL = env.str("DEVTO_API_URL", default="https://dev.to/api").rstrip("/")
 BLUESKY_SERVICE_URL = env.str("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
-BLUESKY_VIDEO_URL = env.str("BLUESKY_VIDEO_URL", default="https://video.bsky.app").rstrip("/")
+# The contract's name (social.md section 1); BLUESKY_VIDEO_URL, the name this setting had
+# first, is still read when the contract's is unset.
+BLUESKY_VIDEO_SERVICE_URL = env.str(
+    "BLUESKY_VIDEO_SERVICE_URL",
+    default=env.str("BLUESKY_VIDEO_URL", default="https://video.bsky.app"),
+).rstrip("/")
 # A platform processing a video is asked again after these many seconds (the last repeats),
 # from a task: no worker thread waits; past the timeout the record fails with that reason.
 VIDEO_POLL_SECONDS = env.list("VIDEO_POLL_SECONDS", cast=float, default=[2, 4, 8, 15, 30])

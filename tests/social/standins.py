@@ -605,7 +605,7 @@ class BlueskyStandIn(StandIn):
         ("GET", r"/xrpc/com.atproto.repo.getRecord", "get_record"),
         ("GET", r"/xrpc/app.bsky.feed.getPosts", "get_posts"),
         ("GET", r"/xrpc/com.atproto.server.getServiceAuth", "service_auth"),
-        # The video service (BLUESKY_VIDEO_URL points here too).
+        # The video service (BLUESKY_VIDEO_SERVICE_URL points here too).
         ("POST", r"/xrpc/app.bsky.video.uploadVideo", "upload_video"),
         ("GET", r"/xrpc/app.bsky.video.getJobStatus", "job_status"),
     )
@@ -1096,7 +1096,7 @@ class Providers:
             "FACEBOOK_GRAPH_URL": self.meta.url,
             "FACEBOOK_GRAPH_VERSION": GRAPH_VERSION,
             "BLUESKY_SERVICE_URL": self.bluesky.url,
-            "BLUESKY_VIDEO_URL": self.bluesky.url,
+            "BLUESKY_VIDEO_SERVICE_URL": self.bluesky.url,
             "DEVTO_API_URL": f"{self.devto.url}/api",
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }

@@ -2,19 +2,24 @@
 and published through each network's upload flow, the platform's processing awaited by a
 task (no thread waits), resumed after a worker dies without uploading again."""
 
+import runpy
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from social.models import ScheduledRecord
+from config.settings import base as settings_base
+from social.models import MediaItem, ScheduledRecord
+from social.providers import PLATFORMS
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.videos import mp4
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
+BASE_SETTINGS = str(Path(settings_base.__file__))
 FIVE = ("linkedin", "facebook", "instagram", "bluesky", "mastodon")
 SIZE = 5 * 1024 * 1024  # two parts of LinkedIn's Videos API
 
@@ -102,6 +107,45 @@ def test_per_network_limits_are_checked_before_anything_is_sent(
     assert "upload it" in response.json()["error"]["details"]["targets"][0]["message"]
     for standin in (providers.linkedin, providers.bluesky, providers.mastodon):
         assert standin.posts == []
+
+
+def test_bluesky_takes_videos_up_to_its_300_mb(ada_client, ada_accounts, providers, ada):
+    def preview(size: int) -> dict[str, Any]:
+        item = MediaItem.objects.create(
+            user=ada, type="video/mp4", url="https://api.example.com/media/v.mp4",
+            file="social/v.mp4", size=size, duration=30.0, width=1280, height=720,
+        )  # fmt: skip
+        response = ada_client.post(
+            "/api/social/preview",
+            {"content": "Launch", "mediaIds": [str(item.pk)],
+             "accountIds": [ada_accounts["bluesky"]["id"]]},
+            format="json",
+        )  # fmt: skip
+        assert response.status_code == 200, response.content
+        return dict(response.json()["data"][0])
+
+    assert preview(150_000_000)["problems"] == []
+    assert preview(300_000_000)["problems"] == []
+    (problem,) = preview(300_000_001)["problems"]
+    assert "at most 300000000 bytes" in problem["message"]
+
+
+def test_each_networks_video_limits_name_their_source():
+    rules = {name: p.adapter.video for name, p in PLATFORMS.items() if p.adapter.video}
+    assert set(rules) == set(FIVE)
+    assert all(rule.source.startswith("https://") for rule in rules.values())
+
+
+def test_the_bluesky_video_service_is_configured_by_the_contracts_name(monkeypatch):
+    monkeypatch.delenv("BLUESKY_VIDEO_URL", raising=False)
+    monkeypatch.setenv("BLUESKY_VIDEO_SERVICE_URL", "https://video.example.net/")
+    read = runpy.run_path(BASE_SETTINGS)
+    assert read["BLUESKY_VIDEO_SERVICE_URL"] == "https://video.example.net"
+    # The name the setting had first is still read when the contract's is unset.
+    monkeypatch.delenv("BLUESKY_VIDEO_SERVICE_URL")
+    monkeypatch.setenv("BLUESKY_VIDEO_URL", "https://old.example.net")
+    read = runpy.run_path(BASE_SETTINGS)
+    assert read["BLUESKY_VIDEO_SERVICE_URL"] == "https://old.example.net"
 
 
 # --- Publishing through each network's flow -------------------------------------------------------
