@@ -102,6 +102,12 @@ class MediaNotFound(NotFoundError):
     message = "Media item not found."
 
 
+class ImageTooLarge(ApplicationError):
+    status_code = HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+    code = "image_too_large"
+    message = "The image has more pixels or frames than the server re-encodes: resize it first."
+
+
 class QueueEmpty(ApplicationError):
     code = "queue_empty"
     message = "The account's queue has no slots: set its weekly slots first."

@@ -213,6 +213,13 @@ MEDIA_MAX_UPLOAD_BYTES = env.int("MEDIA_MAX_UPLOAD_BYTES", default=10 * 1024 * 1
 # Videos (social.md section 10): their own ceiling; an upload past FILE_UPLOAD_MAX_MEMORY_SIZE
 # (Django's 2.5 MB) is spooled to a temporary file, never held in memory.
 MEDIA_MAX_VIDEO_BYTES = env.int("MEDIA_MAX_VIDEO_BYTES", default=262_144_000)
+# What re-encoding one uploaded image may cost, checked from its header before any pixel is
+# decoded (413 `image_too_large` past any of them): one frame's pixels bound the memory (a
+# 24-megapixel photo fits), the frames and all frames' pixels together bound the time of an
+# animation, whose every frame is decoded and encoded again.
+MEDIA_MAX_IMAGE_PIXELS = env.int("MEDIA_MAX_IMAGE_PIXELS", default=25_000_000)
+MEDIA_MAX_IMAGE_FRAMES = env.int("MEDIA_MAX_IMAGE_FRAMES", default=250)
+MEDIA_MAX_ANIMATION_PIXELS = env.int("MEDIA_MAX_ANIMATION_PIXELS", default=100_000_000)
 MEDIA_SERVE = env.bool("MEDIA_SERVE", default=True)  # off when a CDN or bucket serves them
 STORAGES = {
     "default": {

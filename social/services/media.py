@@ -20,7 +20,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User
 from core.errors import ValidationFailed
-from social.errors import MediaNotFound
+from social.errors import ImageTooLarge, MediaNotFound
 from social.models import MediaItem
 from social.providers.base import MediaFile
 
@@ -65,12 +65,17 @@ def media_ids_check(*, user_id: Any, media_ids: list[str]) -> list[str]:
     return wanted
 
 
+# Pillow's own guard (a warning past 89 million pixels, a refusal past twice that, whatever
+# the frames) gives way to the settings' budgets, checked on every image before it is decoded
+# (_image_budget_check); this module is the only one that opens images.
+Image.MAX_IMAGE_PIXELS = None
 hachoir_config.quiet = True  # its warnings about unusual boxes are not ours to print
 SNIFF_BYTES = 64 * 1024  # the head a file's type is read from
 MAX_ALT = 1500  # characters of alt text (social.md section 9)
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 VIDEO_TYPES = frozenset({"video/mp4", "video/quicktime"})
 PILLOW_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
+ANIMATED = ("GIF", "WEBP")  # kinds whose every frame is re-encoded (other kinds: the first)
 EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
               "video/mp4": "mp4", "video/quicktime": "mov"}  # fmt: skip
 
@@ -115,7 +120,7 @@ def sniff(head: bytes) -> str | None:
     try:
         with Image.open(io.BytesIO(head)) as image:
             return PILLOW_TYPES.get(str(image.format))
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+    except (UnidentifiedImageError, OSError, ValueError):
         pass
     if head[4:8] == b"ftyp":
         return "video/quicktime" if head[8:10] == b"qt" else "video/mp4"
@@ -154,10 +159,10 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
         data = upload.read()
         try:
             with Image.open(io.BytesIO(data)) as image:
+                _image_budget_check(image)
                 image.verify()  # a truncated or corrupt image is refused here
             data, width, height = _reencoded(data)
-        except (UnidentifiedImageError, OSError, SyntaxError, ValueError,
-                Image.DecompressionBombError):  # fmt: skip
+        except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
             raise ValidationFailed(details={"file": ["The image is damaged."]}) from None
         name = default_storage.save(stem, ContentFile(data))
         fields.update(size=len(data), width=width, height=height)
@@ -193,6 +198,31 @@ def video_probe(stream: Any, mime: str) -> dict[str, Any]:
     return found
 
 
+def _image_limits() -> dict[str, int]:
+    return {
+        "maxPixels": settings.MEDIA_MAX_IMAGE_PIXELS,
+        "maxFrames": settings.MEDIA_MAX_IMAGE_FRAMES,
+        "maxAnimationPixels": settings.MEDIA_MAX_ANIMATION_PIXELS,
+    }
+
+
+def _image_budget_check(image: Image.Image) -> None:
+    """413 before any pixel is decoded when re-encoding the image would cost more than the
+    settings allow: its size and frame count come from its header (a GIF's frames are
+    counted by walking its blocks, not decoding them). A few kilobytes can claim a canvas of
+    a hundred million pixels, or thousands of frames, each decoded in full."""
+    width, height = image.size
+    frames = int(getattr(image, "n_frames", 1)) if image.format in ANIMATED else 1
+    if (
+        width * height > settings.MEDIA_MAX_IMAGE_PIXELS
+        or frames > settings.MEDIA_MAX_IMAGE_FRAMES
+        or width * height * frames > settings.MEDIA_MAX_ANIMATION_PIXELS
+    ):
+        raise ImageTooLarge(
+            details={"width": width, "height": height, "frames": frames, **_image_limits()}
+        )
+
+
 def _reencoded(data: bytes) -> tuple[bytes, int, int]:
     """The image drawn again from its pixels: its metadata (EXIF with GPS position and
     device, XMP, comments, text chunks) is not carried over, and neither is anything hidden
@@ -204,7 +234,7 @@ def _reencoded(data: bytes) -> tuple[bytes, int, int]:
         icc = source.info.get("icc_profile")
         out = io.BytesIO()
         options: dict[str, object] = {"icc_profile": icc} if icc else {}
-        if frames > 1 and kind in ("GIF", "WEBP"):  # animations keep their frames and timing
+        if frames > 1 and kind in ANIMATED:  # animations keep their frames and timing
             options.update(save_all=True, loop=source.info.get("loop", 0),
                            duration=source.info.get("duration", 100))  # fmt: skip
             source.save(out, format=kind, **options)

@@ -284,3 +284,59 @@ def test_the_media_route_serves_only_media_names(client, media_root, settings):
     Path(settings.MEDIA_ROOT, "social").mkdir(parents=True, exist_ok=True)
     Path(settings.MEDIA_ROOT, "social", "page.html").write_text("<script>alert(1)</script>")
     assert client.get("/media/social/page.html").status_code == 404
+
+
+# --- Budgets: what decoding an image may cost --------------------------------------------------
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG whose header claims `width` x `height` (its pixel data cut short): what a
+    decompression bomb looks like before anything is decoded."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\0" * 4096)
+    chunks = chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return b"\x89PNG\r\n\x1a\n" + chunks
+
+
+def gif_frames(count: int, size: tuple[int, int] = (4, 4)) -> bytes:
+    frames = [Image.new("RGB", size, (60 * index, 0, 0)) for index in range(count)]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "GIF", save_all=True, append_images=frames[1:], duration=40, loop=0)
+    return buffer.getvalue()
+
+
+def test_an_image_past_the_pixel_budget_is_refused_before_it_is_decoded(ada_client, media_root):
+    limits = {"maxPixels": 25_000_000, "maxFrames": 250, "maxAnimationPixels": 100_000_000}
+    # 144 million pixels (under Pillow's own refusal), then 400 million (over it).
+    for side in (12_000, 20_000):
+        response = file_upload(ada_client, "bomb.png", png_header_only(side, side))
+        assert response.status_code == 413, response.content
+        assert response.json()["error"] == {
+            "code": "image_too_large",
+            "details": {"width": side, "height": side, "frames": 1, **limits},
+        }
+    assert not MediaItem.objects.exists()
+    assert not list(Path(media_root).rglob("*.*"))
+
+
+def test_the_image_budgets_are_settings(ada_client, media_root, settings):
+    settings.MEDIA_MAX_IMAGE_PIXELS = 63 * 64
+    assert file_upload(ada_client, "big.png", png(64, 64)).status_code == 413
+    assert file_upload(ada_client, "fits.png", png(63, 64)).status_code == 200
+    settings.MEDIA_MAX_IMAGE_FRAMES = 3
+    many = file_upload(ada_client, "many.gif", gif_frames(4))
+    assert (many.status_code, many.json()["error"]["details"]["frames"]) == (413, 4)
+    settings.MEDIA_MAX_ANIMATION_PIXELS = 3 * 16 - 1  # every frame counts
+    assert file_upload(ada_client, "three.gif", gif_frames(3)).status_code == 413
+    settings.MEDIA_MAX_ANIMATION_PIXELS = 3 * 16
+    kept = file_upload(ada_client, "three.gif", gif_frames(3))
+    assert kept.status_code == 200, kept.content
+    assert MediaItem.objects.count() == 2
+    assert len(list(Path(media_root).rglob("*.*"))) == 2
