@@ -156,8 +156,8 @@ class MediaListView(generics.ListAPIView[MediaItem]):
                 raise serializers.ValidationError("Enter an http or https URL.")
             return value
 
-        # A hosted video's header is not read here: its duration and size, as declared,
-        # are what validation holds it to (an upload's are read from the file).
+        # An image's as declared; a video's are read from the hosted file by the service
+        # (these are accepted and not kept, so clients that send them keep working).
         duration = serializers.FloatField(required=False, min_value=0)
         width = serializers.IntegerField(required=False, min_value=1)
         height = serializers.IntegerField(required=False, min_value=1)

@@ -2,6 +2,8 @@
 API (local files by default; S3 and others by configuration), and what posts attach."""
 
 import io
+import re
+import time
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -11,15 +13,12 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from hachoir.core import config as hachoir_config
-from hachoir.field import FieldError
-from hachoir.metadata import extractMetadata
-from hachoir.parser import guessParser
-from hachoir.stream import InputIOStream, StreamError
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User
+from core import outbound
 from core.errors import ValidationFailed
+from social import mp4
 from social.errors import ImageTooLarge, MediaNotFound
 from social.models import MediaItem
 from social.providers.base import MediaFile
@@ -69,7 +68,6 @@ def media_ids_check(*, user_id: Any, media_ids: list[str]) -> list[str]:
 # the frames) gives way to the settings' budgets, checked on every image before it is decoded
 # (_image_budget_check); this module is the only one that opens images.
 Image.MAX_IMAGE_PIXELS = None
-hachoir_config.quiet = True  # its warnings about unusual boxes are not ours to print
 SNIFF_BYTES = 64 * 1024  # the head a file's type is read from
 MAX_ALT = 1500  # characters of alt text (social.md section 9)
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
@@ -92,8 +90,18 @@ def media_register(
     width: int | None = None,
     height: int | None = None,
 ) -> MediaItem:
-    """A file hosted elsewhere, registered by its URL (the serializer checked the fields; a
-    video's duration and size are as declared)."""
+    """A file hosted elsewhere, registered by its URL (the serializer checked the fields). A
+    video's duration, width, height and size are read from the hosted file itself (its header,
+    through ranged reads; what the client declared is not kept); 400 when the URL holds no
+    video of `type`. An image's are as declared."""
+    if type in VIDEO_TYPES:
+        header, size = _hosted_video(url, type)
+        if size > settings.MEDIA_MAX_VIDEO_BYTES:
+            limit = settings.MEDIA_MAX_VIDEO_BYTES
+            raise ValidationFailed(
+                details={"size": [f"The file is {size} bytes; at most {limit}."]}
+            )
+        duration, width, height = header.duration, header.width, header.height
     return MediaItem.objects.create(
         user=user, type=type, url=url, filename=filename, size=size, alt=alt,
         duration=duration, width=width, height=height,
@@ -151,7 +159,7 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
     stem = f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}"
     fields: dict[str, Any] = {"type": mime}
     if mime in VIDEO_TYPES:
-        fields.update(video_probe(upload.file, mime))
+        fields.update(video_probe(upload.file, size, mime))
         upload.seek(0)
         name = default_storage.save(stem, upload)  # in chunks, from the upload's temporary file
         fields["size"] = size
@@ -181,21 +189,109 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
         raise
 
 
-def video_probe(stream: Any, mime: str) -> dict[str, Any]:
-    """`duration` (seconds), `width`, `height` from the video's own header (its `moov`
-    box; the media data is skipped, not read); 400 when the bytes are not a video of `mime`."""
-    refused = ValidationFailed(details={"file": [f"The file is not a playable {mime} video."]})
+def video_probe(stream: Any, size: int, mime: str) -> dict[str, Any]:
+    """`duration` (seconds), `width`, `height` from the video's own header, read by the
+    bounded walker (social.mp4: the media data is stepped over, not read); 400 when the bytes
+    are not a video of `mime`."""
     try:
-        parser = guessParser(InputIOStream(stream))
-        metadata = extractMetadata(parser) if parser is not None else None
-    except (FieldError, StreamError, ValueError, OSError, AttributeError, KeyError):
-        raise refused from None
-    if metadata is None or not metadata.has("duration"):
-        raise refused
-    found: dict[str, Any] = {"duration": round(metadata.get("duration").total_seconds(), 3)}
-    for name in ("width", "height"):
-        found[name] = int(metadata.get(name)) if metadata.has(name) else None
-    return found
+        header = mp4.probe(_Uploaded(stream, size), deadline=time.monotonic() + PROBE_SECONDS)
+    except mp4.NotAVideo as error:
+        raise ValidationFailed(
+            details={"file": [f"The file is not a playable {mime} video: {error}."]}
+        ) from None
+    if header.mime != mime:
+        raise ValidationFailed(details={"file": [f"The file is not a playable {mime} video."]})
+    return {"duration": header.duration, "width": header.width, "height": header.height}
+
+
+# The header walk of an upload reads a few dozen small pieces of a local file: this is far
+# more than a real video needs, and bounds a crafted one (with social.mp4.MAX_BOXES).
+PROBE_SECONDS = 2.0
+HOSTED_PROBE_SECONDS = 10.0  # all the ranged reads of one hosted file's header together
+HEADER_WINDOW_BYTES = 64 * 1024  # one ranged read: the start of the file, or of its moov
+MAX_HEADER_READS = 8  # the file's start, its moov (before or after the media data), a few more
+_hosted = outbound.Client("media-header", read_timeout=HOSTED_PROBE_SECONDS, retries=0)
+
+
+class _Uploaded:
+    """An uploaded file (in memory or spooled to disk) as the walker's source."""
+
+    def __init__(self, stream: Any, size: int) -> None:
+        self.stream = stream
+        self.size = size
+
+    def read(self, offset: int, length: int) -> bytes:
+        self.stream.seek(offset)
+        return bytes(self.stream.read(length))
+
+
+class _Hosted:
+    """A hosted file as the walker's source: ranged GETs through the outbound guard (a user
+    gave the URL), HEADER_WINDOW_BYTES at a time, the last window kept; at most
+    MAX_HEADER_READS of them, within the probe's deadline."""
+
+    def __init__(self, url: str, deadline: float) -> None:
+        self.url = url
+        self.deadline = deadline
+        self.reads = 0
+        self.size = 0
+        self.start, self.window = 0, b""
+        self._fetch(0)
+
+    def read(self, offset: int, length: int) -> bytes:
+        wanted_end = min(offset + length, self.size)
+        if offset < self.size and not (
+            self.start <= offset and wanted_end <= self.start + len(self.window)
+        ):
+            self._fetch(offset)
+        at = offset - self.start
+        return self.window[at : at + length] if at >= 0 else b""
+
+    def _fetch(self, offset: int) -> None:
+        self.reads += 1
+        left = self.deadline - time.monotonic()
+        if self.reads > MAX_HEADER_READS or left <= 0:
+            raise mp4.NotAVideo("its header could not be read within the bounds")
+        response = _hosted.request(
+            "GET",
+            self.url,
+            guarded=True,
+            timeout=left,
+            max_bytes=HEADER_WINDOW_BYTES,
+            headers={"Range": f"bytes={offset}-{offset + HEADER_WINDOW_BYTES - 1}"},
+        )
+        if response.status_code == 206:
+            found = re.fullmatch(
+                r"bytes (\d+)-\d+/(\d+)", response.headers.get("Content-Range", "").strip()
+            )
+            if found is None or int(found[1]) != offset:
+                raise mp4.NotAVideo("its server answered the range requests wrongly")
+            self.size = int(found[2])
+        elif offset == 0:  # the whole file, small enough to be one window
+            self.size = len(response.content)
+        else:
+            raise mp4.NotAVideo("its server does not answer range requests")
+        self.start, self.window = offset, response.content
+
+
+def _hosted_video(url: str, mime: str) -> tuple[mp4.Header, int]:
+    """The hosted video's header and size; 400 naming `url` when it cannot be read or is not
+    a video of `mime`. Its server is user-chosen: the calls are bounded per host."""
+    refused = f"The file at this URL is not a playable {mime} video"
+    try:
+        with outbound.bounded_per_host():
+            source = _Hosted(url, time.monotonic() + HOSTED_PROBE_SECONDS)
+            header = mp4.probe(source, deadline=source.deadline)
+    except mp4.NotAVideo as error:
+        raise ValidationFailed(details={"url": [f"{refused}: {error}."]}) from None
+    except outbound.OutboundError as error:
+        reason = error.message
+        if reason.startswith("The answer is larger"):
+            reason = "its server sent the whole file, not the range asked for."
+        raise ValidationFailed(details={"url": [f"The file could not be read: {reason}"]}) from None
+    if header.mime != mime:
+        raise ValidationFailed(details={"url": [f"{refused}: it is a {header.mime} file."]})
+    return header, source.size
 
 
 def _image_limits() -> dict[str, int]:

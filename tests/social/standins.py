@@ -964,10 +964,34 @@ JPEG = bytes.fromhex(
 
 @dataclass
 class CdnStandIn(StandIn):
-    routes = (("GET", r"/(.+\.jpg)", "image"),)
+    """A file host: a JPEG at any `*.jpg`, and the `files` put here at `/files/{name}`,
+    answering byte ranges (206, Content-Range) as CDNs do; `sent` counts the bytes served."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    sent: int = 0
+    routes = (("GET", r"/(.+\.jpg)", "image"), ("GET", r"/files/(.+)", "file"))
 
     def image(self, call: Call, name: str) -> Answer:
         return 200, JPEG, {"Content-Type": "image/jpeg"}
+
+    def file(self, call: Call, name: str) -> Answer:
+        data = self.files.get(name)
+        if data is None:
+            return 404, b"Not Found", {"Content-Type": "text/plain"}
+        kind = {"mp4": "video/mp4", "mov": "video/quicktime"}.get(name.rsplit(".", 1)[-1], "")
+        headers = {"Content-Type": kind or "application/octet-stream", "Accept-Ranges": "bytes"}
+        asked = re.fullmatch(r"bytes=(\d+)-(\d*)", call.headers.get("Range", ""))
+        if asked is None:
+            answer: Answer = (200, data, headers)
+        elif int(asked[1]) >= len(data):
+            answer = (416, b"", {"Content-Range": f"bytes */{len(data)}"})
+        else:
+            first, last = int(asked[1]), min(int(asked[2] or len(data) - 1), len(data) - 1)
+            headers["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
+            answer = (206, data[first : last + 1], headers)
+        with self.lock:
+            self.sent += len(answer[1])
+        return answer
 
 
 # --- Serving ----------------------------------------------------------------------------------

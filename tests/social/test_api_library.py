@@ -129,13 +129,14 @@ def test_upload_an_image_then_serve_and_delete_it(
 def test_register_a_hosted_file(ada_client):
     response = ada_client.post(
         "/api/social/media",
-        {"type": "video/mp4", "url": "https://cdn.example.com/demo.mp4", "filename": "demo.mp4",
-         "size": 1048576},
+        {"type": "image/png", "url": "https://cdn.example.com/demo.png", "filename": "demo.png",
+         "size": 1048576, "width": 1200, "height": 630},
         format="json",
     )  # fmt: skip
     assert response.status_code == 200
     item = response.json()["data"]
-    assert (item["type"], item["size"], item["width"]) == ("video/mp4", 1048576, None)
+    assert (item["type"], item["size"], item["width"]) == ("image/png", 1048576, 1200)
+    assert (item["filename"], item["duration"]) == ("demo.png", None)
 
 
 @pytest.mark.parametrize(

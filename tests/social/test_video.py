@@ -3,6 +3,7 @@ and published through each network's upload flow, the platform's processing awai
 task (no thread waits), resumed after a worker dies without uploading again."""
 
 import runpy
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,81 @@ def test_bytes_that_are_not_a_video_or_a_video_too_large_are_refused(ada_client,
     assert ada_client.get("/api/social/media").json()["data"] == []
 
 
+def test_a_video_of_countless_empty_boxes_is_refused_without_parsing_them(ada_client):
+    plain = mp4()
+    crafted = plain[:32] + b"\0\0\0\x08free" * 500_000 + plain[32:]  # after its ftyp
+    started = time.monotonic()
+    response = upload(ada_client, crafted)
+    assert response.status_code == 400
+    assert "more boxes than a video's" in response.json()["error"]["details"]["file"][0]
+    assert time.monotonic() - started < 10
+    assert ada_client.get("/api/social/media").json()["data"] == []
+
+
+def register(client: Any, url: str, type: str = "video/mp4", **fields: Any) -> Any:
+    body = {"type": type, "url": url, "size": 4096, **fields}
+    return client.post("/api/social/media", body, format="json")
+
+
+def test_a_registered_video_is_read_from_the_hosted_files_own_header(ada_client, providers):
+    payload = 3 * 1024 * 1024  # the media data, never fetched
+    files = {
+        "streaming.mp4": mp4(seconds=12.5, width=1280, height=720, payload=payload),
+        "camera.mp4": mp4(seconds=61.0, width=1080, height=1920, payload=payload, moov_last=True),
+        "clip.mov": mp4(seconds=4.0, brand=b"qt  ", moov_last=True),
+    }
+    providers.cdn.files.update(files)
+    found = {}
+    for name in files:
+        # What the client declares is not what the record keeps: the file's header is.
+        kind = "video/quicktime" if name.endswith(".mov") else "video/mp4"
+        response = register(ada_client, f"{providers.cdn.url}/files/{name}", type=kind,
+                            duration=999, width=1, height=1, size=10)  # fmt: skip
+        assert response.status_code == 200, response.content
+        item = response.json()["data"]
+        found[name] = (item["type"], item["duration"], item["width"], item["height"], item["size"])
+    assert found == {
+        "streaming.mp4": ("video/mp4", 12.5, 1280, 720, len(files["streaming.mp4"])),
+        "camera.mp4": ("video/mp4", 61.0, 1080, 1920, len(files["camera.mp4"])),
+        "clip.mov": ("video/quicktime", 4.0, 1280, 720, len(files["clip.mov"])),
+    }
+    assert providers.cdn.sent < 3 * 256 * 1024  # header windows only, for three files
+    assert all(call.headers.get("Range") for call in providers.cdn.calls)
+
+
+def test_a_hosted_file_that_is_not_a_video_of_its_declared_type_is_refused(ada_client, providers):
+    providers.cdn.files.update({
+        "page.mp4": b"<!doctype html><html><body>Not a video</body></html>" * 100,
+        "clip.mov": mp4(brand=b"qt  "),
+        "broken.mp4": b"\0\0\0\x18ftypisom" + b"x" * 4096,
+        "huge.mp4": mp4(payload=4096),
+    })  # fmt: skip
+    for name, type in [("page.mp4", "video/mp4"), ("clip.mov", "video/mp4"),
+                       ("broken.mp4", "video/mp4"), ("missing.mp4", "video/mp4")]:  # fmt: skip
+        response = register(ada_client, f"{providers.cdn.url}/files/{name}", type=type)
+        assert response.status_code == 400, (name, response.content)
+        assert list(response.json()["error"]["details"]) == ["url"], name
+    assert "not a playable video/mp4 video" in response_message(
+        register(ada_client, f"{providers.cdn.url}/files/clip.mov")
+    )
+    assert MediaItem.objects.count() == 0
+
+
+def response_message(response: Any) -> str:
+    return str(response.json()["error"]["details"]["url"][0])
+
+
+def test_a_hosted_video_larger_than_allowed_is_refused_by_its_real_size(
+    ada_client, providers, settings
+):
+    providers.cdn.files["big.mp4"] = mp4(payload=8192)
+    settings.MEDIA_MAX_VIDEO_BYTES = 4096
+    response = register(ada_client, f"{providers.cdn.url}/files/big.mp4", size=1000)
+    assert response.status_code == 400
+    assert list(response.json()["error"]["details"]) == ["size"]
+    assert MediaItem.objects.count() == 0
+
+
 # --- Validation before anything is sent -----------------------------------------------------------
 
 
@@ -96,12 +172,8 @@ def test_per_network_limits_are_checked_before_anything_is_sent(
     response = publish(ada_client, ada_accounts, "mastodon", mediaIds=[video["id"], long["id"]])
     assert response.status_code == 400
     assert "one video per post" in response.json()["error"]["details"]["targets"][0]["message"]
-    hosted = ada_client.post(
-        "/api/social/media",
-        {"type": "video/mp4", "url": "https://cdn.example.com/a.mp4", "size": 4096,
-         "duration": 10},
-        format="json",
-    ).json()["data"]  # fmt: skip
+    providers.cdn.files["a.mp4"] = mp4(seconds=10.0)
+    hosted = register(ada_client, f"{providers.cdn.url}/files/a.mp4").json()["data"]
     response = publish(ada_client, ada_accounts, "mastodon", mediaIds=[hosted["id"]])
     assert response.status_code == 400
     assert "upload it" in response.json()["error"]["details"]["targets"][0]["message"]
