@@ -220,6 +220,11 @@ MEDIA_MAX_VIDEO_BYTES = env.int("MEDIA_MAX_VIDEO_BYTES", default=262_144_000)
 MEDIA_MAX_IMAGE_PIXELS = env.int("MEDIA_MAX_IMAGE_PIXELS", default=25_000_000)
 MEDIA_MAX_IMAGE_FRAMES = env.int("MEDIA_MAX_IMAGE_FRAMES", default=250)
 MEDIA_MAX_ANIMATION_PIXELS = env.int("MEDIA_MAX_ANIMATION_PIXELS", default=100_000_000)
+# What one user's library may hold (the bytes of the files stored here; hosted ones take none)
+# and how many files they may add (uploaded or registered) an hour: 413 `media_quota_exceeded`
+# and 429 `rate_limited` past them (docs/social.md, "Campaigns, media").
+MEDIA_QUOTA_BYTES = env.int("MEDIA_QUOTA_BYTES", default=2 * 1024**3)
+MEDIA_UPLOADS_PER_HOUR = env.int("MEDIA_UPLOADS_PER_HOUR", default=100)
 MEDIA_SERVE = env.bool("MEDIA_SERVE", default=True)  # off when a CDN or bucket serves them
 STORAGES = {
     "default": {

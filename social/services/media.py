@@ -13,15 +13,38 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import Sum
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User
 from core import outbound
 from core.errors import ValidationFailed
 from social import mp4
-from social.errors import ImageTooLarge, MediaNotFound
+from social.errors import ImageTooLarge, MediaNotFound, MediaQuotaExceeded
 from social.models import MediaItem
 from social.providers.base import MediaFile
+
+
+def media_owner(user: User) -> User:
+    """Whose library a user's media belong to: what the storage quota and the upload rate
+    count against. The user's own for now; the workspace's once media are scoped to
+    workspaces (workspaces.md section 1), and this is the one place that changes then."""
+    return user
+
+
+def _quota_check(owner: User, size: int) -> None:
+    """413 when `size` more bytes would take the owner's stored media past the quota (files
+    we store count; hosted ones take none of our storage)."""
+    stored = MediaItem.objects.filter(user=owner).exclude(file="")
+    used = int(stored.aggregate(total=Sum("size"))["total"] or 0)
+    if used + size > settings.MEDIA_QUOTA_BYTES:
+        raise MediaQuotaExceeded(
+            details={
+                "quotaBytes": settings.MEDIA_QUOTA_BYTES,
+                "usedBytes": used,
+                "fileBytes": size,
+            }
+        )
 
 
 def media_files(*, user_id: Any, media_ids: Iterable[str]) -> tuple[MediaFile, ...]:
@@ -139,10 +162,13 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
     """Store an uploaded file: its type read from its bytes, never its name; images get their
     width and height, videos their duration, width and height from their own header. The file
     is written before the row: a failed write stores nothing, and a failed row insert removes
-    the file. A video is streamed to storage in chunks, never read whole into memory."""
+    the file. A video is streamed to storage in chunks, never read whole into memory. The
+    owner's stored bytes stay within MEDIA_QUOTA_BYTES (413 past it, nothing stored)."""
     size = int(upload.size or 0)
     if size <= 0:
         raise ValidationFailed(details={"file": ["The file is empty."]})
+    owner = media_owner(user)
+    _quota_check(owner, size)  # before any work; checked again, exactly, as the row is made
     upload.seek(0)
     mime = sniff(upload.read(SNIFF_BYTES))
     upload.seek(0)
@@ -175,15 +201,21 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
         name = default_storage.save(stem, ContentFile(data))
         fields.update(size=len(data), width=width, height=height)
     try:
-        return MediaItem.objects.create(
-            id=item_id,
-            user=user,
-            url=_public_url(name),
-            filename=(upload.name or "")[:255],
-            file=name,
-            alt=alt,
-            **fields,
-        )
+        with transaction.atomic():
+            # The owner's row, locked while the quota is summed and the row made: two uploads
+            # cannot both take the last room. The file is already written (no lock is held
+            # while storage is written to); the loser's is removed.
+            User.objects.select_for_update().only("pk").get(pk=owner.pk)
+            _quota_check(owner, fields["size"])
+            return MediaItem.objects.create(
+                id=item_id,
+                user=user,
+                url=_public_url(name),
+                filename=(upload.name or "")[:255],
+                file=name,
+                alt=alt,
+                **fields,
+            )
     except Exception:
         default_storage.delete(name)
         raise

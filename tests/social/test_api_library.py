@@ -1,9 +1,12 @@
 """Campaigns, the media library and the social settings through the HTTP API."""
 
 import io
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from django.db import connection, connections
 from PIL import Image
 
 from accounts.services.users import user_create
@@ -341,3 +344,80 @@ def test_the_image_budgets_are_settings(ada_client, media_root, settings):
     assert kept.status_code == 200, kept.content
     assert MediaItem.objects.count() == 2
     assert len(list(Path(media_root).rglob("*.*"))) == 2
+
+
+# --- Quota and rate: what one user may store, and how fast --------------------------------------
+
+
+def stored_size(data: bytes) -> int:
+    """What an image takes once stored (drawn again from its pixels), as another user's
+    upload shows."""
+    other = client_for(user_create(email="sizer@example.com"))
+    return int(file_upload(other, "sized.png", data).json()["data"]["size"])
+
+
+def test_a_user_stores_up_to_the_quota_then_413_with_the_numbers(
+    ada_client, media_root, settings, django_capture_on_commit_callbacks
+):
+    one = stored_size(png(8, 8))
+    settings.MEDIA_QUOTA_BYTES = 2 * one + one // 2
+    first = file_upload(ada_client, "a.png", png(8, 8)).json()["data"]
+    assert file_upload(ada_client, "b.png", png(8, 8)).status_code == 200
+    refused = file_upload(ada_client, "c.png", png(8, 8))
+    assert refused.status_code == 413, refused.content
+    error = refused.json()["error"]
+    assert error["code"] == "media_quota_exceeded"
+    assert error["details"] == {"quotaBytes": 2 * one + one // 2, "usedBytes": 2 * one,
+                                "fileBytes": error["details"]["fileBytes"]}  # fmt: skip
+    assert error["details"]["fileBytes"] > 0
+    assert MediaItem.objects.filter(user__email="ada@example.com").count() == 2
+    assert len(list(Path(media_root).rglob("*.png"))) == 3  # the sizer's one too
+    # Hosted files take none of our storage: they do not count.
+    hosted = {"type": "image/png", "size": 10**6, "url": "https://cdn.example.com/a.png"}
+    assert ada_client.post("/api/social/media", hosted, format="json").status_code == 200
+    # Another user's library is theirs.
+    mallory = client_for(user_create(email="mallory@example.com"))
+    assert file_upload(mallory, "m.png", png(8, 8)).status_code == 200
+    # Deleting a file frees its bytes.
+    with django_capture_on_commit_callbacks(execute=True):
+        ada_client.delete(f"/api/social/media/{first['id']}")
+    assert file_upload(ada_client, "c.png", png(8, 8)).status_code == 200
+
+
+def test_files_added_past_the_hourly_rate_are_429_with_retry_after(ada_client, settings):
+    settings.MEDIA_UPLOADS_PER_HOUR = 2
+    hosted = {"type": "image/png", "size": 10, "url": "https://cdn.example.com/a.png"}
+    assert file_upload(ada_client, "a.png", png()).status_code == 200
+    assert ada_client.post("/api/social/media", hosted, format="json").status_code == 200
+    refused = file_upload(ada_client, "b.png", png())
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    assert ada_client.post("/api/social/media", hosted, format="json").status_code == 429
+    assert MediaItem.objects.count() == 2
+    # Reading the library, and another user's uploads, are not held back.
+    assert ada_client.get("/api/social/media").status_code == 200
+    mallory = client_for(user_create(email="mallory@example.com"))
+    assert file_upload(mallory, "m.png", png()).status_code == 200
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_uploads_never_pass_the_quota_together(ada, media_root, settings):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    settings.MEDIA_QUOTA_BYTES = stored_size(png(8, 8)) * 3 // 2  # room for one
+    barrier = threading.Barrier(4)
+
+    def upload(number: int) -> int:
+        try:
+            barrier.wait()
+            return int(file_upload(client_for(ada), f"{number}.png", png(8, 8)).status_code)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        statuses = sorted(pool.map(upload, range(4)))
+    assert statuses == [200, 413, 413, 413]
+    assert MediaItem.objects.filter(user=ada).count() == 1
+    assert len(list(Path(media_root).rglob(f"social/{ada.pk}/*.png"))) == 1
