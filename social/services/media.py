@@ -277,7 +277,7 @@ class _Hosted:
         ):
             self._fetch(offset)
         at = offset - self.start
-        return self.window[at : at + length] if at >= 0 else b""
+        return self.window[at : at + length]
 
     def _fetch(self, offset: int) -> None:
         self.reads += 1
@@ -326,14 +326,6 @@ def _hosted_video(url: str, mime: str) -> tuple[mp4.Header, int]:
     return header, source.size
 
 
-def _image_limits() -> dict[str, int]:
-    return {
-        "maxPixels": settings.MEDIA_MAX_IMAGE_PIXELS,
-        "maxFrames": settings.MEDIA_MAX_IMAGE_FRAMES,
-        "maxAnimationPixels": settings.MEDIA_MAX_ANIMATION_PIXELS,
-    }
-
-
 def _image_budget_check(image: Image.Image) -> None:
     """413 before any pixel is decoded when re-encoding the image would cost more than the
     settings allow: its size and frame count come from its header (a GIF's frames are
@@ -347,7 +339,14 @@ def _image_budget_check(image: Image.Image) -> None:
         or width * height * frames > settings.MEDIA_MAX_ANIMATION_PIXELS
     ):
         raise ImageTooLarge(
-            details={"width": width, "height": height, "frames": frames, **_image_limits()}
+            details={
+                "width": width,
+                "height": height,
+                "frames": frames,
+                "maxPixels": settings.MEDIA_MAX_IMAGE_PIXELS,
+                "maxFrames": settings.MEDIA_MAX_IMAGE_FRAMES,
+                "maxAnimationPixels": settings.MEDIA_MAX_ANIMATION_PIXELS,
+            }
         )
 
 

@@ -968,6 +968,7 @@ class CdnStandIn(StandIn):
     answering byte ranges (206, Content-Range) as CDNs do; `sent` counts the bytes served."""
 
     files: dict[str, bytes] = field(default_factory=dict)
+    ranges: bool = True  # False: the whole file, whatever the Range header asks
     sent: int = 0
     routes = (("GET", r"/(.+\.jpg)", "image"), ("GET", r"/files/(.+)", "file"))
 
@@ -981,7 +982,7 @@ class CdnStandIn(StandIn):
         kind = {"mp4": "video/mp4", "mov": "video/quicktime"}.get(name.rsplit(".", 1)[-1], "")
         headers = {"Content-Type": kind or "application/octet-stream", "Accept-Ranges": "bytes"}
         asked = re.fullmatch(r"bytes=(\d+)-(\d*)", call.headers.get("Range", ""))
-        if asked is None:
+        if asked is None or not self.ranges:
             answer: Answer = (200, data, headers)
         elif int(asked[1]) >= len(data):
             answer = (416, b"", {"Content-Range": f"bytes */{len(data)}"})

@@ -128,6 +128,19 @@ def test_a_hosted_file_that_is_not_a_video_of_its_declared_type_is_refused(ada_c
     assert MediaItem.objects.count() == 0
 
 
+def test_a_server_that_ignores_ranges_serves_a_small_video_whole_and_a_large_one_not(
+    ada_client, providers
+):
+    providers.cdn.ranges = False
+    providers.cdn.files.update({"small.mp4": mp4(seconds=2.0), "large.mp4": mp4(payload=128_000)})
+    small = register(ada_client, f"{providers.cdn.url}/files/small.mp4")
+    assert (small.status_code, small.json()["data"]["duration"]) == (200, 2.0)
+    large = register(ada_client, f"{providers.cdn.url}/files/large.mp4")
+    assert large.status_code == 400
+    assert "not the range asked for" in response_message(large)
+    assert MediaItem.objects.count() == 1
+
+
 def response_message(response: Any) -> str:
     return str(response.json()["error"]["details"]["url"][0])
 
