@@ -330,6 +330,29 @@ def test_an_image_past_the_pixel_budget_is_refused_before_it_is_decoded(ada_clie
     assert not list(Path(media_root).rglob("*.*"))
 
 
+def gif_of_tiny_frames(count: int, canvas: int) -> bytes:
+    """A GIF of `count` one-pixel frames on a `canvas`-square screen: a few bytes a frame,
+    each decoded (and encoded again) as a whole canvas."""
+    import struct
+
+    screen = struct.pack("<HHBBB", canvas, canvas, 0x80, 0, 0) + b"\0\0\0\xff\xff\xff"
+    control = b"\x21\xf9\x04\x00\x01\x00\x00\x00"  # 10 ms a frame
+    pixel = b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00"
+    frame = control + pixel
+    return b"GIF89a" + screen + frame * count + b"\x3b"
+
+
+def test_an_animation_of_countless_frames_is_refused_before_it_is_decoded(ada_client, media_root):
+    small = gif_of_tiny_frames(1000, canvas=1000)
+    assert len(small) < 25_000
+    response = file_upload(ada_client, "spinner.gif", small)
+    assert response.status_code == 413, response.content
+    details = response.json()["error"]["details"]
+    assert (details["width"], details["height"], details["frames"]) == (1000, 1000, 1000)
+    assert not MediaItem.objects.exists()
+    assert not list(Path(media_root).rglob("*.*"))
+
+
 def test_the_image_budgets_are_settings(ada_client, media_root, settings):
     settings.MEDIA_MAX_IMAGE_PIXELS = 63 * 64
     assert file_upload(ada_client, "big.png", png(64, 64)).status_code == 413
