@@ -102,6 +102,18 @@ class MediaNotFound(NotFoundError):
     message = "Media item not found."
 
 
+class MediaQuotaExceeded(ApplicationError):
+    status_code = HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+    code = "media_quota_exceeded"
+    message = "The media library is full: delete files you no longer need first."
+
+
+class ImageTooLarge(ApplicationError):
+    status_code = HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+    code = "image_too_large"
+    message = "The image has more pixels or frames than the server re-encodes: resize it first."
+
+
 class QueueEmpty(ApplicationError):
     code = "queue_empty"
     message = "The account's queue has no slots: set its weekly slots first."

@@ -213,6 +213,18 @@ MEDIA_MAX_UPLOAD_BYTES = env.int("MEDIA_MAX_UPLOAD_BYTES", default=10 * 1024 * 1
 # Videos (social.md section 10): their own ceiling; an upload past FILE_UPLOAD_MAX_MEMORY_SIZE
 # (Django's 2.5 MB) is spooled to a temporary file, never held in memory.
 MEDIA_MAX_VIDEO_BYTES = env.int("MEDIA_MAX_VIDEO_BYTES", default=262_144_000)
+# What re-encoding one uploaded image may cost, checked from its header before any pixel is
+# decoded (413 `image_too_large` past any of them): one frame's pixels bound the memory (a
+# 24-megapixel photo fits), the frames and all frames' pixels together bound the time of an
+# animation, whose every frame is decoded and encoded again.
+MEDIA_MAX_IMAGE_PIXELS = env.int("MEDIA_MAX_IMAGE_PIXELS", default=25_000_000)
+MEDIA_MAX_IMAGE_FRAMES = env.int("MEDIA_MAX_IMAGE_FRAMES", default=250)
+MEDIA_MAX_ANIMATION_PIXELS = env.int("MEDIA_MAX_ANIMATION_PIXELS", default=100_000_000)
+# What one user's library may hold (the bytes of the files stored here; hosted ones take none)
+# and how many files they may add (uploaded or registered) an hour: 413 `media_quota_exceeded`
+# and 429 `rate_limited` past them (docs/social.md, "Campaigns, media").
+MEDIA_QUOTA_BYTES = env.int("MEDIA_QUOTA_BYTES", default=2 * 1024**3)
+MEDIA_UPLOADS_PER_HOUR = env.int("MEDIA_UPLOADS_PER_HOUR", default=100)
 MEDIA_SERVE = env.bool("MEDIA_SERVE", default=True)  # off when a CDN or bucket serves them
 STORAGES = {
     "default": {
@@ -436,7 +448,12 @@ OUTBOUND_PER_HOST_CONCURRENCY = env.int("OUTBOUND_PER_HOST_CONCURRENCY", default
 SOCIAL_HTTP_TIMEOUT_SECONDS = env.float("SOCIAL_HTTP_TIMEOUT_SECONDS", default=20.0)
 DEVTO_API_URL = env.str("DEVTO_API_URL", default="https://dev.to/api").rstrip("/")
 BLUESKY_SERVICE_URL = env.str("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
-BLUESKY_VIDEO_URL = env.str("BLUESKY_VIDEO_URL", default="https://video.bsky.app").rstrip("/")
+# The contract's name (social.md section 1); BLUESKY_VIDEO_URL, the name this setting had
+# first, is still read when the contract's is unset.
+BLUESKY_VIDEO_SERVICE_URL = env.str(
+    "BLUESKY_VIDEO_SERVICE_URL",
+    default=env.str("BLUESKY_VIDEO_URL", default="https://video.bsky.app"),
+).rstrip("/")
 # A platform processing a video is asked again after these many seconds (the last repeats),
 # from a task: no worker thread waits; past the timeout the record fails with that reason.
 VIDEO_POLL_SECONDS = env.list("VIDEO_POLL_SECONDS", cast=float, default=[2, 4, 8, 15, 30])

@@ -9,6 +9,7 @@ from rest_framework import generics, serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.authentication import request_user
@@ -28,6 +29,7 @@ from social.services.media import (
 )
 from social.services.media import media_upload as media_store
 from social.services.preferences import settings_data, settings_update
+from social.throttling import MediaUploadThrottle
 
 Deleted = inline_serializer("Deleted", {"success": serializers.BooleanField()})
 
@@ -156,8 +158,8 @@ class MediaListView(generics.ListAPIView[MediaItem]):
                 raise serializers.ValidationError("Enter an http or https URL.")
             return value
 
-        # A hosted video's header is not read here: its duration and size, as declared,
-        # are what validation holds it to (an upload's are read from the file).
+        # An image's as declared; a video's are read from the hosted file by the service
+        # (these are accepted and not kept, so clients that send them keep working).
         duration = serializers.FloatField(required=False, min_value=0)
         width = serializers.IntegerField(required=False, min_value=1)
         height = serializers.IntegerField(required=False, min_value=1)
@@ -174,6 +176,10 @@ class MediaListView(generics.ListAPIView[MediaItem]):
     class UploadSerializer(serializers.Serializer[Any]):
         file = serializers.FileField(allow_empty_file=False)
         alt = serializers.CharField(max_length=MAX_ALT, required=False, allow_blank=True)
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        # The library's own upload rate, besides every view's.
+        return [*super().get_throttles(), MediaUploadThrottle()]
 
     def get_queryset(self) -> QuerySet[MediaItem]:
         return MediaItem.objects.filter(user=request_user(self.request)).order_by(

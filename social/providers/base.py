@@ -139,6 +139,7 @@ class VideoRules:
 
     max_seconds: float
     max_bytes: int
+    source: str  # where the platform states these limits: read it again before changing them
     min_seconds: float = 0.0
     carousel: bool = False  # several videos, with images, in one post (Instagram)
     by_url: bool = False  # the platform fetches the file from its URL (else we send the bytes)

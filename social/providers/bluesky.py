@@ -147,7 +147,12 @@ class BlueskyAdapter(Composer):
     name = "Bluesky"
     threads = True
     comment_limit = 300  # a reply is a post: graphemes, as the post's own limit
-    video: VideoRules | None = VideoRules(max_seconds=180, max_bytes=100 * 1024 * 1024)
+    # 300 MB (decimal, the lexicon's maxSize) since September 2025, 100 MB before.
+    video: VideoRules | None = VideoRules(
+        max_seconds=180,
+        max_bytes=300_000_000,
+        source="https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/video.json",
+    )
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         return graphemes(text)
@@ -289,7 +294,7 @@ class BlueskyAdapter(Composer):
             try:
                 job: dict[str, Any] = self._client.json(
                     "POST",
-                    f"{settings.BLUESKY_VIDEO_URL}/xrpc/app.bsky.video.uploadVideo",
+                    f"{settings.BLUESKY_VIDEO_SERVICE_URL}/xrpc/app.bsky.video.uploadVideo",
                     params={"did": credentials.provider_user_id,
                             "name": f"{self._record_key(attempt)}.mp4"},
                     headers={"Authorization": f"Bearer {service['token']}",
@@ -309,7 +314,7 @@ class BlueskyAdapter(Composer):
             return True
         answer: dict[str, Any] = self._client.json(
             "GET",
-            f"{settings.BLUESKY_VIDEO_URL}/xrpc/app.bsky.video.getJobStatus",
+            f"{settings.BLUESKY_VIDEO_SERVICE_URL}/xrpc/app.bsky.video.getJobStatus",
             params={"jobId": state["jobId"]},
         )
         job = answer.get("jobStatus") or {}

@@ -91,7 +91,10 @@ class LinkedInAdapter(Composer):
     name = "LinkedIn"
     link_field = True
     video: VideoRules | None = VideoRules(
-        min_seconds=3, max_seconds=1800, max_bytes=500 * 1024 * 1024
+        min_seconds=3,
+        max_seconds=1800,
+        max_bytes=500 * 1024 * 1024,
+        source="https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api",
     )
 
     @staticmethod

@@ -210,7 +210,12 @@ class FacebookAdapter(_Meta):
     comment_limit = 8000
     # Facebook fetches the file from its public URL; it publishes the video itself once
     # processed.
-    video: VideoRules | None = VideoRules(max_seconds=4 * 3600, max_bytes=4 * 1024**3, by_url=True)
+    video: VideoRules | None = VideoRules(
+        max_seconds=4 * 3600,
+        max_bytes=4 * 1024**3,
+        by_url=True,
+        source="https://developers.facebook.com/docs/video-api/guides/publishing",
+    )
 
     def connect(self, request: ConnectRequest) -> Identity:
         pages = self._pages(request)
@@ -348,7 +353,12 @@ class InstagramAdapter(_Meta):
     comment_text_field = "text"
     # Reels, and videos among a carousel's items; Instagram fetches each file by its URL.
     video: VideoRules | None = VideoRules(
-        min_seconds=3, max_seconds=900, max_bytes=300 * 1024 * 1024, carousel=True, by_url=True
+        min_seconds=3,
+        max_seconds=900,
+        max_bytes=300 * 1024 * 1024,
+        carousel=True,
+        by_url=True,
+        source="https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media#reels-specifications",
     )
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:

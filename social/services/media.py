@@ -2,6 +2,8 @@
 API (local files by default; S3 and others by configuration), and what posts attach."""
 
 import io
+import re
+import time
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -11,18 +13,38 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from hachoir.core import config as hachoir_config
-from hachoir.field import FieldError
-from hachoir.metadata import extractMetadata
-from hachoir.parser import guessParser
-from hachoir.stream import InputIOStream, StreamError
+from django.db.models import Sum
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User
+from core import outbound
 from core.errors import ValidationFailed
-from social.errors import MediaNotFound
+from social import mp4
+from social.errors import ImageTooLarge, MediaNotFound, MediaQuotaExceeded
 from social.models import MediaItem
 from social.providers.base import MediaFile
+
+
+def media_owner(user: User) -> User:
+    """Whose library a user's media belong to: what the storage quota and the upload rate
+    count against. The user's own for now; the workspace's once media are scoped to
+    workspaces (workspaces.md section 1), and this is the one place that changes then."""
+    return user
+
+
+def _quota_check(owner: User, size: int) -> None:
+    """413 when `size` more bytes would take the owner's stored media past the quota (files
+    we store count; hosted ones take none of our storage)."""
+    stored = MediaItem.objects.filter(user=owner).exclude(file="")
+    used = int(stored.aggregate(total=Sum("size"))["total"] or 0)
+    if used + size > settings.MEDIA_QUOTA_BYTES:
+        raise MediaQuotaExceeded(
+            details={
+                "quotaBytes": settings.MEDIA_QUOTA_BYTES,
+                "usedBytes": used,
+                "fileBytes": size,
+            }
+        )
 
 
 def media_files(*, user_id: Any, media_ids: Iterable[str]) -> tuple[MediaFile, ...]:
@@ -65,12 +87,16 @@ def media_ids_check(*, user_id: Any, media_ids: list[str]) -> list[str]:
     return wanted
 
 
-hachoir_config.quiet = True  # its warnings about unusual boxes are not ours to print
+# Pillow's own guard (a warning past 89 million pixels, a refusal past twice that, whatever
+# the frames) gives way to the settings' budgets, checked on every image before it is decoded
+# (_image_budget_check); this module is the only one that opens images.
+Image.MAX_IMAGE_PIXELS = None
 SNIFF_BYTES = 64 * 1024  # the head a file's type is read from
 MAX_ALT = 1500  # characters of alt text (social.md section 9)
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 VIDEO_TYPES = frozenset({"video/mp4", "video/quicktime"})
 PILLOW_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
+ANIMATED = ("GIF", "WEBP")  # kinds whose every frame is re-encoded (other kinds: the first)
 EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
               "video/mp4": "mp4", "video/quicktime": "mov"}  # fmt: skip
 
@@ -87,8 +113,18 @@ def media_register(
     width: int | None = None,
     height: int | None = None,
 ) -> MediaItem:
-    """A file hosted elsewhere, registered by its URL (the serializer checked the fields; a
-    video's duration and size are as declared)."""
+    """A file hosted elsewhere, registered by its URL (the serializer checked the fields). A
+    video's duration, width, height and size are read from the hosted file itself (its header,
+    through ranged reads; what the client declared is not kept); 400 when the URL holds no
+    video of `type`. An image's are as declared."""
+    if type in VIDEO_TYPES:
+        header, size = _hosted_video(url, type)
+        if size > settings.MEDIA_MAX_VIDEO_BYTES:
+            limit = settings.MEDIA_MAX_VIDEO_BYTES
+            raise ValidationFailed(
+                details={"size": [f"The file is {size} bytes; at most {limit}."]}
+            )
+        duration, width, height = header.duration, header.width, header.height
     return MediaItem.objects.create(
         user=user, type=type, url=url, filename=filename, size=size, alt=alt,
         duration=duration, width=width, height=height,
@@ -115,7 +151,7 @@ def sniff(head: bytes) -> str | None:
     try:
         with Image.open(io.BytesIO(head)) as image:
             return PILLOW_TYPES.get(str(image.format))
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+    except (UnidentifiedImageError, OSError, ValueError):
         pass
     if head[4:8] == b"ftyp":
         return "video/quicktime" if head[8:10] == b"qt" else "video/mp4"
@@ -126,10 +162,13 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
     """Store an uploaded file: its type read from its bytes, never its name; images get their
     width and height, videos their duration, width and height from their own header. The file
     is written before the row: a failed write stores nothing, and a failed row insert removes
-    the file. A video is streamed to storage in chunks, never read whole into memory."""
+    the file. A video is streamed to storage in chunks, never read whole into memory. The
+    owner's stored bytes stay within MEDIA_QUOTA_BYTES (413 past it, nothing stored)."""
     size = int(upload.size or 0)
     if size <= 0:
         raise ValidationFailed(details={"file": ["The file is empty."]})
+    owner = media_owner(user)
+    _quota_check(owner, size)  # before any work; checked again, exactly, as the row is made
     upload.seek(0)
     mime = sniff(upload.read(SNIFF_BYTES))
     upload.seek(0)
@@ -146,7 +185,7 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
     stem = f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}"
     fields: dict[str, Any] = {"type": mime}
     if mime in VIDEO_TYPES:
-        fields.update(video_probe(upload.file, mime))
+        fields.update(video_probe(upload.file, size, mime))
         upload.seek(0)
         name = default_storage.save(stem, upload)  # in chunks, from the upload's temporary file
         fields["size"] = size
@@ -154,43 +193,161 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
         data = upload.read()
         try:
             with Image.open(io.BytesIO(data)) as image:
+                _image_budget_check(image)
                 image.verify()  # a truncated or corrupt image is refused here
             data, width, height = _reencoded(data)
-        except (UnidentifiedImageError, OSError, SyntaxError, ValueError,
-                Image.DecompressionBombError):  # fmt: skip
+        except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
             raise ValidationFailed(details={"file": ["The image is damaged."]}) from None
         name = default_storage.save(stem, ContentFile(data))
         fields.update(size=len(data), width=width, height=height)
     try:
-        return MediaItem.objects.create(
-            id=item_id,
-            user=user,
-            url=_public_url(name),
-            filename=(upload.name or "")[:255],
-            file=name,
-            alt=alt,
-            **fields,
-        )
+        with transaction.atomic():
+            # The owner's row, locked while the quota is summed and the row made: two uploads
+            # cannot both take the last room. The file is already written (no lock is held
+            # while storage is written to); the loser's is removed.
+            User.objects.select_for_update().only("pk").get(pk=owner.pk)
+            _quota_check(owner, fields["size"])
+            return MediaItem.objects.create(
+                id=item_id,
+                user=user,
+                url=_public_url(name),
+                filename=(upload.name or "")[:255],
+                file=name,
+                alt=alt,
+                **fields,
+            )
     except Exception:
         default_storage.delete(name)
         raise
 
 
-def video_probe(stream: Any, mime: str) -> dict[str, Any]:
-    """`duration` (seconds), `width`, `height` from the video's own header (its `moov`
-    box; the media data is skipped, not read); 400 when the bytes are not a video of `mime`."""
-    refused = ValidationFailed(details={"file": [f"The file is not a playable {mime} video."]})
+def video_probe(stream: Any, size: int, mime: str) -> dict[str, Any]:
+    """`duration` (seconds), `width`, `height` from the video's own header, read by the
+    bounded walker (social.mp4: the media data is stepped over, not read); 400 when the bytes
+    are not a video of `mime`."""
     try:
-        parser = guessParser(InputIOStream(stream))
-        metadata = extractMetadata(parser) if parser is not None else None
-    except (FieldError, StreamError, ValueError, OSError, AttributeError, KeyError):
-        raise refused from None
-    if metadata is None or not metadata.has("duration"):
-        raise refused
-    found: dict[str, Any] = {"duration": round(metadata.get("duration").total_seconds(), 3)}
-    for name in ("width", "height"):
-        found[name] = int(metadata.get(name)) if metadata.has(name) else None
-    return found
+        header = mp4.probe(_Uploaded(stream, size), deadline=time.monotonic() + PROBE_SECONDS)
+    except mp4.NotAVideo as error:
+        raise ValidationFailed(
+            details={"file": [f"The file is not a playable {mime} video: {error}."]}
+        ) from None
+    if header.mime != mime:
+        raise ValidationFailed(details={"file": [f"The file is not a playable {mime} video."]})
+    return {"duration": header.duration, "width": header.width, "height": header.height}
+
+
+# The header walk of an upload reads a few dozen small pieces of a local file: this is far
+# more than a real video needs, and bounds a crafted one (with social.mp4.MAX_BOXES).
+PROBE_SECONDS = 2.0
+HOSTED_PROBE_SECONDS = 10.0  # all the ranged reads of one hosted file's header together
+HEADER_WINDOW_BYTES = 64 * 1024  # one ranged read: the start of the file, or of its moov
+MAX_HEADER_READS = 8  # the file's start, its moov (before or after the media data), a few more
+_hosted = outbound.Client("media-header", read_timeout=HOSTED_PROBE_SECONDS, retries=0)
+
+
+class _Uploaded:
+    """An uploaded file (in memory or spooled to disk) as the walker's source."""
+
+    def __init__(self, stream: Any, size: int) -> None:
+        self.stream = stream
+        self.size = size
+
+    def read(self, offset: int, length: int) -> bytes:
+        self.stream.seek(offset)
+        return bytes(self.stream.read(length))
+
+
+class _Hosted:
+    """A hosted file as the walker's source: ranged GETs through the outbound guard (a user
+    gave the URL), HEADER_WINDOW_BYTES at a time, the last window kept; at most
+    MAX_HEADER_READS of them, within the probe's deadline."""
+
+    def __init__(self, url: str, deadline: float) -> None:
+        self.url = url
+        self.deadline = deadline
+        self.reads = 0
+        self.size = 0
+        self.start, self.window = 0, b""
+        self._fetch(0)
+
+    def read(self, offset: int, length: int) -> bytes:
+        wanted_end = min(offset + length, self.size)
+        if offset < self.size and not (
+            self.start <= offset and wanted_end <= self.start + len(self.window)
+        ):
+            self._fetch(offset)
+        at = offset - self.start
+        return self.window[at : at + length]
+
+    def _fetch(self, offset: int) -> None:
+        self.reads += 1
+        left = self.deadline - time.monotonic()
+        if self.reads > MAX_HEADER_READS or left <= 0:
+            raise mp4.NotAVideo("its header could not be read within the bounds")
+        response = _hosted.request(
+            "GET",
+            self.url,
+            guarded=True,
+            timeout=left,
+            max_bytes=HEADER_WINDOW_BYTES,
+            headers={"Range": f"bytes={offset}-{offset + HEADER_WINDOW_BYTES - 1}"},
+        )
+        if response.status_code == 206:
+            found = re.fullmatch(
+                r"bytes (\d+)-\d+/(\d+)", response.headers.get("Content-Range", "").strip()
+            )
+            if found is None or int(found[1]) != offset:
+                raise mp4.NotAVideo("its server answered the range requests wrongly")
+            self.size = int(found[2])
+        elif offset == 0:  # the whole file, small enough to be one window
+            self.size = len(response.content)
+        else:
+            raise mp4.NotAVideo("its server does not answer range requests")
+        self.start, self.window = offset, response.content
+
+
+def _hosted_video(url: str, mime: str) -> tuple[mp4.Header, int]:
+    """The hosted video's header and size; 400 naming `url` when it cannot be read or is not
+    a video of `mime`. Its server is user-chosen: the calls are bounded per host."""
+    refused = f"The file at this URL is not a playable {mime} video"
+    try:
+        with outbound.bounded_per_host():
+            source = _Hosted(url, time.monotonic() + HOSTED_PROBE_SECONDS)
+            header = mp4.probe(source, deadline=source.deadline)
+    except mp4.NotAVideo as error:
+        raise ValidationFailed(details={"url": [f"{refused}: {error}."]}) from None
+    except outbound.OutboundError as error:
+        reason = error.message
+        if reason.startswith("The answer is larger"):
+            reason = "its server sent the whole file, not the range asked for."
+        raise ValidationFailed(details={"url": [f"The file could not be read: {reason}"]}) from None
+    if header.mime != mime:
+        raise ValidationFailed(details={"url": [f"{refused}: it is a {header.mime} file."]})
+    return header, source.size
+
+
+def _image_budget_check(image: Image.Image) -> None:
+    """413 before any pixel is decoded when re-encoding the image would cost more than the
+    settings allow: its size and frame count come from its header (a GIF's frames are
+    counted by walking its blocks, not decoding them). A few kilobytes can claim a canvas of
+    a hundred million pixels, or thousands of frames, each decoded in full."""
+    width, height = image.size
+    frames = int(getattr(image, "n_frames", 1)) if image.format in ANIMATED else 1
+    if (
+        width * height > settings.MEDIA_MAX_IMAGE_PIXELS
+        or frames > settings.MEDIA_MAX_IMAGE_FRAMES
+        or width * height * frames > settings.MEDIA_MAX_ANIMATION_PIXELS
+    ):
+        raise ImageTooLarge(
+            details={
+                "width": width,
+                "height": height,
+                "frames": frames,
+                "maxPixels": settings.MEDIA_MAX_IMAGE_PIXELS,
+                "maxFrames": settings.MEDIA_MAX_IMAGE_FRAMES,
+                "maxAnimationPixels": settings.MEDIA_MAX_ANIMATION_PIXELS,
+            }
+        )
 
 
 def _reencoded(data: bytes) -> tuple[bytes, int, int]:
@@ -204,7 +361,7 @@ def _reencoded(data: bytes) -> tuple[bytes, int, int]:
         icc = source.info.get("icc_profile")
         out = io.BytesIO()
         options: dict[str, object] = {"icc_profile": icc} if icc else {}
-        if frames > 1 and kind in ("GIF", "WEBP"):  # animations keep their frames and timing
+        if frames > 1 and kind in ANIMATED:  # animations keep their frames and timing
             options.update(save_all=True, loop=source.info.get("loop", 0),
                            duration=source.info.get("duration", 100))  # fmt: skip
             source.save(out, format=kind, **options)

@@ -605,7 +605,7 @@ class BlueskyStandIn(StandIn):
         ("GET", r"/xrpc/com.atproto.repo.getRecord", "get_record"),
         ("GET", r"/xrpc/app.bsky.feed.getPosts", "get_posts"),
         ("GET", r"/xrpc/com.atproto.server.getServiceAuth", "service_auth"),
-        # The video service (BLUESKY_VIDEO_URL points here too).
+        # The video service (BLUESKY_VIDEO_SERVICE_URL points here too).
         ("POST", r"/xrpc/app.bsky.video.uploadVideo", "upload_video"),
         ("GET", r"/xrpc/app.bsky.video.getJobStatus", "job_status"),
     )
@@ -964,10 +964,35 @@ JPEG = bytes.fromhex(
 
 @dataclass
 class CdnStandIn(StandIn):
-    routes = (("GET", r"/(.+\.jpg)", "image"),)
+    """A file host: a JPEG at any `*.jpg`, and the `files` put here at `/files/{name}`,
+    answering byte ranges (206, Content-Range) as CDNs do; `sent` counts the bytes served."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    ranges: bool = True  # False: the whole file, whatever the Range header asks
+    sent: int = 0
+    routes = (("GET", r"/(.+\.jpg)", "image"), ("GET", r"/files/(.+)", "file"))
 
     def image(self, call: Call, name: str) -> Answer:
         return 200, JPEG, {"Content-Type": "image/jpeg"}
+
+    def file(self, call: Call, name: str) -> Answer:
+        data = self.files.get(name)
+        if data is None:
+            return 404, b"Not Found", {"Content-Type": "text/plain"}
+        kind = {"mp4": "video/mp4", "mov": "video/quicktime"}.get(name.rsplit(".", 1)[-1], "")
+        headers = {"Content-Type": kind or "application/octet-stream", "Accept-Ranges": "bytes"}
+        asked = re.fullmatch(r"bytes=(\d+)-(\d*)", call.headers.get("Range", ""))
+        if asked is None or not self.ranges:
+            answer: Answer = (200, data, headers)
+        elif int(asked[1]) >= len(data):
+            answer = (416, b"", {"Content-Range": f"bytes */{len(data)}"})
+        else:
+            first, last = int(asked[1]), min(int(asked[2] or len(data) - 1), len(data) - 1)
+            headers["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
+            answer = (206, data[first : last + 1], headers)
+        with self.lock:
+            self.sent += len(answer[1])
+        return answer
 
 
 # --- Serving ----------------------------------------------------------------------------------
@@ -1096,7 +1121,7 @@ class Providers:
             "FACEBOOK_GRAPH_URL": self.meta.url,
             "FACEBOOK_GRAPH_VERSION": GRAPH_VERSION,
             "BLUESKY_SERVICE_URL": self.bluesky.url,
-            "BLUESKY_VIDEO_URL": self.bluesky.url,
+            "BLUESKY_VIDEO_SERVICE_URL": self.bluesky.url,
             "DEVTO_API_URL": f"{self.devto.url}/api",
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }

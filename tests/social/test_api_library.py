@@ -1,9 +1,12 @@
 """Campaigns, the media library and the social settings through the HTTP API."""
 
 import io
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from django.db import connection, connections
 from PIL import Image
 
 from accounts.services.users import user_create
@@ -129,13 +132,14 @@ def test_upload_an_image_then_serve_and_delete_it(
 def test_register_a_hosted_file(ada_client):
     response = ada_client.post(
         "/api/social/media",
-        {"type": "video/mp4", "url": "https://cdn.example.com/demo.mp4", "filename": "demo.mp4",
-         "size": 1048576},
+        {"type": "image/png", "url": "https://cdn.example.com/demo.png", "filename": "demo.png",
+         "size": 1048576, "width": 1200, "height": 630},
         format="json",
     )  # fmt: skip
     assert response.status_code == 200
     item = response.json()["data"]
-    assert (item["type"], item["size"], item["width"]) == ("video/mp4", 1048576, None)
+    assert (item["type"], item["size"], item["width"]) == ("image/png", 1048576, 1200)
+    assert (item["filename"], item["duration"]) == ("demo.png", None)
 
 
 @pytest.mark.parametrize(
@@ -284,3 +288,159 @@ def test_the_media_route_serves_only_media_names(client, media_root, settings):
     Path(settings.MEDIA_ROOT, "social").mkdir(parents=True, exist_ok=True)
     Path(settings.MEDIA_ROOT, "social", "page.html").write_text("<script>alert(1)</script>")
     assert client.get("/media/social/page.html").status_code == 404
+
+
+# --- Budgets: what decoding an image may cost --------------------------------------------------
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG whose header claims `width` x `height` (its pixel data cut short): what a
+    decompression bomb looks like before anything is decoded."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\0" * 4096)
+    chunks = chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return b"\x89PNG\r\n\x1a\n" + chunks
+
+
+def gif_frames(count: int, size: tuple[int, int] = (4, 4)) -> bytes:
+    frames = [Image.new("RGB", size, (60 * index, 0, 0)) for index in range(count)]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "GIF", save_all=True, append_images=frames[1:], duration=40, loop=0)
+    return buffer.getvalue()
+
+
+def test_an_image_past_the_pixel_budget_is_refused_before_it_is_decoded(ada_client, media_root):
+    limits = {"maxPixels": 25_000_000, "maxFrames": 250, "maxAnimationPixels": 100_000_000}
+    # 144 million pixels (under Pillow's own refusal), then 400 million (over it).
+    for side in (12_000, 20_000):
+        response = file_upload(ada_client, "bomb.png", png_header_only(side, side))
+        assert response.status_code == 413, response.content
+        assert response.json()["error"] == {
+            "code": "image_too_large",
+            "details": {"width": side, "height": side, "frames": 1, **limits},
+        }
+    assert not MediaItem.objects.exists()
+    assert not list(Path(media_root).rglob("*.*"))
+
+
+def gif_of_tiny_frames(count: int, canvas: int) -> bytes:
+    """A GIF of `count` one-pixel frames on a `canvas`-square screen: a few bytes a frame,
+    each decoded (and encoded again) as a whole canvas."""
+    import struct
+
+    screen = struct.pack("<HHBBB", canvas, canvas, 0x80, 0, 0) + b"\0\0\0\xff\xff\xff"
+    control = b"\x21\xf9\x04\x00\x01\x00\x00\x00"  # 10 ms a frame
+    pixel = b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00"
+    frame = control + pixel
+    return b"GIF89a" + screen + frame * count + b"\x3b"
+
+
+def test_an_animation_of_countless_frames_is_refused_before_it_is_decoded(ada_client, media_root):
+    small = gif_of_tiny_frames(1000, canvas=1000)
+    assert len(small) < 25_000
+    response = file_upload(ada_client, "spinner.gif", small)
+    assert response.status_code == 413, response.content
+    details = response.json()["error"]["details"]
+    assert (details["width"], details["height"], details["frames"]) == (1000, 1000, 1000)
+    assert not MediaItem.objects.exists()
+    assert not list(Path(media_root).rglob("*.*"))
+
+
+def test_the_image_budgets_are_settings(ada_client, media_root, settings):
+    settings.MEDIA_MAX_IMAGE_PIXELS = 63 * 64
+    assert file_upload(ada_client, "big.png", png(64, 64)).status_code == 413
+    assert file_upload(ada_client, "fits.png", png(63, 64)).status_code == 200
+    settings.MEDIA_MAX_IMAGE_FRAMES = 3
+    many = file_upload(ada_client, "many.gif", gif_frames(4))
+    assert (many.status_code, many.json()["error"]["details"]["frames"]) == (413, 4)
+    settings.MEDIA_MAX_ANIMATION_PIXELS = 3 * 16 - 1  # every frame counts
+    assert file_upload(ada_client, "three.gif", gif_frames(3)).status_code == 413
+    settings.MEDIA_MAX_ANIMATION_PIXELS = 3 * 16
+    kept = file_upload(ada_client, "three.gif", gif_frames(3))
+    assert kept.status_code == 200, kept.content
+    assert MediaItem.objects.count() == 2
+    assert len(list(Path(media_root).rglob("*.*"))) == 2
+
+
+# --- Quota and rate: what one user may store, and how fast --------------------------------------
+
+
+def stored_size(data: bytes) -> int:
+    """What an image takes once stored (drawn again from its pixels), as another user's
+    upload shows."""
+    other = client_for(user_create(email="sizer@example.com"))
+    return int(file_upload(other, "sized.png", data).json()["data"]["size"])
+
+
+def test_a_user_stores_up_to_the_quota_then_413_with_the_numbers(
+    ada_client, media_root, settings, django_capture_on_commit_callbacks
+):
+    one = stored_size(png(8, 8))
+    settings.MEDIA_QUOTA_BYTES = 2 * one + one // 2
+    first = file_upload(ada_client, "a.png", png(8, 8)).json()["data"]
+    assert file_upload(ada_client, "b.png", png(8, 8)).status_code == 200
+    refused = file_upload(ada_client, "c.png", png(8, 8))
+    assert refused.status_code == 413, refused.content
+    error = refused.json()["error"]
+    assert error["code"] == "media_quota_exceeded"
+    assert error["details"] == {"quotaBytes": 2 * one + one // 2, "usedBytes": 2 * one,
+                                "fileBytes": error["details"]["fileBytes"]}  # fmt: skip
+    assert error["details"]["fileBytes"] > 0
+    assert MediaItem.objects.filter(user__email="ada@example.com").count() == 2
+    assert len(list(Path(media_root).rglob("*.png"))) == 3  # the sizer's one too
+    # Hosted files take none of our storage: they do not count.
+    hosted = {"type": "image/png", "size": 10**6, "url": "https://cdn.example.com/a.png"}
+    assert ada_client.post("/api/social/media", hosted, format="json").status_code == 200
+    # Another user's library is theirs.
+    mallory = client_for(user_create(email="mallory@example.com"))
+    assert file_upload(mallory, "m.png", png(8, 8)).status_code == 200
+    # Deleting a file frees its bytes.
+    with django_capture_on_commit_callbacks(execute=True):
+        ada_client.delete(f"/api/social/media/{first['id']}")
+    assert file_upload(ada_client, "c.png", png(8, 8)).status_code == 200
+
+
+def test_files_added_past_the_hourly_rate_are_429_with_retry_after(ada_client, settings):
+    settings.MEDIA_UPLOADS_PER_HOUR = 2
+    hosted = {"type": "image/png", "size": 10, "url": "https://cdn.example.com/a.png"}
+    assert file_upload(ada_client, "a.png", png()).status_code == 200
+    assert ada_client.post("/api/social/media", hosted, format="json").status_code == 200
+    refused = file_upload(ada_client, "b.png", png())
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    assert ada_client.post("/api/social/media", hosted, format="json").status_code == 429
+    assert MediaItem.objects.count() == 2
+    # Reading the library, and another user's uploads, are not held back.
+    assert ada_client.get("/api/social/media").status_code == 200
+    mallory = client_for(user_create(email="mallory@example.com"))
+    assert file_upload(mallory, "m.png", png()).status_code == 200
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_uploads_never_pass_the_quota_together(ada, media_root, settings):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    settings.MEDIA_QUOTA_BYTES = stored_size(png(8, 8)) * 3 // 2  # room for one
+    barrier = threading.Barrier(4)
+
+    def upload(number: int) -> int:
+        try:
+            barrier.wait()
+            return int(file_upload(client_for(ada), f"{number}.png", png(8, 8)).status_code)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        statuses = sorted(pool.map(upload, range(4)))
+    assert statuses == [200, 413, 413, 413]
+    assert MediaItem.objects.filter(user=ada).count() == 1
+    assert len(list(Path(media_root).rglob(f"social/{ada.pk}/*.png"))) == 1

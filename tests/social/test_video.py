@@ -2,19 +2,25 @@
 and published through each network's upload flow, the platform's processing awaited by a
 task (no thread waits), resumed after a worker dies without uploading again."""
 
+import runpy
+import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from social.models import ScheduledRecord
+from config.settings import base as settings_base
+from social.models import MediaItem, ScheduledRecord
+from social.providers import PLATFORMS
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.videos import mp4
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
+BASE_SETTINGS = str(Path(settings_base.__file__))
 FIVE = ("linkedin", "facebook", "instagram", "bluesky", "mastodon")
 SIZE = 5 * 1024 * 1024  # two parts of LinkedIn's Videos API
 
@@ -62,6 +68,94 @@ def test_bytes_that_are_not_a_video_or_a_video_too_large_are_refused(ada_client,
     assert ada_client.get("/api/social/media").json()["data"] == []
 
 
+def test_a_video_of_countless_empty_boxes_is_refused_without_parsing_them(ada_client):
+    plain = mp4()
+    crafted = plain[:32] + b"\0\0\0\x08free" * 500_000 + plain[32:]  # after its ftyp
+    started = time.monotonic()
+    response = upload(ada_client, crafted)
+    assert response.status_code == 400
+    assert "more boxes than a video's" in response.json()["error"]["details"]["file"][0]
+    assert time.monotonic() - started < 10
+    assert ada_client.get("/api/social/media").json()["data"] == []
+
+
+def register(client: Any, url: str, type: str = "video/mp4", **fields: Any) -> Any:
+    body = {"type": type, "url": url, "size": 4096, **fields}
+    return client.post("/api/social/media", body, format="json")
+
+
+def test_a_registered_video_is_read_from_the_hosted_files_own_header(ada_client, providers):
+    payload = 3 * 1024 * 1024  # the media data, never fetched
+    files = {
+        "streaming.mp4": mp4(seconds=12.5, width=1280, height=720, payload=payload),
+        "camera.mp4": mp4(seconds=61.0, width=1080, height=1920, payload=payload, moov_last=True),
+        "clip.mov": mp4(seconds=4.0, brand=b"qt  ", moov_last=True),
+    }
+    providers.cdn.files.update(files)
+    found = {}
+    for name in files:
+        # What the client declares is not what the record keeps: the file's header is.
+        kind = "video/quicktime" if name.endswith(".mov") else "video/mp4"
+        response = register(ada_client, f"{providers.cdn.url}/files/{name}", type=kind,
+                            duration=999, width=1, height=1, size=10)  # fmt: skip
+        assert response.status_code == 200, response.content
+        item = response.json()["data"]
+        found[name] = (item["type"], item["duration"], item["width"], item["height"], item["size"])
+    assert found == {
+        "streaming.mp4": ("video/mp4", 12.5, 1280, 720, len(files["streaming.mp4"])),
+        "camera.mp4": ("video/mp4", 61.0, 1080, 1920, len(files["camera.mp4"])),
+        "clip.mov": ("video/quicktime", 4.0, 1280, 720, len(files["clip.mov"])),
+    }
+    assert providers.cdn.sent < 3 * 256 * 1024  # header windows only, for three files
+    assert all(call.headers.get("Range") for call in providers.cdn.calls)
+
+
+def test_a_hosted_file_that_is_not_a_video_of_its_declared_type_is_refused(ada_client, providers):
+    providers.cdn.files.update({
+        "page.mp4": b"<!doctype html><html><body>Not a video</body></html>" * 100,
+        "clip.mov": mp4(brand=b"qt  "),
+        "broken.mp4": b"\0\0\0\x18ftypisom" + b"x" * 4096,
+        "huge.mp4": mp4(payload=4096),
+    })  # fmt: skip
+    for name, type in [("page.mp4", "video/mp4"), ("clip.mov", "video/mp4"),
+                       ("broken.mp4", "video/mp4"), ("missing.mp4", "video/mp4")]:  # fmt: skip
+        response = register(ada_client, f"{providers.cdn.url}/files/{name}", type=type)
+        assert response.status_code == 400, (name, response.content)
+        assert list(response.json()["error"]["details"]) == ["url"], name
+    assert "not a playable video/mp4 video" in response_message(
+        register(ada_client, f"{providers.cdn.url}/files/clip.mov")
+    )
+    assert MediaItem.objects.count() == 0
+
+
+def test_a_server_that_ignores_ranges_serves_a_small_video_whole_and_a_large_one_not(
+    ada_client, providers
+):
+    providers.cdn.ranges = False
+    providers.cdn.files.update({"small.mp4": mp4(seconds=2.0), "large.mp4": mp4(payload=128_000)})
+    small = register(ada_client, f"{providers.cdn.url}/files/small.mp4")
+    assert (small.status_code, small.json()["data"]["duration"]) == (200, 2.0)
+    large = register(ada_client, f"{providers.cdn.url}/files/large.mp4")
+    assert large.status_code == 400
+    assert "not the range asked for" in response_message(large)
+    assert MediaItem.objects.count() == 1
+
+
+def response_message(response: Any) -> str:
+    return str(response.json()["error"]["details"]["url"][0])
+
+
+def test_a_hosted_video_larger_than_allowed_is_refused_by_its_real_size(
+    ada_client, providers, settings
+):
+    providers.cdn.files["big.mp4"] = mp4(payload=8192)
+    settings.MEDIA_MAX_VIDEO_BYTES = 4096
+    response = register(ada_client, f"{providers.cdn.url}/files/big.mp4", size=1000)
+    assert response.status_code == 400
+    assert list(response.json()["error"]["details"]) == ["size"]
+    assert MediaItem.objects.count() == 0
+
+
 # --- Validation before anything is sent -----------------------------------------------------------
 
 
@@ -91,17 +185,52 @@ def test_per_network_limits_are_checked_before_anything_is_sent(
     response = publish(ada_client, ada_accounts, "mastodon", mediaIds=[video["id"], long["id"]])
     assert response.status_code == 400
     assert "one video per post" in response.json()["error"]["details"]["targets"][0]["message"]
-    hosted = ada_client.post(
-        "/api/social/media",
-        {"type": "video/mp4", "url": "https://cdn.example.com/a.mp4", "size": 4096,
-         "duration": 10},
-        format="json",
-    ).json()["data"]  # fmt: skip
+    providers.cdn.files["a.mp4"] = mp4(seconds=10.0)
+    hosted = register(ada_client, f"{providers.cdn.url}/files/a.mp4").json()["data"]
     response = publish(ada_client, ada_accounts, "mastodon", mediaIds=[hosted["id"]])
     assert response.status_code == 400
     assert "upload it" in response.json()["error"]["details"]["targets"][0]["message"]
     for standin in (providers.linkedin, providers.bluesky, providers.mastodon):
         assert standin.posts == []
+
+
+def test_bluesky_takes_videos_up_to_its_300_mb(ada_client, ada_accounts, providers, ada):
+    def preview(size: int) -> dict[str, Any]:
+        item = MediaItem.objects.create(
+            user=ada, type="video/mp4", url="https://api.example.com/media/v.mp4",
+            file="social/v.mp4", size=size, duration=30.0, width=1280, height=720,
+        )  # fmt: skip
+        response = ada_client.post(
+            "/api/social/preview",
+            {"content": "Launch", "mediaIds": [str(item.pk)],
+             "accountIds": [ada_accounts["bluesky"]["id"]]},
+            format="json",
+        )  # fmt: skip
+        assert response.status_code == 200, response.content
+        return dict(response.json()["data"][0])
+
+    assert preview(150_000_000)["problems"] == []
+    assert preview(300_000_000)["problems"] == []
+    (problem,) = preview(300_000_001)["problems"]
+    assert "at most 300000000 bytes" in problem["message"]
+
+
+def test_each_networks_video_limits_name_their_source():
+    rules = {name: p.adapter.video for name, p in PLATFORMS.items() if p.adapter.video}
+    assert set(rules) == set(FIVE)
+    assert all(rule.source.startswith("https://") for rule in rules.values())
+
+
+def test_the_bluesky_video_service_is_configured_by_the_contracts_name(monkeypatch):
+    monkeypatch.delenv("BLUESKY_VIDEO_URL", raising=False)
+    monkeypatch.setenv("BLUESKY_VIDEO_SERVICE_URL", "https://video.example.net/")
+    read = runpy.run_path(BASE_SETTINGS)
+    assert read["BLUESKY_VIDEO_SERVICE_URL"] == "https://video.example.net"
+    # The name the setting had first is still read when the contract's is unset.
+    monkeypatch.delenv("BLUESKY_VIDEO_SERVICE_URL")
+    monkeypatch.setenv("BLUESKY_VIDEO_URL", "https://old.example.net")
+    read = runpy.run_path(BASE_SETTINGS)
+    assert read["BLUESKY_VIDEO_SERVICE_URL"] == "https://old.example.net"
 
 
 # --- Publishing through each network's flow -------------------------------------------------------
