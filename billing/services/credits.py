@@ -12,7 +12,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 
 from accounts.models import User, email_mailbox
 from billing.errors import InsufficientCredits
@@ -242,12 +242,17 @@ def period_of(day: date) -> str:
 def free_plans_replenish(*, today: date) -> int:
     """Replenish every free-plan user not yet replenished this month; returns how many ran.
 
+    Only accounts that got their mailbox's starting credits take part: a second spelling of
+    one mailbox (`ada+2@`), or in `verified` mode an address never verified, got none, and a
+    monthly top-up would hand it the free quota all the same.
+
     Each user is one short transaction, so a long run holds no lock for long and a crash
     resumes where it stopped (users done this month are skipped).
     """
     period = period_of(today)
+    started = CreditTransaction.objects.filter(user=OuterRef("pk"), reason=Reason.SIGNUP)
     pending = (
-        User.objects.filter(plan="free", is_active=True)
+        User.objects.filter(Exists(started), plan="free", is_active=True)
         .exclude(monthlyreplenishment__period=period)
         .order_by("pk")
     )

@@ -158,6 +158,19 @@ def test_replenish_all_free_users_is_idempotent(ada, settings):
     assert MonthlyReplenishment.objects.filter(user=paying).count() == 0
 
 
+def test_replenish_skips_accounts_that_never_got_the_starting_credits(ada, settings):
+    # A second spelling of Ada's mailbox (and, in `verified` mode, an address never verified)
+    # got no starting credits: a monthly top-up would hand it the free quota all the same.
+    farmed = user_create(email="ada+farm@example.com")
+    settings.SIGNUP_CREDITS_ON = "verified"
+    unverified = user_create(email="new@example.com")
+    assert balance(farmed) == balance(unverified) == 0
+    credits_spend(user=ada, cost=5)
+    assert free_plans_replenish(today=date(2026, 12, 1)) == 1
+    assert (balance(ada), balance(farmed), balance(unverified)) == (20, 0, 0)
+    assert not MonthlyReplenishment.objects.filter(user__in=[farmed, unverified]).exists()
+
+
 def test_replenish_task_runs_through_celery(ada):
     credits_spend(user=ada, cost=4)
     assert replenish_free_plans_task.delay().get() == 1
