@@ -7,7 +7,7 @@ Long-lived streams (the live feed's Server-Sent Events) go to the live feed's ow
 application (notifications/api/stream.py), which waits on the event loop and holds no
 thread and no database connection while it waits. Not through Django's ASGI handler: it costs
 a thread per open request (its per-request thread-sensitive context, for the request signals
-and sync middleware), and it tripled the latency of every ordinary request (bench/health.py).
+and sync middleware), and it made every ordinary request slower (measured: docs/performance.md).
 """
 
 import os

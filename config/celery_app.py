@@ -28,7 +28,7 @@ app.conf.update(
     broker_connection_retry_on_startup=True,
     # Celery's Django fixup closes every database connection before and after each task and,
     # with psycopg's pool (PostgreSQL's default here), the whole pool: each task then opened
-    # a new pool and new connections, half the time of a short task (bench/webhooks.py). Its
+    # a new pool and new connections, much of a short task's time (docs/performance.md). Its
     # closing is pushed out of reach; _connections_handed_back() below does what a request's
     # end does instead. (An old-style name: the fixup reads this one.)
     CELERY_DB_REUSE_MAX=2**31,

@@ -38,10 +38,10 @@ def _json_default(value: Any) -> Any:
 
 
 def _document(rows: list[dict[str, Any]]) -> str:
-    # orjson: a burst's documents (event data, records' histories) took the json module a
-    # twentieth of a worker's CPU, most of it calling _json_default for every key and time;
-    # orjson writes those itself, 16 times faster on a batch of live rows. Non-string keys are
-    # written as strings, as json.dumps does.
+    # orjson: with the json module a burst's documents (event data, records' histories) cost a
+    # share of a worker's CPU, most of it in calls to _json_default for every key and time;
+    # orjson writes those itself (docs/performance.md). Non-string keys are written as
+    # strings, as json.dumps does.
     return orjson.dumps(rows, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
 
 

@@ -22,12 +22,12 @@ R = TypeVar("R")
 
 # The threads every caller's calls run on, made as they are first needed and then kept: a
 # scheduler timer starts a batch of calls many times a second, and starting new threads for
-# each batch took a tenth of its time (bench/scheduler.py). Each caller's own `limit` bounds
+# each batch was a visible part of its time (docs/performance.md). Each caller's own `limit` bounds
 # its calls; this bounds them all in one process.
 POOL_THREADS = 256
 # bounded(more=...): further items are asked for once those not ended fit this many rounds of
 # the lanes. With one (every item started), a burst's lanes often ran dry while the timer
-# wrote a batch of results: 8.35 s for bench.scheduler's burst, 7.9 s with two.
+# wrote a batch of results (bench.scheduler's burst, docs/performance.md).
 AHEAD_ROUNDS = 2
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -68,7 +68,7 @@ def bounded(
     The calls run on up to `limit` lanes of the shared pool, each taking the next item as
     soon as its call ends: the next calls start while the caller is busy with the last
     group (the scheduler's timer writing results and claiming records for whole batches,
-    tens of milliseconds, during which calls of 50 ms would otherwise all end and none start).
+    during which short calls would otherwise all end and none start).
 
     `more`: asked, in the caller's thread, for further items whenever those not yet ended
     are no more than AHEAD_ROUNDS rounds of the lanes (`limit` running, `limit` waiting), as

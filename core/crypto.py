@@ -34,7 +34,7 @@ def encrypt(plaintext: str) -> str:
 
 # Decrypted values kept per process, by key list and token: the scheduler reads an account's
 # tokens with each of its records (a burst: the same few hundred accounts, thousands of times),
-# and decrypting them was a twentieth of the claim's CPU. Exact: a token decrypts to one
+# and decrypting them was a measurable share of the claim's CPU. Exact: a token decrypts to one
 # plaintext forever (no TTL is used), and a changed secret is a new token. The plaintexts are
 # those the process's loaded accounts hold anyway; the cache keeps at most this many.
 DECRYPTED_KEPT = 2048

@@ -13,13 +13,11 @@ class JSONField(models.JSONField):
     (Django's default) every JSON document of such an array is escaped in Python, a regular
     expression substitution per quote it contains. For the event rows (the outbox, the live
     feed, notifications: documents of a few hundred bytes, a post with its records) a VALUES
-    list costs less CPU at every batch size (measured when this was written, µs a row: 8 rows
-    470 -> 303, 64 rows 228 -> 167, 1,000 rows 201 -> 130), and the scheduler's results write
-    several such rows per published record. Tiny documents in large batches are cheaper as
-    arrays (1,000 rows of `{"a": 1}`: 75 against 118): the tables of posts and records keep
-    Django's field. Django keeps to VALUES for a field that names its own placeholder; this
-    one names the ordinary one. Nothing else changes: the column, the value and every other
-    query are those of Django's JSONField.
+    list costs less CPU at every batch size (docs/performance.md), and the scheduler's results
+    write several such rows per published record. Tiny documents in large batches are cheaper
+    as arrays: the tables of posts and records keep Django's field. Django keeps to VALUES for
+    a field that names its own placeholder; this one names the ordinary one. Nothing else
+    changes: the column, the value and every other query are those of Django's JSONField.
     """
 
     def get_placeholder(self, value: Any, compiler: Any, connection: Any) -> str:

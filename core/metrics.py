@@ -309,8 +309,8 @@ class MergedCollector:
 
 # --- The fast merge ---------------------------------------------------------------------------
 # A scrape adds up every process's files. prometheus_client's merge parses every key of every
-# file (JSON) on each scrape and builds its objects: about 35 ms per thousand lines, past the
-# 50 ms a scrape may take with every family populated (bench/health.py). Here the files' layout
+# file (JSON) on each scrape and builds its objects: too slow for a scrape with every family
+# populated (bench.health's scrape target, docs/performance.md). Here the files' layout
 # is remembered between scrapes (a file only ever appends entries; values change in place), each
 # key is parsed once per process, and the text is written directly. The file format is
 # prometheus_client's (mmap_dict.py): an 8-byte header whose first 4 bytes are the bytes used,

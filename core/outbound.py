@@ -278,9 +278,9 @@ class _Lean:
     """Calls to our configured hosts (the providers' APIs, the AI server) with the common
     bodies (JSON, a form, bytes) over http.client and kept-alive connections: the same
     request, timeouts, deadline, size cap and classification as through requests, for a
-    quarter of its CPU (a create cost 450 µs of a worker's CPU through a requests Session,
-    125 µs here: bench/scheduler.py's burst makes 10,000 of them). Anything else (files, a
-    streamed body, redirects followed, user-given URLs) goes through requests."""
+    fraction of its CPU (docs/performance.md): a scheduler burst makes one call per record.
+    Anything else (files, a streamed body, redirects followed, user-given URLs) goes through
+    requests."""
 
     IDLE_PER_HOST = POOL_SIZE
 
@@ -413,7 +413,7 @@ class _Lean:
 
 class _Headers:
     """A response's header fields as http.client's readers use them (get, get_all, items),
-    without its email parser: parsing headers that way was a fifth of a create's CPU."""
+    without its email parser, which cost a large share of a create's CPU (docs/performance.md)."""
 
     def __init__(self, fields: list[tuple[str, str]]) -> None:
         self.fields = fields

@@ -18,8 +18,8 @@ class NotificationPageQuerySet(QuerySet[Notification, Notification]):
     """The same rows as a plain queryset; a slice of it (a page) is read by a deferred join.
 
     `LIMIT 20 OFFSET n` over whole rows makes PostgreSQL fetch and discard every skipped row
-    from the table, or give up on the index and sort all of the user's rows (page 4000 of a
-    user with 100,000: about 150 ms in the database). A slice here becomes
+    from the table, or give up on the index and sort all of the user's rows (a deep page of a
+    user with many: docs/performance.md). A slice here becomes
     `WHERE id IN (SELECT id ... ORDER BY ... LIMIT 20 OFFSET n)`: the ids come from an
     index-only scan of (user, -created_at, -id), which holds every column the subquery needs,
     and only the 20 rows of the page are read from the table. Still one query.
@@ -54,8 +54,8 @@ def notification_list(*, user: User, read: bool | None = None) -> QuerySet[Notif
         notifications = notifications.filter(read=False)
     elif read is True:
         # "Not unread" rather than `read = true`: the flag is only in the table, so counting
-        # the read ones would visit every row of the user (180 ms at 100,000), while this anti
-        # join is answered from the two indexes alone (about 18 ms). NOT EXISTS, not NOT IN:
+        # the read ones would visit every row of the user, while this anti join is answered
+        # from the two indexes alone (docs/performance.md). NOT EXISTS, not NOT IN:
         # a hash anti join spills to disk, a hashed NOT IN turns quadratic past work_mem.
         unread = Notification.objects.filter(pk=OuterRef("pk"), user=user, read=False)
         notifications = notifications.filter(~Exists(unread))

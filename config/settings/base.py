@@ -367,7 +367,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "store_processed": False,
         # The worker takes a message per process, then looks at the folder again after this
         # long: at kombu's default (1 s) a task chain (outbox dispatch, delivery) waited a
-        # second per hop and a worker ran two tasks a second.
+        # second per hop.
         "polling_interval": 0.1,
     }
 )
@@ -378,7 +378,7 @@ CELERY_WORKER_REDIRECT_STDOUTS = False
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Results live in the database (a generation's history entry, a delivery's log), never in the
 # result backend: no task's return value is read. Ignoring them also keeps queueing from
-# touching the result store (with Redis down it retried for ~20 s before failing the request).
+# touching the result store (with Redis down it kept retrying before failing the request).
 CELERY_TASK_IGNORE_RESULT = True
 
 # --- Product settings -------------------------------------------------------------------------

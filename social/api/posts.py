@@ -54,7 +54,7 @@ MAX_THREAD = 24  # follow-up parts of a thread (social.md section 9)
 
 class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
     """Written out by hand in `to_representation`: lists render 20 posts with their records,
-    and DRF's generic field loop was half of such a request's time."""
+    and DRF's generic field loop was much of such a request's time (docs/performance.md)."""
 
     postId = serializers.UUIDField(source="post_id", read_only=True)
     accountId = serializers.UUIDField(source="account_id", read_only=True)

@@ -53,8 +53,8 @@ SETTLE_BATCH = 100  # results written in one transaction at most
 # Results are written together: once this many have ended, or the oldest of them has waited
 # SETTLE_WITHIN_SECONDS, or no call is left running. A burst's results then settle in
 # transactions of 64 (a dozen statements each, whatever their size), not of the few that
-# ended in the same moment: 0.25 statements a record instead of 0.44, and each statement
-# costs the timer milliseconds of waiting while 32 call threads share its interpreter.
+# ended in the same moment: fewer statements a record (docs/performance.md), and each
+# statement keeps the timer waiting while the call threads share its interpreter.
 SETTLE_AT_LEAST = 64
 SETTLE_WITHIN_SECONDS = 0.2
 SETTLE_GATHER_SECONDS = 0.01  # calls that end this close together are one group

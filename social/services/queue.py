@@ -170,7 +170,7 @@ def _times_write(moves: dict[Any, datetime], now: datetime) -> None:
         return
     if connection.vendor == "postgresql":
         # One UPDATE ... FROM VALUES for them all: a CASE of hundreds of branches costs Django
-        # more to build (about 0.4 ms a record) than the database to run.
+        # more to build than the database to run (docs/performance.md).
         rows = ", ".join(["(%s::uuid, %s::timestamptz)"] * len(ids))
         table = ScheduledRecord._meta.db_table
         with connection.cursor() as cursor:
