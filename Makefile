@@ -109,3 +109,26 @@ bench: $(VENV)/.dev
 
 clean:
 	rm -rf $(VENV) var staticfiles .mypy_cache .ruff_cache .pytest_cache
+
+# `make help` (and plain `make`): one line per target. Keep it in step with the targets above
+# (tests/test_repo_habits.py fails on a target missing here).
+.DEFAULT_GOAL := help
+.PHONY: help
+help:
+	@echo "make run               serve http://$(HOST):$(PORT) (production server, worker, beat); installs, migrates first"
+	@echo "make dev               the same, the server reloading on every code change"
+	@echo "make test              every check: lint, typecheck, imports, migrations-check, schema, audit, pytest"
+	@echo "make lint              ruff check and ruff format --check"
+	@echo "make typecheck         mypy"
+	@echo "make imports           the apps' import contracts (lint-imports)"
+	@echo "make migrations-check  fails when a model change has no migration"
+	@echo "make schema            validates the OpenAPI schema (var/openapi.yaml)"
+	@echo "make audit             known vulnerabilities in the runtime lock"
+	@echo "make pytest            the tests, in-process ones first, then those that start servers"
+	@echo "make superuser         an admin login (asks, or reads DJANGO_SUPERUSER_EMAIL and _PASSWORD)"
+	@echo "make bench             the benchmarks (BENCHES=\"health queue\" for some; docs/performance.md)"
+	@echo "make lock              regenerates requirements*.txt from pyproject.toml"
+	@echo "make smoke             the runtime lock alone, production settings, real servers (CI)"
+	@echo "make clean             removes .venv, var/ and the caches"
+	@echo "make help              this list"
+	@echo "Variables: PYTHON=python3.x, HOST, PORT; DATABASE_URL, REDIS_URL and the rest: .env.example"
