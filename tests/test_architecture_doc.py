@@ -1,0 +1,39 @@
+"""docs/architecture.md's table of modules names every module of the packages it maps, and
+only modules that exist."""
+
+import re
+
+import pytest
+
+from tests.servers import ROOT
+
+DOC = ROOT / "docs" / "architecture.md"
+# The packages a newcomer looks for a behaviour in, one module per subject.
+MAPPED = ("social/services", "social/providers", "notifications/services")
+
+
+def table_paths() -> set[str]:
+    """Every `path.py` named in the first cell of a table row of the document."""
+    rows = [line for line in DOC.read_text().splitlines() if line.startswith("|")]
+    return {path for row in rows for path in re.findall(r"`([\w/]+\.py)`", row.split("|")[1])}
+
+
+@pytest.mark.parametrize("package", MAPPED)
+def test_every_module_of_the_package_is_in_the_table(package):
+    modules = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / package).glob("*.py")
+        if path.name != "__init__.py"
+    }
+
+    assert modules  # the package is where the table says
+    assert sorted(modules - table_paths()) == []
+
+
+def test_every_module_in_the_table_exists():
+    named = table_paths()
+
+    assert {"social/services/posts.py", "notifications/services/outbox.py"} <= named
+    # Repository paths (the rooms table's `models.py`, `tasks.py` name a file of any app).
+    paths = {path for path in named if "/" in path}
+    assert sorted(path for path in paths if not (ROOT / path).is_file()) == []
