@@ -94,6 +94,11 @@ class LinkedInAdapter(Composer):
         min_seconds=3, max_seconds=1800, max_bytes=500 * 1024 * 1024
     )
 
+    def sent_text(self, text: str, *, kind: str) -> str:
+        """A post's commentary is little text (escaped by `commentary`, which `publish` and
+        `lookup` send and match); a comment's message is plain text."""
+        return commentary(text) if kind == "post" else text
+
     @staticmethod
     def configured() -> bool:
         return bool(settings.LINKEDIN_CLIENT_ID and settings.LINKEDIN_CLIENT_SECRET)
