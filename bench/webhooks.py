@@ -125,9 +125,11 @@ def measure(bench: harness.Bench) -> int:
 
     schedule = bench.tmp / "celerybeat-schedule"
     server, url, received = receiver(args.latency_ms / 1000)
-    # The worker as `make run` starts it, with beat inside (-B): its sweeper retries what fails.
+    # A worker as `make run` starts them (2 processes), reading both the default queue and the
+    # deliveries' own, with beat inside (-B): its sweeper retries what fails.
     worker = harness.spawn(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
+         "-Q", "celery,webhooks",
          f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip", "-B",
          f"--schedule={schedule}"],
         env=harness.server_env(),

@@ -22,6 +22,7 @@ from notifications.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
+from notifications.services.webhooks import DELIVERY_BATCH, deliveries_create, endpoint_create
 from notifications.tasks import webhook_sweep_task
 from tests.factories import client_for
 
@@ -64,7 +65,10 @@ def receiver() -> Iterator[Receiver]:
             self.end_headers()
             self.wfile.write(raw)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 64  # a batch's connections at once, none refused
+
+    server = Server(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -284,3 +288,29 @@ def test_a_burst_is_sent_concurrently_each_delivery_once(
     assert ids == sorted(str(event.id) for event in sent)  # every event once, none twice
     assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
     assert receiver.peak > 1  # sent side by side, not one after the other
+
+
+def test_one_owners_burst_does_not_hold_up_another_owners_delivery(
+    ada, bob, receiver, settings, django_capture_on_commit_callbacks
+):
+    """Ada's 300 endpoints turn one event into 300 deliveries, queued before Bob's one; the
+    delivery tasks take owners in turn, so Bob's is sent with the first batch, not after
+    Ada's burst."""
+    settings.WEBHOOK_ENDPOINTS_PER_USER = 300
+    for n in range(300):
+        endpoint_create(user=ada, url=f"{receiver.url}/ada/{n}", events=["credits.depleted"])
+    endpoint_create(user=bob, url=f"{receiver.url}/bob", events=["credits.depleted"])
+    queued = []
+    for owner in (ada, bob):  # Ada's event first: her deliveries' tasks are queued first
+        with django_capture_on_commit_callbacks():  # the outbox's own dispatch is not run
+            event = events.emit(user=owner, payload=events.credits_depleted(
+                user_id=str(owner.pk), remaining_credits=0))  # fmt: skip
+        with django_capture_on_commit_callbacks() as tasks:
+            assert deliveries_create(event) == (300 if owner == ada else 1)
+        queued += tasks
+    for task in queued:  # the worker takes the queue's tasks in order
+        task()
+    paths = [request["path"] for request in receiver.received]
+    assert len(paths) == 301
+    assert paths.index("/hooks/bob") < DELIVERY_BATCH  # in the first batch sent
+    assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
