@@ -205,6 +205,9 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 
 _client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
 DELIVERY_BATCH = 32  # deliveries one task claims and sends at once: one turn
+# A turn chosen at the same moment by a concurrent task may be all won by that one (a window
+# function rules out FOR UPDATE SKIP LOCKED): choose again from what is left, a few times.
+CLAIM_TRIES = 3
 # A claimed delivery not finished within its lease is due again; a delivery stays `pending`
 # while leased. Retries follow WEBHOOK_RETRY_SCHEDULE, then the delivery fails.
 DELIVERIES = Lease(
@@ -314,16 +317,18 @@ def _claim_turn() -> list[WebhookDelivery]:
     )
     in_turn = Window(RowNumber(), partition_by=[F(DELIVERY_OWNER)],
                      order_by=[F("next_attempt_at").asc(), F("pk").asc()])  # fmt: skip
-    chosen = list(
-        due.annotate(turn=in_turn)
-        .order_by("turn", "next_attempt_at", "pk")
-        .values_list("pk", flat=True)[:DELIVERY_BATCH]
-    )
-    if not chosen:
+    turns = due.annotate(turn=in_turn).order_by("turn", "next_attempt_at", "pk")
+    for _ in range(CLAIM_TRIES):
+        chosen = list(turns.values_list("pk", flat=True)[:DELIVERY_BATCH])
+        if not chosen:
+            return []
+        token = DELIVERIES.claim(
+            WebhookDelivery.objects.filter(pk__in=chosen, next_attempt_at__lte=now), now=now
+        )
+        if token is not None:
+            break
+    else:
         return []
-    token = DELIVERIES.claim(
-        WebhookDelivery.objects.filter(pk__in=chosen, next_attempt_at__lte=now), now=now
-    )
     won = list(DELIVERIES.held(token, chosen).select_related("endpoint", "endpoint__user"))
     # One endpoint object per endpoint, so the batch's results count its failures together.
     endpoints: dict[Any, WebhookEndpoint] = {}

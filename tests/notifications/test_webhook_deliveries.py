@@ -5,6 +5,7 @@ failures or a 410, isolated between users (social.md section 7)."""
 import json
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,7 +23,12 @@ from notifications.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
-from notifications.services.webhooks import DELIVERY_BATCH, deliveries_create, endpoint_create
+from notifications.services.webhooks import (
+    DELIVERY_BATCH,
+    deliveries_create,
+    deliveries_send,
+    endpoint_create,
+)
 from notifications.tasks import webhook_sweep_task
 from tests.factories import client_for
 
@@ -313,4 +319,39 @@ def test_one_owners_burst_does_not_hold_up_another_owners_delivery(
     paths = [request["path"] for request in receiver.received]
     assert len(paths) == 301
     assert paths.index("/hooks/bob") < DELIVERY_BATCH  # in the first batch sent
+    assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_turns_at_once_send_two_batches_each_delivery_once(ada, receiver, settings):
+    """Two delivery tasks choosing their turn at the same moment choose the same deliveries;
+    the one that loses them to the other chooses again from what is left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    settings.WEBHOOK_ENDPOINTS_PER_USER = 2 * DELIVERY_BATCH
+    now = timezone.now()
+    WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(endpoint=endpoint_create(user=ada, url=f"{receiver.url}/{n}",
+                                                 events=["credits.depleted"])[0],
+                        event_id=uuid.uuid4(), event="credits.depleted", body="{}",
+                        next_attempt_at=now, created_at=now)
+        for n in range(2 * DELIVERY_BATCH)
+    )  # fmt: skip
+    barrier = threading.Barrier(2)
+
+    def one_turn(_: int) -> int:
+        try:
+            barrier.wait()
+            return sum(deliveries_send().values())
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        assert sorted(pool.map(one_turn, range(2))) == [DELIVERY_BATCH, DELIVERY_BATCH]
+    assert len(receiver.received) == 2 * DELIVERY_BATCH
     assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
