@@ -1,6 +1,7 @@
 # One image for web (config.serve: uvicorn), worker and beat (Celery); the command picks the role:
 #   web:    the default CMD below (WEB_CONCURRENCY processes, WEB_THREADS threads each)
-#   worker: celery -A config worker -l INFO
+#   worker: celery -A config worker -l INFO -Q celery
+#   webhooks: celery -A config worker -l INFO -Q webhooks -n webhooks@%h (deliveries' own queue)
 #   beat:   celery -A config beat -l INFO --schedule /tmp/celerybeat-schedule
 
 # --- Build stage: dependencies only, so the final image carries no pip cache or build leftovers.

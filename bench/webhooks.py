@@ -6,10 +6,11 @@ Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB REDIS_URL=redis://HOST:PORT/N
 
 On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end) and the
 Redis of REDIS_URL (the broker), it starts a Celery worker as `make run` does (prefork,
---concurrency, default 2) and a local receiver answering after --latency-ms. Events are
-recorded in the outbox in one transaction; the worker dispatches them in passes of up to 100
-to the webhooks consumer, which makes their deliveries and queues them 32 to a task, each
-task sending its 32 at once. Reported: the time until every delivery succeeded, and, with a
+--concurrency, default 2), reading both the default queue and the deliveries' own, and a local
+receiver answering after --latency-ms. Events are recorded in the outbox in one transaction;
+the worker dispatches them in passes of up to 100 to the webhooks consumer, which makes their
+deliveries and queues a task for each 32, each task sending the next 32 due (owners taking
+turns) at once. Reported: the time until every delivery succeeded, and, with a
 second endpoint whose receiver refuses connections, how long the healthy endpoint's
 deliveries take beside it.
 Exits non-zero when deliveries are missing.
@@ -125,9 +126,11 @@ def measure(bench: harness.Bench) -> int:
 
     schedule = bench.tmp / "celerybeat-schedule"
     server, url, received = receiver(args.latency_ms / 1000)
-    # The worker as `make run` starts it, with beat inside (-B): its sweeper retries what fails.
+    # A worker as `make run` starts them (2 processes), reading both the default queue and the
+    # deliveries' own, with beat inside (-B): its sweeper retries what fails.
     worker = harness.spawn(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
+         "-Q", "celery,webhooks",
          f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip", "-B",
          f"--schedule={schedule}"],
         env=harness.server_env(),

@@ -3,6 +3,7 @@
 import importlib
 import importlib.util
 import os
+from typing import Any
 
 from celery import Celery, Task, signals
 
@@ -71,10 +72,15 @@ def _logging_as_django(loglevel: int | str | None = None, **kwargs: object) -> N
 
 
 @signals.worker_init.connect
-def _metrics_of_workers(**kwargs: object) -> None:
+def _metrics_of_workers(sender: Any = None, **kwargs: object) -> None:
     """A worker's processes write their numbers under the metrics folder of workers, emptied
-    now, before the pool processes start (core.metrics)."""
-    metrics.process_prepared("worker")
+    now, before the pool processes start (core.metrics). The worker that reads only webhook
+    deliveries' queue has a folder of its own: both run on one host, and each start would
+    empty the other's."""
+    from django.conf import settings
+
+    queues = set(sender.app.amqp.queues.consume_from) if sender is not None else set()
+    metrics.process_prepared("webhooks" if queues == {settings.WEBHOOK_QUEUE} else "worker")
 
 
 _heartbeat = None

@@ -7,7 +7,8 @@ every recording function returns at once and prometheus_client is never imported
 Every process of a deployment shares its numbers through the client's multiprocess mode:
 each process writes its own small memory-mapped files, under METRICS_DIR in the folder of its
 kind (`web`: config.serve and its worker processes; `worker`: a Celery worker and its pool
-processes; `other`: manage.py commands such as `run_scheduler --loop`), and a scrape adds
+processes; `webhooks`: the worker of webhook deliveries' own queue; `other`: manage.py
+commands such as `run_scheduler --loop`), and a scrape adds
 them up. A kind's folder is emptied when that kind starts (`process_prepared`), before any of
 its processes writes: a restarted server begins its counters at zero (Prometheus reads that
 as a counter reset), and a stopped worker's numbers do not linger. Labels are bounded: route
@@ -32,7 +33,7 @@ from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("web", "worker", "other")
+KINDS = ("web", "worker", "webhooks", "other")
 ENV = "PROMETHEUS_MULTIPROC_DIR"  # where prometheus_client writes this process's files
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 

@@ -25,7 +25,8 @@ from social.models import RecordStatus, ScheduledRecord
 
 logger = logging.getLogger(__name__)
 
-QUEUES = ("celery",)  # the Celery queues the workers read (every task goes to the default one)
+# The Celery queues the workers read: the default one, and webhook deliveries' own.
+QUEUES = ("celery", "webhooks")
 HISTORY_RECORDS = 5000  # the most recently changed records the providers' summary reads
 
 

@@ -1,6 +1,6 @@
 """Errors of the notifications domain, in the one error contract."""
 
-from core.errors import ApplicationError, NotFoundError
+from core.errors import ApplicationError, ConflictError, NotFoundError
 
 
 class NotificationNotFound(NotFoundError):
@@ -9,6 +9,11 @@ class NotificationNotFound(NotFoundError):
 
 class WebhookEndpointNotFound(NotFoundError):
     message = "Webhook endpoint not found."
+
+
+class WebhookEndpointLimitReached(ConflictError):
+    code = "webhook_endpoint_limit_reached"
+    message = "You have as many webhook endpoints as allowed. Delete one first."
 
 
 class InvalidWebhookUrl(ApplicationError):

@@ -36,8 +36,9 @@ def outbox_purge_task() -> int:
 
 @shared_task(acks_late=True)  # idempotent: deliveries are claimed by one conditional UPDATE
 def webhook_deliver_task(delivery_ids: Sequence[str] = (), delivery_id: str = "") -> dict[str, int]:
-    # delivery_id: the one-delivery form queued by earlier releases, still in flight on deploy
-    return deliveries_send(delivery_ids=[*delivery_ids, *([delivery_id] if delivery_id else [])])
+    # One turn over whatever is due (owners taking turns). The ids are those of messages queued
+    # by earlier releases, still in flight on deploy: their deliveries are due, so sent in turn.
+    return deliveries_send()
 
 
 @shared_task(acks_late=True)

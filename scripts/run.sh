@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# `make run` / `make dev`: the API on HOST:PORT with a Celery worker and beat beside it.
+# `make run` / `make dev`: the API on HOST:PORT with Celery workers and beat beside it: one
+# worker for every task but webhook deliveries, one of their own for those (they call hosts
+# users chose: a slow one must not hold up the rest; docs/webhooks.md).
 # Usage: scripts/run.sh serve|dev   (serve: the production server, config.serve; dev: the same
 # application under uvicorn with auto-reload, so the live feed's stream works there too)
-# Ctrl-C (or SIGTERM) stops all three and exits 0. A worker or beat that dies is restarted (a
+# Ctrl-C (or SIGTERM) stops them all and exits 0. A worker or beat that dies is restarted (a
 # crashed worker must not take the API down with it); the server dying stops the others, non-zero.
 # A port already in use is said at once, before anything starts.
 set -uo pipefail
@@ -40,7 +42,7 @@ stop() {
   # the children would be left running without this script.
   trap '' INT TERM HUP
   echo
-  echo "Stopping the server, the worker and beat..."
+  echo "Stopping the server, the workers and beat..."
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for _ in $(seq 1 30); do
     alive=0
@@ -56,14 +58,20 @@ trap stop INT TERM
 # Failed tasks still log at ERROR. CELERY_LOG_LEVEL=INFO shows every task.
 start_worker() {
   "$VENV/bin/celery" -A config --quiet worker --loglevel="${CELERY_LOG_LEVEL:-WARNING}" \
-    --concurrency=2 --without-mingle --without-gossip &
+    -Q celery --concurrency=2 --without-mingle --without-gossip &
   worker=$!
+}
+start_webhooks_worker() {
+  "$VENV/bin/celery" -A config --quiet worker --loglevel="${CELERY_LOG_LEVEL:-WARNING}" \
+    -Q webhooks -n webhooks@%h --concurrency=2 --without-mingle --without-gossip &
+  webhooks=$!
 }
 start_beat() {
   "$VENV/bin/celery" -A config --quiet beat --loglevel=WARNING --schedule=var/celerybeat-schedule &
   beat=$!
 }
 start_worker
+start_webhooks_worker
 start_beat
 if [ "$MODE" = dev ]; then
   "$VENV/bin/python" -m uvicorn config.asgi:application --reload --host "$HOST" --port "$PORT" \
@@ -72,7 +80,7 @@ else
   HOST=$HOST PORT=$PORT "$VENV/bin/python" -m config.serve &
 fi
 server=$!
-pids=("$worker" "$beat" "$server")
+pids=("$worker" "$webhooks" "$beat" "$server")
 
 base="http://$HOST:$PORT"
 for _ in $(seq 1 150); do
@@ -86,7 +94,7 @@ for _ in $(seq 1 150); do
      Health   $base/api/health
      Docs     $base/api/docs/
      Admin    $base/admin/   (make superuser creates a login)
-   A Celery worker and beat run beside it. Ctrl-C stops all three.
+   Celery workers and beat run beside it. Ctrl-C stops them all.
   ------------------------------------------------------------------
 
 BANNER
@@ -109,7 +117,7 @@ while true; do
     wait
     exit 0
   fi
-  if [ "${died:-}" = "$worker" ] || [ "${died:-}" = "$beat" ]; then
+  if [ "${died:-}" = "$worker" ] || [ "${died:-}" = "$webhooks" ] || [ "${died:-}" = "$beat" ]; then
     now=$(date +%s)
     recent=()
     for at in "${restarts[@]}"; do [ $((now - at)) -lt 60 ] && recent+=("$at"); done
@@ -118,16 +126,19 @@ while true; do
       if [ "$died" = "$worker" ]; then
         echo "The Celery worker exited (status $status); starting it again." >&2
         start_worker
+      elif [ "$died" = "$webhooks" ]; then
+        echo "The webhooks worker exited (status $status); starting it again." >&2
+        start_webhooks_worker
       else
         echo "Celery beat exited (status $status); starting it again." >&2
         start_beat
       fi
-      pids=("$worker" "$beat" "$server")
+      pids=("$worker" "$webhooks" "$beat" "$server")
       continue
     fi
     echo "Celery keeps exiting ($RESTARTS_PER_MINUTE restarts in a minute); giving up." >&2
   else
-    echo "The server exited (status $status); stopping the worker and beat." >&2
+    echo "The server exited (status $status); stopping the workers and beat." >&2
   fi
   stop
   wait

@@ -380,6 +380,11 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # result backend: no task's return value is read. Ignoring them also keeps queueing from
 # touching the result store (with Redis down it kept retrying before failing the request).
 CELERY_TASK_IGNORE_RESULT = True
+# Webhook deliveries call hosts users chose, and a slow one holds its task for the whole
+# timeout: they have a queue of their own, read by a worker of their own (scripts/run.sh,
+# docker-compose.yml), so they never wait behind, nor hold up, every other task.
+WEBHOOK_QUEUE = "webhooks"
+CELERY_TASK_ROUTES = {"notifications.tasks.webhook_deliver_task": {"queue": WEBHOOK_QUEUE}}
 
 # --- Product settings -------------------------------------------------------------------------
 CRON_SECRET = env.str("CRON_SECRET", default="")
@@ -502,6 +507,9 @@ WEBHOOK_RETRY_SCHEDULE = [
 ]
 WEBHOOK_DISABLE_AFTER_FAILURES = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=5)
 WEBHOOK_RETENTION_DAYS = env.int("WEBHOOK_RETENTION_DAYS", default=30)
+# Endpoints one owner may have (each event is sent to each of them: the cap bounds what one
+# event costs the delivery workers).
+WEBHOOK_ENDPOINTS_PER_USER = env.int("WEBHOOK_ENDPOINTS_PER_USER", default=10)
 # The live feed (docs/live-feed.md).
 LIVEFEED_HEARTBEAT_SECONDS = env.float("LIVEFEED_HEARTBEAT_SECONDS", default=15.0)
 LIVEFEED_MAX_STREAMS_PER_USER = env.int("LIVEFEED_MAX_STREAMS_PER_USER", default=5)

@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 from standardwebhooks import Webhook
 
@@ -36,6 +38,7 @@ from core.tasks import enqueue_on_commit
 from core.times import iso
 from notifications.errors import (
     InvalidWebhookUrl,
+    WebhookEndpointLimitReached,
     WebhookEndpointNotFound,
 )
 from notifications.events import EVENTS
@@ -53,6 +56,10 @@ from notifications.services.center import system_alert_send
 SECRET_PREFIX = "whsec_"  # noqa: S105 (the format's prefix, not a secret)
 ROTATION_OVERLAP = timedelta(hours=24)
 TEST_EVENT = "webhook.test"
+# Who owns an endpoint, as a delivery's path to it: the deliveries of one owner take turns
+# with everyone else's. The user today; the workspace once endpoints belong to workspaces,
+# with endpoints_owned below.
+DELIVERY_OWNER = "endpoint__user_id"
 RETRY = "retry"  # a delivery attempt that failed and will be tried again (still pending)
 
 
@@ -115,14 +122,26 @@ def endpoint_get(*, user: User, endpoint_id: Any, lock: bool = False) -> Webhook
     return found
 
 
+def endpoints_owned(*, owner: User) -> QuerySet[WebhookEndpoint]:
+    """The endpoints counted against their owner's WEBHOOK_ENDPOINTS_PER_USER, active or not
+    (the user's today; the workspace's once endpoints belong to workspaces)."""
+    return WebhookEndpoint.objects.filter(user=owner)
+
+
 def endpoint_create(
     *, user: User, url: str, events: list[str], description: str = "", active: bool = True
 ) -> tuple[WebhookEndpoint, str]:
-    """A new endpoint and its secret (shown to the user this once)."""
+    """A new endpoint and its secret (shown to the user this once); past the owner's
+    WEBHOOK_ENDPOINTS_PER_USER, 409 and nothing written."""
     url_check(url)
     chosen = events_check(events)
     secret = secret_new()
+    limit = settings.WEBHOOK_ENDPOINTS_PER_USER
     with transaction.atomic():
+        # The owner's row lock makes the count exact when one owner creates several at once.
+        User.objects.select_for_update().filter(pk=user.pk).exists()
+        if endpoints_owned(owner=user).count() >= limit:
+            raise WebhookEndpointLimitReached(details={"limit": limit})
         endpoint = WebhookEndpoint.objects.create(
             user=user, url=url, events=chosen, description=description, active=active
         )
@@ -185,7 +204,10 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 # --- Deliveries -------------------------------------------------------------------------------
 
 _client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
-DELIVERY_BATCH = 32  # deliveries one task claims and sends at once
+DELIVERY_BATCH = 32  # deliveries one task claims and sends at once: one turn
+# A turn chosen at the same moment by a concurrent task may be all won by that one (a window
+# function rules out FOR UPDATE SKIP LOCKED): choose again from what is left, a few times.
+CLAIM_TRIES = 3
 # A claimed delivery not finished within its lease is due again; a delivery stays `pending`
 # while leased. Retries follow WEBHOOK_RETRY_SCHEDULE, then the delivery fails.
 DELIVERIES = Lease(
@@ -235,8 +257,8 @@ def deliveries_wanted(interests: Sequence[tuple[str, Any]]) -> list[bool]:
 
 
 def deliveries_create_many(events: list[OutboxEvent]) -> int:
-    """The same for a dispatch pass's batch of events, in a few queries for them all; the
-    deliveries are queued in tasks of DELIVERY_BATCH, each sending its own at once."""
+    """The same for a dispatch pass's batch of events, in a few queries for them all; a turn
+    (a task) is queued for each DELIVERY_BATCH of them."""
     users = {event.user_id for event in events if event.user_id is not None}
     endpoints: dict[Any, list[WebhookEndpoint]] = {}
     for endpoint in WebhookEndpoint.objects.filter(user_id__in=users, active=True).select_related(
@@ -267,28 +289,47 @@ def deliveries_create_many(events: list[OutboxEvent]) -> int:
             endpoint__in={delivery.endpoint_id for delivery in deliveries},
             status=DeliveryStatus.PENDING,
             attempts=0,
-        ).values_list("pk", flat=True)
-        _queue(list(waiting))
+        ).count()
+        _queue(waiting)
     return len(created)
 
 
-def _queue(delivery_ids: list[Any]) -> None:
-    """Queue the sending of these deliveries on commit, DELIVERY_BATCH to a task."""
+def _queue(deliveries: int) -> None:
+    """Queue, on commit, a turn for each DELIVERY_BATCH of this many deliveries now due. A turn
+    sends whichever deliveries are due when it runs, owners taking turns (_claim_turn): the
+    tasks in the queue are the work there is, not whose it is."""
     from notifications.tasks import webhook_deliver_task
 
-    for start in range(0, len(delivery_ids), DELIVERY_BATCH):
-        chunk = [str(pk) for pk in delivery_ids[start : start + DELIVERY_BATCH]]
-        enqueue_on_commit(webhook_deliver_task, delivery_ids=chunk)
+    for _ in range(0, deliveries, DELIVERY_BATCH):
+        enqueue_on_commit(webhook_deliver_task)
 
 
-def _claim(delivery_ids: list[Any]) -> list[WebhookDelivery]:
-    """Lease those of these deliveries that are due; the ones this caller won (one conditional
-    UPDATE marks them with its claim token: a concurrent caller gets the others, or none)."""
+def _claim_turn() -> list[WebhookDelivery]:
+    """Lease the next DELIVERY_BATCH due deliveries, owners taking turns: every owner's oldest
+    due delivery first, then every owner's second, and so on. A burst of one owner (a few
+    thousand deliveries queued at once) therefore waits behind one delivery of each other
+    owner, never the other way round. The ones this caller won (one conditional UPDATE marks
+    them with its claim token: a concurrent caller that chose the same gets the others)."""
     now = timezone.now()
-    due = WebhookDelivery.objects.filter(pk__in=delivery_ids, next_attempt_at__lte=now)
     # Nothing is sent for an erased or deactivated user (erasure also deletes endpoints).
-    token = DELIVERIES.claim(due.filter(endpoint__user__is_active=True), now=now)
-    won = list(DELIVERIES.held(token).select_related("endpoint", "endpoint__user"))
+    due = WebhookDelivery.objects.filter(
+        DELIVERIES.free(now), next_attempt_at__lte=now, endpoint__user__is_active=True
+    )
+    in_turn = Window(RowNumber(), partition_by=[F(DELIVERY_OWNER)],
+                     order_by=[F("next_attempt_at").asc(), F("pk").asc()])  # fmt: skip
+    turns = due.annotate(turn=in_turn).order_by("turn", "next_attempt_at", "pk")
+    for _ in range(CLAIM_TRIES):
+        chosen = list(turns.values_list("pk", flat=True)[:DELIVERY_BATCH])
+        if not chosen:
+            return []
+        token = DELIVERIES.claim(
+            WebhookDelivery.objects.filter(pk__in=chosen, next_attempt_at__lte=now), now=now
+        )
+        if token is not None:
+            break
+    else:
+        return []
+    won = list(DELIVERIES.held(token, chosen).select_related("endpoint", "endpoint__user"))
     # One endpoint object per endpoint, so the batch's results count its failures together.
     endpoints: dict[Any, WebhookEndpoint] = {}
     for delivery in won:
@@ -296,10 +337,10 @@ def _claim(delivery_ids: list[Any]) -> list[WebhookDelivery]:
     return won
 
 
-def deliveries_send(*, delivery_ids: list[Any]) -> dict[str, int]:
-    """The delivery task: these deliveries (those still due), sent at once; how many ended in
-    each status."""
-    statuses = _send(_claim(delivery_ids)).values()
+def deliveries_send() -> dict[str, int]:
+    """The delivery task: one turn (_claim_turn), its deliveries sent at once; how many ended
+    in each status."""
+    statuses = _send(_claim_turn()).values()
     metrics.webhook_delivered(RETRY if status == DeliveryStatus.PENDING else status
                               for status in statuses)  # fmt: skip
     return dict(Counter(statuses))
@@ -439,7 +480,7 @@ def deliveries_sweep() -> int:
         DELIVERIES.free(now), next_attempt_at__lte=now
     ).values_list("pk", flat=True)[:1000]
     due_ids = list(due)
-    _queue(due_ids)
+    _queue(len(due_ids))
     return len(due_ids)
 
 
@@ -453,7 +494,7 @@ def delivery_redeliver(*, user: User, delivery_id: Any) -> WebhookDelivery:
             lease_expires_at=None,
             claim=None,
         )
-        _queue([delivery.pk])
+        _queue(1)
     delivery.refresh_from_db()
     return delivery
 
@@ -470,7 +511,7 @@ def endpoint_test(*, user: User, endpoint_id: Any) -> WebhookDelivery:
             endpoint=endpoint, event_id=event_id, event=TEST_EVENT, body=body,
             next_attempt_at=now, created_at=now,
         )  # fmt: skip
-        _queue([delivery.pk])
+        _queue(1)
     return delivery
 
 

@@ -556,6 +556,13 @@ class PublishView(APIView):
         )
 
 
+class PreviewPartSerializer(serializers.Serializer[Any]):
+    kind = serializers.CharField()
+    text = serializers.CharField(help_text="Exactly as sent to the network, escaped.")
+    display = serializers.CharField(help_text="As readers see it, for rendering.")
+    media = serializers.ListField(child=serializers.DictField())
+
+
 class PreviewView(APIView):
     """What each target would be sent (social.md section 9): nothing is stored or sent, so a
     key that may read posts may preview them."""
@@ -573,7 +580,7 @@ class PreviewView(APIView):
     class TargetSerializer(serializers.Serializer[Any]):
         provider = serializers.CharField()
         accountId = serializers.UUIDField(required=False)
-        parts = serializers.ListField(child=serializers.DictField())
+        parts = PreviewPartSerializer(many=True)
         counts = serializers.DictField()
         valid = serializers.BooleanField()
         problems = serializers.ListField(child=serializers.DictField())

@@ -205,6 +205,11 @@ class Adapter(Protocol):
         """How long the platform counts a text."""
         ...
 
+    def sent_text(self, text: str, *, kind: str) -> str:
+        """A composed part's text (`kind` post, reply or comment) exactly as the platform is
+        sent it, its markup escaped: what publishing sends and the preview shows."""
+        ...
+
     def configured(self) -> bool:
         """Whether this server can connect the platform (its app credentials are set)."""
         ...

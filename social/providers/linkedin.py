@@ -97,6 +97,11 @@ class LinkedInAdapter(Composer):
         source="https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api",
     )
 
+    def sent_text(self, text: str, *, kind: str) -> str:
+        """A post's commentary is little text (escaped by `commentary`, which `publish` and
+        `lookup` send and match); a comment's message is plain text."""
+        return commentary(text) if kind == "post" else text
+
     @staticmethod
     def configured() -> bool:
         return bool(settings.LINKEDIN_CLIENT_ID and settings.LINKEDIN_CLIENT_SECRET)

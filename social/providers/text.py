@@ -99,6 +99,10 @@ class Composer:
         """How long the platform counts a text (its `countsBy`)."""
         return len(text)
 
+    def sent_text(self, text: str, *, kind: str) -> str:
+        """The text as sent: most platforms take plain text as it is."""
+        return text
+
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The platform's own rules the composed draft breaks."""
         maximum, length = int(limits["maxCharacters"]), len(content.text)

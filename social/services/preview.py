@@ -6,6 +6,7 @@ from typing import Any
 from accounts.models import User
 from social.models import Post
 from social.providers import PLATFORMS
+from social.providers.base import Adapter
 from social.services.composition import Part, Target, parts_of, target_problems
 from social.services.posts import (
     account_target,
@@ -46,9 +47,12 @@ def post_preview(
     return [_target_preview(post, target, require_alt=require_alt) for target in targets]
 
 
-def _part(part: Part) -> dict[str, Any]:
+def _part(part: Part, adapter: Adapter) -> dict[str, Any]:
+    """`text` as the platform is sent it (the adapter's own `sent_text`, which publishing
+    uses too); `display` as readers see it, for rendering."""
     media = [{"url": media.url, "alt": media.alt} for media in part.content.media]
-    return {"kind": part.kind, "text": part.content.text, "media": media}
+    text = adapter.sent_text(part.content.text, kind=part.kind)
+    return {"kind": part.kind, "text": text, "display": part.content.text, "media": media}
 
 
 def _target_preview(post: Post, target: Target, *, require_alt: bool) -> dict[str, Any]:
@@ -61,7 +65,7 @@ def _target_preview(post: Post, target: Target, *, require_alt: bool) -> dict[st
     if target.account_id:
         preview["accountId"] = target.account_id
     preview.update(
-        parts=[_part(part) for part in parts],
+        parts=[_part(part, platform.adapter) for part in parts],
         counts={
             "used": platform.adapter.length(parts[0].content.text, limits),
             "limit": int(limits["maxCharacters"]),

@@ -31,7 +31,7 @@ from social.models import (
     Series,
 )
 from social.services.posts import post_status_refresh
-from social.wallclock import RuleError, local_end_of, rule_normalized, rule_times
+from social.wallclock import HORIZON_YEARS, RuleError, local_end_of, rule_normalized, rule_times
 
 NEXT_OCCURRENCES = 5  # what a post record shows
 MAX_COUNT = 1000
@@ -51,13 +51,18 @@ class Recurrence:
 
 
 def recurrence_read(value: dict[str, Any], *, zone: ZoneInfo, starts_at: datetime) -> Recurrence:
-    """`{rule, until?, count?}` as the API takes it: the rule checked (wallclock), `until` an
+    """`{rule, until?, count?}` as the API takes it: the rule checked (wallclock) and occurring
+    again within the horizon after `starts_at` (a walk never goes further), `until` an
     ISO date (through the end of that local day) or date and time (without an offset, read in
     `zone`), not before the first occurrence; `count` 1 to MAX_COUNT occurrences."""
     try:
         rule = rule_normalized(str(value.get("rule") or ""))
     except RuleError as error:
         raise ValidationFailed(details={"recurrence.rule": [str(error)]}) from None
+    if next(rule_times(rule, zone, starts_at, starts_at), None) is None:
+        message = (f"The rule has no occurrence within {HORIZON_YEARS} years after the first "
+                   f"({iso(starts_at)}).")  # fmt: skip
+        raise ValidationFailed(details={"recurrence.rule": [message]})
     until = _until(value.get("until"), zone)
     if until is not None and until < starts_at:
         raise ValidationFailed(details={"recurrence.until": ["Before the first occurrence."]})

@@ -5,6 +5,7 @@ failures or a 410, isolated between users (social.md section 7)."""
 import json
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +22,12 @@ from notifications.models import (
     OutboxConsumption,
     WebhookDelivery,
     WebhookEndpoint,
+)
+from notifications.services.webhooks import (
+    DELIVERY_BATCH,
+    deliveries_create,
+    deliveries_send,
+    endpoint_create,
 )
 from notifications.tasks import webhook_sweep_task
 from tests.factories import client_for
@@ -64,7 +71,10 @@ def receiver() -> Iterator[Receiver]:
             self.end_headers()
             self.wfile.write(raw)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 64  # a batch's connections at once, none refused
+
+    server = Server(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -284,3 +294,64 @@ def test_a_burst_is_sent_concurrently_each_delivery_once(
     assert ids == sorted(str(event.id) for event in sent)  # every event once, none twice
     assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
     assert receiver.peak > 1  # sent side by side, not one after the other
+
+
+def test_one_owners_burst_does_not_hold_up_another_owners_delivery(
+    ada, bob, receiver, settings, django_capture_on_commit_callbacks
+):
+    """Ada's 300 endpoints turn one event into 300 deliveries, queued before Bob's one; the
+    delivery tasks take owners in turn, so Bob's is sent with the first batch, not after
+    Ada's burst."""
+    settings.WEBHOOK_ENDPOINTS_PER_USER = 300
+    for n in range(300):
+        endpoint_create(user=ada, url=f"{receiver.url}/ada/{n}", events=["credits.depleted"])
+    endpoint_create(user=bob, url=f"{receiver.url}/bob", events=["credits.depleted"])
+    queued = []
+    for owner in (ada, bob):  # Ada's event first: her deliveries' tasks are queued first
+        with django_capture_on_commit_callbacks():  # the outbox's own dispatch is not run
+            event = events.emit(user=owner, payload=events.credits_depleted(
+                user_id=str(owner.pk), remaining_credits=0))  # fmt: skip
+        with django_capture_on_commit_callbacks() as tasks:
+            assert deliveries_create(event) == (300 if owner == ada else 1)
+        queued += tasks
+    for task in queued:  # the worker takes the queue's tasks in order
+        task()
+    paths = [request["path"] for request in receiver.received]
+    assert len(paths) == 301
+    assert paths.index("/hooks/bob") < DELIVERY_BATCH  # in the first batch sent
+    assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_turns_at_once_send_two_batches_each_delivery_once(ada, receiver, settings):
+    """Two delivery tasks choosing their turn at the same moment choose the same deliveries;
+    the one that loses them to the other chooses again from what is left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
+    settings.WEBHOOK_ENDPOINTS_PER_USER = 2 * DELIVERY_BATCH
+    now = timezone.now()
+    WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(endpoint=endpoint_create(user=ada, url=f"{receiver.url}/{n}",
+                                                 events=["credits.depleted"])[0],
+                        event_id=uuid.uuid4(), event="credits.depleted", body="{}",
+                        next_attempt_at=now, created_at=now)
+        for n in range(2 * DELIVERY_BATCH)
+    )  # fmt: skip
+    barrier = threading.Barrier(2)
+
+    def one_turn(_: int) -> int:
+        try:
+            barrier.wait()
+            return sum(deliveries_send().values())
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        assert sorted(pool.map(one_turn, range(2))) == [DELIVERY_BATCH, DELIVERY_BATCH]
+    assert len(receiver.received) == 2 * DELIVERY_BATCH
+    assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}

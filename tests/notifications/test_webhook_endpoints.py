@@ -132,3 +132,23 @@ def test_signatures_verify_with_the_standard_webhooks_library():
     expected = hmac.new(secrets[0].encode(), body, hashlib.sha256).hexdigest()
     assert headers["X-Service-Signature"] == expected
     assert headers["X-Service-Event"] == "post.published"
+
+
+def test_endpoints_are_capped_per_owner_and_past_the_cap_nothing_is_written(
+    ada_client, bob_client, settings
+):
+    assert settings.WEBHOOK_ENDPOINTS_PER_USER == 10  # the default
+    settings.WEBHOOK_ENDPOINTS_PER_USER = 2
+    first, _ = (create(ada_client).json()["data"] for _ in range(2))
+    refused = create(ada_client, description="one too many")
+    assert refused.status_code == 409, refused.content
+    assert refused.json()["error"] == {"code": "webhook_endpoint_limit_reached",
+                                       "details": {"limit": 2}}  # fmt: skip
+    assert "Delete one" in refused.json()["message"]
+    assert WebhookEndpoint.objects.count() == 2
+    assert WebhookSecret.objects.count() == 2
+    assert not WebhookEndpoint.objects.filter(description="one too many").exists()
+    # Another owner has a cap of their own; a deleted endpoint frees its place.
+    assert create(bob_client).status_code == 200
+    assert ada_client.delete(f"/api/webhooks/endpoints/{first['id']}").status_code == 200
+    assert create(ada_client).status_code == 200

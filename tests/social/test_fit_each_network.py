@@ -422,3 +422,75 @@ def test_the_preview_of_a_saved_post_uses_its_stored_variants(ada_client, ada_ac
     previews = {preview["provider"]: preview for preview in response.json()["data"]}
     assert [part["kind"] for part in previews["linkedin"]["parts"]] == ["post", "comment"]
     assert [part["kind"] for part in previews["bluesky"]["parts"]] == ["post"]
+
+
+def _sent_text(provider: str, entry: dict[str, Any]) -> str:
+    """The text a stand-in received for one created post, reply or comment."""
+    if provider == "linkedin":
+        return str(entry.get("commentary") or entry["message"]["text"])
+    if provider in ("facebook", "instagram"):
+        return str(entry.get("message") or entry.get("caption") or "")
+    if provider == "bluesky":
+        return str(entry["text"])
+    if provider == "mastodon":
+        return str(entry["body"]["status"])
+    return str(entry["body_markdown"])
+
+
+def _stand_in(providers: Any, provider: str) -> Any:
+    return providers.meta if provider in ("facebook", "instagram") else getattr(providers, provider)
+
+
+def test_the_linkedin_preview_shows_the_escaped_text_linkedin_is_sent(
+    ada_client, ada_accounts, providers
+):
+    body = {"content": "Ship it (v2) #launch", "hashtags": "#ship",
+            "variants": {"linkedin": {"firstComment": "Notes (v2) inside"}},
+            "accountIds": [ada_accounts["linkedin"]["id"]]}  # fmt: skip
+    preview = ada_client.post("/api/social/preview", body, format="json")
+    assert preview.status_code == 200, preview.content
+    (linkedin,) = preview.json()["data"]
+    done = results(ada_client.post("/api/social/publish", body, format="json"))
+    assert done["linkedin"]["success"] is True
+    post, comment = providers.linkedin.posts
+    sent = post["commentary"]
+    assert sent == r"Ship it \(v2\) {hashtag|\#|launch}" + "\n\n{hashtag|\\#|ship}"
+    assert [(part["kind"], part["text"]) for part in linkedin["parts"]] == [
+        ("post", sent),
+        ("comment", comment["message"]["text"]),
+    ]
+    # The text as readers see it, for rendering the preview.
+    assert [part["display"] for part in linkedin["parts"]] == [
+        "Ship it (v2) #launch\n\n#ship",
+        "Notes (v2) inside",
+    ]
+
+
+@pytest.mark.parametrize(
+    "provider", ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"]
+)
+def test_every_networks_preview_parts_are_what_it_is_sent(
+    ada_client, ada_accounts, providers, provider
+):
+    image = media(ada_client, providers.image(), alt="The dashboard")
+    variant: dict[str, Any] = {"firstComment": "Questions (and bugs) welcome"}
+    if provider in ("bluesky", "mastodon"):
+        variant["thread"] = [{"content": "Part two: [details] & <more>"}]
+    if provider == "devto":
+        variant = {"title": "Ship it (v2)"}
+    if provider == "instagram":
+        variant["mediaIds"] = [image]
+    body = {"content": "Ship it (v2) *now* @ada #launch https://example.com/v2",
+            "hashtags": "#ship", "link": "https://example.com/v2",
+            "variants": {provider: variant},
+            "accountIds": [ada_accounts[provider]["id"]]}  # fmt: skip
+    preview = ada_client.post("/api/social/preview", body, format="json")
+    assert preview.status_code == 200, preview.content
+    (target,) = preview.json()["data"]
+    assert target["valid"] is True, target["problems"]
+    stand_in = _stand_in(providers, provider)
+    before = len(stand_in.posts)
+    done = results(ada_client.post("/api/social/publish", body, format="json"))
+    assert done[provider]["success"] is True, done
+    sent = [_sent_text(provider, entry) for entry in stand_in.posts[before:]]
+    assert [part["text"] for part in target["parts"]] == sent

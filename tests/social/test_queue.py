@@ -3,6 +3,8 @@ stand-ins (social.md section 11): slots in a zone, posts queued next or last, ca
 moved records freeing their slots, reordering, pausing and resuming, re-slotting, weekly
 series published by the scheduler, best times, the admin, and concurrent queueing."""
 
+import cProfile
+import pstats
 import threading
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -422,6 +424,63 @@ def test_a_bad_recurrence_is_refused_and_nothing_is_written(
     assert field in response.json()["error"]["details"]
     assert not Post.objects.exists()
     assert not Series.objects.exists()
+
+
+def next_february_tenth() -> datetime:
+    """February 10 at 09:00 UTC, within the next year: a start that a rule of the 30th of
+    every twelfth month never matches again."""
+    now = timezone.now()
+    when = datetime(now.year, 2, 10, 9, tzinfo=UTC)
+    return when if when > now + timedelta(hours=1) else when.replace(year=now.year + 1)
+
+
+NEVER_AGAIN = "FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30"  # Februaries only, never a 30th
+
+
+@pytest.mark.parametrize("path", ["/api/social/schedule", "/api/social/queue"])
+def test_a_rule_with_no_occurrence_within_the_horizon_is_refused_and_nothing_is_written(
+    ada_client, accounts, path
+):
+    set_queue(ada_client, accounts["mastodon"], slots=[{"day": "wed", "time": "09:00"}])
+    body: dict[str, Any] = {"content": "Every 30th", "accountIds": [accounts["mastodon"]],
+                            "recurrence": {"rule": NEVER_AGAIN}}  # fmt: skip
+    if path.endswith("schedule"):
+        body["scheduledTime"] = iso(next_february_tenth())
+    else:  # starts at the queue's next slot: a rule that matches no day at all
+        body["recurrence"] = {"rule": "FREQ=MONTHLY;BYDAY=5MO;BYMONTHDAY=1"}
+    events = OutboxEvent.objects.count()
+    response = ada_client.post(path, body, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    (message,) = error["details"]["recurrence.rule"]
+    assert "no occurrence within 5 years" in message
+    assert not Post.objects.exists()
+    assert not Series.objects.exists()
+    assert not ScheduledRecord.objects.exists()
+    assert OutboxEvent.objects.count() == events
+
+
+def test_a_list_of_posts_whose_rules_never_match_again_stays_bounded(ada_client, accounts):
+    """Series written before rules were checked against a horizon: each read walks at most
+    the horizon (counted in function calls, not time) and shows the waiting occurrence."""
+    start = next_february_tenth()
+    waiting = []
+    for n in range(20):
+        response = ada_client.post("/api/social/schedule", {
+            "content": f"Every 30th, {n}", "accountIds": [accounts["mastodon"]],
+            "scheduledTime": iso(start), "recurrence": {"rule": "FREQ=MONTHLY"}},
+            format="json")  # fmt: skip
+        assert response.status_code == 200, response.content
+        waiting.append(response.json()["data"]["post"]["id"])
+    Series.objects.update(rule=NEVER_AGAIN)
+    profile = cProfile.Profile()
+    response = profile.runcall(ada_client.get, "/api/social/posts")
+    assert response.status_code == 200
+    assert {post["id"]: post["nextOccurrences"] for post in response.json()["data"]} == {
+        post_id: [iso(start)] for post_id in waiting
+    }
+    assert pstats.Stats(profile).total_calls < 100_000  # type: ignore[attr-defined]
 
 
 def test_count_ends_a_series(ada_client, accounts, providers):

@@ -1,11 +1,14 @@
 """Wall-clock slots and recurrence rules in a zone (social.wallclock): DST moves them with the
 zone, a time in a gap is skipped that day, one in an overlap is its first occurrence."""
 
-from datetime import UTC, datetime
+import cProfile
+import pstats
+from datetime import UTC, datetime, timedelta
 from itertools import islice
 from zoneinfo import ZoneInfo
 
 import pytest
+from dateutil.rrule import rrulestr
 
 from social.wallclock import RuleError, Week, moment, rule_normalized, rule_times
 
@@ -123,3 +126,67 @@ def test_rule_occurrences_with_their_own_days_and_hour():
     ]
     # From a later moment: the first occurrence strictly after it.
     assert next(rule_times(rule, PARIS, start, utc(2026, 6, 8, 7))) == utc(2026, 6, 12, 7)
+
+
+def test_a_mix_of_ordinal_and_plain_days_is_refused():
+    with pytest.raises(RuleError, match="not both"):
+        rule_normalized("FREQ=MONTHLY;BYDAY=MO,2TU")
+
+
+def test_a_walk_over_a_rule_that_never_matches_again_ends_at_the_horizon():
+    start = utc(2027, 2, 1, 9)  # a Monday
+    for rule in ("FREQ=DAILY;INTERVAL=7;BYDAY=TU", "FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30",
+                 "FREQ=MONTHLY;BYDAY=5MO;BYMONTHDAY=1"):  # fmt: skip
+        profile = cProfile.Profile()
+        found = profile.runcall(list, rule_times(rule, PARIS, start, start))
+        assert found == []
+        assert pstats.Stats(profile).total_calls < 5_000  # type: ignore[attr-defined]
+    # A rare rule is found within the horizon, and not past it.
+    leap = "FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=29"  # February 29 only, from a February
+    assert list(rule_times(leap, PARIS, start, start)) == [utc(2028, 2, 29, 9)]
+    assert list(rule_times(leap, PARIS, start, start, within=timedelta(days=300))) == []
+
+
+def reference_times(rule: str, zone: ZoneInfo, start: datetime, after: datetime, n: int) -> list:
+    """The rule's occurrences as the reference RFC 5545 library (dateutil) walks them."""
+    local_start = start.astimezone(zone).replace(tzinfo=None, microsecond=0)
+    local_after = after.astimezone(zone).replace(tzinfo=None) - timedelta(days=1)
+    found = []
+    walk = rrulestr(rule, dtstart=local_start).xafter(max(local_after, local_start), inc=True)
+    for local in walk:
+        at = moment(local, zone)
+        if at is not None and at > after:
+            found.append(at)
+        if len(found) == n:
+            break
+    return found
+
+
+RULES = [
+    "FREQ=DAILY", "FREQ=DAILY;INTERVAL=3", "FREQ=DAILY;BYDAY=MO,WE,FR",
+    "FREQ=DAILY;INTERVAL=2;BYMONTHDAY=1,15,-1", "FREQ=DAILY;BYHOUR=9;BYMINUTE=30",
+    "FREQ=DAILY;INTERVAL=7;BYDAY=SU", "FREQ=WEEKLY", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,SU",
+    "FREQ=WEEKLY;BYDAY=SA;BYHOUR=23", "FREQ=WEEKLY;INTERVAL=5;BYMINUTE=5", "FREQ=MONTHLY",
+    "FREQ=MONTHLY;INTERVAL=2", "FREQ=MONTHLY;BYMONTHDAY=31", "FREQ=MONTHLY;BYMONTHDAY=-1,1",
+    "FREQ=MONTHLY;BYDAY=-1FR", "FREQ=MONTHLY;BYDAY=2TU,-2TH;BYHOUR=2;BYMINUTE=30",
+    "FREQ=MONTHLY;BYDAY=MO", "FREQ=MONTHLY;BYDAY=FR;BYMONTHDAY=13",
+    "FREQ=MONTHLY;INTERVAL=3;BYDAY=5SU", "FREQ=MONTHLY;INTERVAL=7;BYMONTHDAY=-3,29",
+]  # fmt: skip
+STARTS = [
+    datetime(2027, 1, 31, 8, 15, 42, tzinfo=UTC),
+    datetime(2028, 2, 29, 23, 30, tzinfo=UTC),
+    datetime(2027, 3, 28, 1, 30, tzinfo=UTC),  # the day Paris springs forward
+    datetime(2026, 11, 1, 5, 30, tzinfo=UTC),  # the night New York falls back
+]
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_occurrences_are_the_reference_librarys(rule):
+    for zone in (ZoneInfo("UTC"), PARIS, NEW_YORK, ZoneInfo("Asia/Kolkata")):
+        for start in STARTS:
+            for after in (start, start + timedelta(days=400, hours=5)):
+                expected = reference_times(rule, zone, start, after, 8)
+                within = timedelta(days=366 * 30)
+                assert list(islice(rule_times(rule, zone, start, after, within=within), 8)) == (
+                    expected
+                ), (zone, start, after)
