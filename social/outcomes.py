@@ -275,8 +275,11 @@ RULES: tuple[Rule, ...] = (
          text="did not name the created"),
     Rule(OURS, "unconfirmed", "A success whose answer could not be read (maybe published).",
          text="answer could not be read"),
-    Rule(OURS, "unconfirmed", "The last attempt's outcome could not be established.",
+    Rule(OURS, "unconfirmed", "The outcome could not be established (the last attempt's, or "
+         "a lookup whose pages did not reach back to the attempt).",
          text="outcome could not be established"),
+    Rule(OURS, "internal", "The last attempt stopped before its result was recorded, and the "
+         "post is not on the platform.", text="stopped before its result was recorded"),
     Rule(OURS, "platform_outage", "An answer of a shape the platform's API does not document.",
          text="shape its api does not document"),
     Rule(OURS, "content_rejected", "DEV: the article was deleted there (its counters).",

@@ -38,7 +38,7 @@ from notifications.services.center import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.outcomes import attempt_error
 from social.providers import PLATFORMS
-from social.providers.base import Adapter, Attempt, Credentials, Published
+from social.providers.base import LOOKUP_SKEW, Adapter, Attempt, Credentials, Published
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.composition import Draft, Part, parts_of
@@ -90,6 +90,33 @@ class Job:
     # and whether the platform is still processing it (the record then stays Publishing).
     processing: dict[str, Any] = field(default_factory=dict)
     pending: bool = False
+    # When this attempt began (the record as claimed: nothing it creates is older), and the
+    # posts other records of the account hold (never adopted by a lookup of this one).
+    began: datetime = field(default_factory=timezone.now)
+    taken: frozenset[str] = frozenset()
+    checked: bool = False  # the part in doubt was looked up, and the platform answered
+
+    @property
+    def final(self) -> bool:
+        """Whether this attempt is the record's last: a failure ends it."""
+        return self.record.attempts + 1 >= MAX_ATTEMPTS or not self.preferences.auto_retry
+
+    @property
+    def window(self) -> datetime:
+        """When the record's first attempt began (nothing it made is older): its first
+        attempt entry's `began`, the record's creation for an entry written before entries
+        kept it, this attempt's start when none is before it."""
+        for entry in self.record.history:
+            if entry.get("attempt") is None:
+                continue  # a deferral, a retry asked for, a resolution: no call was made
+            began = entry.get("began")
+            return datetime.fromisoformat(began) if began else self.record.created_at
+        return self.began
+
+    def attempt(self, index: int, *, unknown: bool) -> Attempt:
+        return Attempt(key=part_key(self.record, index), since=self.record.created_at,
+                       part=index, after=self.window, taken=self.taken,
+                       unknown=unknown)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,9 +230,32 @@ def _jobs(
                 preferences[record.user_id],
                 claimed_at=claimed_at,
                 error=session.error,  # the account's credentials could not be refreshed
+                began=record.updated_at,  # written when it was claimed (or its lease renewed)
             )
         )
+    _taken(jobs)
     return jobs
+
+
+def _taken(jobs: list[Job]) -> None:
+    """For the jobs whose attempt may look a part up (an outcome in doubt, or a last attempt
+    whose create may fail after the work): the posts and parts other records of their
+    accounts hold, published since the earliest of their windows (one query)."""
+    asking = [job for job in jobs if job.record.outcome_unknown or job.final]
+    if not asking:
+        return
+    since = min(job.window for job in asking) - LOOKUP_SKEW
+    held: dict[Any, list[tuple[Any, str]]] = {}
+    rows = ScheduledRecord.objects.filter(
+        account_id__in={job.record.account_id for job in asking}, published_at__gte=since
+    ).values_list("pk", "account_id", "provider_post_id", "parts")
+    for pk, account_id, provider_post_id, parts in rows:
+        ids = [provider_post_id, *(str(part.get("providerPostId") or "") for part in parts)]
+        held.setdefault(account_id, []).extend((pk, found) for found in ids if found)
+    for job in asking:
+        job.taken = frozenset(
+            found for pk, found in held.get(job.record.account_id, ()) if pk != job.record.pk
+        )
 
 
 def record_processing_continue(*, record_id: Any, claim: Any) -> str:
@@ -278,27 +328,32 @@ def _calls(job: Job) -> None:
         for part in parts_of(job.draft, record.provider):
             if part.index in done:
                 continue
-            attempt = Attempt(key=part_key(record, part.index), since=record.created_at,
-                              part=part.index)  # fmt: skip
+            attempt = job.attempt(part.index, unknown=unknown)
             published = None
             if unknown:
                 unknown = False  # only the part in flight when the outcome was lost
                 published = _part_lookup(adapter, job, part, attempt, done)
+                job.checked = True
                 job.found = job.found or (part.index == 0 and published is not None)
                 if published is None and record.attempts >= MAX_ATTEMPTS:
-                    # Its attempts are used up (the last one's worker died): never a new create.
+                    # Its attempts are used up (the last one's worker died) and the platform
+                    # says the part is not there: never a new create, and nothing in doubt.
                     job.error = outbound.TransientError(
-                        "The last attempt's outcome could not be established.",
-                        maybe_delivered=True,
+                        "The last attempt stopped before its result was recorded, and "
+                        "the platform does not have the post."
                     )
                     return
-            if published is None and part.kind == "post" and _has_video(part):
-                published = _video_post(adapter, job, part, attempt)
-                if published is None:  # the platform is processing it: a task looks again
+            if published is None:
+                try:
+                    published = _part_created(adapter, job, part, attempt, done)
+                except outbound.TransientError as error:
+                    if not (job.final and error.maybe_delivered):
+                        raise
+                    published = _asked(adapter, job, part, replace(attempt, unknown=True),
+                                       done, error)  # fmt: skip
+                if published is None:  # the platform is processing a video: a task looks again
                     job.pending = True
                     return
-            if published is None:
-                published = _part_create(adapter, job, part, attempt, done)
             done[part.index] = published
             if part.index == 0:
                 job.published = published
@@ -313,6 +368,40 @@ def _calls(job: Job) -> None:
         job.error = outbound.TransientError(
             f"Unexpected error ({type(error).__name__}).", maybe_delivered=True
         )
+
+
+def _part_created(
+    adapter: Adapter, job: Job, part: Part, attempt: Attempt, done: dict[int, Published]
+) -> Published | None:
+    """The part's create (a video post's upload and look first); None while the platform
+    processes the video."""
+    if part.kind == "post" and _has_video(part):
+        return _video_post(adapter, job, part, attempt)
+    return _part_create(adapter, job, part, attempt, done)
+
+
+def _asked(
+    adapter: Adapter,
+    job: Job,
+    part: Part,
+    attempt: Attempt,
+    done: dict[int, Published],
+    error: outbound.TransientError,
+) -> Published:
+    """The record's last attempt failed after its create may have done the work (a 500, 502
+    or 504, a timeout after sending, a lost answer): the platform is asked before the record
+    ends (social.md section 5). Found: the part is published. Not there: the failure did
+    nothing (raised, no longer in doubt). No answer: raised as it was, still in doubt."""
+    try:
+        found = _part_lookup(adapter, job, part, attempt, done)
+    except outbound.OutboundError:
+        raise error from None
+    job.checked = True
+    if found is None:
+        error.maybe_delivered = False
+        raise error
+    job.found = job.found or part.index == 0
+    return found
 
 
 def _has_video(part: Part) -> bool:
@@ -425,7 +514,8 @@ def _hold(job: Job) -> bool:
     delay = poll_delay(job.processing)
     changes: dict[str, Any] = {"processing": job.processing, "updated_at": now}
     if not record.processing:  # the processing began with this attempt: the history says so
-        began = {"attempt": record.attempts + 1, "at": now.isoformat(), "outcome": "processing"}
+        began = {"attempt": record.attempts + 1, "at": now.isoformat(),
+                 "began": job.began.isoformat(), "outcome": "processing"}  # fmt: skip
         changes["history"] = [*record.history, began]
     renewed = RECORDS.renew(record, seconds=delay + settings.SCHEDULER_LEASE_SECONDS, **changes)
     if not renewed:
@@ -448,7 +538,8 @@ def _result(job: Job) -> dict[str, Any]:
     if job.deferred:
         return _deferred(job, now)
     attempts = record.attempts + 1
-    entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat()}
+    entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat(),
+                             "began": job.began.isoformat()}  # fmt: skip
     if job.claimed_at is not None:  # how long after its due time the attempt began
         entry["late"] = round(max(0.0, (job.claimed_at - record.due_at).total_seconds()), 3)
     changes: dict[str, Any] = {
@@ -480,7 +571,9 @@ def _result(job: Job) -> dict[str, Any]:
         # An unknown outcome stays unknown until a later part is published (the lookup or the
         # create of the part in doubt succeeded).
         progressed = len(job.parts) > len(record.parts)
-        maybe = (record.outcome_unknown and not progressed) or error.maybe_delivered
+        maybe = (
+            record.outcome_unknown and not progressed and not job.checked
+        ) or error.maybe_delivered
         retry = (
             isinstance(error, outbound.TransientError)
             and job.preferences.auto_retry

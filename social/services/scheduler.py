@@ -58,11 +58,14 @@ def records_reap(*, now: datetime | None = None) -> int:
     platform) and the attempt counted."""
     now = now or timezone.now()
     reaped = 0
-    stale = RECORDS.expired(now).values_list("pk", "claim", "attempts", "history")
-    for pk, claim, attempts, history in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
+    stale = RECORDS.expired(now).values_list("pk", "claim", "attempts", "history", "updated_at")
+    for pk, claim, attempts, history, claimed in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
         entry = {
             "attempt": attempts + 1,
             "at": now.isoformat(),
+            # Written when it was claimed (or its lease renewed): what the dead attempt made
+            # is not older, so its lookup reads back to here.
+            "began": claimed.isoformat(),
             "outcome": "lease_expired",
             "error": "The worker stopped before the platform's answer was recorded.",
         }
