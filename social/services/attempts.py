@@ -69,6 +69,16 @@ RECORDS = Lease(
     leased=RecordStatus.PUBLISHING,
     backoff=Backoff(base=lambda: settings.SCHEDULER_RETRY_BASE_SECONDS),
 )
+# A record is Published from its first part on (social.md section 9); its later parts that
+# failed wait for their retry with the record still Published, due at `next_attempt_at`
+# (set only while parts wait). Such a record is claimed under a lease of its own, its status
+# unchanged (the lease and the claim token alone hold it), and reaped the same way.
+PARTS = Lease(
+    ScheduledRecord,
+    seconds=lambda: settings.SCHEDULER_LEASE_SECONDS,
+    waiting=RecordStatus.PUBLISHED,
+    backoff=RECORDS.backoff,
+)
 
 
 @dataclass
@@ -95,6 +105,8 @@ class Job:
     began: datetime = field(default_factory=timezone.now)
     taken: frozenset[str] = frozenset()
     checked: bool = False  # the part in doubt was looked up, and the platform answered
+    # Published before this attempt (its post is out): the attempt is for its later parts.
+    continuing: bool = False
 
     @property
     def final(self) -> bool:
@@ -231,6 +243,11 @@ def _jobs(
                 claimed_at=claimed_at,
                 error=session.error,  # the account's credentials could not be refreshed
                 began=record.updated_at,  # written when it was claimed (or its lease renewed)
+                continuing=record.status == RecordStatus.PUBLISHED,
+                # What is out already (the post, for a record whose later parts wait), even
+                # when no call is made (the account's credentials could not be renewed).
+                parts=list(record.parts),
+                published=_published_post(record),
             )
         )
     _taken(jobs)
@@ -476,6 +493,11 @@ def _part_data(part: Part, published: Published) -> dict[str, Any]:
     return data
 
 
+def _published_post(record: ScheduledRecord) -> Published | None:
+    """The record's post (its part 0), when it stores it: out already."""
+    return next((_published_of(part) for part in record.parts if int(part["index"]) == 0), None)
+
+
 def _published_of(part: dict[str, Any]) -> Published:
     return Published(provider_post_id=str(part.get("providerPostId") or ""),
                      url=str(part.get("url") or ""), ref=str(part.get("ref") or ""))  # fmt: skip
@@ -556,10 +578,11 @@ def _result(job: Job) -> dict[str, Any]:
     if job.published is not None:
         changes.update(url=job.published.url[:2000],
                        provider_post_id=job.published.provider_post_id[:500])  # fmt: skip
+    if job.published is not None and not job.continuing:
+        changes["published_at"] = now  # out from its first part on: Published now
     if error is None and job.published is not None and job.complete:
         changes.update(
             status=RecordStatus.PUBLISHED,
-            published_at=now,
             outcome_unknown=False,
             error="",
             error_code="",
@@ -582,7 +605,9 @@ def _result(job: Job) -> dict[str, Any]:
         if retry:
             due = now + RECORDS.backoff.delay(attempts, at_least=error.retry_after or 0)
             changes.update(
-                status=RecordStatus.SCHEDULED,
+                # The post out, the record is Published while its later parts wait (PARTS
+                # claims it when they are due); otherwise it waits, Scheduled.
+                status=RecordStatus.SCHEDULED if job.published is None else RecordStatus.PUBLISHED,
                 due_at=due,
                 next_attempt_at=due,
                 outcome_unknown=maybe,
@@ -593,7 +618,6 @@ def _result(job: Job) -> dict[str, Any]:
             # warnings naming what is missing.
             changes.update(
                 status=RecordStatus.PUBLISHED,
-                published_at=now,
                 outcome_unknown=False,
                 error_code="",
                 warnings=_warnings(job, error),
@@ -647,7 +671,7 @@ def _deferred(job: Job, now: datetime) -> dict[str, Any]:
     counted (the platform was never called); its history says so."""
     due = now + timedelta(seconds=DEFER_SECONDS * (1 + random.random()))  # noqa: S311
     return {
-        "status": RecordStatus.SCHEDULED,
+        "status": RecordStatus.PUBLISHED if job.continuing else RecordStatus.SCHEDULED,
         "due_at": due,
         "next_attempt_at": due,
         "error_code": "retry_scheduled",
@@ -687,9 +711,23 @@ def _announce(jobs: list[Job]) -> None:
     """The events of the records that ended, in the transaction that ended them (the user's
     notifications follow from them: records_notify)."""
     emitted: list[tuple[Any, events.Payload]] = []
+    missing: list[NotificationDraft] = []
     for job in jobs:
         record = job.record
         post_id = str(record.post_id)
+        if job.continuing:
+            # Announced when its post went out (post.published, once); parts that failed
+            # for good since are told as that announcement would have told them.
+            if (
+                record.warnings
+                and not record.next_attempt_at
+                and job.preferences.wants("postFailed")
+            ):
+                missing.append(_missing_parts(record.user_id, post_id=post_id,
+                                              record_id=str(record.pk),
+                                              platform=record.provider,
+                                              warnings=list(record.warnings)))  # fmt: skip
+            continue
         if record.status == RecordStatus.PUBLISHED:
             context = {"notify": job.preferences.wants("postPublished"),
                        "notify_missing": job.preferences.wants("postFailed"),
@@ -711,6 +749,22 @@ def _announce(jobs: list[Job]) -> None:
             # post.failed, or post.unconfirmed, with the error object
             emitted.append((record.user_id, record_failure_event(record, context)))
     events.emit_many(items=emitted)
+    notify_many(drafts=missing)
+
+
+def _missing_parts(
+    user_id: Any, *, post_id: str, record_id: str, platform: str, warnings: list[dict[str, Any]]
+) -> NotificationDraft:
+    """The notification of a published record with parts missing (its warnings)."""
+    name = PLATFORMS[platform].name
+    missing = "; ".join(str(warning["message"]) for warning in warnings)
+    return NotificationDraft(
+        user_id=user_id, type=NotificationType.POST_FAILED,
+        title=f"Published on {name}, but not all of it",
+        message=f"Your post is live on {name}, but part of it is missing: {missing}",
+        metadata={"postId": post_id, "platform": platform, "recordId": record_id,
+                  "warnings": warnings},
+    )  # fmt: skip
 
 
 def records_notify(emitted: list[events.Emitted]) -> None:
@@ -722,14 +776,10 @@ def records_notify(emitted: list[events.Emitted]) -> None:
         name = PLATFORMS[data["platform"]].name
         warnings = context.get("warnings")
         if warnings and context.get("notify_missing"):
-            missing = "; ".join(warning["message"] for warning in warnings)
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.POST_FAILED,
-                title=f"Published on {name}, but not all of it",
-                message=f"Your post is live on {name}, but part of it is missing: {missing}",
-                metadata={"postId": data["postId"], "platform": data["platform"],
-                          "recordId": data["recordId"], "warnings": warnings},
-            ))  # fmt: skip
+            drafts.append(_missing_parts(user_id, post_id=data["postId"],
+                                         record_id=data["recordId"],
+                                         platform=data["platform"],
+                                         warnings=warnings))  # fmt: skip
         if not context["notify"]:
             continue
         if payload.event == "post.published":
