@@ -648,22 +648,46 @@ def _result(job: Job) -> dict[str, Any]:
 
 
 def _warnings(job: Job, error: outbound.OutboundError) -> list[dict[str, Any]]:
+    return _missing(job.draft, job.record.provider, job.parts, reason=error.message)
+
+
+def _missing(
+    draft: Draft, provider: str, parts: list[dict[str, Any]], *, reason: str
+) -> list[dict[str, Any]]:
     """What a Published record is missing: the thread from its first unpublished reply on,
-    and its first comment, each with the platform's reason."""
-    published = {int(part["index"]) for part in job.parts}
-    missing = [part for part in parts_of(job.draft, job.record.provider)
-               if part.index not in published]  # fmt: skip
+    and its first comment, each with the reason."""
+    published = {int(part["index"]) for part in parts}
+    missing = [part for part in parts_of(draft, provider) if part.index not in published]
     found: list[dict[str, Any]] = []
     reply = next((part for part in missing if part.kind == "reply"), None)
     if reply is not None:
         found.append({"code": "thread_incomplete", "index": reply.index,
                       "message": f"The thread stops before part {reply.index + 1}: "
-                                 f"{error.message}"})  # fmt: skip
+                                 f"{reason}"})  # fmt: skip
     comment = next((part for part in missing if part.kind == "comment"), None)
     if comment is not None:
-        message = f"The first comment was not published: {error.message}"
+        message = f"The first comment was not published: {reason}"
         found.append({"code": "first_comment_failed", "index": comment.index, "message": message})
     return found
+
+
+def records_parts_end(account: Any, *, reason: str) -> int:
+    """The account's published records whose later parts wait (and are not being attempted
+    now): no further attempt, their warnings naming what is missing, with `reason`; how many
+    (in the caller's transaction: a disconnect)."""
+    waiting = ScheduledRecord.objects.filter(
+        account=account, status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False,
+        claim__isnull=True,
+    ).select_related("post")  # fmt: skip
+    ended = 0
+    for record in waiting:
+        warnings = _missing(draft_of(record.post, record.provider), record.provider,
+                            list(record.parts), reason=reason)  # fmt: skip
+        ended += ScheduledRecord.objects.filter(pk=record.pk, claim__isnull=True).update(
+            next_attempt_at=None, outcome_unknown=False, error_code="", error=reason,
+            warnings=warnings, updated_at=timezone.now(),
+        )  # fmt: skip
+    return ended
 
 
 def _deferred(job: Job, now: datetime) -> dict[str, Any]:

@@ -514,3 +514,27 @@ def test_the_preview_of_a_saved_post_uses_its_stored_variants(ada_client, ada_ac
     previews = {preview["provider"]: preview for preview in response.json()["data"]}
     assert [part["kind"] for part in previews["linkedin"]["parts"]] == ["post", "comment"]
     assert [part["kind"] for part in previews["bluesky"]["parts"]] == ["post"]
+
+
+def test_disconnecting_ends_a_published_records_waiting_parts(
+    client, ada_client, ada_accounts, providers, settings
+):
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    providers.mastodon.scripted.append((*STATUSES, DOWN, "Part two"))
+    (record_id,) = schedule(
+        ada_client, ada_accounts, "mastodon", content="Part one",
+        thread=[{"content": "Part two"}],
+    )  # fmt: skip
+    run(client)
+    assert ScheduledRecord.objects.get(pk=record_id).next_attempt_at is not None
+    gone = ada_client.post(
+        "/api/social/disconnect", {"accountId": ada_accounts["mastodon"]["id"]}, format="json"
+    )
+    assert gone.status_code == 200, gone.content
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.status, record.next_attempt_at) == ("Published", None)
+    assert [(w["code"], w["index"]) for w in record.warnings] == [("thread_incomplete", 1)]
+    assert record.warnings[0]["message"].endswith("the account was disconnected.")
+    make_due([record_id])
+    assert run(client).json()["data"]["processedCount"] == 0  # nothing sent for it any more
+    assert len(providers.mastodon.received(*STATUSES)) == 2
