@@ -369,16 +369,29 @@ class LinkedInAdapter(Composer):
     def comment_lookup(
         self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
     ) -> Published | None:
-        found: dict[str, Any] = self._client.json(
-            "GET", self._comments_url(on), headers=self._rest_headers(credentials)
-        )
+        """The post's comments, page after page: the author's with this text."""
+
+        def page(start: int | None) -> Page:
+            found: dict[str, Any] = self._client.json(
+                "GET", self._comments_url(on), headers=self._rest_headers(credentials),
+                params={"start": start or 0, "count": LOOKUP_PAGE_SIZE},
+            )  # fmt: skip
+            elements = list(found.get("elements") or [])
+            more = len(elements) >= LOOKUP_PAGE_SIZE
+            return elements, (start or 0) + len(elements) if more else None
+
         author = self._author(credentials)
-        for element in found.get("elements") or []:
-            message = str((element.get("message") or {}).get("text") or "")
-            if element.get("actor") == author and same_text(message, text):
-                urn = str(element.get("$URN") or element.get("commentUrn") or element.get("id"))
-                return Published(provider_post_id=urn, url=on.url)
-        return None
+        element = lookup_pages(
+            "LinkedIn", page, attempt=attempt,
+            # Every comment of the post is younger than the attempt: read them all.
+            created=lambda element: None,
+            matches=lambda element: element.get("actor") == author
+            and same_text(str((element.get("message") or {}).get("text") or ""), text),
+        )  # fmt: skip
+        if element is None:
+            return None
+        urn = str(element.get("$URN") or element.get("commentUrn") or element.get("id"))
+        return Published(provider_post_id=urn, url=on.url)
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         kind = "ugc" if ":ugcPost:" in published.provider_post_id else "share"

@@ -301,10 +301,12 @@ class LinkedInStandIn(StandIn):
         )
 
     def comments(self, call: Call, target: str) -> Answer:
+        """The post's comments, newest first, `count` (10 by default) from `start`."""
         urn = unquote(target)
         found = [{"$URN": post["id"], "actor": post["actor"], "message": post["message"]}
-                 for post in self.posts if post.get("object") == urn]  # fmt: skip
-        return self._versioned(call) or (200, {"elements": found}, {})
+                 for post in reversed(self.posts) if post.get("object") == urn]  # fmt: skip
+        start, count = int(call.q("start") or 0), int(call.q("count") or 10)
+        return self._versioned(call) or (200, {"elements": found[start : start + count]}, {})
 
     def initialize_upload(self, call: Call) -> Answer:
         refused = self._versioned(call)

@@ -538,3 +538,30 @@ def test_disconnecting_ends_a_published_records_waiting_parts(
     make_due([record_id])
     assert run(client).json()["data"]["processedCount"] == 0  # nothing sent for it any more
     assert len(providers.mastodon.received(*STATUSES)) == 2
+
+
+def test_a_lost_first_comment_is_found_among_many_others(
+    client, ada_client, ada_accounts, providers, settings
+):
+    """LinkedIn made the first comment but answered 502; by the retry, readers had left more
+    comments than a page holds: the comment is found, never sent twice."""
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    comments = ("POST", r"/rest/socialActions/.+/comments")
+    providers.linkedin.acted.append((*comments, (502, {"status": 502, "message": "Bad"}, {})))
+    (record_id,) = schedule(ada_client, ada_accounts, "linkedin", firstComment="More below")
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    post = providers.linkedin.posts[0]["id"]
+    providers.linkedin.posts += [
+        {"kind": "comment", "id": f"urn:li:comment:({post},{8000 + n})", "object": post,
+         "actor": "urn:li:person:reader", "message": {"text": f"Nice {n}"}}
+        for n in range(30)
+    ]  # fmt: skip
+    make_due([record_id])
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert [p["kind"] for p in record.parts] == ["post", "comment"]
+    assert record.next_attempt_at is None
+    (create,) = [c for c in providers.linkedin.calls if c.method == "POST" and "comments" in c.path]
+    assert create.body["message"]["text"] == "More below"  # sent once
