@@ -563,7 +563,10 @@ def _result(job: Job) -> dict[str, Any]:
     entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat(),
                              "began": job.began.isoformat()}  # fmt: skip
     if job.claimed_at is not None:  # how long after its due time the attempt began
-        entry["late"] = round(max(0.0, (job.claimed_at - record.due_at).total_seconds()), 3)
+        # (later parts of a published record: their due time is `next_attempt_at`, `due_at`
+        # having moved past the claim's lease)
+        due = record.next_attempt_at if job.continuing and record.next_attempt_at else record.due_at
+        entry["late"] = round(max(0.0, (job.claimed_at - due).total_seconds()), 3)
     changes: dict[str, Any] = {
         "attempts": attempts,
         "next_attempt_at": None,
@@ -637,6 +640,8 @@ def _result(job: Job) -> dict[str, Any]:
         entry.update(outcome="error", error=error.message, status=error.status,
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
         entry.update(attempt_error(record.provider, error))  # category, platform's answer
+        if job.checked:  # the platform was asked about the part in doubt
+            entry["found"] = job.found
         if job.published is not None:
             entry["parts"] = len(job.parts)
     if "processing" in changes and changes.get("status") != RecordStatus.SCHEDULED:

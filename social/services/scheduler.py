@@ -93,9 +93,10 @@ def _parts_reap(now: datetime) -> int:
     """Published records whose later parts' attempt outlived its lease: they stay Published,
     their parts due now, the attempt counted, the part in flight in doubt (looked up first)."""
     reaped = 0
-    stale = ScheduledRecord.objects.filter(
-        status=RecordStatus.PUBLISHED, claim__isnull=False, lease_expires_at__lt=now
-    ).values_list("pk", "claim", "attempts", "history", "updated_at")
+    stale = ScheduledRecord.objects.filter(  # among the few of the parts' due index
+        status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False, claim__isnull=False,
+        lease_expires_at__lt=now,
+    ).values_list("pk", "claim", "attempts", "history", "updated_at")  # fmt: skip
     for pk, claim, attempts, history, claimed in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
         entry = {
             "attempt": attempts + 1,

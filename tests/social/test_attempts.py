@@ -161,6 +161,12 @@ def test_a_502_before_anything_was_made_is_asked_then_failed(ada_client, ada_acc
     assert providers.mastodon.received("GET", f"/api/v1/accounts/{MASTODON}/statuses")
     record = ScheduledRecord.objects.get(pk=entry["recordId"])
     assert (record.status, record.outcome_unknown) == ("Failed", False)
+    (attempt,) = record.history
+    assert (attempt["outcome"], attempt["found"], attempt["maybeDelivered"]) == (
+        "error",
+        False,
+        False,
+    )
     assert OutboxEvent.objects.filter(event="post.failed").count() == 1
     assert not OutboxEvent.objects.filter(event="post.unconfirmed").exists()
 
