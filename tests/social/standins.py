@@ -458,6 +458,11 @@ class MetaStandIn(StandIn):
             return refused
         if not call.body.get("message") and not call.body.get("link"):
             return _graph_error(100, "(#100) Missing message or attachment.")
+        if call.body.get("message") and any(
+            post.get("page") == page and post["message"] == call.body["message"]
+            for post in self.posts
+        ):
+            return _graph_error(506, "(#506) Duplicate status message")
         post_id = self._page_post(page, call.body.get("message", ""), "feed")
         self.posts[-1]["body"] = call.body
         return 200, {"id": post_id}, {}
@@ -978,6 +983,9 @@ class DevtoStandIn(StandIn):
             return 422, {"error": "Title can't be blank", "status": 422}, {}
         if len(article.get("tags") or []) > 4:
             return 422, {"error": "Tag list exceed the maximum of 4 tags", "status": 422}, {}
+        canonical = article.get("canonical_url")
+        if canonical and any(p["article"].get("canonical_url") == canonical for p in self.posts):
+            return 422, {"error": "Canonical url has already been taken", "status": 422}, {}
         number = 1_900_000 + self.next_id()
         created = {"id": number, "title": article["title"],
                    "body_markdown": article.get("body_markdown", ""),

@@ -420,3 +420,26 @@ def test_a_lookup_never_adopts_a_post_another_record_holds(
     assert len(providers.linkedin.posts) == 1
     assert record(record_id).provider_post_id == ""
     assert record(first["recordId"]).provider_post_id == providers.linkedin.posts[0]["id"]
+
+
+@pytest.mark.parametrize(
+    ("provider", "fields", "code"),
+    [
+        ("facebook", {"content": "Same words twice"}, "506"),
+        ("devto", {"title": "Twice", "content": "Body", "url": "https://ada.dev/once"}, None),
+    ],
+)
+def test_every_network_refusing_a_duplicate_rejects_it(
+    ada_client, ada_accounts, providers, provider, fields, code
+):
+    """Graph's 506 and Forem's taken canonical URL: the same rule as LinkedIn's."""
+    body = {**fields, "accountIds": [ada_accounts[provider]["id"]]}
+    first = ada_client.post("/api/social/publish", body, format="json").json()["data"][0]
+    assert first["success"] is True
+    (second,) = ada_client.post("/api/social/publish", body, format="json").json()["data"]
+    assert (second["success"], second["status"], second["url"]) == (False, "Failed", "")
+    assert (second["error"]["category"], second["error"]["platform"]["code"]) == (
+        "content_rejected", code,
+    )  # fmt: skip
+    assert len(providers.by_provider(provider).posts) == 1
+    assert [e["recordId"] for e in events_of("post.published")] == [first["recordId"]]
