@@ -10,10 +10,13 @@ of the batch in a few statements for all of them. A result whose claim was lost
 
 Attempts (social.md section 5): 3 per record. A transient failure with attempts left and
 `autoRetry` on waits `SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1)` (or the platform's
-`Retry-After`, when later). An attempt that may have reached the platform marks the outcome
-unknown: the next attempt first looks the post up. Permanent failures, authentication
-failures (the account is marked `expired`) and the last attempt end the record: `Failed`, or
-`Unconfirmed` when it may have been published and the lookups could not tell.
+`Retry-After`, when later). An attempt that may have reached the platform (not a 503 or a
+429: the platform did not act) marks the outcome unknown: the next attempt first looks the
+post up; in the record's last attempt the platform is asked at once. Permanent failures,
+authentication failures (the account is marked `expired`) and the last attempt end the
+record: `Failed`, or `Unconfirmed` when it may have been published and the platform could
+not be asked. A record whose post is out is `Published` (section 9): its later parts that
+failed wait for their retry under the PARTS lease, the record still Published.
 """
 
 import logging
