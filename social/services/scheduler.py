@@ -8,7 +8,9 @@ claim), and report. Claiming is one statement concurrent runs cannot both win: t
 are read with `FOR UPDATE SKIP LOCKED` on PostgreSQL (runs skip each other's rows instead of
 waiting), and the UPDATE that claims them only takes rows still `Scheduled`, stamping them
 with this run's claim token; the run then works on exactly the rows carrying its token. On
-SQLite the same conditional UPDATE is the claim (SQLite runs one write at a time).
+SQLite the same conditional UPDATE is the claim (SQLite runs one write at a time). Published
+records whose later parts wait for their retry (social.md section 9) are claimed the same way
+when due, their status left Published (attempts.PARTS), and reaped the same way.
 
 The same service runs from beat (every SCHEDULER_INTERVAL_SECONDS), from
 `POST /api/social/scheduler/run` (cron, with X-Cron-Secret) and from
