@@ -326,12 +326,13 @@ class MastodonAdapter(Composer):
     ) -> Published | None:
         """Among the account's statuses, replies included: the one answering `parent` with
         this text."""
-        return self._find(
-            credentials, attempt, replies=True,
-            matches=lambda status: str(status.get("in_reply_to_id") or "")
-            == parent.provider_post_id and same_text(status_text(str(status.get("content") or "")),
-                                                     content.text),
-        )  # fmt: skip
+
+        def answers(status: dict[str, Any]) -> bool:
+            text = status_text(str(status.get("content") or ""))
+            replied = str(status.get("in_reply_to_id") or "")
+            return replied == parent.provider_post_id and same_text(text, content.text)
+
+        return self._find(credentials, attempt, replies=True, matches=answers)
 
     def comment(
         self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
