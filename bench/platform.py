@@ -6,8 +6,8 @@ per create than the scheduler that made it, so the bench measured its platform a
 our code. This one answers the same calls the way Dev.to does, on one asyncio loop:
 
 - `POST /api/articles` (`api-key` header, `{"article": {title, body_markdown, ...}}`): 201
-  `{id, title, body_markdown, url}` after `latency` seconds; the create is noted with the
-  moment it arrived;
+  `{id, title, body_markdown, url, published_at}` after `latency` seconds; the create is
+  noted with the moment it arrived;
 - `GET /api/articles/me/all?per_page=N&page=P`: that key's articles, newest first (what the
   adapter's lookup reads after a lost answer);
 - `GET /api/users/me`.
@@ -80,7 +80,9 @@ class LeanDevto:
                 number = FIRST_ID + len(self.creates)
                 created = {"id": number, "title": article.get("title", ""),
                            "body_markdown": article.get("body_markdown", ""),
-                           "url": f"https://dev.to/bench/post-{number}"}  # fmt: skip
+                           "url": f"https://dev.to/bench/post-{number}",
+                           "published_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                         time.gmtime(arrived))}  # fmt: skip
                 mine.append(created)
             await asyncio.sleep(self.latency)
             return 201, created

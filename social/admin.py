@@ -4,7 +4,7 @@ mark them for reconnection, the Mastodon apps, users' social settings."""
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -136,7 +136,8 @@ class PostAdmin(ReadOnlyAdmin):
 
 class DueFilter(admin.SimpleListFilter):
     """Waiting records whose time has come: what the next scheduler run will attempt (a long
-    list here means the scheduler is behind or stopped)."""
+    list here means the scheduler is behind or stopped); published records whose later parts
+    wait for their retry among them."""
 
     title = "due"
     parameter_name = "due"
@@ -145,7 +146,10 @@ class DueFilter(admin.SimpleListFilter):
         return [("yes", "Due now"), ("no", "Not yet due")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        waiting = queryset.filter(status=RecordStatus.SCHEDULED)
+        waiting = queryset.filter(
+            Q(status=RecordStatus.SCHEDULED)
+            | Q(status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False)
+        )
         if self.value() == "yes":
             return waiting.filter(due_at__lte=timezone.now())
         if self.value() == "no":

@@ -322,6 +322,13 @@ class ScheduledRecord(Leased):
                 condition=Q(status="Scheduled"),
                 name="social_record_due_idx",
             ),
+            # Published records whose later parts wait for their retry (a thread's replies, a
+            # first comment: social.md section 9), by due time: the scheduler's other due set.
+            models.Index(
+                fields=["due_at"],
+                condition=Q(status="Published", next_attempt_at__isnull=False),
+                name="social_record_parts_due_idx",
+            ),
             # Leases to reap.
             models.Index(
                 fields=["lease_expires_at"],

@@ -275,8 +275,11 @@ RULES: tuple[Rule, ...] = (
          text="did not name the created"),
     Rule(OURS, "unconfirmed", "A success whose answer could not be read (maybe published).",
          text="answer could not be read"),
-    Rule(OURS, "unconfirmed", "The last attempt's outcome could not be established.",
+    Rule(OURS, "unconfirmed", "The outcome could not be established (the last attempt's, or "
+         "a lookup whose pages did not reach back to the attempt).",
          text="outcome could not be established"),
+    Rule(OURS, "internal", "The last attempt stopped before its result was recorded, and the "
+         "post is not on the platform.", text="stopped before its result was recorded"),
     Rule(OURS, "platform_outage", "An answer of a shape the platform's API does not document.",
          text="shape its api does not document"),
     Rule(OURS, "content_rejected", "DEV: the article was deleted there (its counters).",
@@ -513,8 +516,8 @@ def record_error(record: Any) -> dict[str, Any] | None:
     warnings = list(record.warnings or [])
     if status == "Cancelled" or (not record.error_code and not warnings):
         return None
-    if status == "Published" and not warnings:
-        return None
+    if status == "Published" and not warnings and not record.next_attempt_at:
+        return None  # out whole (a published record waiting for later parts says why)
     entry = _last_error(record.history or []) or {}
     if record.error_code == "daily_cap_reached":
         entry = {}
@@ -527,12 +530,13 @@ def record_error(record: Any) -> dict[str, Any] | None:
     remedy = str(entry.get("remedy") or "")
     if record.error_code == "abandoned":
         remedy = ABANDONED_REMEDY.format(name=_name(record.provider))
-    if status == "Published":  # out, with parts missing: nothing to retry
+    if status == "Published" and not record.next_attempt_at:  # parts missing for good
         message = "; ".join(str(warning.get("message") or "") for warning in warnings)
         return error_object(code=code, category=category, message=message,
                             provider=record.provider, platform=entry.get("platform"),
                             remedy=remedy, retryable=False)  # fmt: skip
-    waiting = status in ("Scheduled", "Publishing")
+    # Waiting: for its attempt, or, published, for its later parts' next one.
+    waiting = status in ("Scheduled", "Publishing") or record.next_attempt_at is not None
     return error_object(
         code=code,
         category=category,

@@ -185,7 +185,16 @@ def records_next_due() -> datetime | None:
         .values_list("due_at", flat=True)
         .first()
     )
-    return due
+    # A published record whose later parts wait for their retry (its own partial index).
+    parts: datetime | None = (
+        ScheduledRecord.objects.filter(
+            status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False, user__is_active=True
+        )
+        .order_by("due_at")
+        .values_list("due_at", flat=True)
+        .first()
+    )
+    return min((when for when in (due, parts) if when is not None), default=None)
 
 
 LATENESS_RECORDS = 5000  # the most recently changed records the lateness summary reads

@@ -9,10 +9,11 @@ their `classify` hook. They never touch the database: services load the account 
 
 import json
 import logging
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 import requests
@@ -164,12 +165,28 @@ class Content:
 @dataclass(frozen=True, slots=True)
 class Attempt:
     """One target's publication, stable across its retries: `key` makes a repeated create
-    recognisable (Mastodon's Idempotency-Key, Bluesky's record key), `since` bounds the
-    lookup among recent posts."""
+    recognisable (Mastodon's Idempotency-Key, Bluesky's record key; `since`, the record's
+    creation, seeds Bluesky's). A lookup among the account's posts reads back to `after`
+    (when the record's first attempt began: nothing it made is older), and skips `taken`
+    (the posts other records of the account hold: never adopted as this one's). `unknown`:
+    an earlier attempt may have made this part (its answer was lost)."""
 
     key: str
     since: datetime = field(default_factory=timezone.now)
     part: int = 0  # which part of the record (0: the post; then its replies, its comment)
+    after: datetime | None = None
+    taken: frozenset[str] = frozenset()
+    unknown: bool = False
+
+    @property
+    def window(self) -> datetime:
+        """The oldest moment a post of this record can have: `after` (else `since`), less
+        LOOKUP_SKEW for the platform's clock."""
+        return (self.after or self.since) - LOOKUP_SKEW
+
+    def ours(self, provider_post_id: str) -> bool:
+        """Whether a post found may be this record's: no other record holds it."""
+        return provider_post_id not in self.taken
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +329,12 @@ def same_text(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
 
+# A platform answering these says it did not act (overloaded, or limited: it refused before
+# doing anything), whatever the call: a failure to count, never an outcome to look up. Any
+# other 5xx (500, 502, 504) may come after the work was done.
+NOT_ACTED = frozenset({429, 503})
+
+
 class ProviderClient:
     """A provider's way out: the outbound client with the provider's classification, and the
     configured read timeout read at each call (tests and operators change it)."""
@@ -324,10 +347,70 @@ class ProviderClient:
 
     def call(self, method: str, url: str, **kwargs: Any) -> requests.Response:
         kwargs.setdefault("timeout", settings.SOCIAL_HTTP_TIMEOUT_SECONDS)
-        return self._client.request(method, url, **kwargs)
+        try:
+            return self._client.request(method, url, **kwargs)
+        except outbound.TransientError as error:
+            if error.status in NOT_ACTED:
+                error.maybe_delivered = False
+            raise
 
     def json(self, method: str, url: str, **kwargs: Any) -> Any:
         return json_of(self.call(method, url, **kwargs))
+
+
+LOOKUP_SKEW = timedelta(seconds=60)  # the platform's clock may be behind ours
+LOOKUP_PAGES = 10  # pages one lookup reads at most: an account's busiest hours, not its years
+LOOKUP_PAGE_SIZE = 40  # posts a page asks for (Mastodon's most; LinkedIn and Graph take it)
+
+Page = tuple[list[dict[str, Any]], Any]  # a page's items, newest first, and the next cursor
+
+
+def lookup_pages(
+    provider: str,
+    fetch: Callable[[Any], Page],
+    *,
+    attempt: Attempt,
+    created: Callable[[dict[str, Any]], datetime | None],
+    matches: Callable[[dict[str, Any]], bool],
+) -> dict[str, Any] | None:
+    """The account's item that `matches`, read page after page (`fetch(cursor)`: the first
+    page for None) back to the attempt's window; None once the window is covered (an item
+    older than it, or the list's end) without a match. A window still not covered after
+    LOOKUP_PAGES pages is not "not found": the outcome stays unknown (TransientError, maybe
+    delivered), so the record is never created again from a truncated page."""
+    window = attempt.window
+    cursor: Any = None
+    for _ in range(LOOKUP_PAGES):
+        items, cursor = fetch(cursor)
+        for item in items:
+            when = created(item)
+            if when is not None and when < window:
+                return None  # newest first: the rest is older still
+            if matches(item):
+                return item
+        if not items or cursor is None:
+            return None
+    raise outbound.TransientError(
+        f"{provider} lists more posts since the attempt than a lookup reads: its outcome "
+        "could not be established.",
+        maybe_delivered=True,
+    )
+
+
+def moment(value: Any) -> datetime | None:
+    """A platform's timestamp (ISO 8601, Graph's "+0000" offsets, or Unix seconds or
+    milliseconds) as an aware datetime; None when absent or unreadable."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = value / 1000 if value > 10**11 else value
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    if not isinstance(value, str) or not value:
+        return None
+    text = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", value.replace("Z", "+00:00"))
+    try:
+        found = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 def json_of(response: requests.Response) -> Any:

@@ -7,6 +7,7 @@ from django.conf import settings
 
 from core import outbound
 from social.providers.base import (
+    LOOKUP_PAGE_SIZE,
     Attempt,
     ConnectRequest,
     Content,
@@ -14,14 +15,16 @@ from social.providers.base import (
     Identity,
     Metrics,
     OAuthApp,
+    Page,
     ProviderClient,
     Published,
+    lookup_pages,
+    moment,
     same_text,
 )
 from social.providers.text import Composer, Draft, Problem, hashtag_list
 
 ACCEPT = "application/vnd.forem.api-v1+json"
-RECENT_ARTICLES = 30
 METRICS_PAGES = 10  # /articles/me/all pages of 100 searched for one article's counters
 
 
@@ -106,28 +109,47 @@ class DevtoAdapter(Composer):
             article["main_image"] = content.media[0].url
         if content.link:
             article["canonical_url"] = content.link
-        created: dict[str, Any] = self._client.json(
-            "POST",
-            f"{settings.DEVTO_API_URL}/articles",
-            json={"article": article},
-            headers=self._headers(credentials.access_token),
-        )
+        try:
+            created: dict[str, Any] = self._client.json(
+                "POST",
+                f"{settings.DEVTO_API_URL}/articles",
+                json={"article": article},
+                headers=self._headers(credentials.access_token),
+            )
+        except outbound.PermanentError as error:
+            # Forem refuses a canonical URL already taken: this record's own article only when
+            # an earlier attempt of it may have made it and the lookup finds it (no other
+            # record holds it); otherwise another article has that URL: refused.
+            if attempt.unknown and error.status == 422 and "canonical" in error.excerpt.lower():
+                found = self.lookup(credentials, content, attempt)
+                if found is not None:
+                    return found
+            raise
         return Published(provider_post_id=str(created["id"]), url=str(created.get("url") or ""))
 
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
-        articles: list[dict[str, Any]] = self._get(
-            "/articles/me/all", credentials, per_page=RECENT_ARTICLES
-        )
-        for article in articles:
-            if same_text(str(article.get("title") or ""), content.title) and same_text(
-                str(article.get("body_markdown") or content.text), content.text
-            ):
-                return Published(
-                    provider_post_id=str(article["id"]), url=str(article.get("url") or "")
-                )
-        return None
+        """The user's articles, newest first, page after page back to the attempt's window
+        (base.lookup_pages): the one with this title and body no other record holds."""
+
+        def page(number: int | None) -> Page:
+            number = number or 1
+            articles: list[dict[str, Any]] = self._get(
+                "/articles/me/all", credentials, per_page=LOOKUP_PAGE_SIZE, page=number
+            )
+            return articles, number + 1 if len(articles) >= LOOKUP_PAGE_SIZE else None
+
+        article = lookup_pages(
+            "DEV", page, attempt=attempt,
+            created=lambda article: moment(article.get("published_at")),
+            matches=lambda article: attempt.ours(str(article.get("id")))
+            and same_text(str(article.get("title") or ""), content.title)
+            and same_text(str(article.get("body_markdown") or content.text), content.text),
+        )  # fmt: skip
+        if article is None:
+            return None
+        return Published(provider_post_id=str(article["id"]), url=str(article.get("url") or ""))
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         for page in range(1, METRICS_PAGES + 1):

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from core import outbound
 from social.providers.base import (
+    LOOKUP_PAGE_SIZE,
     Attempt,
     ConnectRequest,
     Content,
@@ -22,11 +23,14 @@ from social.providers.base import (
     Identity,
     Metrics,
     OAuthApp,
+    Page,
     ProviderClient,
     Published,
     VideoRules,
     body_of,
+    lookup_pages,
     media_bytes,
+    moment,
     same_text,
     seconds_from_now,
     stored_range,
@@ -38,7 +42,6 @@ EXPIRED_TOKEN = 65602
 # "little text": these characters are markup in commentary and must be escaped.
 LITTLE_TEXT_RESERVED = re.compile(r"([|{}@\[\]()<>#\\*_~])")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
-RECENT_POSTS = 20
 RENEW_WITHIN = timedelta(days=7)  # a refresh token (partners only) renews within a week
 
 
@@ -298,8 +301,11 @@ class LinkedInAdapter(Composer):
                 json=body,
             )
         except outbound.PermanentError as error:
-            # A repeat of a post LinkedIn already has: 422 DUPLICATE_POST. Find it.
-            if error.status == 422 and "DUPLICATE" in error.excerpt.upper():
+            # 422 DUPLICATE_POST: LinkedIn has a post with this text. It is this record's only
+            # when an earlier attempt of it may have made it (its answer was lost) and the
+            # lookup finds it among the posts no other record holds; otherwise the same text
+            # was published before (another post, an earlier occurrence): refused.
+            if error.status == 422 and "DUPLICATE" in error.excerpt.upper() and attempt.unknown:
                 found = self.lookup(credentials, content, attempt)
                 if found is not None:
                     return found
@@ -314,21 +320,33 @@ class LinkedInAdapter(Composer):
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
-        found: dict[str, Any] = self._client.json(
-            "GET",
-            f"{settings.LINKEDIN_API_URL}/rest/posts",
-            params={"q": "author", "author": self._author(credentials), "count": RECENT_POSTS},
-            headers={**self._rest_headers(credentials), "X-RestLi-Method": "FINDER"},
-        )
-        since_ms = int(attempt.since.timestamp() * 1000) - 60_000
+        """The author's posts, newest created first, page after page back to the attempt's
+        window (base.lookup_pages): the one with this commentary no other record holds."""
+        headers = {**self._rest_headers(credentials), "X-RestLi-Method": "FINDER"}
+
+        def page(start: int | None) -> Page:
+            found: dict[str, Any] = self._client.json(
+                "GET",
+                f"{settings.LINKEDIN_API_URL}/rest/posts",
+                params={"q": "author", "author": self._author(credentials),
+                        "sortBy": "CREATED", "start": start or 0, "count": LOOKUP_PAGE_SIZE},
+                headers=headers,
+            )  # fmt: skip
+            elements = list(found.get("elements") or [])
+            more = len(elements) >= LOOKUP_PAGE_SIZE
+            return elements, (start or 0) + len(elements) if more else None
+
         expected = commentary(content.text)
-        for element in found.get("elements") or []:
-            if int(element.get("createdAt") or 0) < since_ms:
-                continue
-            if same_text(str(element.get("commentary") or ""), expected):
-                urn = str(element["id"])
-                return Published(provider_post_id=urn, url=post_url(urn))
-        return None
+        element = lookup_pages(
+            "LinkedIn", page, attempt=attempt,
+            created=lambda element: moment(element.get("createdAt")),
+            matches=lambda element: attempt.ours(str(element.get("id")))
+            and same_text(str(element.get("commentary") or ""), expected),
+        )  # fmt: skip
+        if element is None:
+            return None
+        urn = str(element["id"])
+        return Published(provider_post_id=urn, url=post_url(urn))
 
     def _comments_url(self, on: Published) -> str:
         post = quote(on.provider_post_id, safe="")
@@ -359,16 +377,29 @@ class LinkedInAdapter(Composer):
     def comment_lookup(
         self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
     ) -> Published | None:
-        found: dict[str, Any] = self._client.json(
-            "GET", self._comments_url(on), headers=self._rest_headers(credentials)
-        )
+        """The post's comments, page after page: the author's with this text."""
+
+        def page(start: int | None) -> Page:
+            found: dict[str, Any] = self._client.json(
+                "GET", self._comments_url(on), headers=self._rest_headers(credentials),
+                params={"start": start or 0, "count": LOOKUP_PAGE_SIZE},
+            )  # fmt: skip
+            elements = list(found.get("elements") or [])
+            more = len(elements) >= LOOKUP_PAGE_SIZE
+            return elements, (start or 0) + len(elements) if more else None
+
         author = self._author(credentials)
-        for element in found.get("elements") or []:
-            message = str((element.get("message") or {}).get("text") or "")
-            if element.get("actor") == author and same_text(message, text):
-                urn = str(element.get("$URN") or element.get("commentUrn") or element.get("id"))
-                return Published(provider_post_id=urn, url=on.url)
-        return None
+        element = lookup_pages(
+            "LinkedIn", page, attempt=attempt,
+            # Every comment of the post is younger than the attempt: read them all.
+            created=lambda element: None,
+            matches=lambda element: element.get("actor") == author
+            and same_text(str((element.get("message") or {}).get("text") or ""), text),
+        )  # fmt: skip
+        if element is None:
+            return None
+        urn = str(element.get("$URN") or element.get("commentUrn") or element.get("id"))
+        return Published(provider_post_id=urn, url=on.url)
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         kind = "ugc" if ":ugcPost:" in published.provider_post_id else "share"

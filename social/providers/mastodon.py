@@ -11,6 +11,7 @@ per attempt, never retried within it: core/outbound.py).
 import html
 import re
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -21,6 +22,7 @@ from requests_toolbelt import MultipartEncoder
 
 from core import outbound
 from social.providers.base import (
+    LOOKUP_PAGE_SIZE,
     Attempt,
     ConnectRequest,
     Content,
@@ -28,18 +30,20 @@ from social.providers.base import (
     Identity,
     Metrics,
     OAuthApp,
+    Page,
     ProviderClient,
     Published,
     VideoRules,
     json_of_excerpt,
+    lookup_pages,
     media_bytes,
+    moment,
     same_text,
     stored_file,
 )
 from social.providers.text import URL, Composer, Draft, Problem
 
 SCOPES = "write:statuses write:media profile"
-RECENT_POSTS = 20
 UPLOAD_TIMEOUT_SECONDS = 300.0  # a video's upload: the whole body, then the answer
 MEDIA_POLL_SECONDS = (0.5, 1.0, 2.0, 4.0)
 DEFAULT_LIMITS = {"maxCharacters": 500, "maxMedia": 4, "charactersPerUrl": 23}
@@ -324,23 +328,15 @@ class MastodonAdapter(Composer):
         parent: Published,
         root: Published,
     ) -> Published | None:
-        """Among the account's recent statuses, replies included: the one answering
-        `parent` with this text."""
-        statuses: list[dict[str, Any]] = self._call(
-            "GET",
-            credentials.instance,
-            f"/api/v1/accounts/{credentials.provider_user_id}/statuses",
-            params={"limit": RECENT_POSTS, "exclude_reblogs": "true"},
-            headers=self._auth(credentials),
-        )
-        for status in statuses:
-            if str(status.get("in_reply_to_id") or "") == parent.provider_post_id and same_text(
-                status_text(str(status.get("content") or "")), content.text
-            ):
-                return Published(
-                    provider_post_id=str(status["id"]), url=str(status.get("url") or "")
-                )
-        return None
+        """Among the account's statuses, replies included: the one answering `parent` with
+        this text."""
+
+        def answers(status: dict[str, Any]) -> bool:
+            text = status_text(str(status.get("content") or ""))
+            replied = str(status.get("in_reply_to_id") or "")
+            return replied == parent.provider_post_id and same_text(text, content.text)
+
+        return self._find(credentials, attempt, replies=True, matches=answers)
 
     def comment(
         self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
@@ -356,19 +352,45 @@ class MastodonAdapter(Composer):
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
-        statuses: list[dict[str, Any]] = self._call(
-            "GET",
-            credentials.instance,
-            f"/api/v1/accounts/{credentials.provider_user_id}/statuses",
-            params={"limit": RECENT_POSTS, "exclude_replies": "true", "exclude_reblogs": "true"},
-            headers=self._auth(credentials),
-        )
-        for status in statuses:
-            if same_text(status_text(str(status.get("content") or "")), content.text):
-                return Published(
-                    provider_post_id=str(status["id"]), url=str(status.get("url") or "")
-                )
-        return None
+        return self._find(
+            credentials, attempt, replies=False,
+            matches=lambda status: same_text(status_text(str(status.get("content") or "")),
+                                             content.text),
+        )  # fmt: skip
+
+    def _find(
+        self,
+        credentials: Credentials,
+        attempt: Attempt,
+        *,
+        replies: bool,
+        matches: Callable[[dict[str, Any]], bool],
+    ) -> Published | None:
+        """The account's status that `matches` and no other record holds, its statuses read
+        page after page (`max_id`) back to the attempt's window (base.lookup_pages)."""
+
+        def page(max_id: str | None) -> Page:
+            params = {"limit": LOOKUP_PAGE_SIZE, "exclude_reblogs": "true",
+                      **({} if replies else {"exclude_replies": "true"}),
+                      **({"max_id": max_id} if max_id else {})}  # fmt: skip
+            statuses: list[dict[str, Any]] = self._call(
+                "GET",
+                credentials.instance,
+                f"/api/v1/accounts/{credentials.provider_user_id}/statuses",
+                params=params,
+                headers=self._auth(credentials),
+            )
+            more = len(statuses) >= LOOKUP_PAGE_SIZE
+            return statuses, str(statuses[-1]["id"]) if more else None
+
+        status = lookup_pages(
+            "Mastodon", page, attempt=attempt,
+            created=lambda status: moment(status.get("created_at")),
+            matches=lambda status: attempt.ours(str(status.get("id"))) and matches(status),
+        )  # fmt: skip
+        if status is None:
+            return None
+        return Published(provider_post_id=str(status["id"]), url=str(status.get("url") or ""))
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         status: dict[str, Any] = self._call(

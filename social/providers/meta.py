@@ -8,6 +8,7 @@ acted on with that page's token. Instagram publishes in two steps: a media conta
 """
 
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,6 +17,7 @@ from django.conf import settings
 
 from core import outbound
 from social.providers.base import (
+    LOOKUP_PAGE_SIZE,
     Attempt,
     ConnectionRefused,
     ConnectRequest,
@@ -25,10 +27,14 @@ from social.providers.base import (
     MediaFile,
     Metrics,
     OAuthApp,
+    Page,
     ProviderClient,
     Published,
     VideoRules,
     body_of,
+    json_of_excerpt,
+    lookup_pages,
+    moment,
     same_text,
 )
 from social.providers.text import HASHTAG, Composer, Draft, Problem
@@ -38,7 +44,7 @@ INSTAGRAM_SCOPES = f"{FACEBOOK_SCOPES},instagram_basic,instagram_content_publish
 # Graph error codes (providers.md): try again later / the token is no good.
 TRANSIENT_CODES = frozenset({1, 2, 4, 17, 32, 341, 613})
 AUTHENTICATION_CODES = frozenset({102, 190})
-RECENT_POSTS = 25
+DUPLICATE_POST = 506
 CONTAINER_POLL_SECONDS = (1.0, 2.0, 3.0, 4.0)  # about 10 s for an image container
 
 
@@ -123,7 +129,36 @@ class _Meta(Composer):
         )
         return answer
 
+    def _find(
+        self,
+        edge: str,
+        credentials: Credentials,
+        attempt: Attempt,
+        *,
+        fields: str,
+        created: str,
+        matches: Callable[[dict[str, Any]], bool],
+    ) -> dict[str, Any] | None:
+        """The edge's item that `matches` and no other record holds, read from the attempt's
+        window on (`since`), page after page by the `after` cursor (base.lookup_pages)."""
+
+        def page(after: str | None) -> Page:
+            found = self._get(
+                edge, credentials.access_token, fields=fields, limit=LOOKUP_PAGE_SIZE,
+                since=int(attempt.window.timestamp()), **({"after": after} if after else {}),
+            )  # fmt: skip
+            paging = found.get("paging") or {}
+            cursor = (paging.get("cursors") or {}).get("after") if paging.get("next") else None
+            return list(found.get("data") or []), cursor
+
+        return lookup_pages(
+            self.name, page, attempt=attempt,
+            created=lambda item: moment(item.get(created)),
+            matches=lambda item: attempt.ours(str(item.get("id"))) and matches(item),
+        )  # fmt: skip
+
     comment_text_field = "message"  # how the comments edge names a comment's text
+    comment_time_field = "created_time"  # and its time
 
     def comment(
         self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
@@ -139,16 +174,14 @@ class _Meta(Composer):
         self, credentials: Credentials, text: str, attempt: Attempt, *, on: Published
     ) -> Published | None:
         field = self.comment_text_field
-        comments = self._get(
-            f"{on.provider_post_id}/comments",
-            credentials.access_token,
-            fields=f"id,{field}",
-            limit=RECENT_POSTS,
-        )
-        for comment in comments.get("data") or []:
-            if same_text(str(comment.get(field) or ""), text):
-                return Published(provider_post_id=str(comment["id"]), url=on.url)
-        return None
+        comment = self._find(
+            f"{on.provider_post_id}/comments", credentials, attempt,
+            fields=f"id,{field},{self.comment_time_field}", created=self.comment_time_field,
+            matches=lambda comment: same_text(str(comment.get(field) or ""), text),
+        )  # fmt: skip
+        if comment is None:
+            return None
+        return Published(provider_post_id=str(comment["id"]), url=on.url)
 
     def authorize_url(
         self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
@@ -277,6 +310,19 @@ class FacebookAdapter(_Meta):
         return False
 
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
+        try:
+            return self._create(credentials, content)
+        except outbound.PermanentError as error:
+            # Graph's 506 refuses a duplicate of a recent post: this record's own only when an
+            # earlier attempt of it may have made it and the lookup finds it (no other record
+            # holds it); otherwise the same text was published before: refused.
+            if attempt.unknown and _graph_code(error) == DUPLICATE_POST:
+                found = self.lookup(credentials, content, attempt)
+                if found is not None:
+                    return found
+            raise
+
+    def _create(self, credentials: Credentials, content: Content) -> Published:
         page, token = credentials.provider_user_id, credentials.access_token
         if content.video:  # published by Facebook once processed
             video_id = str(content.video["videoId"])
@@ -305,19 +351,16 @@ class FacebookAdapter(_Meta):
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
-        feed = self._get(
-            f"{credentials.provider_user_id}/feed",
-            credentials.access_token,
-            fields="id,message,created_time,permalink_url",
-            since=int(attempt.since.timestamp()) - 60,
-            limit=RECENT_POSTS,
-        )
-        for post in feed.get("data") or []:
-            if same_text(str(post.get("message") or ""), content.text):
-                post_id = str(post["id"])
-                url = str(post.get("permalink_url") or f"https://www.facebook.com/{post_id}")
-                return Published(provider_post_id=post_id, url=url)
-        return None
+        post = self._find(
+            f"{credentials.provider_user_id}/feed", credentials, attempt,
+            fields="id,message,created_time,permalink_url", created="created_time",
+            matches=lambda post: same_text(str(post.get("message") or ""), content.text),
+        )  # fmt: skip
+        if post is None:
+            return None
+        post_id = str(post["id"])
+        url = str(post.get("permalink_url") or f"https://www.facebook.com/{post_id}")
+        return Published(provider_post_id=post_id, url=url)
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         token = credentials.access_token
@@ -351,6 +394,7 @@ class InstagramAdapter(_Meta):
     name = "Instagram"
     comment_limit = 2200
     comment_text_field = "text"
+    comment_time_field = "timestamp"
     # Reels, and videos among a carousel's items; Instagram fetches each file by its URL.
     video: VideoRules | None = VideoRules(
         min_seconds=3,
@@ -508,19 +552,14 @@ class InstagramAdapter(_Meta):
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
-        media = self._get(
-            f"{credentials.provider_user_id}/media",
-            credentials.access_token,
-            fields="id,caption,permalink,timestamp",
-            since=int(attempt.since.timestamp()) - 60,
-            limit=RECENT_POSTS,
-        )
-        for item in media.get("data") or []:
-            if same_text(str(item.get("caption") or ""), content.text):
-                return Published(
-                    provider_post_id=str(item["id"]), url=str(item.get("permalink") or "")
-                )
-        return None
+        item = self._find(
+            f"{credentials.provider_user_id}/media", credentials, attempt,
+            fields="id,caption,permalink,timestamp", created="timestamp",
+            matches=lambda item: same_text(str(item.get("caption") or ""), content.text),
+        )  # fmt: skip
+        if item is None:
+            return None
+        return Published(provider_post_id=str(item["id"]), url=str(item.get("permalink") or ""))
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         insights = self._get(
@@ -533,6 +572,13 @@ class InstagramAdapter(_Meta):
             values.get(name, 0) for name in ("likes", "comments", "saved", "shares")
         )
         return Metrics(impressions=values.get("reach", 0), engagement=engagement)
+
+
+def _graph_code(error: outbound.OutboundError) -> int | None:
+    """The Graph error code of a failed call's answer, when it has one."""
+    found = json_of_excerpt(error.excerpt).get("error")
+    code = found.get("code") if isinstance(found, dict) else None
+    return code if isinstance(code, int) else None
 
 
 def _alt(media: MediaFile, name: str) -> dict[str, str]:

@@ -10,10 +10,13 @@ of the batch in a few statements for all of them. A result whose claim was lost
 
 Attempts (social.md section 5): 3 per record. A transient failure with attempts left and
 `autoRetry` on waits `SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1)` (or the platform's
-`Retry-After`, when later). An attempt that may have reached the platform marks the outcome
-unknown: the next attempt first looks the post up. Permanent failures, authentication
-failures (the account is marked `expired`) and the last attempt end the record: `Failed`, or
-`Unconfirmed` when it may have been published and the lookups could not tell.
+`Retry-After`, when later). An attempt that may have reached the platform (not a 503 or a
+429: the platform did not act) marks the outcome unknown: the next attempt first looks the
+post up; in the record's last attempt the platform is asked at once. Permanent failures,
+authentication failures (the account is marked `expired`) and the last attempt end the
+record: `Failed`, or `Unconfirmed` when it may have been published and the platform could
+not be asked. A record whose post is out is `Published` (section 9): its later parts that
+failed wait for their retry under the PARTS lease, the record still Published.
 """
 
 import logging
@@ -38,7 +41,7 @@ from notifications.services.center import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.outcomes import attempt_error
 from social.providers import PLATFORMS
-from social.providers.base import Adapter, Attempt, Credentials, Published
+from social.providers.base import LOOKUP_SKEW, Adapter, Attempt, Credentials, Published
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.composition import Draft, Part, parts_of
@@ -69,6 +72,16 @@ RECORDS = Lease(
     leased=RecordStatus.PUBLISHING,
     backoff=Backoff(base=lambda: settings.SCHEDULER_RETRY_BASE_SECONDS),
 )
+# A record is Published from its first part on (social.md section 9); its later parts that
+# failed wait for their retry with the record still Published, due at `next_attempt_at`
+# (set only while parts wait). Such a record is claimed under a lease of its own, its status
+# unchanged (the lease and the claim token alone hold it), and reaped the same way.
+PARTS = Lease(
+    ScheduledRecord,
+    seconds=lambda: settings.SCHEDULER_LEASE_SECONDS,
+    waiting=RecordStatus.PUBLISHED,
+    backoff=RECORDS.backoff,
+)
 
 
 @dataclass
@@ -90,6 +103,35 @@ class Job:
     # and whether the platform is still processing it (the record then stays Publishing).
     processing: dict[str, Any] = field(default_factory=dict)
     pending: bool = False
+    # When this attempt began (the record as claimed: nothing it creates is older), and the
+    # posts other records of the account hold (never adopted by a lookup of this one).
+    began: datetime = field(default_factory=timezone.now)
+    taken: frozenset[str] = frozenset()
+    checked: bool = False  # the part in doubt was looked up, and the platform answered
+    # Published before this attempt (its post is out): the attempt is for its later parts.
+    continuing: bool = False
+
+    @property
+    def final(self) -> bool:
+        """Whether this attempt is the record's last: a failure ends it."""
+        return self.record.attempts + 1 >= MAX_ATTEMPTS or not self.preferences.auto_retry
+
+    @property
+    def window(self) -> datetime:
+        """When the record's first attempt began (nothing it made is older): its first
+        attempt entry's `began`, the record's creation for an entry written before entries
+        kept it, this attempt's start when none is before it."""
+        for entry in self.record.history:
+            if entry.get("attempt") is None:
+                continue  # a deferral, a retry asked for, a resolution: no call was made
+            began = entry.get("began")
+            return datetime.fromisoformat(began) if began else self.record.created_at
+        return self.began
+
+    def attempt(self, index: int, *, unknown: bool) -> Attempt:
+        return Attempt(key=part_key(self.record, index), since=self.record.created_at,
+                       part=index, after=self.window, taken=self.taken,
+                       unknown=unknown)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,9 +245,37 @@ def _jobs(
                 preferences[record.user_id],
                 claimed_at=claimed_at,
                 error=session.error,  # the account's credentials could not be refreshed
+                began=record.updated_at,  # written when it was claimed (or its lease renewed)
+                continuing=record.status == RecordStatus.PUBLISHED,
+                # What is out already (the post, for a record whose later parts wait), even
+                # when no call is made (the account's credentials could not be renewed).
+                parts=list(record.parts),
+                published=_published_post(record),
             )
         )
+    _taken(jobs)
     return jobs
+
+
+def _taken(jobs: list[Job]) -> None:
+    """For the jobs whose attempt may look a part up (an outcome in doubt, or a last attempt
+    whose create may fail after the work): the posts and parts other records of their
+    accounts hold, published since the earliest of their windows (one query)."""
+    asking = [job for job in jobs if job.record.outcome_unknown or job.final]
+    if not asking:
+        return
+    since = min(job.window for job in asking) - LOOKUP_SKEW
+    held: dict[Any, list[tuple[Any, str]]] = {}
+    rows = ScheduledRecord.objects.filter(
+        account_id__in={job.record.account_id for job in asking}, published_at__gte=since
+    ).values_list("pk", "account_id", "provider_post_id", "parts")
+    for pk, account_id, provider_post_id, parts in rows:
+        ids = [provider_post_id, *(str(part.get("providerPostId") or "") for part in parts)]
+        held.setdefault(account_id, []).extend((pk, found) for found in ids if found)
+    for job in asking:
+        job.taken = frozenset(
+            found for pk, found in held.get(job.record.account_id, ()) if pk != job.record.pk
+        )
 
 
 def record_processing_continue(*, record_id: Any, claim: Any) -> str:
@@ -278,27 +348,32 @@ def _calls(job: Job) -> None:
         for part in parts_of(job.draft, record.provider):
             if part.index in done:
                 continue
-            attempt = Attempt(key=part_key(record, part.index), since=record.created_at,
-                              part=part.index)  # fmt: skip
+            attempt = job.attempt(part.index, unknown=unknown)
             published = None
             if unknown:
                 unknown = False  # only the part in flight when the outcome was lost
                 published = _part_lookup(adapter, job, part, attempt, done)
+                job.checked = True
                 job.found = job.found or (part.index == 0 and published is not None)
                 if published is None and record.attempts >= MAX_ATTEMPTS:
-                    # Its attempts are used up (the last one's worker died): never a new create.
+                    # Its attempts are used up (the last one's worker died) and the platform
+                    # says the part is not there: never a new create, and nothing in doubt.
                     job.error = outbound.TransientError(
-                        "The last attempt's outcome could not be established.",
-                        maybe_delivered=True,
+                        "The last attempt stopped before its result was recorded, and "
+                        "the platform does not have the post."
                     )
                     return
-            if published is None and part.kind == "post" and _has_video(part):
-                published = _video_post(adapter, job, part, attempt)
-                if published is None:  # the platform is processing it: a task looks again
+            if published is None:
+                try:
+                    published = _part_created(adapter, job, part, attempt, done)
+                except outbound.TransientError as error:
+                    if not (job.final and error.maybe_delivered):
+                        raise
+                    published = _asked(adapter, job, part, replace(attempt, unknown=True),
+                                       done, error)  # fmt: skip
+                if published is None:  # the platform is processing a video: a task looks again
                     job.pending = True
                     return
-            if published is None:
-                published = _part_create(adapter, job, part, attempt, done)
             done[part.index] = published
             if part.index == 0:
                 job.published = published
@@ -313,6 +388,40 @@ def _calls(job: Job) -> None:
         job.error = outbound.TransientError(
             f"Unexpected error ({type(error).__name__}).", maybe_delivered=True
         )
+
+
+def _part_created(
+    adapter: Adapter, job: Job, part: Part, attempt: Attempt, done: dict[int, Published]
+) -> Published | None:
+    """The part's create (a video post's upload and look first); None while the platform
+    processes the video."""
+    if part.kind == "post" and _has_video(part):
+        return _video_post(adapter, job, part, attempt)
+    return _part_create(adapter, job, part, attempt, done)
+
+
+def _asked(
+    adapter: Adapter,
+    job: Job,
+    part: Part,
+    attempt: Attempt,
+    done: dict[int, Published],
+    error: outbound.TransientError,
+) -> Published:
+    """The record's last attempt failed after its create may have done the work (a 500, 502
+    or 504, a timeout after sending, a lost answer): the platform is asked before the record
+    ends (social.md section 5). Found: the part is published. Not there: the failure did
+    nothing (raised, no longer in doubt). No answer: raised as it was, still in doubt."""
+    try:
+        found = _part_lookup(adapter, job, part, attempt, done)
+    except outbound.OutboundError:
+        raise error from None
+    job.checked = True
+    if found is None:
+        error.maybe_delivered = False
+        raise error
+    job.found = job.found or part.index == 0
+    return found
 
 
 def _has_video(part: Part) -> bool:
@@ -387,6 +496,11 @@ def _part_data(part: Part, published: Published) -> dict[str, Any]:
     return data
 
 
+def _published_post(record: ScheduledRecord) -> Published | None:
+    """The record's post (its part 0), when it stores it: out already."""
+    return next((_published_of(part) for part in record.parts if int(part["index"]) == 0), None)
+
+
 def _published_of(part: dict[str, Any]) -> Published:
     return Published(provider_post_id=str(part.get("providerPostId") or ""),
                      url=str(part.get("url") or ""), ref=str(part.get("ref") or ""))  # fmt: skip
@@ -425,7 +539,8 @@ def _hold(job: Job) -> bool:
     delay = poll_delay(job.processing)
     changes: dict[str, Any] = {"processing": job.processing, "updated_at": now}
     if not record.processing:  # the processing began with this attempt: the history says so
-        began = {"attempt": record.attempts + 1, "at": now.isoformat(), "outcome": "processing"}
+        began = {"attempt": record.attempts + 1, "at": now.isoformat(),
+                 "began": job.began.isoformat(), "outcome": "processing"}  # fmt: skip
         changes["history"] = [*record.history, began]
     renewed = RECORDS.renew(record, seconds=delay + settings.SCHEDULER_LEASE_SECONDS, **changes)
     if not renewed:
@@ -448,9 +563,13 @@ def _result(job: Job) -> dict[str, Any]:
     if job.deferred:
         return _deferred(job, now)
     attempts = record.attempts + 1
-    entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat()}
+    entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat(),
+                             "began": job.began.isoformat()}  # fmt: skip
     if job.claimed_at is not None:  # how long after its due time the attempt began
-        entry["late"] = round(max(0.0, (job.claimed_at - record.due_at).total_seconds()), 3)
+        # (later parts of a published record: their due time is `next_attempt_at`, `due_at`
+        # having moved past the claim's lease)
+        due = record.next_attempt_at if job.continuing and record.next_attempt_at else record.due_at
+        entry["late"] = round(max(0.0, (job.claimed_at - due).total_seconds()), 3)
     changes: dict[str, Any] = {
         "attempts": attempts,
         "next_attempt_at": None,
@@ -465,10 +584,11 @@ def _result(job: Job) -> dict[str, Any]:
     if job.published is not None:
         changes.update(url=job.published.url[:2000],
                        provider_post_id=job.published.provider_post_id[:500])  # fmt: skip
+    if job.published is not None and not job.continuing:
+        changes["published_at"] = now  # out from its first part on: Published now
     if error is None and job.published is not None and job.complete:
         changes.update(
             status=RecordStatus.PUBLISHED,
-            published_at=now,
             outcome_unknown=False,
             error="",
             error_code="",
@@ -480,7 +600,9 @@ def _result(job: Job) -> dict[str, Any]:
         # An unknown outcome stays unknown until a later part is published (the lookup or the
         # create of the part in doubt succeeded).
         progressed = len(job.parts) > len(record.parts)
-        maybe = (record.outcome_unknown and not progressed) or error.maybe_delivered
+        maybe = (
+            record.outcome_unknown and not progressed and not job.checked
+        ) or error.maybe_delivered
         retry = (
             isinstance(error, outbound.TransientError)
             and job.preferences.auto_retry
@@ -489,7 +611,9 @@ def _result(job: Job) -> dict[str, Any]:
         if retry:
             due = now + RECORDS.backoff.delay(attempts, at_least=error.retry_after or 0)
             changes.update(
-                status=RecordStatus.SCHEDULED,
+                # The post out, the record is Published while its later parts wait (PARTS
+                # claims it when they are due); otherwise it waits, Scheduled.
+                status=RecordStatus.SCHEDULED if job.published is None else RecordStatus.PUBLISHED,
                 due_at=due,
                 next_attempt_at=due,
                 outcome_unknown=maybe,
@@ -500,7 +624,6 @@ def _result(job: Job) -> dict[str, Any]:
             # warnings naming what is missing.
             changes.update(
                 status=RecordStatus.PUBLISHED,
-                published_at=now,
                 outcome_unknown=False,
                 error_code="",
                 warnings=_warnings(job, error),
@@ -520,6 +643,8 @@ def _result(job: Job) -> dict[str, Any]:
         entry.update(outcome="error", error=error.message, status=error.status,
                      maybeDelivered=error.maybe_delivered)  # fmt: skip
         entry.update(attempt_error(record.provider, error))  # category, platform's answer
+        if job.checked:  # the platform was asked about the part in doubt
+            entry["found"] = job.found
         if job.published is not None:
             entry["parts"] = len(job.parts)
     if "processing" in changes and changes.get("status") != RecordStatus.SCHEDULED:
@@ -531,22 +656,46 @@ def _result(job: Job) -> dict[str, Any]:
 
 
 def _warnings(job: Job, error: outbound.OutboundError) -> list[dict[str, Any]]:
+    return _missing(job.draft, job.record.provider, job.parts, reason=error.message)
+
+
+def _missing(
+    draft: Draft, provider: str, parts: list[dict[str, Any]], *, reason: str
+) -> list[dict[str, Any]]:
     """What a Published record is missing: the thread from its first unpublished reply on,
-    and its first comment, each with the platform's reason."""
-    published = {int(part["index"]) for part in job.parts}
-    missing = [part for part in parts_of(job.draft, job.record.provider)
-               if part.index not in published]  # fmt: skip
+    and its first comment, each with the reason."""
+    published = {int(part["index"]) for part in parts}
+    missing = [part for part in parts_of(draft, provider) if part.index not in published]
     found: list[dict[str, Any]] = []
     reply = next((part for part in missing if part.kind == "reply"), None)
     if reply is not None:
         found.append({"code": "thread_incomplete", "index": reply.index,
                       "message": f"The thread stops before part {reply.index + 1}: "
-                                 f"{error.message}"})  # fmt: skip
+                                 f"{reason}"})  # fmt: skip
     comment = next((part for part in missing if part.kind == "comment"), None)
     if comment is not None:
-        message = f"The first comment was not published: {error.message}"
+        message = f"The first comment was not published: {reason}"
         found.append({"code": "first_comment_failed", "index": comment.index, "message": message})
     return found
+
+
+def records_parts_end(account: Any, *, reason: str) -> int:
+    """The account's published records whose later parts wait (and are not being attempted
+    now): no further attempt, their warnings naming what is missing, with `reason`; how many
+    (in the caller's transaction: a disconnect)."""
+    waiting = ScheduledRecord.objects.filter(
+        account=account, status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False,
+        claim__isnull=True,
+    ).select_related("post")  # fmt: skip
+    ended = 0
+    for record in waiting:
+        warnings = _missing(draft_of(record.post, record.provider), record.provider,
+                            list(record.parts), reason=reason)  # fmt: skip
+        ended += ScheduledRecord.objects.filter(pk=record.pk, claim__isnull=True).update(
+            next_attempt_at=None, outcome_unknown=False, error_code="", error=reason,
+            warnings=warnings, updated_at=timezone.now(),
+        )  # fmt: skip
+    return ended
 
 
 def _deferred(job: Job, now: datetime) -> dict[str, Any]:
@@ -554,7 +703,7 @@ def _deferred(job: Job, now: datetime) -> dict[str, Any]:
     counted (the platform was never called); its history says so."""
     due = now + timedelta(seconds=DEFER_SECONDS * (1 + random.random()))  # noqa: S311
     return {
-        "status": RecordStatus.SCHEDULED,
+        "status": RecordStatus.PUBLISHED if job.continuing else RecordStatus.SCHEDULED,
         "due_at": due,
         "next_attempt_at": due,
         "error_code": "retry_scheduled",
@@ -594,9 +743,23 @@ def _announce(jobs: list[Job]) -> None:
     """The events of the records that ended, in the transaction that ended them (the user's
     notifications follow from them: records_notify)."""
     emitted: list[tuple[Any, events.Payload]] = []
+    missing: list[NotificationDraft] = []
     for job in jobs:
         record = job.record
         post_id = str(record.post_id)
+        if job.continuing:
+            # Announced when its post went out (post.published, once); parts that failed
+            # for good since are told as that announcement would have told them.
+            if (
+                record.warnings
+                and not record.next_attempt_at
+                and job.preferences.wants("postFailed")
+            ):
+                missing.append(_missing_parts(record.user_id, post_id=post_id,
+                                              record_id=str(record.pk),
+                                              platform=record.provider,
+                                              warnings=list(record.warnings)))  # fmt: skip
+            continue
         if record.status == RecordStatus.PUBLISHED:
             context = {"notify": job.preferences.wants("postPublished"),
                        "notify_missing": job.preferences.wants("postFailed"),
@@ -618,6 +781,22 @@ def _announce(jobs: list[Job]) -> None:
             # post.failed, or post.unconfirmed, with the error object
             emitted.append((record.user_id, record_failure_event(record, context)))
     events.emit_many(items=emitted)
+    notify_many(drafts=missing)
+
+
+def _missing_parts(
+    user_id: Any, *, post_id: str, record_id: str, platform: str, warnings: list[dict[str, Any]]
+) -> NotificationDraft:
+    """The notification of a published record with parts missing (its warnings)."""
+    name = PLATFORMS[platform].name
+    missing = "; ".join(str(warning["message"]) for warning in warnings)
+    return NotificationDraft(
+        user_id=user_id, type=NotificationType.POST_FAILED,
+        title=f"Published on {name}, but not all of it",
+        message=f"Your post is live on {name}, but part of it is missing: {missing}",
+        metadata={"postId": post_id, "platform": platform, "recordId": record_id,
+                  "warnings": warnings},
+    )  # fmt: skip
 
 
 def records_notify(emitted: list[events.Emitted]) -> None:
@@ -629,14 +808,10 @@ def records_notify(emitted: list[events.Emitted]) -> None:
         name = PLATFORMS[data["platform"]].name
         warnings = context.get("warnings")
         if warnings and context.get("notify_missing"):
-            missing = "; ".join(warning["message"] for warning in warnings)
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.POST_FAILED,
-                title=f"Published on {name}, but not all of it",
-                message=f"Your post is live on {name}, but part of it is missing: {missing}",
-                metadata={"postId": data["postId"], "platform": data["platform"],
-                          "recordId": data["recordId"], "warnings": warnings},
-            ))  # fmt: skip
+            drafts.append(_missing_parts(user_id, post_id=data["postId"],
+                                         record_id=data["recordId"],
+                                         platform=data["platform"],
+                                         warnings=warnings))  # fmt: skip
         if not context["notify"]:
             continue
         if payload.event == "post.published":

@@ -37,6 +37,7 @@ from social.models import (
     SocialAccount,
 )
 from social.selectors import settings_for
+from social.services.attempts import records_parts_end
 from social.services.lifecycle import (
     post_saved_emit,
     record_moved_emit,
@@ -355,7 +356,9 @@ def record_cancel(*, user: User, record_id: uuid.UUID, series: bool = False) -> 
 
 
 def account_records_cancel(account: SocialAccount) -> int:
-    """A disconnected account's waiting records (inside the disconnect's transaction)."""
+    """A disconnected account's waiting records (inside the disconnect's transaction); the
+    later parts its published records still wait to send end too (social.md section 9)."""
+    records_parts_end(account, reason="the account was disconnected.")
     waiting = ScheduledRecord.objects.filter(account=account, status=RecordStatus.SCHEDULED)
     records = list(waiting)
     post_ids = {record.post_id for record in records}

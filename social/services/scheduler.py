@@ -8,7 +8,9 @@ claim), and report. Claiming is one statement concurrent runs cannot both win: t
 are read with `FOR UPDATE SKIP LOCKED` on PostgreSQL (runs skip each other's rows instead of
 waiting), and the UPDATE that claims them only takes rows still `Scheduled`, stamping them
 with this run's claim token; the run then works on exactly the rows carrying its token. On
-SQLite the same conditional UPDATE is the claim (SQLite runs one write at a time).
+SQLite the same conditional UPDATE is the claim (SQLite runs one write at a time). Published
+records whose later parts wait for their retry (social.md section 9) are claimed the same way
+when due, their status left Published (attempts.PARTS), and reaped the same way.
 
 The same service runs from beat (every SCHEDULER_INTERVAL_SECONDS), from
 `POST /api/social/scheduler/run` (cron, with X-Cron-Secret) and from
@@ -17,7 +19,7 @@ The same service runs from beat (every SCHEDULER_INTERVAL_SECONDS), from
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -26,7 +28,7 @@ from django.utils import timezone
 from core import metrics
 from social.models import RecordStatus, ScheduledRecord
 from social.selectors import paused_queued
-from social.services.attempts import RECORDS, Outcome, records_attempt
+from social.services.attempts import PARTS, RECORDS, Outcome, records_attempt
 from social.services.caps import records_admit
 from social.services.posts import posts_live_of, posts_records
 
@@ -58,11 +60,14 @@ def records_reap(*, now: datetime | None = None) -> int:
     platform) and the attempt counted."""
     now = now or timezone.now()
     reaped = 0
-    stale = RECORDS.expired(now).values_list("pk", "claim", "attempts", "history")
-    for pk, claim, attempts, history in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
+    stale = RECORDS.expired(now).values_list("pk", "claim", "attempts", "history", "updated_at")
+    for pk, claim, attempts, history, claimed in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
         entry = {
             "attempt": attempts + 1,
             "at": now.isoformat(),
+            # Written when it was claimed (or its lease renewed): what the dead attempt made
+            # is not older, so its lookup reads back to here.
+            "began": claimed.isoformat(),
             "outcome": "lease_expired",
             "error": "The worker stopped before the platform's answer was recorded.",
         }
@@ -80,8 +85,41 @@ def records_reap(*, now: datetime | None = None) -> int:
             history=[*history, entry],
             updated_at=now,
         )
+    reaped += _parts_reap(now)
     if reaped:
         logger.warning("Scheduler: %s records reclaimed after their lease ran out", reaped)
+    return reaped
+
+
+def _parts_reap(now: datetime) -> int:
+    """Published records whose later parts' attempt outlived its lease: they stay Published,
+    their parts due now, the attempt counted, the part in flight in doubt (looked up first)."""
+    reaped = 0
+    stale = ScheduledRecord.objects.filter(  # among the few of the parts' due index
+        status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False, claim__isnull=False,
+        lease_expires_at__lt=now,
+    ).values_list("pk", "claim", "attempts", "history", "updated_at")  # fmt: skip
+    for pk, claim, attempts, history, claimed in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
+        entry = {
+            "attempt": attempts + 1,
+            "at": now.isoformat(),
+            "began": claimed.isoformat(),
+            "outcome": "lease_expired",
+            "error": "The worker stopped before the platform's answer was recorded.",
+        }
+        reaped += ScheduledRecord.objects.filter(
+            pk=pk, status=RecordStatus.PUBLISHED, claim=claim
+        ).update(
+            due_at=now,
+            next_attempt_at=now,
+            lease_expires_at=None,
+            claim=None,
+            attempts=attempts + 1,
+            outcome_unknown=True,
+            error_code="lease_expired",
+            history=[*history, entry],
+            updated_at=now,
+        )
     return reaped
 
 
@@ -93,21 +131,48 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
     due = ScheduledRecord.objects.filter(due_at__lte=now, user__is_active=True).exclude(
         paused_queued()
     )
+    claimed: list[ScheduledRecord] = []
     with transaction.atomic():
         token, ids = RECORDS.claim_some(
             due, now=now, limit=limit, order_by=("due_at",), updated_at=now
         )
+        if token is not None:
+            claimed = list(
+                RECORDS.held(token, ids)
+                .select_related("post", "account", "account__app")
+                .order_by("due_at")
+            )
+            posts_live_of(posts_records(claimed))  # each post's records, these now Publishing
+    if claimed:
+        claimed = records_admit(claimed)  # those over their account's daily cap wait (caps.py)
+        metrics.scheduler_claimed((r.provider, (now - r.due_at).total_seconds()) for r in claimed)
+    if len(claimed) < limit:
+        claimed += _parts_claim(limit=limit - len(claimed), now=now)
+    return claimed
+
+
+def _parts_claim(*, limit: int, now: datetime) -> list[ScheduledRecord]:
+    """Claim up to `limit` Published records whose later parts are due (attempts.PARTS: their
+    status stays Published; no daily cap, which counts posts, and no live event: nothing a
+    user sees changes until their result)."""
+    due = ScheduledRecord.objects.filter(
+        next_attempt_at__isnull=False, due_at__lte=now, claim__isnull=True,
+        user__is_active=True,
+    )  # fmt: skip
+    with transaction.atomic():
+        # Not due again while its lease lasts (it stays Published, in the due set's index):
+        # the timers do not wake for it; the reaper makes it due at once if its worker dies.
+        held_until = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
+        token, ids = PARTS.claim_some(
+            due, now=now, limit=limit, order_by=("due_at",), updated_at=now, due_at=held_until
+        )
         if token is None:
             return []
-        claimed = list(
-            RECORDS.held(token, ids)
+        return list(
+            PARTS.held(token, ids)
             .select_related("post", "account", "account__app")
             .order_by("due_at")
         )
-        posts_live_of(posts_records(claimed))  # each post's records, these now Publishing
-    claimed = records_admit(claimed)  # those over their account's daily cap wait (caps.py)
-    metrics.scheduler_claimed((r.provider, (now - r.due_at).total_seconds()) for r in claimed)
-    return claimed
 
 
 def scheduler_run(*, limit: int | None = None) -> RunReport:

@@ -8,6 +8,7 @@ A test points the settings at `standins.settings()` and reads what each stand-in
 """
 
 import base64
+import calendar
 import itertools
 import json
 import re
@@ -71,6 +72,9 @@ class StandIn:
     # (method, path regex, answer, text) to the next whose body holds `text` (a thread's third
     # part), before any other rule: a platform failing one call and then recovering.
     scripted: list[tuple[Any, ...]] = field(default_factory=list)
+    # The same, but the call is handled first and then answered so: a platform that did the
+    # work and failed to say so (a 500 or a 502 from its gateway after the post was made).
+    acted: list[tuple[Any, ...]] = field(default_factory=list)
     # Video processing (social.md section 10): how many looks answer "still processing"
     # before the platform is done, and, when set, the reason its processing fails.
     video_polls: int = 2
@@ -100,14 +104,17 @@ class StandIn:
     def received(self, method: str, path: str) -> list[Call]:
         return [call for call in self.calls if call.method == method and call.path == path]
 
-    def take_scripted(self, call: Call) -> Answer | None:
+    def take_scripted(
+        self, call: Call, scripted: list[tuple[Any, ...]] | None = None
+    ) -> Answer | None:
+        script = self.scripted if scripted is None else scripted
         with self.lock:
-            for index, (method, pattern, answer, *text) in enumerate(self.scripted):
+            for index, (method, pattern, answer, *text) in enumerate(script):
                 if method != call.method or not re.fullmatch(pattern, call.path):
                     continue
                 if text and text[0] not in json.dumps(call.body, default=str):
                     continue
-                del self.scripted[index]
+                del script[index]
                 return cast(Answer, answer)
         return None
 
@@ -142,6 +149,28 @@ class StandIn:
                 answer: Answer = getattr(self, handler)(call, *match.groups())
                 return answer
         return 404, {"error": "NotFound", "message": f"{call.method} {call.path}"}, {}
+
+
+def stamp(moment: float) -> str:
+    """A time as the platforms write it in their JSON (ISO 8601, UTC)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(moment))
+
+
+def _graph_page(call: Call, items: list[dict[str, Any]], created: str) -> dict[str, Any]:
+    """A Graph edge's page: newest first, from `since` on (Unix seconds), `limit` at a time
+    (25 by default), the next page by the `after` cursor, `paging.next` while there is more."""
+    since = int(call.q("since") or 0)
+    items = [item for item in items if _seconds(item[created]) >= since]
+    start, limit = int(call.q("after") or 0), int(call.q("limit") or 25)
+    page: dict[str, Any] = {"data": items[start : start + limit], "paging": {}}
+    if start + limit < len(items):
+        page["paging"] = {"cursors": {"after": str(start + limit)},
+                          "next": f"https://graph.example/next?after={start + limit}"}  # fmt: skip
+    return page
+
+
+def _seconds(stamp: str) -> float:
+    return calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
 
 
 def _bearer(call: Call) -> str:
@@ -240,8 +269,13 @@ class LinkedInStandIn(StandIn):
         return 201, b"", {"x-restli-id": urn}
 
     def find_posts(self, call: Call) -> Answer:
-        posts = [post for post in self.posts if post.get("kind") != "comment"]
-        return self._versioned(call) or (200, {"elements": list(reversed(posts))}, {})
+        """The author's posts, newest created first, `count` (10 by default) from `start`."""
+        posts = sorted((post for post in self.posts if post.get("kind") != "comment"),
+                       key=lambda post: -int(post["createdAt"]))  # fmt: skip
+        start, count = int(call.q("start") or 0), int(call.q("count") or 10)
+        page = {"elements": posts[start : start + count],
+                "paging": {"start": start, "count": count, "total": len(posts)}}  # fmt: skip
+        return self._versioned(call) or (200, page, {})
 
     def create_comment(self, call: Call, target: str) -> Answer:
         """The Comments API: the post's URN percent-encoded in the path and as `object`; the
@@ -267,10 +301,12 @@ class LinkedInStandIn(StandIn):
         )
 
     def comments(self, call: Call, target: str) -> Answer:
+        """The post's comments, newest first, `count` (10 by default) from `start`."""
         urn = unquote(target)
         found = [{"$URN": post["id"], "actor": post["actor"], "message": post["message"]}
-                 for post in self.posts if post.get("object") == urn]  # fmt: skip
-        return self._versioned(call) or (200, {"elements": found}, {})
+                 for post in reversed(self.posts) if post.get("object") == urn]  # fmt: skip
+        start, count = int(call.q("start") or 0), int(call.q("count") or 10)
+        return self._versioned(call) or (200, {"elements": found[start : start + count]}, {})
 
     def initialize_upload(self, call: Call) -> Answer:
         refused = self._versioned(call)
@@ -413,7 +449,7 @@ class MetaStandIn(StandIn):
     def _page_post(self, page: str, message: str, kind: str) -> str:
         post_id = f"{page}_{9000 + self.next_id()}"
         self.posts.append({"id": post_id, "page": page, "message": message, "kind": kind,
-                           "created_time": int(time.time())})  # fmt: skip
+                           "created_time": stamp(time.time())})  # fmt: skip
         return post_id
 
     def create_feed_post(self, call: Call, page: str) -> Answer:
@@ -422,6 +458,11 @@ class MetaStandIn(StandIn):
             return refused
         if not call.body.get("message") and not call.body.get("link"):
             return _graph_error(100, "(#100) Missing message or attachment.")
+        if call.body.get("message") and any(
+            post.get("page") == page and post["message"] == call.body["message"]
+            for post in self.posts
+        ):
+            return _graph_error(506, "(#506) Duplicate status message")
         post_id = self._page_post(page, call.body.get("message", ""), "feed")
         self.posts[-1]["body"] = call.body
         return 200, {"id": post_id}, {}
@@ -455,11 +496,11 @@ class MetaStandIn(StandIn):
 
     def feed(self, call: Call, page: str) -> Answer:
         items = [
-            {"id": post["id"], "message": post["message"],
+            {"id": post["id"], "message": post["message"], "created_time": post["created_time"],
              "permalink_url": f"https://www.facebook.com/{post['id']}"}
             for post in reversed(self.posts) if post.get("page") == page
         ]  # fmt: skip
-        return self._page_token(call) or (200, {"data": items}, {})
+        return self._page_token(call) or (200, _graph_page(call, items, "created_time"), {})
 
     def create_container(self, call: Call, ig: str) -> Answer:
         refused = self._page_token(call)
@@ -492,16 +533,17 @@ class MetaStandIn(StandIn):
         if container in self.processing and container not in self.ready:
             return _graph_error(9007, "The media is not ready for publishing, please wait.")
         media = str(17900 + self.next_id())
-        self.posts.append({"id": media, "ig": ig, "caption": self.containers.pop(container)})
+        self.posts.append({"id": media, "ig": ig, "caption": self.containers.pop(container),
+                           "timestamp": stamp(time.time())})  # fmt: skip
         return 200, {"id": media}, {}
 
     def media(self, call: Call, ig: str) -> Answer:
         items = [
-            {"id": post["id"], "caption": post["caption"],
+            {"id": post["id"], "caption": post["caption"], "timestamp": post["timestamp"],
              "permalink": f"https://www.instagram.com/p/{post['id']}/"}
             for post in reversed(self.posts) if post.get("ig") == ig
         ]  # fmt: skip
-        return self._page_token(call) or (200, {"data": items}, {})
+        return self._page_token(call) or (200, _graph_page(call, items, "timestamp"), {})
 
     def create_comment(self, call: Call, node: str) -> Answer:
         """`POST /{page post or IG media}/comments` with `message`, as the page."""
@@ -514,14 +556,17 @@ class MetaStandIn(StandIn):
             return _graph_error(100, "(#100) The parameter message is required")
         comment = f"{node}_{9800 + self.next_id()}"
         self.posts.append({"kind": "comment", "id": comment, "on": node,
-                           "message": call.body["message"]})  # fmt: skip
+                           "message": call.body["message"],
+                           "created_time": stamp(time.time())})  # fmt: skip
         return 200, {"id": comment}, {}
 
     def comments(self, call: Call, node: str) -> Answer:
-        # Facebook names a comment's text `message`, Instagram `text`.
-        found = [{"id": post["id"], "message": post["message"], "text": post["message"]}
-                 for post in self.posts if post.get("on") == node]  # fmt: skip
-        return self._page_token(call) or (200, {"data": found}, {})
+        # Facebook names a comment's text and time `message` and `created_time`, Instagram
+        # `text` and `timestamp`.
+        found = [{"id": post["id"], "message": post["message"], "text": post["message"],
+                  "created_time": post["created_time"], "timestamp": post["created_time"]}
+                 for post in reversed(self.posts) if post.get("on") == node]  # fmt: skip
+        return self._page_token(call) or (200, _graph_page(call, found, "created_time"), {})
 
     def insights(self, call: Call, node: str) -> Answer:
         names = call.q("metric").split(",")
@@ -883,7 +928,7 @@ class MastodonStandIn(StandIn):
             if parent and not any(post["id"] == parent for post in self.posts):
                 return 404, {"error": "Record not found"}, {}
             status = {"id": number, "url": f"{self.url}/@ada/{number}",
-                      "in_reply_to_id": parent or None,
+                      "created_at": stamp(time.time()), "in_reply_to_id": parent or None,
                       "content": "<p>" + text.replace("\n\n", "</p><p>") + "</p>",
                       "replies_count": 1, "reblogs_count": 2, "favourites_count": 3}  # fmt: skip
             self.posts.append({**status, "body": call.body, "key": key})
@@ -898,10 +943,13 @@ class MastodonStandIn(StandIn):
         return self._token_ok(call) or (200, found, {})
 
     def statuses(self, call: Call, account: str) -> Answer:
+        """Newest first, `limit` (20 by default) older than `max_id`."""
         replies = call.q("exclude_replies") != "true"
-        found = [post for post in reversed(self.posts)
-                 if replies or not post.get("in_reply_to_id")]  # fmt: skip
-        return self._token_ok(call) or (200, found, {})
+        older = int(call.q("max_id") or 10**30)
+        found = [post for post in sorted(self.posts, key=lambda post: -int(post["id"]))
+                 if (replies or not post.get("in_reply_to_id"))
+                 and int(post["id"]) < older]  # fmt: skip
+        return self._token_ok(call) or (200, found[: int(call.q("limit") or 20)], {})
 
 
 # --- Dev.to -----------------------------------------------------------------------------------
@@ -935,16 +983,23 @@ class DevtoStandIn(StandIn):
             return 422, {"error": "Title can't be blank", "status": 422}, {}
         if len(article.get("tags") or []) > 4:
             return 422, {"error": "Tag list exceed the maximum of 4 tags", "status": 422}, {}
+        canonical = article.get("canonical_url")
+        if canonical and any(p["article"].get("canonical_url") == canonical for p in self.posts):
+            return 422, {"error": "Canonical url has already been taken", "status": 422}, {}
         number = 1_900_000 + self.next_id()
         created = {"id": number, "title": article["title"],
                    "body_markdown": article.get("body_markdown", ""),
-                   "url": f"https://dev.to/ada/post-{number}", "page_views_count": 30,
+                   "url": f"https://dev.to/ada/post-{number}",
+                   "published_at": stamp(time.time()), "page_views_count": 30,
                    "public_reactions_count": 4, "comments_count": 1}  # fmt: skip
         self.posts.append({**created, "article": article})
         return 201, created, {}
 
     def my_articles(self, call: Call) -> Answer:
-        return self._key_ok(call) or (200, list(reversed(self.posts)), {})
+        """Newest first, `per_page` (30 by default) a page, pages from 1."""
+        per_page, page = int(call.q("per_page") or 30), int(call.q("page") or 1)
+        articles = list(reversed(self.posts))[(page - 1) * per_page : page * per_page]
+        return self._key_ok(call) or (200, articles, {})
 
 
 # --- A CDN for hosted images ------------------------------------------------------------------
@@ -1061,8 +1116,12 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             if standin.fail == "timeout":
                 time.sleep(standin.hang)
             scripted = standin.take_scripted(call)
+            acted = standin.take_scripted(call, standin.acted)
             if scripted is not None:
                 self._send(scripted)
+            elif acted is not None:
+                standin.dispatch(call)
+                self._send(acted)
             elif standin.fail == "down":
                 self._send(standin.down())
             elif standin.fail == "busy":

@@ -2,6 +2,7 @@
 lookup, metrics, refresh and expiry against the stand-ins (what posts and the scheduler use)."""
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -215,14 +216,20 @@ def test_provider_request_shapes_on_publish(ada_client, providers):
 
 def test_repeated_creates_do_not_duplicate(ada_client, providers):
     """Bluesky's chosen record key and Mastodon's Idempotency-Key make a retried create land on
-    the first post; LinkedIn's DUPLICATE_POST is resolved by the lookup."""
+    the first post; LinkedIn's DUPLICATE_POST is resolved by the lookup when the earlier
+    attempt's outcome was unknown, and is a refusal otherwise (the same text published before
+    is not this record's post)."""
     for provider in ("bluesky", "mastodon", "linkedin"):
         account = account_of(ada_client, providers, provider)
         attempt = Attempt(key=f"record-{provider}")
         first = publish(account, CONTENT[provider], attempt)
-        again = publish(account, CONTENT[provider], attempt)
+        again = publish(account, CONTENT[provider], replace(attempt, unknown=True))
         assert again == first
         assert len(providers.by_provider(provider).posts) == 1
+    with pytest.raises(outbound.PermanentError, match="DUPLICATE_POST"):
+        publish(account_of(ada_client, providers, "linkedin"), CONTENT["linkedin"],
+                Attempt(key="record-linkedin"))  # fmt: skip
+    assert len(providers.linkedin.posts) == 1
 
 
 def test_bluesky_images_are_uploaded_as_blobs_with_alt_text(ada_client, providers):

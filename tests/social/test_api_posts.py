@@ -262,18 +262,18 @@ def test_without_auto_retry_a_failure_is_final(ada_client, ada, providers, ada_a
         format="json",
     )
     (devto,) = response.json()["data"]
-    # A 503 to a create may follow the work (core.outbound: `maybe_delivered`), and with no
-    # retry there is no later lookup: the outcome stays unknown, so Unconfirmed, not Failed.
+    # A 503 is the platform saying it did not act: with no retry, the record fails.
     assert (devto["success"], devto["status"], devto["error"]["code"]) == (
         False,
-        "Unconfirmed",
-        "unconfirmed",
+        "Failed",
+        "provider_unavailable",
     )
     assert Post.objects.get().status == "Failed"
     notice = Notification.objects.get(type="post_failed")
     assert notice.metadata["platform"] == "devto"
     assert notice.metadata["attempts"] == 1
-    assert OutboxEvent.objects.filter(event="post.unconfirmed").count() == 1
+    assert notice.metadata["unconfirmed"] is False
+    assert OutboxEvent.objects.filter(event="post.failed").count() == 1
 
 
 def test_a_rejected_token_fails_the_record_and_expires_the_account(

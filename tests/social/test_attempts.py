@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from notifications.models import Notification, OutboxEvent
 from social.models import ScheduledRecord
+from tests.social.standins import MASTODON_ACCOUNT_ID as MASTODON
 from tests.social.test_scheduler import make_due, run, schedule
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
@@ -63,10 +65,13 @@ def test_auto_retry_off_ends_the_record_after_one_create(
     (record_id,) = schedule(ada_client, ada_accounts, "mastodon")
 
     result = run(client).json()["data"]["results"][0]
-    # A 503 may have come after the work was done: the honest outcome is Unconfirmed.
-    assert (result["success"], result["status"]) == (False, "Unconfirmed")
+    # A 503 is the platform saying it did not act: a failure, not an outcome in doubt.
+    assert (result["success"], result["status"]) == (False, "Failed")
+    assert result["error"]["code"] == "provider_unavailable"
     assert creates(providers, "mastodon") == 1
     assert providers.mastodon.posts == []
+    # Nothing was in doubt, so nothing was looked up.
+    assert providers.mastodon.received("GET", f"/api/v1/accounts/{MASTODON}/statuses") == []
     make_due([record_id])
     assert run(client).json()["data"]["processedCount"] == 0  # no further attempt
     assert creates(providers, "mastodon") == 1
@@ -111,3 +116,67 @@ def test_publish_now_answers_retry_scheduled_for_a_transient_failure(
     assert record.status == "Scheduled"
     assert record.next_attempt_at is not None
     assert record.next_attempt_at.isoformat().startswith(entry["error"]["retryAt"][:16])
+
+
+# --- A 5xx that may come after the work: the platform is asked before the record ends ----------
+
+BAD_GATEWAY: tuple[int, Any, dict[str, str]] = (502, {"error": "Bad Gateway"}, {})
+
+
+def publish_once(ada_client: Any, ada_accounts: dict[str, Any]) -> dict[str, Any]:
+    """Publish now to Mastodon with autoRetry off: this attempt is the record's last."""
+    off = ada_client.put("/api/social/settings", {"autoRetry": False}, format="json")
+    assert off.status_code == 200, off.content
+    response = ada_client.post(
+        "/api/social/publish",
+        {"content": "Launch day", "accountIds": [ada_accounts["mastodon"]["id"]]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    (entry,) = response.json()["data"]
+    return dict(entry)
+
+
+def test_a_502_after_the_post_was_made_is_found_and_published(ada_client, ada_accounts, providers):
+    providers.mastodon.acted.append((*CREATES["mastodon"], BAD_GATEWAY))
+    entry = publish_once(ada_client, ada_accounts)
+    (status,) = providers.mastodon.posts  # made once, by the create whose answer was a 502
+    assert (entry["success"], entry["status"], entry["url"]) == (True, "Published", status["url"])
+    assert creates(providers, "mastodon") == 1
+    record = ScheduledRecord.objects.get(pk=entry["recordId"])
+    assert (record.status, record.provider_post_id, record.attempts) == (
+        "Published", status["id"], 1,
+    )  # fmt: skip
+    assert [(h["outcome"], h["found"]) for h in record.history] == [("published", True)]
+    assert OutboxEvent.objects.filter(event="post.published").count() == 1
+
+
+def test_a_502_before_anything_was_made_is_asked_then_failed(ada_client, ada_accounts, providers):
+    providers.mastodon.scripted.append((*CREATES["mastodon"], BAD_GATEWAY))
+    entry = publish_once(ada_client, ada_accounts)
+    assert (entry["success"], entry["status"]) == (False, "Failed")
+    assert entry["error"]["code"] == "provider_unavailable"
+    assert providers.mastodon.posts == []
+    assert creates(providers, "mastodon") == 1  # asked by its lookup, never created again
+    assert providers.mastodon.received("GET", f"/api/v1/accounts/{MASTODON}/statuses")
+    record = ScheduledRecord.objects.get(pk=entry["recordId"])
+    assert (record.status, record.outcome_unknown) == ("Failed", False)
+    (attempt,) = record.history
+    assert (attempt["outcome"], attempt["found"], attempt["maybeDelivered"]) == (
+        "error",
+        False,
+        False,
+    )
+    assert OutboxEvent.objects.filter(event="post.failed").count() == 1
+    assert not OutboxEvent.objects.filter(event="post.unconfirmed").exists()
+
+
+def test_a_502_whose_lookup_gets_no_answer_is_unconfirmed(ada_client, ada_accounts, providers):
+    providers.mastodon.scripted.append((*CREATES["mastodon"], BAD_GATEWAY))
+    statuses = ("GET", rf"/api/v1/accounts/{MASTODON}/statuses")
+    providers.mastodon.scripted += [(*statuses, BAD_GATEWAY)] * 3  # a read is tried 3 times
+    entry = publish_once(ada_client, ada_accounts)
+    assert (entry["success"], entry["status"]) == (False, "Unconfirmed")
+    assert creates(providers, "mastodon") == 1
+    notice = Notification.objects.get(type="post_failed")
+    assert notice.metadata["unconfirmed"] is True

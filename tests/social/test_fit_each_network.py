@@ -2,19 +2,25 @@
 chains, first comments, alt text in each platform's own field, and every part published
 exactly once, resumed at the first part not yet published."""
 
+import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from notifications.models import Notification, OutboxEvent
 from social.models import ScheduledRecord
 from social.providers.bluesky import tid
+from social.selectors import records_next_due
+from social.services.scheduler import records_claim
+from tests.social.standins import stamp
 from tests.social.test_scheduler import make_due, run, schedule
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
 DOWN: tuple[int, Any, dict[str, str]] = (503, {"error": "ServiceUnavailable"}, {})
+BAD_GATEWAY: tuple[int, Any, dict[str, str]] = (502, {"error": "UpstreamFailure"}, {})
 STATUSES = ("POST", r"/api/v1/statuses")
 
 
@@ -208,15 +214,29 @@ def test_a_thread_whose_third_part_fails_resumes_at_part_three(
     )  # fmt: skip
 
     result = run(client).json()["data"]["results"][0]
-    assert (result["success"], result["status"]) == (False, "Scheduled")
-    assert result["error"]["code"] == "retry_scheduled"
+    # The post is out: the record is Published from its first part on, its third part
+    # waiting for its retry (social.md section 9).
+    assert (result["success"], result["status"]) == (True, "Published")
     record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.status, record.url) == ("Published", providers.mastodon.posts[0]["url"])
     assert [part["index"] for part in record.parts] == [0, 1]
-    assert record.url == providers.mastodon.posts[0]["url"]  # the post is out already
+    assert record.next_attempt_at is not None
+    shown = ada_client.get(f"/api/social/schedule/{record_id}").json()["data"]
+    assert (shown["status"], shown["error"]["code"]) == ("Published", "retry_scheduled")
+    assert shown["error"]["retryAt"]
+    assert shown["warnings"] == []
+    assert [p["index"] for p in shown["parts"]] == [0, 1]
+    post = ada_client.get(f"/api/social/posts/{shown['postId']}").json()["data"]
+    assert post["status"] == "Published"
+    assert OutboxEvent.objects.filter(event="post.published").count() == 1  # once, now
+    # A live post is not cancelled or moved as if nothing were out.
+    cancel = ada_client.delete(f"/api/social/schedule/{record_id}")
+    assert (cancel.status_code, cancel.json()["error"]["code"]) == (409, "not_scheduled")
 
     make_due([record_id])
     result = run(client).json()["data"]["results"][0]
     assert (result["success"], result["status"]) == (True, "Published")
+    assert run(client).json()["data"]["processedCount"] == 0  # nothing left to claim
     # Parts one and two were sent once each; part three twice (the failed try, then this).
     sent = [call.body["status"] for call in providers.mastodon.received("POST", "/api/v1/statuses")]
     assert sent == ["Part one", "Part two", "Part three", "Part three", "Part four"]
@@ -227,7 +247,78 @@ def test_a_thread_whose_third_part_fails_resumes_at_part_three(
     record = ScheduledRecord.objects.get(pk=record_id)
     assert [part["index"] for part in record.parts] == [0, 1, 2, 3]
     assert record.attempts == 2
+    assert (record.next_attempt_at, record.error_code, record.warnings) == (None, "", [])
+    assert ada_client.get(f"/api/social/schedule/{record_id}").json()["data"]["error"] is None
     assert Notification.objects.filter(type="post_published").count() == 1
+    assert OutboxEvent.objects.filter(event="post.published").count() == 1
+
+
+def test_a_thread_part_that_fails_for_good_leaves_the_record_published_with_a_warning(
+    client, ada_client, ada_accounts, providers, settings
+):
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    providers.mastodon.scripted += [(*STATUSES, DOWN, "Part three")] * 3
+    (record_id,) = schedule(
+        ada_client, ada_accounts, "mastodon", content="Part one",
+        thread=[{"content": "Part two"}, {"content": "Part three"}],
+    )  # fmt: skip
+    published_at = None
+    for _ in range(3):
+        result = run(client).json()["data"]["results"][0]
+        assert (result["success"], result["status"]) == (True, "Published")
+        record = ScheduledRecord.objects.get(pk=record_id)
+        published_at = published_at or record.published_at
+        assert record.published_at == published_at  # published when its post went out
+        make_due([record_id])
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.status, record.attempts, record.next_attempt_at) == ("Published", 3, None)
+    assert [(w["code"], w["index"]) for w in record.warnings] == [("thread_incomplete", 2)]
+    assert [part["index"] for part in record.parts] == [0, 1]
+    assert run(client).json()["data"]["processedCount"] == 0
+    assert OutboxEvent.objects.filter(event="post.published").count() == 1
+    assert not OutboxEvent.objects.filter(event="post.failed").exists()
+    titles = sorted(n.title for n in Notification.objects.filter(type__startswith="post_"))
+    assert titles == ["Published on Mastodon", "Published on Mastodon, but not all of it"]
+    sent = [call.body["status"] for call in providers.mastodon.received(*STATUSES)]
+    assert sent == ["Part one", "Part two", "Part three", "Part three", "Part three"]
+
+
+def test_a_worker_dying_on_a_later_part_resumes_it_once(
+    client, ada_client, ada_accounts, providers, settings
+):
+    """The worker publishing a published record's third part dies after Mastodon made it:
+    the record is reclaimed when its lease runs out, the part found, nothing sent twice."""
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    providers.mastodon.scripted.append((*STATUSES, DOWN, "Part three"))
+    (record_id,) = schedule(
+        ada_client, ada_accounts, "mastodon", content="Part one",
+        thread=[{"content": "Part two"}, {"content": "Part three"}],
+    )  # fmt: skip
+    run(client)
+    make_due([record_id])
+    (claimed,) = records_claim(limit=10)
+    assert (claimed.pk, claimed.status) == (ScheduledRecord.objects.get(pk=record_id).pk,
+                                            "Published")  # fmt: skip
+    assert records_claim(limit=10) == []  # held by its claim: no second worker takes it
+    due = records_next_due()  # held: not due again while its lease lasts
+    assert due is None or due > timezone.now()
+    parent = providers.mastodon.posts[1]["id"]
+    made = [{"id": "999999", "url": f"{providers.mastodon.url}/@ada/999999",
+             "created_at": stamp(time.time()), "in_reply_to_id": parent,
+             "content": "<p>Part three</p>"}]  # fmt: skip
+    providers.mastodon.posts += made  # the dead worker's create reached Mastodon
+    ScheduledRecord.objects.filter(pk=record_id).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert [part["providerPostId"] for part in record.parts][-1] == "999999"
+    assert [h["outcome"] for h in record.history] == ["error", "lease_expired", "published"]
+    assert record.next_attempt_at is None
+    sent = [call.body["status"] for call in providers.mastodon.received(*STATUSES)]
+    assert sent == ["Part one", "Part two", "Part three"]  # the third never sent again
+    assert OutboxEvent.objects.filter(event="post.published").count() == 1
 
 
 def test_a_reply_whose_answer_was_lost_is_found_not_sent_again(
@@ -237,15 +328,16 @@ def test_a_reply_whose_answer_was_lost_is_found_not_sent_again(
     up by its own record key and publishes nothing twice."""
     settings.SCHEDULER_RETRY_BASE_SECONDS = 60
     providers.bluesky.scripted.append(
-        ("POST", r"/xrpc/com\.atproto\.repo\.createRecord", DOWN, "Second part")
+        ("POST", r"/xrpc/com\.atproto\.repo\.createRecord", BAD_GATEWAY, "Second part")
     )
     (record_id,) = schedule(
         ada_client, ada_accounts, "bluesky", content="First part",
         variants={"bluesky": {"thread": [{"content": "Second part"}]}},
     )  # fmt: skip
-    assert run(client).json()["data"]["results"][0]["status"] == "Scheduled"
+    assert run(client).json()["data"]["results"][0]["status"] == "Published"  # its post is out
     record = ScheduledRecord.objects.get(pk=record_id)
-    assert record.outcome_unknown  # a 503 on a create may come after the work
+    assert record.next_attempt_at is not None  # its reply waits for its retry
+    assert record.outcome_unknown  # a 502 on a create may come after the work
     # What the platform did before its answer was lost: the reply exists, under its key.
     rkey = tid(record.created_at + timedelta(microseconds=1), f"{record.id}:1")
     first = providers.bluesky.posts[0]
@@ -494,3 +586,54 @@ def test_every_networks_preview_parts_are_what_it_is_sent(
     assert done[provider]["success"] is True, done
     sent = [_sent_text(provider, entry) for entry in stand_in.posts[before:]]
     assert [part["text"] for part in target["parts"]] == sent
+
+
+def test_disconnecting_ends_a_published_records_waiting_parts(
+    client, ada_client, ada_accounts, providers, settings
+):
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    providers.mastodon.scripted.append((*STATUSES, DOWN, "Part two"))
+    (record_id,) = schedule(
+        ada_client, ada_accounts, "mastodon", content="Part one",
+        thread=[{"content": "Part two"}],
+    )  # fmt: skip
+    run(client)
+    assert ScheduledRecord.objects.get(pk=record_id).next_attempt_at is not None
+    gone = ada_client.post(
+        "/api/social/disconnect", {"accountId": ada_accounts["mastodon"]["id"]}, format="json"
+    )
+    assert gone.status_code == 200, gone.content
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.status, record.next_attempt_at) == ("Published", None)
+    assert [(w["code"], w["index"]) for w in record.warnings] == [("thread_incomplete", 1)]
+    assert record.warnings[0]["message"].endswith("the account was disconnected.")
+    make_due([record_id])
+    assert run(client).json()["data"]["processedCount"] == 0  # nothing sent for it any more
+    assert len(providers.mastodon.received(*STATUSES)) == 2
+
+
+def test_a_lost_first_comment_is_found_among_many_others(
+    client, ada_client, ada_accounts, providers, settings
+):
+    """LinkedIn made the first comment but answered 502; by the retry, readers had left more
+    comments than a page holds: the comment is found, never sent twice."""
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    comments = ("POST", r"/rest/socialActions/.+/comments")
+    providers.linkedin.acted.append((*comments, (502, {"status": 502, "message": "Bad"}, {})))
+    (record_id,) = schedule(ada_client, ada_accounts, "linkedin", firstComment="More below")
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    post = providers.linkedin.posts[0]["id"]
+    providers.linkedin.posts += [
+        {"kind": "comment", "id": f"urn:li:comment:({post},{8000 + n})", "object": post,
+         "actor": "urn:li:person:reader", "message": {"text": f"Nice {n}"}}
+        for n in range(30)
+    ]  # fmt: skip
+    make_due([record_id])
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert [p["kind"] for p in record.parts] == ["post", "comment"]
+    assert record.next_attempt_at is None
+    (create,) = [c for c in providers.linkedin.calls if c.method == "POST" and "comments" in c.path]
+    assert create.body["message"]["text"] == "More below"  # sent once

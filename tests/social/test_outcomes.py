@@ -372,3 +372,74 @@ def test_resolve_refuses_an_unknown_action(client, ada_client, ada_accounts, pro
         {"status": "Scheduled"},
     )
     assert ScheduledRecord.objects.get(pk=record_id).status == "Scheduled"
+
+
+# --- A platform's refusal of a duplicate --------------------------------------------------------
+
+
+def test_a_refused_duplicate_is_rejected_not_adopted_from_another_post(
+    ada_client, ada_accounts, providers
+):
+    """Two posts with the same text to one LinkedIn account: LinkedIn refuses the second
+    (422 DUPLICATE_POST). The second record has made nothing, so it is a permanent refusal,
+    never the first post's URL under the second record."""
+    body = {"content": "Same words twice", "accountIds": [ada_accounts["linkedin"]["id"]]}
+    first = ada_client.post("/api/social/publish", body, format="json").json()["data"][0]
+    assert (first["success"], first["status"]) == (True, "Published")
+    response = ada_client.post("/api/social/publish", body, format="json")
+    assert response.status_code == 200, response.content
+    (second,) = response.json()["data"]
+    assert (second["success"], second["status"], second["url"]) == (False, "Failed", "")
+    assert {k: second["error"][k] for k in ("code", "category", "retryable")} == {
+        "code": "provider_rejected", "category": "content_rejected", "retryable": False,
+    }  # fmt: skip
+    assert second["error"]["platform"]["code"] == "DUPLICATE_POST"
+    assert len(providers.linkedin.posts) == 1
+    stored = record(second["recordId"])
+    assert (stored.status, stored.provider_post_id, stored.url) == ("Failed", "", "")
+    held = ScheduledRecord.objects.exclude(provider_post_id="").values_list(
+        "provider_post_id", flat=True
+    )
+    assert list(held) == [providers.linkedin.posts[0]["id"]]  # one record claims the post
+    assert [e["recordId"] for e in events_of("post.published")] == [first["recordId"]]
+
+
+def test_a_lookup_never_adopts_a_post_another_record_holds(
+    client, ada_client, ada_accounts, providers
+):
+    """The second record's create timed out (its outcome unknown) and LinkedIn then refuses
+    the text as a duplicate: the only post with that text is the first record's, so the
+    second is refused, not published under the first one's URL."""
+    body = {"content": "Same words twice", "accountIds": [ada_accounts["linkedin"]["id"]]}
+    first = ada_client.post("/api/social/publish", body, format="json").json()["data"][0]
+    (record_id,) = schedule(ada_client, ada_accounts, "linkedin", content="Same words twice")
+    ScheduledRecord.objects.filter(pk=record_id).update(outcome_unknown=True, attempts=1)
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (False, "Failed")
+    assert result["error"]["category"] == "content_rejected"
+    assert len(providers.linkedin.posts) == 1
+    assert record(record_id).provider_post_id == ""
+    assert record(first["recordId"]).provider_post_id == providers.linkedin.posts[0]["id"]
+
+
+@pytest.mark.parametrize(
+    ("provider", "fields", "code"),
+    [
+        ("facebook", {"content": "Same words twice"}, "506"),
+        ("devto", {"title": "Twice", "content": "Body", "url": "https://ada.dev/once"}, None),
+    ],
+)
+def test_every_network_refusing_a_duplicate_rejects_it(
+    ada_client, ada_accounts, providers, provider, fields, code
+):
+    """Graph's 506 and Forem's taken canonical URL: the same rule as LinkedIn's."""
+    body = {**fields, "accountIds": [ada_accounts[provider]["id"]]}
+    first = ada_client.post("/api/social/publish", body, format="json").json()["data"][0]
+    assert first["success"] is True
+    (second,) = ada_client.post("/api/social/publish", body, format="json").json()["data"]
+    assert (second["success"], second["status"], second["url"]) == (False, "Failed", "")
+    assert (second["error"]["category"], second["error"]["platform"]["code"]) == (
+        "content_rejected", code,
+    )  # fmt: skip
+    assert len(providers.by_provider(provider).posts) == 1
+    assert [e["recordId"] for e in events_of("post.published")] == [first["recordId"]]

@@ -3,6 +3,7 @@ the contract's retries and delays, honest outcomes for lost answers and dead wor
 cron endpoint's secret (social.md section 5)."""
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -23,6 +24,7 @@ from social.services.posts import draft_of
 from social.services.records import record_retry
 from social.services.scheduler import records_claim, scheduler_run
 from tests.social.conftest import CRON_SECRET
+from tests.social.standins import FACEBOOK_PAGES, stamp
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
@@ -113,27 +115,28 @@ def test_retries_wait_base_times_two_to_the_attempts_then_fail(
         make_due([record_id])
     assert delays == [60, 120]
     final = run(client).json()["data"]["results"][0]
-    # A 503 may come from a gateway after the platform did the work (core.outbound: 5xx other
-    # than 429 is `maybe_delivered`), and each attempt's lookup got 503 too: with nothing
-    # established either way the record ends Unconfirmed, not Failed (the post, with no record
-    # published, is Failed).
+    # A 503 is the platform saying it did not act: the third one fails the record (nothing
+    # was in doubt, nothing is looked up).
     assert (final["success"], final["status"], final["error"]["code"]) == (
         False,
-        "Unconfirmed",
-        "unconfirmed",
+        "Failed",
+        "provider_unavailable",
     )
     current = record(record_id)
     assert current.attempts == 3
     assert [(h["attempt"], h["status"], h["maybeDelivered"]) for h in current.history] == [
-        (1, 503, True),
-        (2, 503, True),
-        (3, 503, True),
+        (1, 503, False),
+        (2, 503, False),
+        (3, 503, False),
     ]
+    assert providers.devto.received("GET", "/api/articles/me/all") == []
     assert Post.objects.get().status == "Failed"
     failed = Notification.objects.get(type="post_failed")
     assert failed.metadata["attempts"] == 3
     assert failed.metadata["platform"] == "devto"
-    assert OutboxEvent.objects.get(event="post.unconfirmed").data["retryCount"] == 3
+    assert failed.metadata["unconfirmed"] is False
+    assert OutboxEvent.objects.get(event="post.failed").data["retryCount"] == 3
+    assert not OutboxEvent.objects.filter(event="post.unconfirmed").exists()
 
 
 def test_retry_after_is_honoured_when_later(client, ada_client, ada_accounts, providers, settings):
@@ -235,6 +238,89 @@ def test_a_dead_worker_is_resolved_without_a_duplicate(
     current = record(record_id)
     assert current.attempts == 2
     assert [h["outcome"] for h in current.history] == ["lease_expired", "published"]
+
+
+def published_meanwhile(providers: Any, provider: str, count: int) -> None:
+    """`count` other posts of the account, newer than anything before, as each platform lists
+    them (what a busy account or another app published while a worker was dead)."""
+    standin = providers.by_provider(provider)
+    now = time.time()
+    for number in range(count):
+        text, at = f"Another post {number}", stamp(now + number / 1000)
+        if provider == "linkedin":
+            standin.posts.append({"id": f"urn:li:share:{90000 + number}", "commentary": text,
+                                  "createdAt": int((now + 1) * 1000) + number})  # fmt: skip
+        elif provider == "facebook":
+            standin.posts.append({"id": f"1001_{90000 + number}", "page": "1001",
+                                  "message": text, "kind": "feed",
+                                  "created_time": at})  # fmt: skip
+        elif provider == "instagram":
+            standin.posts.append({"id": str(90000 + number), "ig": FACEBOOK_PAGES[0]["ig"],
+                                  "caption": text, "timestamp": at})  # fmt: skip
+        elif provider == "mastodon":
+            status = str(900000 + number)
+            standin.posts.append({"id": status, "url": f"{standin.url}/@ada/{status}",
+                                  "created_at": at, "in_reply_to_id": None,
+                                  "content": f"<p>{text}</p>"})  # fmt: skip
+        else:
+            standin.posts.append({"id": 9_900_000 + number, "title": text,
+                                  "body_markdown": text, "published_at": at,
+                                  "url": f"https://dev.to/ada/other-{number}"})  # fmt: skip
+
+
+def die_after_publishing(providers: Any, provider: str, record_id: str) -> int:
+    """A worker claims the record, the platform makes the post, the worker dies before
+    recording it; its lease runs out. How many posts the platform holds."""
+    (claimed,) = records_claim(limit=10)
+    adapter = PLATFORMS[provider].adapter
+    credentials = credentials_of(claimed.account)
+    content = compose(draft_of(claimed.post), provider)
+    adapter.publish(credentials, content, Attempt(key=str(claimed.id), since=claimed.created_at))
+    ScheduledRecord.objects.filter(pk=record_id).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    return len(providers.by_provider(provider).posts)
+
+
+LISTED = ["linkedin", "facebook", "instagram", "mastodon", "devto"]  # found by their lists
+
+
+@pytest.mark.parametrize("provider", LISTED)
+def test_a_dead_worker_is_resolved_past_the_newest_pages(
+    client, ada_client, ada_accounts, providers, provider
+):
+    """Many posts were published while the worker was dead: the reclaimed record pages back
+    to its own attempt and finds its post there, not only among the newest ones."""
+    media = {"mediaUrls": [providers.image()]} if provider == "instagram" else {}
+    (record_id,) = schedule(ada_client, ada_accounts, provider, **media)
+    die_after_publishing(providers, provider, record_id)
+    published_meanwhile(providers, provider, 150)
+    created = len(providers.by_provider(provider).posts)
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    assert len(providers.by_provider(provider).posts) == created  # found, not made again
+    assert record(record_id).history[-1]["found"] is True
+
+
+@pytest.mark.parametrize("provider", ["linkedin", "mastodon"])
+def test_a_lookup_that_cannot_reach_the_attempt_is_unknown_not_absent(
+    client, ada_client, ada_accounts, providers, provider, settings
+):
+    """More posts since the attempt than a lookup's pages hold: the outcome stays unknown and
+    nothing is created again; after the last attempt the record is Unconfirmed."""
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 60
+    (record_id,) = schedule(ada_client, ada_accounts, provider)
+    die_after_publishing(providers, provider, record_id)
+    published_meanwhile(providers, provider, 450)  # past 10 pages of 40
+    created = len(providers.by_provider(provider).posts)
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (False, "Scheduled")
+    assert record(record_id).outcome_unknown is True
+    make_due([record_id])
+    result = run(client).json()["data"]["results"][0]
+    assert (result["status"], result["error"]["category"]) == ("Unconfirmed", "unconfirmed")
+    assert len(providers.by_provider(provider).posts) == created  # never created again
+    assert record(record_id).attempts == 3
 
 
 def test_a_dead_last_attempt_is_unconfirmed_never_repeated(

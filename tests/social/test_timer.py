@@ -229,3 +229,40 @@ def test_a_platform_whose_slots_are_all_busy_defers_without_counting_an_attempt(
         ["deferred", "published"],
     )
     assert len(providers.mastodon.received("POST", STATUSES)) == 1
+
+
+def test_timers_finish_a_published_threads_later_parts_once_and_on_time(
+    ada_client, ada_accounts, providers, settings
+):
+    """A thread's second part fails once after the post is out: the record is Published at
+    once, and the timers (four processes) send the second part at its retry's time, once."""
+    settings.SCHEDULER_RETRY_BASE_SECONDS = 2
+    providers.mastodon.scripted.append(("POST", STATUSES, (503, {"error": "Down"}, {}), "Two"))
+    when = timezone.now() + timedelta(seconds=1)
+    response = ada_client.post("/api/social/schedule", {
+        "content": "One", "thread": [{"content": "Two"}], "scheduledTime": when.isoformat(),
+        "accountIds": [ada_accounts["mastodon"]["id"]],
+    }, format="json")  # fmt: skip
+    assert response.status_code == 200, response.content
+    record_id = response.json()["data"]["scheduledRecords"][0]["id"]
+    with timers(4):
+        assert wait_for(lambda: len(providers.mastodon.received("POST", STATUSES)) == 2, 6)
+        assert wait_for(
+            lambda: ScheduledRecord.objects.get(pk=record_id).status == "Published", timeout=3
+        )
+        record = ScheduledRecord.objects.get(pk=record_id)
+        assert record.next_attempt_at is not None  # its second part waits, the post is out
+        assert wait_for(lambda: len(providers.mastodon.received("POST", STATUSES)) == 3, 6)
+        assert wait_for(
+            lambda: ScheduledRecord.objects.get(pk=record_id).next_attempt_at is None, 3
+        )
+        time.sleep(1.0)  # more looks by every timer: nothing else is sent
+    sent = [call.body["status"] for call in providers.mastodon.received("POST", STATUSES)]
+    assert sent == ["One", "Two", "Two"]
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.status, record.attempts, record.warnings) == ("Published", 2, [])
+    assert [part["index"] for part in record.parts] == [0, 1]
+    retry_due = datetime.fromisoformat(record.history[0]["at"]) + timedelta(seconds=2)
+    third = providers.mastodon.received("POST", STATUSES)[2]
+    assert 0 <= third.received_at - retry_due.timestamp() < 1.0
+    assert Notification.objects.filter(type="post_published").count() == 1
