@@ -2,12 +2,15 @@
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.plumbing import ResolvedComponent, force_instance
 from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
 from core.api.renderers import EnvelopeJSONRenderer
+from core.api.serializers import BodySerializer, not_blank
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_DESCRIPTIONS = {
@@ -60,6 +63,19 @@ RATE_LIMIT_HEADERS: dict[str, Any] = {
 }
 
 
+def text_pattern(field: Any) -> str:
+    """The pattern of what a CharField takes: no NUL; when it refuses blank text (trimmed, or
+    checked by not_blank), text of at least its min_length once trimmed."""
+    if field.allow_blank:  # "" is the schema's other branch (drf-spectacular's oneOf)
+        return r"^[^\x00]+$"
+    if not field.trim_whitespace and not_blank not in field.validators:
+        return r"^[^\x00]*$"
+    shortest = max(field.min_length or 1, 1)
+    if shortest == 1:
+        return r"^[^\x00]*\S[^\x00]*$"
+    return rf"^\s*\S[^\x00]{{{shortest - 2},}}\S\s*$"
+
+
 def envelope_schema(
     data: dict[str, Any] | None, meta: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -89,6 +105,40 @@ class EnvelopeAutoSchema(AutoSchema):
         *owners, own = qualname.split(".")
         prefix = "".join(owner.removesuffix("View") for owner in owners)
         return prefix + own.removesuffix("Serializer")
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        """A request body refuses keys it does not declare (core/api/serializers.py): the
+        schema says so, so a generated client refuses them too."""
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        body = force_instance(serializer)
+        if isinstance(body, BodySerializer):
+            schema["additionalProperties"] = False
+            schema.update(body.schema_constraints())
+        return schema
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        """What a body's field refuses beyond what drf-spectacular reads: a text field, a NUL
+        character and (trimmed first) white space alone or too little text around it; a
+        decimal, more decimal places than it keeps."""
+        schema: dict[str, Any] = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction != "request":
+            return schema
+        if (
+            type(field) is serializers.CharField
+            and schema.get("type") == "string"
+            and not {"pattern", "format", "enum"} & set(schema)
+            and not any(isinstance(v, RegexValidator) for v in field.validators)
+        ):
+            schema["pattern"] = text_pattern(field)
+        if (
+            isinstance(field, serializers.DecimalField)
+            and schema.get("type") == "number"
+            and field.decimal_places is not None
+        ):
+            schema["multipleOf"] = 10**-field.decimal_places
+        return schema
 
     def _renders_envelope(self) -> bool:
         return any(

@@ -13,6 +13,7 @@ from accounts.authentication import request_user
 from accounts.scopes import KEYS_REFUSED
 from accounts.services.sessions import SESSION_CLAIM
 from core.api.envelope import Envelope
+from core.api.serializers import NoBody
 from notifications.services.livefeed import ticket_issue
 
 
@@ -34,6 +35,7 @@ class TicketView(APIView):
         "`EventSource('/api/events/stream?ticket=...')` (which cannot send headers).",
     )
     def post(self, request: Request) -> Response:
+        NoBody.check(request.data)
         claims = request.auth or {}
         session = str(claims.get(SESSION_CLAIM, "") if hasattr(claims, "get") else "")
         ticket, expires_at = ticket_issue(user=request_user(request), session=session)

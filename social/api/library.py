@@ -4,7 +4,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db.models import Count, QuerySet
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -15,6 +15,7 @@ from accounts.authentication import request_user
 from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.parsers import BoundedJSONParser
+from core.api.serializers import BodySerializer, TimeZoneField
 from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
 from social.selectors import settings_for
 from social.services.campaigns import campaign_delete, campaign_save, user_campaign
@@ -67,7 +68,7 @@ class CampaignListView(generics.ListAPIView[Campaign]):
     serializer_class = CampaignSerializer
     queryset = Campaign.objects.none()
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         id = serializers.UUIDField(required=False)
         name = serializers.CharField(max_length=120, required=False)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
@@ -144,7 +145,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
     queryset = MediaItem.objects.none()
     parser_classes = [BoundedJSONParser, MultiPartParser]
 
-    class RegisterSerializer(serializers.Serializer[Any]):
+    class RegisterSerializer(BodySerializer):
         type = serializers.ChoiceField(choices=sorted(IMAGE_TYPES | VIDEO_TYPES))
         url = serializers.URLField(max_length=2000)
         filename = serializers.CharField(max_length=255, required=False, allow_blank=True)
@@ -171,7 +172,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
                 raise serializers.ValidationError({"size": [f"At most {limit} bytes."]})
             return attrs
 
-    class UploadSerializer(serializers.Serializer[Any]):
+    class UploadSerializer(BodySerializer):
         file = serializers.FileField(allow_empty_file=False)
         alt = serializers.CharField(max_length=MAX_ALT, required=False, allow_blank=True)
 
@@ -221,7 +222,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
 class MediaDetailView(APIView):
     api_key_scopes = {"PATCH": Scope.POSTS_WRITE, "DELETE": Scope.POSTS_WRITE}
 
-    class AltSerializer(serializers.Serializer[Any]):
+    class AltSerializer(BodySerializer):
         alt = serializers.CharField(max_length=MAX_ALT, allow_blank=True, trim_whitespace=False)
 
     @extend_schema(
@@ -247,20 +248,32 @@ class MediaDetailView(APIView):
 # --- Settings ---------------------------------------------------------------------------------
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {name: {"type": "boolean"} for name in NOTIFICATION_PREFERENCES},
+        "additionalProperties": False,
+    }
+)
+class PreferencesField(serializers.DictField):
+    """On or off per notification preference; the service refuses a key it does not know."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.BooleanField(), **kwargs)
+
+
 class SettingsView(APIView):
     # The account's own settings, like its profile: sessions only.
     api_key_scopes = KEYS_REFUSED
 
-    class SettingsSerializer(serializers.Serializer[Any]):
+    class SettingsSerializer(BodySerializer):
         defaultPlatform = serializers.ChoiceField(
             choices=Provider.choices, required=False, allow_null=True
         )
-        defaultTimezone = serializers.CharField(max_length=64, required=False)
+        defaultTimezone = TimeZoneField(required=False)
         autoRetry = serializers.BooleanField(required=False)
         requireAltText = serializers.BooleanField(required=False)
-        notificationPreferences = serializers.DictField(
-            child=serializers.BooleanField(), required=False
-        )
+        notificationPreferences = PreferencesField(required=False)
 
     @extend_schema(
         operation_id="social_settings_get", tags=["social"], responses=SettingsSerializer

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
+from core.api.serializers import BodySerializer, NoBody
 from social.api.posts import RecordDetailSerializer
 from social.outcomes import CATEGORIES
 from social.services.health import account_health
@@ -32,6 +33,7 @@ class RecordRetryView(APIView):
         "reconnected).",
     )
     def post(self, request: Request, record_id: UUID) -> Response:
+        NoBody.check(request.data)
         record = record_retry(user=request_user(request), record_id=record_id)
         return Response(Envelope(data=RecordDetailSerializer(record).data, message="Retrying"))
 
@@ -39,7 +41,7 @@ class RecordRetryView(APIView):
 class RecordsRetryView(APIView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         accountId = serializers.UUIDField(required=False)
         category = serializers.ChoiceField(choices=CATEGORIES, required=False)
         postId = serializers.UUIDField(required=False)
@@ -80,7 +82,7 @@ class RecordsRetryView(APIView):
 class RecordResolveView(APIView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         action = serializers.ChoiceField(choices=RESOLUTIONS)
         url = serializers.URLField(required=False, max_length=2000)
 
