@@ -63,6 +63,12 @@ RATE_LIMIT_HEADERS: dict[str, Any] = {
 }
 
 
+# What Python's str.strip() removes (str.isspace()): more than a regular expression's \s, which
+# leaves out U+001C to U+001F.
+WHITE = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+VISIBLE = rf"[^{WHITE}\x00]"
+
+
 def text_pattern(field: Any) -> str:
     """The pattern of what a CharField takes: no NUL; when it refuses blank text (trimmed, or
     checked by not_blank), text of at least its min_length once trimmed."""
@@ -72,8 +78,8 @@ def text_pattern(field: Any) -> str:
         return r"^[^\x00]*$"
     shortest = max(field.min_length or 1, 1)
     if shortest == 1:
-        return r"^[^\x00]*\S[^\x00]*$"
-    return rf"^\s*\S[^\x00]{{{shortest - 2},}}\S\s*$"
+        return rf"^[^\x00]*{VISIBLE}[^\x00]*$"
+    return rf"^[{WHITE}]*{VISIBLE}[^\x00]{{{shortest - 2},}}{VISIBLE}[{WHITE}]*$"
 
 
 def envelope_schema(
@@ -115,6 +121,15 @@ class EnvelopeAutoSchema(AutoSchema):
             schema["additionalProperties"] = False
             schema.update(body.schema_constraints())
         return schema
+
+    def _get_request_for_media_type(self, serializer: Any, direction: Any = "request") -> Any:
+        """A body whose rules between fields ask for one of them is required, even when no
+        single field is."""
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        body = force_instance(serializer)
+        if isinstance(body, BodySerializer) and body.schema_constraints():
+            required = True
+        return schema, required
 
     def _map_serializer_field(
         self, field: Any, direction: Any, bypass_extensions: bool = False
@@ -187,6 +202,8 @@ class EnvelopeAutoSchema(AutoSchema):
         if self.method in BODY_METHODS:
             statuses |= {400, 413, 415}
         if self._is_list_view() and self._get_paginator():
+            statuses.add(400)
+        if self.get_override_parameters():  # filters a serializer parses: a bad one is 400
             statuses.add(400)
         if "{" in self.path:
             statuses.add(404)

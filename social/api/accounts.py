@@ -181,6 +181,7 @@ class AccountListView(APIView):
 class DisconnectView(APIView):
     # Disconnecting a provider takes a session.
     api_key_scopes = KEYS_REFUSED
+    schema_error_statuses = (404,)  # an `accountId` that names no account of yours
 
     class InputSerializer(BodySerializer):
         accountId = serializers.UUIDField()

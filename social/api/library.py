@@ -65,6 +65,7 @@ def campaigns_counted(user: Any) -> QuerySet[Campaign]:
 
 class CampaignListView(generics.ListAPIView[Campaign]):
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    schema_error_statuses = (404,)  # an `id` that names no campaign of yours
     serializer_class = CampaignSerializer
     queryset = Campaign.objects.none()
 
@@ -81,10 +82,19 @@ class CampaignListView(generics.ListAPIView[Campaign]):
         start_date = serializers.DateField(required=False, allow_null=True)
         end_date = serializers.DateField(required=False, allow_null=True)
         budget = serializers.DecimalField(
-            max_digits=14, decimal_places=2, min_value=0, required=False, allow_null=True
+            max_digits=14,
+            decimal_places=2,
+            min_value=0,
+            required=False,
+            allow_null=True,
+            coerce_to_string=False,  # a number, as answered (a string is taken too)
         )
         goal = serializers.CharField(max_length=500, required=False, allow_blank=True)
         status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
+
+        def schema_constraints(self) -> dict[str, Any]:
+            # A new campaign needs its name (campaign_save); an update names its `id`.
+            return {"anyOf": [{"required": ["name"]}, {"required": ["id"]}]}
 
     def get_queryset(self) -> QuerySet[Campaign]:
         return campaigns_counted(request_user(self.request)).order_by("-created_at", "-id")

@@ -40,6 +40,7 @@ class RecordRetryView(APIView):
 
 class RecordsRetryView(APIView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    schema_error_statuses = (404,)  # an `accountId` or `postId` that names nothing of yours
 
     class InputSerializer(BodySerializer):
         accountId = serializers.UUIDField(required=False)
@@ -92,6 +93,11 @@ class RecordResolveView(APIView):
                     {"url": ["The post's address on the platform, as you saw it."]}
                 )
             return attrs
+
+        def schema_constraints(self) -> dict[str, Any]:
+            others = "|".join(action for action in RESOLUTIONS if action != "published")
+            return {"anyOf": [{"properties": {"action": {"pattern": f"^({others})$"}}},
+                              {"required": ["url"]}]}  # fmt: skip
 
     @extend_schema(
         operation_id="social_schedule_resolve",

@@ -396,6 +396,7 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
 
 class PostListView(generics.ListAPIView[Post]):
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    schema_error_statuses = (404,)  # an `id` that names no post of yours
     serializer_class = PostSerializer
     queryset = Post.objects.none()
 
@@ -575,6 +576,7 @@ class PreviewView(APIView):
     key that may read posts may preview them."""
 
     api_key_scopes = {"POST": Scope.POSTS_READ}
+    schema_error_statuses = (404,)  # a `postId` that names no post of yours
 
     class InputSerializer(PostFields):
         existing = "postId"

@@ -202,6 +202,7 @@ class QueueSuggestView(APIView):
 
 class BestTimesView(APIView):
     api_key_scopes = {"GET": Scope.POSTS_READ}
+    schema_error_statuses = (404,)  # an `accountId` that names no account of yours
 
     class FilterSerializer(serializers.Serializer[Any]):
         accountId = serializers.UUIDField()

@@ -56,6 +56,7 @@ class SchedulerRunView(APIView):
     api_key_scopes = KEYS_REFUSED
     authentication_classes: list[Any] = []  # the cron secret, not a user
     permission_classes = [AllowAny]
+    schema_error_statuses = (401,)  # a wrong or missing X-Cron-Secret
 
     @extend_schema(
         operation_id="social_scheduler_run",

@@ -202,3 +202,15 @@ def test_the_schema_refuses_what_the_server_refuses(api):
     preferences = settings_body["properties"]["notificationPreferences"]
     assert preferences["additionalProperties"] is False
     assert preferences["properties"]["postFailed"] == {"type": "boolean"}
+
+
+@pytest.mark.parametrize("hashtags", ["#launch\x00", ["launch", "sa\x00as"]])
+def test_hashtags_refuse_a_nul_as_every_text_field_does(ada_client, hashtags):
+    from social.models import Post
+
+    response = ada_client.post(
+        "/api/social/posts", {"content": "Launch day", "hashtags": hashtags}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {"hashtags": ["Null characters are not allowed."]}
+    assert not Post.objects.exists()

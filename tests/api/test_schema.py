@@ -144,3 +144,17 @@ def test_conditional_rules_are_in_the_schema(schema):
     assert [branch["required"] for branch in generate] == [["prompt"], ["content"]]
     # A PATCH body's required fields stay required (no view validates a PATCH as partial).
     assert components["ScheduleDetailMoveRequest"]["required"] == ["scheduledTime"]
+
+
+def test_a_body_its_rules_ask_for_is_required_and_filter_errors_are_documented(schema):
+    components = schema["components"]["schemas"]
+    assert components["CampaignListInputRequest"]["anyOf"] == [
+        {"required": ["name"]},
+        {"required": ["id"]},
+    ]
+    assert schema["paths"]["/api/auth/me"]["patch"]["requestBody"]["required"] is True
+    budget = components["CampaignListInputRequest"]["properties"]["budget"]
+    assert (budget["type"], budget["minimum"], budget["multipleOf"]) == ("number", 0, 0.01)
+    # A filter the server refuses is a documented 400.
+    assert "400" in schema["paths"]["/api/events"]["get"]["responses"]
+    assert "401" in schema["paths"]["/api/social/scheduler/run"]["post"]["responses"]
