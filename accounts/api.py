@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import optional_user, request_user
-from accounts.models import ApiKey, User, validate_plain_name
+from accounts.models import ApiKey, User, plain_name_pattern
 from accounts.scopes import ANY_KEY, KEYS_REFUSED, Scope
 from accounts.selectors import api_key_list
 from accounts.services.api_keys import api_key_create, api_key_revoke
@@ -26,6 +26,7 @@ from accounts.services.users import (
     user_update_profile,
 )
 from core.api.envelope import Envelope
+from core.api.serializers import BodySerializer
 from core.ratelimit import client_ip
 
 MAGIC_LINK_SENT = "If this address can receive e-mail, a sign-in link is on its way."
@@ -84,10 +85,10 @@ class LoginView(APIView):
     api_key_scopes = KEYS_REFUSED  # a key must not trade itself for a session
     schema_error_statuses = (401, 409)
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         email = serializers.EmailField(max_length=254)
         fullName = serializers.CharField(
-            max_length=200, required=False, allow_blank=True, validators=[validate_plain_name]
+            max_length=200, required=False, allow_blank=True, validators=[plain_name_pattern]
         )
         # min_length mirrors MinimumLengthValidator (documented in the schema); the rest of
         # the strength rules are Django's password validators, run when a password is set.
@@ -146,7 +147,7 @@ class MagicLinkView(APIView):
     authentication_classes: list[Any] = []
     api_key_scopes = KEYS_REFUSED
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         email = serializers.EmailField(max_length=254)
 
     class OutputSerializer(serializers.Serializer[Any]):
@@ -190,7 +191,7 @@ class MagicLinkVerifyView(APIView):
     api_key_scopes = KEYS_REFUSED
     schema_error_statuses = (401,)
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         token = serializers.CharField(max_length=200)
 
     @extend_schema(
@@ -214,7 +215,7 @@ class RefreshView(APIView):
     api_key_scopes = KEYS_REFUSED
     schema_error_statuses = (401,)
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         refreshToken = serializers.CharField(max_length=2000)
 
     @extend_schema(
@@ -240,7 +241,7 @@ class LogoutView(APIView):
 
     api_key_scopes = KEYS_REFUSED
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         refreshToken = serializers.CharField(max_length=2000)
         everywhere = serializers.BooleanField(default=False)
 
@@ -276,9 +277,9 @@ class MeView(APIView):
             # The plan and whether the address is proven too: a client shows both.
             fields = (*ProfileSerializer.Meta.fields, "plan", "email_verified", "created_at")
 
-    class UpdateSerializer(serializers.Serializer[Any]):
+    class UpdateSerializer(BodySerializer):
         fullName = serializers.CharField(
-            max_length=200, required=False, allow_blank=True, validators=[validate_plain_name]
+            max_length=200, required=False, allow_blank=True, validators=[plain_name_pattern]
         )
         avatarUrl = serializers.URLField(max_length=1000, required=False, allow_blank=True)
 
@@ -292,7 +293,10 @@ class MeView(APIView):
                 raise serializers.ValidationError("Send fullName, avatarUrl or both.")
             return attrs
 
-    class EraseSerializer(serializers.Serializer[Any]):
+        def schema_constraints(self) -> dict[str, Any]:
+            return {"minProperties": 1}
+
+    class EraseSerializer(BodySerializer):
         password = serializers.CharField(max_length=128, required=False, trim_whitespace=False)
 
     @extend_schema(operation_id="auth_me", tags=["auth"], responses=OutputSerializer)
@@ -397,8 +401,8 @@ class ApiKeyListView(generics.ListAPIView[ApiKey]):
     sort_fields = {"created_at": "created_at", "name": "name"}
     schema_error_statuses = (409,)
 
-    class InputSerializer(serializers.Serializer[Any]):
-        name = serializers.CharField(max_length=80, validators=[validate_plain_name])
+    class InputSerializer(BodySerializer):
+        name = serializers.CharField(max_length=80, validators=[plain_name_pattern])
         scopes = serializers.ListField(
             child=serializers.ChoiceField(choices=Scope.choices), min_length=1, max_length=20
         )

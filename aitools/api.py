@@ -31,6 +31,7 @@ from aitools.services import generation_enqueue, generation_run, record_delete, 
 from aitools.tools import TOOLS, Tool
 from core.api.envelope import Envelope
 from core.api.routing import api_url
+from core.api.serializers import BodySerializer
 
 # --- Records -----------------------------------------------------------------------------------
 
@@ -269,10 +270,11 @@ class RecordDetailView(APIView):
         return Response(self.output(self.load(request, pk)).data)
 
     def patch(self, request: Request, pk: str) -> Response:
-        record = self.load(request, pk)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        record = record_update(record=record, fields=dict(serializer.validated_data))
+        record = record_update(
+            record=self.load(request, pk), fields=dict(serializer.validated_data)
+        )
         return Response(Envelope(data=self.output(record).data, message=f"{self.noun} updated"))
 
     def delete(self, request: Request, pk: str) -> Response:
@@ -290,7 +292,7 @@ def _record_schema(kind: str, output: Any, update: Any) -> Any:
     )
 
 
-class GigUpdateSerializer(serializers.Serializer[Any]):
+class GigUpdateSerializer(BodySerializer):
     title = serializers.CharField(max_length=200, required=False)
     description = serializers.CharField(max_length=20_000, required=False)
     status = serializers.ChoiceField(choices=GigStatus.choices, required=False)
@@ -330,7 +332,7 @@ class ProposalListView(generics.ListAPIView[Proposal]):
         return super().get(request, *args, **kwargs)
 
 
-class ProposalUpdateSerializer(serializers.Serializer[Any]):
+class ProposalUpdateSerializer(BodySerializer):
     title = serializers.CharField(max_length=200, required=False)
     content = serializers.CharField(max_length=20_000, required=False)
     status = serializers.ChoiceField(choices=ProposalStatus.choices, required=False)

@@ -1,18 +1,22 @@
 """The ten AI tools' request and response shapes (the contract's table), as serializers.
 
-Inputs are validated before any credit is spent; outputs are validated whichever provider
-wrote them, so a model's answer reaches a client only in the documented shape.
+Inputs are validated before any credit is spent (a key no field declares is refused:
+core.api.serializers); outputs are validated whichever provider wrote them, so a model's
+answer reaches a client only in the documented shape.
 """
 
 from typing import Any
 
 from rest_framework import serializers
 
+from core.api.serializers import BodySerializer
+
 MAX_TEXT = 10_000  # characters in any one input string
 MAX_SHORT = 200
 MAX_ITEMS = 50  # entries in any one input list
 
 Serializer = serializers.Serializer[Any]
+Input = BodySerializer  # a request: keys it does not declare are refused
 
 
 def _text(*, required: bool = True, max_length: int = MAX_TEXT, **kwargs: Any) -> Any:
@@ -34,7 +38,7 @@ def _strings(*, required: bool = False, min_length: int | None = None) -> Any:
 # --- Inputs ------------------------------------------------------------------------------------
 
 
-class ProposalInput(Serializer):
+class ProposalInput(Input):
     jobDescription = _text(min_length=20)
     jobTitle = _text(required=False, max_length=MAX_SHORT)
     clientName = _text(required=False, max_length=MAX_SHORT)
@@ -43,7 +47,7 @@ class ProposalInput(Serializer):
     budget = _text(required=False, max_length=100)
 
 
-class GigInput(Serializer):
+class GigInput(Input):
     service = _text(max_length=MAX_SHORT)
     category = _text(required=False, max_length=100)
     targetAudience = _text(required=False, max_length=MAX_SHORT)
@@ -51,12 +55,12 @@ class GigInput(Serializer):
     platform = _text(required=False, max_length=50)
 
 
-class KeywordsInput(Serializer):
+class KeywordsInput(Input):
     topic = _text(max_length=MAX_SHORT)
     platform = _text(required=False, max_length=50)
 
 
-class PricingInput(Serializer):
+class PricingInput(Input):
     service = _text(max_length=MAX_SHORT)
     currentPrice = serializers.DecimalField(
         max_digits=10, decimal_places=2, min_value=0, required=False, coerce_to_string=False
@@ -68,7 +72,7 @@ class PricingInput(Serializer):
     currency = serializers.RegexField(r"^[A-Z]{3}$", required=False, default="USD")
 
 
-class GigHealthInput(Serializer):
+class GigHealthInput(Input):
     title = _text(max_length=MAX_SHORT)
     description = _text()
     tags = _strings()
@@ -77,13 +81,13 @@ class GigHealthInput(Serializer):
     )
 
 
-class PortfolioProject(Serializer):
+class PortfolioProject(Input):
     title = _text(max_length=MAX_SHORT)
     description = _text(required=False, max_length=2000)
     outcome = _text(required=False, max_length=1000)
 
 
-class PortfolioInput(Serializer):
+class PortfolioInput(Input):
     skills = _strings(required=True, min_length=1)
     projects = serializers.ListField(
         child=PortfolioProject(), required=False, max_length=20, default=list
@@ -91,35 +95,57 @@ class PortfolioInput(Serializer):
     targetClient = _text(required=False, max_length=MAX_SHORT)
 
 
-class MessageReplyInput(Serializer):
+class MessageReplyInput(Input):
     message = _text()
     context = _text(required=False)
     tone = _text(required=False, max_length=50)
 
 
-class Review(Serializer):
+class Review(Input):
     rating = serializers.IntegerField(min_value=1, max_value=5)
     text = _text(required=False, max_length=5000)
 
 
-class ReviewsInput(Serializer):
+class ReviewsInput(Input):
     reviews = serializers.ListField(child=Review(), min_length=1, max_length=MAX_ITEMS)
 
 
-class SeoAuditInput(Serializer):
+class SeoAuditInput(Input):
     title = _text(max_length=MAX_SHORT)
     description = _text()
     tags = _strings()
     platform = _text(required=False, max_length=50)
 
 
-class SocialGenerateInput(Serializer):
+class SocialGenerateInput(Input):
     action = serializers.ChoiceField(choices=["generate", "rewrite", "suggest"])
     prompt = _text(required=False)
     content = _text(required=False)
     platform = _text(required=False, max_length=50)
     tone = _text(required=False, max_length=50)
     length = _text(required=False, max_length=20)
+
+    def schema_constraints(self) -> dict[str, Any]:
+        # Patterns, not enums: drf-spectacular's enum hook would swap an enum of `action` for
+        # the field's whole enum.
+        return {
+            "oneOf": [
+                {
+                    "properties": {
+                        "action": {"pattern": "^generate$"},
+                        "prompt": {"pattern": r"\S"},
+                    },
+                    "required": ["prompt"],
+                },
+                {
+                    "properties": {
+                        "action": {"pattern": "^(rewrite|suggest)$"},
+                        "content": {"pattern": r"\S"},
+                    },
+                    "required": ["content"],
+                },
+            ]
+        }
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["action"] == "generate" and not attrs.get("prompt"):

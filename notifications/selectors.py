@@ -120,7 +120,8 @@ def event_cursor(*, user: User, cursor: str) -> int:
     cursor = cursor.strip()
     if not cursor:
         return 0
-    if cursor.isdigit() and len(cursor) <= 18:
+    # ASCII digits only: str.isdigit() is also true of "²", which int() refuses.
+    if cursor.isascii() and cursor.isdigit() and len(cursor) <= 18:
         return int(cursor)
     try:
         event_id = UUID(cursor)

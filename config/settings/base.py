@@ -327,6 +327,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A PATCH body is validated as declared (no view validates it as partial): its required
+    # fields stay required in the schema.
+    "COMPONENT_SPLIT_PATCH": False,
     "PREPROCESSING_HOOKS": ["core.api.schema.drop_versioned_duplicates"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -345,6 +348,7 @@ SPECTACULAR_SETTINGS = {
         "CampaignStatusEnum": "social.models.CampaignStatus",
         "DraftStatusEnum": ["Draft"],
         "DeliveryStatusEnum": "notifications.models.DeliveryStatus",
+        "TimeZoneEnum": "core.api.serializers.TIME_ZONES",
     },
 }
 

@@ -113,19 +113,14 @@ class EnvelopePagination(BasePagination):
                 "name": "page",
                 "in": "query",
                 "required": False,
-                "description": "Page number (from 1; clamped to the last page).",
-                "schema": {"type": "integer", "minimum": 1, "default": 1},
+                "description": "Page number (from 1; clamped to 1..the last page).",
+                "schema": {"type": "integer", "default": 1},
             },
             {
                 "name": "limit",
                 "in": "query",
                 "required": False,
                 "description": f"Page size (default {default_size}, clamped to 1..{max_size}).",
-                "schema": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": max_size,
-                    "default": default_size,
-                },
+                "schema": {"type": "integer", "default": default_size},
             },
         ]

@@ -2,12 +2,15 @@
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.plumbing import ResolvedComponent, force_instance
 from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
 from core.api.renderers import EnvelopeJSONRenderer
+from core.api.serializers import BodySerializer, not_blank
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ERROR_DESCRIPTIONS = {
@@ -60,6 +63,25 @@ RATE_LIMIT_HEADERS: dict[str, Any] = {
 }
 
 
+# What Python's str.strip() removes (str.isspace()): more than a regular expression's \s, which
+# leaves out U+001C to U+001F.
+WHITE = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+VISIBLE = rf"[^{WHITE}\x00]"
+
+
+def text_pattern(field: Any) -> str:
+    """The pattern of what a CharField takes: no NUL; when it refuses blank text (trimmed, or
+    checked by not_blank), text of at least its min_length once trimmed."""
+    if field.allow_blank:  # "" is the schema's other branch (drf-spectacular's oneOf)
+        return r"^[^\x00]+$"
+    if not field.trim_whitespace and not_blank not in field.validators:
+        return r"^[^\x00]*$"
+    shortest = max(field.min_length or 1, 1)
+    if shortest == 1:
+        return rf"^[^\x00]*{VISIBLE}[^\x00]*$"
+    return rf"^[{WHITE}]*{VISIBLE}[^\x00]{{{shortest - 2},}}{VISIBLE}[{WHITE}]*$"
+
+
 def envelope_schema(
     data: dict[str, Any] | None, meta: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -89,6 +111,49 @@ class EnvelopeAutoSchema(AutoSchema):
         *owners, own = qualname.split(".")
         prefix = "".join(owner.removesuffix("View") for owner in owners)
         return prefix + own.removesuffix("Serializer")
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        """A request body refuses keys it does not declare (core/api/serializers.py): the
+        schema says so, so a generated client refuses them too."""
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        body = force_instance(serializer)
+        if isinstance(body, BodySerializer):
+            schema["additionalProperties"] = False
+            schema.update(body.schema_constraints())
+        return schema
+
+    def _get_request_for_media_type(self, serializer: Any, direction: Any = "request") -> Any:
+        """A body whose rules between fields ask for one of them is required, even when no
+        single field is."""
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        body = force_instance(serializer)
+        if isinstance(body, BodySerializer) and body.schema_constraints():
+            required = True
+        return schema, required
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        """What a body's field refuses beyond what drf-spectacular reads: a text field, a NUL
+        character and (trimmed first) white space alone or too little text around it; a
+        decimal, more decimal places than it keeps."""
+        schema: dict[str, Any] = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction != "request":
+            return schema
+        if (
+            type(field) is serializers.CharField
+            and schema.get("type") == "string"
+            and not {"pattern", "format", "enum"} & set(schema)
+            and not any(isinstance(v, RegexValidator) for v in field.validators)
+        ):
+            schema["pattern"] = text_pattern(field)
+        if (
+            isinstance(field, serializers.DecimalField)
+            and schema.get("type") == "number"
+            and field.decimal_places is not None
+        ):
+            schema["multipleOf"] = 10**-field.decimal_places
+        return schema
 
     def _renders_envelope(self) -> bool:
         return any(
@@ -137,6 +202,8 @@ class EnvelopeAutoSchema(AutoSchema):
         if self.method in BODY_METHODS:
             statuses |= {400, 413, 415}
         if self._is_list_view() and self._get_paginator():
+            statuses.add(400)
+        if self.get_override_parameters():  # filters a serializer parses: a bad one is 400
             statuses.add(400)
         if "{" in self.path:
             statuses.add(404)

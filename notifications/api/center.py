@@ -5,7 +5,7 @@ from uuid import UUID
 
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
+from core.api.serializers import NoBody
 from notifications.models import Notification
 from notifications.selectors import (
     notification_list,
@@ -62,6 +63,7 @@ class NotificationSerializer(serializers.ModelSerializer[Notification]):
         read_only_fields = fields
 
 
+@extend_schema_field(OpenApiTypes.BOOL)
 class QueryBooleanField(serializers.Field[bool, str, bool, Any]):
     """`true` or `false` in any letter case; anything else (1, yes, empty) is refused."""
 
@@ -93,7 +95,10 @@ class NotificationListView(generics.ListAPIView[Notification]):
     sort_fields = {"created_at": "created_at"}
 
     class FilterSerializer(serializers.Serializer[Any]):
-        read = QueryBooleanField(required=False)
+        read = QueryBooleanField(
+            required=False,
+            help_text="`true`: read ones only; `false`: unread ones only; absent: all.",
+        )
 
     def _read_filter(self) -> bool | None:
         filters = self.FilterSerializer(data=self.request.query_params)
@@ -111,13 +116,7 @@ class NotificationListView(generics.ListAPIView[Notification]):
     @extend_schema(
         operation_id="notifications_list",
         tags=["notifications"],
-        parameters=[
-            OpenApiParameter(
-                "read",
-                OpenApiTypes.BOOL,
-                description="`true`: read ones only; `false`: unread ones only; absent: all.",
-            )
-        ],
+        parameters=[FilterSerializer],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -175,6 +174,7 @@ class NotificationReadAllView(APIView):
         ],
     )
     def post(self, request: Request) -> Response:
+        NoBody.check(request.data)
         updated = notifications_mark_all_read(user=request_user(request))
         data = self.OutputSerializer({"updatedCount": updated, "message": READ_ALL_MESSAGE}).data
         return Response(Envelope(data=data, message=READ_ALL_MESSAGE))
@@ -199,6 +199,7 @@ class NotificationReadView(APIView):
         ],
     )
     def post(self, request: Request, pk: UUID) -> Response:
+        NoBody.check(request.data)
         notification = notification_mark_read(user=request_user(request), notification_id=pk)
         return Response(NotificationSerializer(notification).data)
 

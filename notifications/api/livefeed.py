@@ -14,6 +14,7 @@ from accounts.authentication import request_user
 from accounts.scopes import KEYS_REFUSED
 from accounts.services.sessions import SESSION_CLAIM
 from core.api.envelope import Envelope
+from core.api.serializers import NoBody
 from notifications.services.livefeed import ticket_issue
 
 
@@ -35,6 +36,7 @@ class TicketView(APIView):
         "`EventSource('/api/events/stream?ticket=...')` (which cannot send headers).",
     )
     def post(self, request: Request) -> Response:
+        NoBody.check(request.data)
         claims = request.auth if hasattr(request.auth, "get") else {}
         session = str(claims.get(SESSION_CLAIM, ""))
         exp = claims.get("exp")

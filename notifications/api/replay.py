@@ -3,7 +3,7 @@ live feed's ids (social.md section 12, docs/live-feed.md)."""
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,29 +19,43 @@ DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "maxLength": 64,
+        # A live feed id (ASCII digits) or an event's UUID, as event_cursor reads it.
+        "pattern": r"^([0-9]{1,18}|[0-9a-fA-F]{8}(-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12})$",
+    }
+)
+class CursorField(serializers.CharField):
+    """Where a replay resumes; event_cursor judges it (400 invalid_cursor)."""
+
+
 class EventReplayView(APIView):
     # What a webhook consumer reads to rebuild its state: the webhooks' own scope.
     api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE}
 
     class QuerySerializer(serializers.Serializer[Any]):
-        after = serializers.CharField(required=False, allow_blank=True, max_length=64)
+        after = CursorField(
+            required=False,
+            allow_blank=True,
+            max_length=64,
+            help_text="Resume after this event: a meta.nextCursor, a live feed id "
+            "(Last-Event-ID) or an event's id (a webhook's webhook-id). From the start of "
+            "the 30 days without it.",
+        )
         limit = serializers.IntegerField(
-            required=False, min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT
+            required=False,
+            min_value=1,
+            max_value=MAX_LIMIT,
+            default=DEFAULT_LIMIT,
+            help_text=f"1 to {MAX_LIMIT}, {DEFAULT_LIMIT}",
         )
 
     @extend_schema(
         operation_id="events_replay",
         tags=["events"],
-        parameters=[
-            OpenApiParameter(
-                "after",
-                str,
-                description="Resume after this event: a meta.nextCursor, a live feed id "
-                "(Last-Event-ID) or an event's id (a webhook's webhook-id). From the start of "
-                "the 30 days without it.",
-            ),
-            OpenApiParameter("limit", int, description=f"1 to {MAX_LIMIT}, {DEFAULT_LIMIT}"),
-        ],
+        parameters=[QuerySerializer],
         responses=inline_serializer(
             "ReplayedEvent",
             {

@@ -374,7 +374,8 @@ def _authenticate(*, authorization: str, ticket: str) -> tuple[Admission | None,
 
 def _last_event_id(header: str, query: str) -> int | None:
     raw = header or query
-    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+    # ASCII digits only: str.isdigit() is also true of "²", which int() refuses.
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
 
 
 async def events(stream: Stream, last_event_id: int | None) -> AsyncIterator[bytes]:

@@ -5,7 +5,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
+from core.api.serializers import BodySerializer, NoBody
 from notifications.events import EVENTS
 from notifications.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from notifications.selectors import delivery_get, delivery_list
@@ -65,7 +66,7 @@ class EndpointWithSecretSerializer(EndpointSerializer):
         return str(self.context["secret"])
 
 
-class EndpointFields(serializers.Serializer[Any]):
+class EndpointFields(BodySerializer):
     url = serializers.URLField(max_length=2000)
     events = serializers.ListField(
         child=serializers.ChoiceField(choices=EVENT_CHOICES), min_length=1, max_length=20
@@ -163,6 +164,7 @@ class EndpointRotateView(APIView):
         responses=EndpointWithSecretSerializer,
     )
     def post(self, request: Request, endpoint_id: UUID) -> Response:
+        NoBody.check(request.data)
         endpoint, secret = endpoint_rotate(user=request_user(request), endpoint_id=endpoint_id)
         data = EndpointWithSecretSerializer(endpoint, context={"secret": secret}).data
         return Response(
@@ -180,6 +182,7 @@ class EndpointTestView(APIView):
         responses={202: inline_serializer("TestQueued", {"deliveryId": serializers.UUIDField()})},
     )
     def post(self, request: Request, endpoint_id: UUID) -> Response:
+        NoBody.check(request.data)
         delivery = endpoint_test(user=request_user(request), endpoint_id=endpoint_id)
         return Response(
             Envelope(data={"deliveryId": str(delivery.pk)}, message="Test event queued"),
@@ -257,11 +260,7 @@ class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
     @extend_schema(
         operation_id="webhook_deliveries_list",
         tags=["webhooks"],
-        parameters=[
-            OpenApiParameter("endpointId", str),
-            OpenApiParameter("event", str),
-            OpenApiParameter("status", str, enum=DeliveryStatus.values),
-        ],
+        parameters=[FilterSerializer],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -290,6 +289,7 @@ class DeliveryRedeliverView(APIView):
         responses={202: DeliverySerializer},
     )
     def post(self, request: Request, delivery_id: UUID) -> Response:
+        NoBody.check(request.data)
         delivery = delivery_redeliver(user=request_user(request), delivery_id=delivery_id)
         return Response(
             Envelope(data=DeliverySerializer(delivery).data, message="Redelivery queued"),

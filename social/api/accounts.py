@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
+from core.api.serializers import BodySerializer
 from core.errors import ValidationFailed
 from social.models import Provider, SocialAccount
 from social.providers import PLATFORMS
@@ -19,6 +20,8 @@ from social.selectors import account_list
 from social.services.accounts import account_connect, account_disconnect, connect_authorize
 
 MAX_CODE_LENGTH = 4096  # OAuth codes, app passwords and API keys are far shorter
+# The platforms connected through a consent page (the others take credentials at connect).
+CONSENT_PROVIDERS = [str(name) for name, p in PLATFORMS.items() if p.connect_method == "oauth"]
 
 
 class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
@@ -96,7 +99,10 @@ class AuthorizeView(APIView):
     @extend_schema(
         operation_id="social_connect_authorize",
         tags=["social"],
-        parameters=[InputSerializer],
+        parameters=[
+            OpenApiParameter("provider", str, OpenApiParameter.PATH, enum=CONSENT_PROVIDERS),
+            InputSerializer,
+        ],
         responses=OutputSerializer,
     )
     def get(self, request: Request, provider: str) -> Response:
@@ -117,7 +123,7 @@ class ConnectView(APIView):
     # Connecting a provider takes a session.
     api_key_scopes = KEYS_REFUSED
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         provider = serializers.ChoiceField(choices=Provider.choices)
         code = serializers.CharField(max_length=MAX_CODE_LENGTH, trim_whitespace=False)
         redirectUri = serializers.URLField(required=False, max_length=2000)
@@ -175,8 +181,9 @@ class AccountListView(APIView):
 class DisconnectView(APIView):
     # Disconnecting a provider takes a session.
     api_key_scopes = KEYS_REFUSED
+    schema_error_statuses = (404,)  # an `accountId` that names no account of yours
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         accountId = serializers.UUIDField()
 
     @extend_schema(

@@ -3,7 +3,7 @@
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -48,8 +48,8 @@ class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
         provider = serializers.ChoiceField(choices=Provider.choices, required=False)
         accountId = serializers.UUIDField(required=False)
         postId = serializers.UUIDField(required=False)
-        start = serializers.DateField(required=False)
-        end = serializers.DateField(required=False)
+        start = serializers.DateField(required=False, help_text="YYYY-MM-DD, inclusive")
+        end = serializers.DateField(required=False, help_text="YYYY-MM-DD, inclusive")
 
     def get_queryset(self) -> QuerySet[AnalyticsRecord]:
         filters = self.FilterSerializer(data=self.request.query_params)
@@ -67,13 +67,7 @@ class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
     @extend_schema(
         operation_id="social_analytics",
         tags=["social"],
-        parameters=[
-            OpenApiParameter("provider", str, enum=Provider.values),
-            OpenApiParameter("accountId", str),
-            OpenApiParameter("postId", str),
-            OpenApiParameter("from", str, description="YYYY-MM-DD, inclusive"),
-            OpenApiParameter("to", str, description="YYYY-MM-DD, inclusive"),
-        ],
+        parameters=[FilterSerializer],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)

@@ -4,7 +4,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db.models import Count, QuerySet
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -16,6 +16,7 @@ from accounts.authentication import request_user
 from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.parsers import BoundedJSONParser
+from core.api.serializers import BodySerializer, TimeZoneField
 from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
 from social.selectors import settings_for
 from social.services.campaigns import campaign_delete, campaign_save, user_campaign
@@ -66,10 +67,11 @@ def campaigns_counted(user: Any) -> QuerySet[Campaign]:
 
 class CampaignListView(generics.ListAPIView[Campaign]):
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    schema_error_statuses = (404,)  # an `id` that names no campaign of yours
     serializer_class = CampaignSerializer
     queryset = Campaign.objects.none()
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         id = serializers.UUIDField(required=False)
         name = serializers.CharField(max_length=120, required=False)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
@@ -82,10 +84,19 @@ class CampaignListView(generics.ListAPIView[Campaign]):
         start_date = serializers.DateField(required=False, allow_null=True)
         end_date = serializers.DateField(required=False, allow_null=True)
         budget = serializers.DecimalField(
-            max_digits=14, decimal_places=2, min_value=0, required=False, allow_null=True
+            max_digits=14,
+            decimal_places=2,
+            min_value=0,
+            required=False,
+            allow_null=True,
+            coerce_to_string=False,  # a number, as answered (a string is taken too)
         )
         goal = serializers.CharField(max_length=500, required=False, allow_blank=True)
         status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
+
+        def schema_constraints(self) -> dict[str, Any]:
+            # A new campaign needs its name (campaign_save); an update names its `id`.
+            return {"anyOf": [{"required": ["name"]}, {"required": ["id"]}]}
 
     def get_queryset(self) -> QuerySet[Campaign]:
         return campaigns_counted(request_user(self.request)).order_by("-created_at", "-id")
@@ -146,7 +157,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
     queryset = MediaItem.objects.none()
     parser_classes = [BoundedJSONParser, MultiPartParser]
 
-    class RegisterSerializer(serializers.Serializer[Any]):
+    class RegisterSerializer(BodySerializer):
         type = serializers.ChoiceField(choices=sorted(IMAGE_TYPES | VIDEO_TYPES))
         url = serializers.URLField(max_length=2000)
         filename = serializers.CharField(max_length=255, required=False, allow_blank=True)
@@ -173,7 +184,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
                 raise serializers.ValidationError({"size": [f"At most {limit} bytes."]})
             return attrs
 
-    class UploadSerializer(serializers.Serializer[Any]):
+    class UploadSerializer(BodySerializer):
         file = serializers.FileField(allow_empty_file=False)
         alt = serializers.CharField(max_length=MAX_ALT, required=False, allow_blank=True)
 
@@ -227,7 +238,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
 class MediaDetailView(APIView):
     api_key_scopes = {"PATCH": Scope.POSTS_WRITE, "DELETE": Scope.POSTS_WRITE}
 
-    class AltSerializer(serializers.Serializer[Any]):
+    class AltSerializer(BodySerializer):
         alt = serializers.CharField(max_length=MAX_ALT, allow_blank=True, trim_whitespace=False)
 
     @extend_schema(
@@ -253,20 +264,32 @@ class MediaDetailView(APIView):
 # --- Settings ---------------------------------------------------------------------------------
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {name: {"type": "boolean"} for name in NOTIFICATION_PREFERENCES},
+        "additionalProperties": False,
+    }
+)
+class PreferencesField(serializers.DictField):
+    """On or off per notification preference; the service refuses a key it does not know."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.BooleanField(), **kwargs)
+
+
 class SettingsView(APIView):
     # The account's own settings, like its profile: sessions only.
     api_key_scopes = KEYS_REFUSED
 
-    class SettingsSerializer(serializers.Serializer[Any]):
+    class SettingsSerializer(BodySerializer):
         defaultPlatform = serializers.ChoiceField(
             choices=Provider.choices, required=False, allow_null=True
         )
-        defaultTimezone = serializers.CharField(max_length=64, required=False)
+        defaultTimezone = TimeZoneField(required=False)
         autoRetry = serializers.BooleanField(required=False)
         requireAltText = serializers.BooleanField(required=False)
-        notificationPreferences = serializers.DictField(
-            child=serializers.BooleanField(), required=False
-        )
+        notificationPreferences = PreferencesField(required=False)
 
     @extend_schema(
         operation_id="social_settings_get", tags=["social"], responses=SettingsSerializer

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
+from core.api.serializers import BodySerializer, NoBody
 from social.api.posts import RecordDetailSerializer
 from social.outcomes import CATEGORIES
 from social.services.health import account_health
@@ -32,14 +33,16 @@ class RecordRetryView(APIView):
         "reconnected).",
     )
     def post(self, request: Request, record_id: UUID) -> Response:
+        NoBody.check(request.data)
         record = record_retry(user=request_user(request), record_id=record_id)
         return Response(Envelope(data=RecordDetailSerializer(record).data, message="Retrying"))
 
 
 class RecordsRetryView(APIView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    schema_error_statuses = (404,)  # an `accountId` or `postId` that names nothing of yours
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         accountId = serializers.UUIDField(required=False)
         category = serializers.ChoiceField(choices=CATEGORIES, required=False)
         postId = serializers.UUIDField(required=False)
@@ -80,7 +83,7 @@ class RecordsRetryView(APIView):
 class RecordResolveView(APIView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         action = serializers.ChoiceField(choices=RESOLUTIONS)
         url = serializers.URLField(required=False, max_length=2000)
 
@@ -90,6 +93,11 @@ class RecordResolveView(APIView):
                     {"url": ["The post's address on the platform, as you saw it."]}
                 )
             return attrs
+
+        def schema_constraints(self) -> dict[str, Any]:
+            others = "|".join(action for action in RESOLUTIONS if action != "published")
+            return {"anyOf": [{"properties": {"action": {"pattern": f"^({others})$"}}},
+                              {"required": ["url"]}]}  # fmt: skip
 
     @extend_schema(
         operation_id="social_schedule_resolve",

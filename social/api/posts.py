@@ -7,7 +7,6 @@ from uuid import UUID
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema,
     extend_schema_field,
     inline_serializer,
@@ -21,6 +20,12 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
+from core.api.serializers import (
+    BodySerializer,
+    LocalDateTimeField,
+    TimeZoneField,
+    not_blank,
+)
 from core.times import iso
 from social.api.filters import RangeFilter
 from social.api.recurrence import RecurrenceFields, RecurrenceOutput, post_recurrence
@@ -194,7 +199,12 @@ def post_data(post: Post) -> Any:
 
 
 @extend_schema_field(
-    {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+    {
+        "oneOf": [
+            {"type": "string", "maxLength": 1000, "pattern": r"^[^\x00]*$"},
+            {"type": "array", "items": {"type": "string", "pattern": r"^[^\x00]*$"}},
+        ]
+    }
 )
 class HashtagsField(serializers.Field):  # type: ignore[type-arg]
     """A post's hashtags: the string the specification shows ("#launch #saas"), or the list
@@ -210,6 +220,8 @@ class HashtagsField(serializers.Field):  # type: ignore[type-arg]
             data = " ".join(tag if tag.startswith("#") else f"#{tag}" for tag in tags)
         if not isinstance(data, str):
             raise serializers.ValidationError("Send a string or a list of strings.")
+        if "\x00" in data:  # as DRF's CharField: PostgreSQL's text cannot hold it
+            raise serializers.ValidationError("Null characters are not allowed.")
         if len(data) > self.MAX_LENGTH:
             raise serializers.ValidationError(
                 f"Ensure this field has no more than {self.MAX_LENGTH} characters."
@@ -220,18 +232,15 @@ class HashtagsField(serializers.Field):  # type: ignore[type-arg]
         return str(value)
 
 
-class ThreadPartFields(serializers.Serializer[Any]):
+class ThreadPartFields(BodySerializer):
     """A follow-up part of a thread (social.md section 9)."""
 
-    content = serializers.CharField(max_length=100_000, trim_whitespace=False)
+    content = serializers.CharField(
+        max_length=100_000, trim_whitespace=False, validators=[not_blank]
+    )
     mediaIds = serializers.ListField(
         child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
     )
-
-    def validate_content(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Ensure this field has at least 1 character.")
-        return value
 
 
 def thread_field() -> serializers.ListSerializer[Any]:
@@ -240,10 +249,12 @@ def thread_field() -> serializers.ListSerializer[Any]:
     )
 
 
-class VariantFields(serializers.Serializer[Any]):
+class VariantFields(BodySerializer):
     """One network's version of the post: what it leaves out falls back to the post's."""
 
-    content = serializers.CharField(required=False, max_length=100_000, trim_whitespace=False)
+    content = serializers.CharField(
+        required=False, max_length=100_000, trim_whitespace=False, validators=[not_blank]
+    )
     title = serializers.CharField(required=False, allow_blank=True, max_length=300)
     hashtags = HashtagsField(required=False)
     link = serializers.URLField(required=False, allow_blank=True, max_length=2000)
@@ -258,10 +269,23 @@ class VariantFields(serializers.Serializer[Any]):
     )
     thread = thread_field()
 
-    def validate_content(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Ensure this field has at least 1 character.")
-        return value
+
+class VariantsFields(BodySerializer):
+    """`variants`: a VariantFields per network, keyed by provider; any other key is refused."""
+
+    def get_fields(self) -> dict[str, Any]:
+        return {provider: VariantFields(required=False) for provider in Provider.values}
+
+    def to_internal_value(self, data: Any) -> Any:
+        unknown = sorted(set(data) - set(Provider.values)) if isinstance(data, Mapping) else []
+        if unknown:  # said of `variants` itself, with the keys it takes
+            raise serializers.ValidationError(
+                [
+                    f"Unknown provider {', '.join(map(str, unknown))}: variants are keyed by "
+                    f"{', '.join(Provider.values)}."
+                ]
+            )
+        return super().to_internal_value(data)
 
 
 def _paths(errors: Any, prefix: str) -> dict[str, Any]:
@@ -285,11 +309,13 @@ def _paths(errors: Any, prefix: str) -> dict[str, Any]:
     return {prefix: errors}
 
 
-class PostFields(serializers.Serializer[Any]):
+class PostFields(BodySerializer):
     """The writable post fields (API names); only those sent are applied."""
 
     title = serializers.CharField(required=False, allow_blank=True, max_length=300)
-    content = serializers.CharField(required=False, max_length=100_000, trim_whitespace=False)
+    content = serializers.CharField(
+        required=False, max_length=100_000, trim_whitespace=False, validators=[not_blank]
+    )
     hashtags = HashtagsField(required=False)
     mentions = serializers.CharField(required=False, allow_blank=True, max_length=1000)
     link = serializers.URLField(required=False, allow_blank=True, max_length=2000)
@@ -308,7 +334,7 @@ class PostFields(serializers.Serializer[Any]):
         required=False,
         error_messages={"invalid_choice": "Only Draft may be sent; other statuses are derived."},
     )
-    variants = serializers.DictField(child=VariantFields(), required=False)
+    variants = VariantsFields(required=False)
     thread = thread_field()
     firstComment = serializers.CharField(
         required=False, allow_blank=True, max_length=10_000, trim_whitespace=False
@@ -331,23 +357,15 @@ class PostFields(serializers.Serializer[Any]):
         return valid
 
     def validate_variants(self, value: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(value) - set(Provider.values))
-        if unknown:
-            raise serializers.ValidationError(
-                f"Unknown provider {', '.join(unknown)}: variants are keyed by "
-                f"{', '.join(Provider.values)}."
-            )
         return {provider: _plain(variant) for provider, variant in value.items()}
-
-    def validate_content(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Ensure this field has at least 1 character.")
-        return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if self.existing not in attrs and "content" not in attrs:
             raise serializers.ValidationError({"content": ["This field is required."]})
         return attrs
+
+    def schema_constraints(self) -> dict[str, Any]:
+        return {"anyOf": [{"required": ["content"]}, {"required": [self.existing]}]}
 
 
 POST_FIELDS = frozenset(PostFields._declared_fields) - {"status"}
@@ -378,6 +396,7 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
 
 class PostListView(generics.ListAPIView[Post]):
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    schema_error_statuses = (404,)  # an `id` that names no post of yours
     serializer_class = PostSerializer
     queryset = Post.objects.none()
 
@@ -422,11 +441,7 @@ class PostListView(generics.ListAPIView[Post]):
     @extend_schema(
         operation_id="social_posts_list",
         tags=["social"],
-        parameters=[
-            OpenApiParameter("platform", str, enum=Provider.values),
-            OpenApiParameter("status", str, enum=PostStatus.values),
-            OpenApiParameter("campaignId", str),
-        ],
+        parameters=[FilterSerializer],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -568,6 +583,7 @@ class PreviewView(APIView):
     key that may read posts may preview them."""
 
     api_key_scopes = {"POST": Scope.POSTS_READ}
+    schema_error_statuses = (404,)  # a `postId` that names no post of yours
 
     class InputSerializer(PostFields):
         existing = "postId"
@@ -625,19 +641,21 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         existing = "postId"
         postId = serializers.UUIDField(required=False)
         url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
-        scheduledTime = serializers.CharField(max_length=64)
-        timezone = serializers.CharField(required=False, max_length=64)
+        scheduledTime = LocalDateTimeField()
+        timezone = TimeZoneField(required=False)
         accountIds = serializers.ListField(
             child=serializers.UUIDField(), min_length=1, max_length=MAX_TARGETS
         )
         recurrence = RecurrenceFields(required=False)
 
-    class ShapeB(serializers.Serializer[Any]):
-        content = serializers.CharField(max_length=100_000, trim_whitespace=False)
+    class ShapeB(BodySerializer):
+        content = serializers.CharField(
+            max_length=100_000, trim_whitespace=False, validators=[not_blank]
+        )
         platforms = serializers.ListField(
             child=serializers.ChoiceField(choices=Provider.choices), min_length=1, max_length=6
         )
-        scheduledAt = serializers.CharField(max_length=64)
+        scheduledAt = LocalDateTimeField()
         mediaIds = serializers.ListField(
             child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
         )
@@ -645,8 +663,8 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
     class FilterSerializer(RangeFilter):
         status = serializers.ChoiceField(choices=RecordStatus.choices, required=False)
         accountId = serializers.UUIDField(required=False)
-        start = serializers.DateTimeField(required=False)
-        end = serializers.DateTimeField(required=False)
+        start = serializers.DateTimeField(required=False, help_text="ISO 8601, inclusive")
+        end = serializers.DateTimeField(required=False, help_text="ISO 8601, inclusive")
 
     def get_queryset(self) -> QuerySet[ScheduledRecord]:
         filters = self.FilterSerializer(data=self.request.query_params)
@@ -663,12 +681,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
     @extend_schema(
         operation_id="social_schedule_list",
         tags=["social"],
-        parameters=[
-            OpenApiParameter("status", str, enum=RecordStatus.values),
-            OpenApiParameter("accountId", str),
-            OpenApiParameter("from", str, description="ISO 8601, inclusive"),
-            OpenApiParameter("to", str, description="ISO 8601, inclusive"),
-        ],
+        parameters=[FilterSerializer],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -737,9 +750,9 @@ class ScheduleDetailView(APIView):
         record = user_record(user=request_user(request), record_id=record_id)
         return Response(RecordDetailSerializer(record).data)
 
-    class MoveSerializer(serializers.Serializer[Any]):
-        scheduledTime = serializers.CharField(max_length=64)
-        timezone = serializers.CharField(required=False, max_length=64)
+    class MoveSerializer(BodySerializer):
+        scheduledTime = LocalDateTimeField()
+        timezone = TimeZoneField(required=False)
 
     @extend_schema(
         operation_id="social_schedule_move",
@@ -760,16 +773,14 @@ class ScheduleDetailView(APIView):
         return Response(Envelope(data=RecordSerializer(record).data, message="Moved"))
 
     class CancelSerializer(serializers.Serializer[Any]):
-        series = serializers.BooleanField(required=False, default=False)
+        series = serializers.BooleanField(
+            required=False, default=False, help_text="End the record's series (a recurring post)."
+        )
 
     @extend_schema(
         operation_id="social_schedule_cancel",
         tags=["social"],
-        parameters=[
-            OpenApiParameter(
-                "series", bool, description="End the record's series (a recurring post)."
-            )
-        ],
+        parameters=[CancelSerializer],
         responses=RecordSerializer,
     )
     def delete(self, request: Request, record_id: UUID) -> Response:

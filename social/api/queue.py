@@ -4,7 +4,8 @@ from typing import Any
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,6 +14,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
+from core.api.serializers import BodySerializer, NoBody, TimeZoneField
 from core.times import iso
 from social.api.posts import (
     MAX_TARGETS,
@@ -38,14 +40,13 @@ MAX_SLOTS = 50  # a week's slots at most
 MAX_REORDER = 10_000  # records in one reorder
 
 
-class SlotFields(serializers.Serializer[Any]):
+class SlotFields(BodySerializer):
     day = serializers.ChoiceField(choices=WEEKDAYS)
-    time = serializers.CharField(max_length=5, help_text="HH:MM, 24-hour, local to the queue")
-
-    def validate_time(self, value: str) -> str:
-        if not SLOT_TIME.match(value):
-            raise serializers.ValidationError("A time of day as HH:MM (00:00 to 23:59).")
-        return value
+    time = serializers.CharField(
+        max_length=5,
+        help_text="HH:MM, 24-hour, local to the queue",
+        validators=[RegexValidator(SLOT_TIME, "A time of day as HH:MM (00:00 to 23:59).")],
+    )
 
 
 class QueueSerializer(serializers.Serializer[Any]):
@@ -77,9 +78,9 @@ class QueueSerializer(serializers.Serializer[Any]):
 class QueueView(APIView):
     api_key_scopes = {"GET": Scope.POSTS_READ, "PUT": Scope.POSTS_WRITE}
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         accountId = serializers.UUIDField(required=False)
-        timezone = serializers.CharField(required=False, max_length=64)
+        timezone = TimeZoneField(required=False)
         paused = serializers.BooleanField(required=False)
         slots: serializers.ListSerializer[Any] = serializers.ListSerializer(
             child=SlotFields(), required=False, max_length=MAX_SLOTS
@@ -162,7 +163,7 @@ class QueueAddView(APIView):
 class QueueReorderView(APIView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(BodySerializer):
         recordIds = serializers.ListField(
             child=serializers.UUIDField(), allow_empty=True, max_length=MAX_REORDER
         )
@@ -194,12 +195,14 @@ class QueueSuggestView(APIView):
         responses=QueueSerializer,
     )
     def post(self, request: Request, account_id: UUID) -> Response:
+        NoBody.check(request.data)
         queue = queue_slots_suggest(user=request_user(request), account_id=account_id)
         return Response(Envelope(data=QueueSerializer(queue).data, message="Slots suggested"))
 
 
 class BestTimesView(APIView):
     api_key_scopes = {"GET": Scope.POSTS_READ}
+    schema_error_statuses = (404,)  # an `accountId` that names no account of yours
 
     class FilterSerializer(serializers.Serializer[Any]):
         accountId = serializers.UUIDField()
@@ -207,7 +210,7 @@ class BestTimesView(APIView):
     @extend_schema(
         operation_id="social_best_times",
         tags=["social"],
-        parameters=[OpenApiParameter("accountId", str, required=True)],
+        parameters=[FilterSerializer],
         responses=inline_serializer(
             "BestTimes",
             {

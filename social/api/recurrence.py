@@ -5,12 +5,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.api.serializers import BodySerializer
 from core.times import iso
 from social.models import Post
 from social.services.recurrence import MAX_COUNT, occurrences_next, recurrence_data
 
 
-class RecurrenceFields(serializers.Serializer[Any]):
+class RecurrenceFields(BodySerializer):
     """`{rule, until?, count?}`: an RFC 5545 RRULE (FREQ=DAILY|WEEKLY|MONTHLY, INTERVAL, BYDAY,
     BYMONTHDAY, BYHOUR, BYMINUTE; never more often than daily), read in the schedule's zone
     (the queue's for a queued post); `until` an ISO date or date and time; `count` the

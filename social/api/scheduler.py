@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.scopes import KEYS_REFUSED
 from core.api.envelope import Envelope
+from core.api.serializers import NoBody
 from social.api.posts import outcome_error, outcomes_errors
 from social.errors import InvalidCronSecret
 from social.services.attempts import Outcome
@@ -55,6 +56,7 @@ class SchedulerRunView(APIView):
     api_key_scopes = KEYS_REFUSED
     authentication_classes: list[Any] = []  # the cron secret, not a user
     permission_classes = [AllowAny]
+    schema_error_statuses = (401,)  # a wrong or missing X-Cron-Secret
 
     @extend_schema(
         operation_id="social_scheduler_run",
@@ -70,6 +72,7 @@ class SchedulerRunView(APIView):
         # Constant time; with no secret configured nobody gets in.
         if not expected or not hmac.compare_digest(given, expected):
             raise InvalidCronSecret()
+        NoBody.check(request.data)
         report = scheduler_run()
         return Response(
             Envelope(

@@ -79,6 +79,14 @@ def resolve_time(value: str, *, zone_name: str | None, user: User, field: str) -
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         raise ValidationFailed(details={field: ["Not an ISO 8601 date and time."]}) from None
+    # No zone or offset moves a time by a day or more: a time further out than that is refused
+    # as it reads, before any conversion (year 9999's last day, or year 1's first, converted
+    # to UTC would overflow).
+    wall, clock = moment.replace(tzinfo=None), timezone.now().replace(tzinfo=None)
+    if wall < clock - timedelta(days=1):
+        raise ValidationFailed(details={field: ["The time is in the past."]})
+    if wall > clock + timedelta(days=MAX_DAYS_AHEAD + 1):
+        raise ValidationFailed(details={field: [f"At most {MAX_DAYS_AHEAD} days ahead."]})
     if moment.tzinfo is None:
         zone = zone_of(zone_name or settings_for(user).default_timezone or "UTC")
         local = moment.replace(tzinfo=zone, fold=0)

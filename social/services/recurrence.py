@@ -80,11 +80,16 @@ def _until(value: Any, zone: ZoneInfo) -> datetime | None:
         if len(text) == 10:
             return local_end_of(date.fromisoformat(text), zone)
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=zone)
+        return moment.astimezone(UTC)
     except ValueError:
         raise ValidationFailed(details={"recurrence.until": ["Not an ISO 8601 date."]}) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=zone)
-    return moment.astimezone(UTC)
+    except OverflowError:
+        # The last day of year 9999 (or the first of year 1) in a zone that moves it past UTC's.
+        raise ValidationFailed(
+            details={"recurrence.until": ["Out of range: it is no time in UTC's years 1-9999."]}
+        ) from None
 
 
 def series_save(

@@ -222,3 +222,112 @@ def test_an_api_500_is_logged_once(api):
     errors = [r for r in records if r.levelno >= logging.ERROR]
     assert len(errors) == 1
     assert errors[0].exc_info is not None
+
+
+# --- Input at the edges of what Python reads: a 400, never a 500 -----------------------------
+
+
+@pytest.mark.parametrize("cursor", ["²", "٣", "1²"])
+def test_an_event_cursor_of_other_digits_is_400(ada_client, cursor):
+    # str.isdigit() is true of these; int() refuses "²" (a 500 before).
+    response = ada_client.get("/api/events", {"after": cursor})
+    assert error(response)[:2] == (400, "invalid_cursor")
+
+
+def test_a_last_event_id_of_other_digits_is_ignored():
+    from notifications.api.stream import _last_event_id
+
+    assert _last_event_id("²", "") is None
+    assert _last_event_id("", "٣") is None
+    assert _last_event_id("42", "") == 42
+
+
+@pytest.fixture
+def devto_account(ada):
+    from social.models import SocialAccount
+
+    return SocialAccount.objects.create(
+        user=ada, provider="devto", provider_user_id="1", username="ada", access_token="key"
+    )
+
+
+def schedule_body(account, **fields):
+    return {"title": "Launch", "content": "Launch day", "accountIds": [str(account.pk)], **fields}
+
+
+@pytest.mark.parametrize(
+    ("when", "zone", "says"),
+    [
+        ("9999-12-31T23:59:59", "America/New_York", "At most 365 days ahead."),
+        ("9999-12-31T23:59:59-05:00", None, "At most 365 days ahead."),
+        ("0001-01-01T00:00:00+05:00", None, "The time is in the past."),
+        ("0001-01-01T00:00:00", "Asia/Tokyo", "The time is in the past."),
+    ],
+)
+def test_scheduling_at_the_ends_of_the_calendar_is_400(ada_client, devto_account, when, zone,
+                                                        says):  # fmt: skip
+    from social.models import Post
+
+    extra = {"timezone": zone} if zone else {}
+    response = ada_client.post(
+        "/api/social/schedule",
+        schedule_body(devto_account, scheduledTime=when, **extra),
+        format="json",
+    )
+    assert error(response)[:2] == (400, "validation_error")
+    assert response.json()["error"]["details"] == {"scheduledTime": [says]}
+    response = ada_client.post(
+        "/api/social/schedule",
+        {"content": "Launch day", "platforms": ["devto"], "scheduledAt": when},
+        format="json",
+    )
+    assert error(response)[:2] == (400, "validation_error")
+    assert response.json()["error"]["details"] == {"scheduledAt": [says]}
+    assert not Post.objects.exists()
+
+
+def in_two_days() -> str:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    return (timezone.now() + timedelta(days=2)).replace(microsecond=0).isoformat()
+
+
+def test_moving_a_record_to_year_9999_is_400(ada_client, devto_account):
+    from social.models import ScheduledRecord
+
+    response = ada_client.post(
+        "/api/social/schedule",
+        schedule_body(devto_account, scheduledTime=in_two_days()),
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    record = ScheduledRecord.objects.get()
+    before = record.scheduled_time
+    response = ada_client.patch(
+        f"/api/social/schedule/{record.pk}",
+        {"scheduledTime": "9999-12-31T23:59:59", "timezone": "America/New_York"},
+        format="json",
+    )
+    assert error(response)[:2] == (400, "validation_error")
+    record.refresh_from_db()
+    assert record.scheduled_time == before
+
+
+@pytest.mark.parametrize("until", ["9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00"])
+def test_a_recurrence_until_past_the_calendar_is_400(ada_client, devto_account, until):
+    from social.models import Post
+
+    response = ada_client.post(
+        "/api/social/schedule",
+        schedule_body(
+            devto_account,
+            scheduledTime=in_two_days(),
+            recurrence={"rule": "FREQ=DAILY", "until": until},
+        ),
+        format="json",
+    )
+    assert error(response)[:2] == (400, "validation_error")
+    assert "recurrence.until" in response.json()["error"]["details"]
+    assert not Post.objects.exists()
