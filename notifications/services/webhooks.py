@@ -184,7 +184,9 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 
 # --- Deliveries -------------------------------------------------------------------------------
 
-_client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
+# A batch's deliveries to one receiver take turns (OUTBOUND_PER_HOST_CONCURRENCY at once)
+# within their timeout, instead of failing as busy: these threads serve deliveries only.
+_client = outbound.Client("webhooks", read_timeout=5.0, retries=0, wait_for_host=True)
 DELIVERY_BATCH = 32  # deliveries one task claims and sends at once
 # A claimed delivery not finished within its lease is due again; a delivery stays `pending`
 # while leased. Retries follow WEBHOOK_RETRY_SCHEDULE, then the delivery fails.
