@@ -1,7 +1,8 @@
 """The one way out of the process: every call to a provider's API or to a URL a user gave us.
 
 - One pooled `requests` session per client (a provider, the AI server, webhooks), connect
-  timeout 5 s; one transport for every call (requests over urllib3), traced or not.
+  timeout 5 s; one transport for every call (requests over urllib3), traced or not. No
+  redirect is followed (a 3xx is a permanent error), no cookie kept.
 - Failures are classified once, here: `TransientError` (timeout, connection error, 408, 429,
   5xx: try again later, `retry_after` when the server said so, `maybe_delivered` when the
   request may have reached the server and done its work), `AuthenticationError` (401, 403: the
@@ -18,7 +19,7 @@
   resolves to outside the ranges the IANA registries mark not globally reachable, multicast
   and the IPv6 forms that carry an IPv4 address (core/special_addresses.py), and the
   connection is pinned to the address that was checked, so a second DNS answer cannot point
-  it elsewhere (DNS rebinding). Redirects are never followed for them.
+  it elsewhere (DNS rebinding).
   `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production refuses to start with it)
   lets http and private addresses through, still pinned.
 - Every call has one wall-clock deadline, its `timeout` (or the client's), covering its
