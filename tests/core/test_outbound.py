@@ -258,6 +258,30 @@ def test_public_addresses_pass_the_guard(dns, address):
     assert outbound.guard_url("https://public.example.com/").address == address
 
 
+# What requests-hardened 1.3.0b1 (June 2026) refuses: `ipaddress`'s private ranges (Python
+# 3.11 and later tables), multicast, and its own list. The guard refuses all of it.
+HARDENED_REFUSES = [
+    "0.0.0.0/8", "10.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+    "192.0.0.0/29", "192.0.0.170/31", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
+    "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32", "224.0.0.0/4",
+    "::1/128", "::/128", "::ffff:0:0/96", "100::/64", "2001::/23", "2001:2::/48",
+    "2001:db8::/32", "2001:10::/28", "fc00::/7", "fe80::/10", "ff00::/8",
+    "192.88.99.0/24", "100.64.0.0/10", "5f00::/16", "64:ff9b::/96", "2001:20::/28",
+    "192.0.0.0/24", "64:ff9b:1::/48", "2002::/16", "3fff::/20",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("block", HARDENED_REFUSES)
+def test_every_range_requests_hardened_refuses_is_refused(block):
+    import ipaddress
+
+    from core import special_addresses
+
+    network = ipaddress.ip_network(block)
+    for address in (network.network_address, network.broadcast_address):
+        assert special_addresses.refusal(str(address)) is not None, address
+
+
 def test_every_range_refused_is_one_from_the_registries_table():
     """The rule reads one table (with each row's source); the guard names the row it used."""
     from core import special_addresses
