@@ -47,6 +47,7 @@ import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from http.cookiejar import DefaultCookiePolicy
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -459,6 +460,8 @@ class Client:
         self.session.mount("http://", pooled)
         self.session.headers["User-Agent"] = user_agent
         self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
+        # One session serves every user's calls: a cookie one server sets is never kept.
+        self.session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))
 
     def request(
         self,

@@ -14,7 +14,8 @@ from tests.servers import free_port
 
 
 class Handler(BaseHTTPRequestHandler):
-    """`/status/<code>[?retry_after=N]`, `/sleep/<seconds>`, `/redirect`, `/echo-host`."""
+    """`/status/<code>[?retry_after=N]`, `/sleep/<seconds>`, `/redirect`, `/echo-host`,
+    `/cookie`."""
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -37,6 +38,9 @@ class Handler(BaseHTTPRequestHandler):
             status, headers["Location"] = 302, "http://127.0.0.1:1/elsewhere"
         elif parts[0] == "echo-host":
             body = json.dumps({"host": self.headers["Host"]}).encode()
+        elif parts[0] == "cookie":  # sets one, and says which it was sent
+            headers["Set-Cookie"] = "sid=abc; Path=/"
+            body = json.dumps({"cookie": self.headers["Cookie"]}).encode()
         elif parts[0] == "drip":  # a valid answer, one byte every 0.2 s, forever (bounded)
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -161,6 +165,12 @@ def test_a_provider_refines_the_classification(http_server):
     refined = outbound.Client("test", read_timeout=2, classify=facebook_like)
     with pytest.raises(outbound.AuthenticationError):
         refined.request("GET", url(http_server, "/status/400"))
+
+
+def test_a_cookie_one_call_was_set_is_never_sent_with_the_next(http_server, outbound_client):
+    """A client's session serves every user's calls: nothing a server set travels on."""
+    assert outbound_client.request("GET", url(http_server, "/cookie")).json() == {"cookie": None}
+    assert outbound_client.request("GET", url(http_server, "/cookie")).json() == {"cookie": None}
 
 
 # --- The guard --------------------------------------------------------------------------------
