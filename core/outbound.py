@@ -594,7 +594,10 @@ class Client:
         sent.update(headers or {})
         # Prepared here, not by Session.request: nothing of the session's is merged in but its
         # headers (no cookies a server set for another user's call), for a tenth less CPU.
-        prepared = requests.Request(method, url, headers=sent, **kwargs).prepare()
+        try:
+            prepared = requests.Request(method, url, headers=sent, **kwargs).prepare()
+        except requests.RequestException as exc:  # a URL or a body requests cannot send
+            raise PermanentError(f"The request could not be sent ({type(exc).__name__}).") from None
         deadline = _Deadline(ends)
         budget = max(deadline.remaining(), 0.001)
         token = _current.set(deadline)

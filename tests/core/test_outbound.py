@@ -688,3 +688,12 @@ def test_failures_are_logged_with_the_request_id_from_the_call_threads(
         (level, "req-42"),
         (level, "req-42"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("target", "options"),
+    [("http://", {}), ("not a url", {}), ("http://127.0.0.1:1/", {"json": {"n": float("nan")}})],
+)
+def test_a_request_that_cannot_be_sent_is_a_permanent_error(outbound_client, target, options):
+    with pytest.raises(outbound.PermanentError, match="could not be sent"):
+        outbound_client.request("POST", target, **options)
