@@ -4,11 +4,13 @@ Provider calls, webhook POSTs and token refreshes wait on the network; a batch o
 a few threads instead of one after another. Every caller goes through here, so the number of
 threads is always bounded by the caller's limit (a setting), never by the size of its batch.
 The calls must not use the database: a worker thread holds no connection of the caller's
-transaction, and results are written by the calling thread as they come in. Nor may a call
+transaction, and results are written by the calling thread as they come in. The calls run in
+a copy of the caller's context (its request id, which their log lines carry). Nor may a call
 run bounded() itself: every caller's calls share one pool of threads per process, and calls
 waiting on calls could fill it.
 """
 
+import contextvars
 import os
 import threading
 import time
@@ -152,7 +154,9 @@ class _Lanes(Generic[T, R]):
             self.active += added
         pool = _shared_pool()
         for _ in range(added):
-            pool.submit(self._lane)
+            # The caller's context goes with its calls (the request id their log lines carry);
+            # a copy each, as one context cannot be entered by two threads at once.
+            pool.submit(contextvars.copy_context().run, self._lane)
 
     def extend(self, items: Sequence[T]) -> None:
         with self.lock:

@@ -1,7 +1,8 @@
 """The one way out of the process: every call to a provider's API or to a URL a user gave us.
 
 - One pooled `requests` session per client (a provider, the AI server, webhooks), connect
-  timeout 5 s and a read timeout on every call; no call without a timeout exists.
+  timeout 5 s; one transport for every call (requests over urllib3), traced or not. No
+  redirect is followed (a 3xx is a permanent error), no cookie kept.
 - Failures are classified once, here: `TransientError` (timeout, connection error, 408, 429,
   5xx: try again later, `retry_after` when the server said so, `maybe_delivered` when the
   request may have reached the server and done its work), `AuthenticationError` (401, 403: the
@@ -9,57 +10,58 @@
   A client can refine this for a provider that signals errors in its body (`classify`).
 - Reads and other idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, or a POST the caller
   marks `idempotent` because repeating it creates nothing, e.g. a token revocation) are
-  retried on transient failures, a few times, honouring `Retry-After` when it is short;
-  longer waits go back to the caller. A create (a POST that publishes) is never marked so,
-  even when it carries an Idempotency-Key: it is sent once per attempt, and its retry is the
-  caller's next attempt, counted and subject to the user's `autoRetry` (social.md section 5).
-- User-given URLs go through the guard (`guarded=True`): https only, the host resolves to
-  public addresses only (not private, loopback, link-local, multicast, reserved or
-  unspecified, IPv4-mapped ones included), and the connection is pinned to the address that
-  was checked, so a second DNS answer cannot point it elsewhere (DNS rebinding). Redirects are
-  never followed for them. `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production
-  refuses to start with it) lets http and private addresses through, still pinned.
-- Every call has a total deadline, not only a timeout per socket read: the answer's body is
-  read here in chunks and the call fails (transient, maybe delivered) once its time is up, so a
-  server dripping a byte a second cannot hold a thread for minutes; and a size cap
-  (`OUTBOUND_MAX_RESPONSE_BYTES`, or the caller's `max_bytes`): a larger answer is a permanent
-  error, never read into memory whole. (The status line and headers are bounded by the
-  per-read timeout only: requests cannot put a wall-clock limit on them.)
-- Calls to user-chosen hosts made inside `bounded_per_host()` (connecting an account: web
-  requests) are bounded: at most `OUTBOUND_PER_HOST_CONCURRENCY` of one client to one such
-  host at once; a call beyond it fails at once as busy (transient), so a slow instance ties up
-  a few threads of its own users' requests, never the server's. Workers (the scheduler,
-  webhook deliveries) bound their own concurrency and are not gated: many users share one
-  Mastodon instance, and their scheduled posts must not fail as busy.
+  retried on transient failures, a few times, honouring `Retry-After` when it is short and
+  the call's time allows; longer waits go back to the caller. A create (a POST that
+  publishes) is never marked so, even when it carries an Idempotency-Key: it is sent once per
+  attempt, and its retry is the caller's next attempt, counted and subject to the user's
+  `autoRetry` (social.md section 5).
+- User-given URLs go through the guard (`guarded=True`): https only, every address the host
+  resolves to outside the ranges the IANA registries mark not globally reachable, multicast
+  and the IPv6 forms that carry an IPv4 address (core/special_addresses.py), and the
+  connection is pinned to the address that was checked, so a second DNS answer cannot point
+  it elsewhere (DNS rebinding).
+  `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production refuses to start with it)
+  lets http and private addresses through, still pinned.
+- Every call has one wall-clock deadline, its `timeout` (or the client's), covering its
+  connection, TLS handshake, status line, headers, body and inline retries: a server
+  dripping a byte a second is cut off when the time is up (transient, `timed_out`), not
+  only when one read waits too long. And a size cap (`OUTBOUND_MAX_RESPONSE_BYTES`, or the
+  caller's `max_bytes`): a larger answer is a permanent error, never read into memory whole.
+- Calls to user-chosen hosts are bounded in every process (web requests, the scheduler,
+  webhook deliveries): at most `OUTBOUND_PER_HOST_CONCURRENCY` in flight to one such host at
+  once; a call beyond it fails at once (`HostBusy`, transient, nothing sent), so a slow host
+  holds a few threads, never the lanes every other user's calls need. (A client made with
+  `wait_for_host`, the webhooks' on their own queue, waits for its turn within its deadline.)
 - Nothing here touches the database: callers hold no transaction or row lock while waiting.
 """
 
-import http.client
-import ipaddress
-import json
+import contextlib
+import heapq
+import itertools
 import logging
 import os
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from http.cookiejar import DefaultCookiePolicy
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
-from requests.utils import get_encoding_from_headers
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.exceptions import NewConnectionError
-from urllib3.util.wait import wait_for_read
+from urllib3.exceptions import NewConnectionError, ReadTimeoutError
+from urllib3.util import create_urllib3_context
 
-from core import metrics, telemetry
+from core import metrics, special_addresses
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +70,7 @@ IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 MAX_INLINE_RETRY_WAIT_SECONDS = 5.0  # a longer Retry-After is the caller's to schedule
 EXCERPT_BYTES = 1024
 POOL_SIZE = 64  # connections kept per host and client
-CHUNK_BYTES = 64 * 1024  # an answer's body is read this much at a time, the deadline checked
-MAX_HEADER_LINE, MAX_HEADER_FIELDS = 65536, 100  # an answer's header, as http.client bounds it
+CHUNK_BYTES = 64 * 1024  # an answer's body is read at most this much at a time
 
 
 class OutboundError(Exception):
@@ -98,6 +99,10 @@ class TransientError(OutboundError):
     """Try again later: timeouts, connection errors, 408, 429, 5xx."""
 
 
+class HostBusy(TransientError):
+    """Too many calls in flight to this user-chosen host from this process: nothing was sent."""
+
+
 class PermanentError(OutboundError):
     """Do not retry: the request itself is wrong (4xx) or not allowed."""
 
@@ -108,19 +113,6 @@ class AuthenticationError(PermanentError):
 
 class UnsafeURL(PermanentError):
     """The guard refused a user-given URL (scheme, or an address that is not public)."""
-
-
-_bounded: ContextVar[bool] = ContextVar("outbound_bounded_per_host", default=False)
-
-
-@contextmanager
-def bounded_per_host() -> Iterator[None]:
-    """Within it, calls to a user-chosen host are gated per host (see the module docstring)."""
-    token = _bounded.set(True)
-    try:
-        yield
-    finally:
-        _bounded.reset(token)
 
 
 # A provider's refinement: look at a response, return the error to raise, or None to keep the
@@ -193,23 +185,8 @@ def _resolve(host: str, port: int) -> list[str]:
 
 
 def _is_public(address: str) -> bool:
-    """Whether an address is on the public internet, looking through the IPv6 forms that
-    carry an IPv4 address (mapped `::ffff:a.b.c.d`, 6to4 `2002:AABB:CCDD::`, Teredo's client
-    and server): `[2002:7f00:1::]` is 127.0.0.1 for a host with a 6to4 relay route."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [ip]
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            candidates.append(ip.ipv4_mapped)
-        if ip.sixtofour is not None:
-            candidates.append(ip.sixtofour)
-        if ip.teredo is not None:
-            candidates.extend(ip.teredo)
-    return all(
-        candidate.is_global
-        and not (candidate.is_multicast or candidate.is_reserved or candidate.is_unspecified)
-        for candidate in candidates
-    )
+    """Whether an address may be reached (core/special_addresses.py: the IANA registries)."""
+    return special_addresses.refusal(address) is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,8 +227,164 @@ def guard_url(url: str) -> Target:
     return Target(url=url, scheme=parts.scheme, host=host, port=port, address=addresses[0])
 
 
-class _PinnedAdapter(HTTPAdapter):
+# --- One deadline for the whole call ------------------------------------------------------------
+#
+# A socket's timeout bounds each read, not the call: a server sending its status line one byte
+# a second would hold the call for as long as it likes. So each call has a wall-clock deadline
+# (`_Deadline`) and every socket it uses (a new connection's before its TLS handshake, a
+# kept-alive one's when a request goes out on it) is handed to one thread per process (the
+# watchdog) that shuts the sockets of a call whose deadline has passed: the read blocked on it
+# returns at once, connect, TLS handshake, status line, headers and body alike.
+
+
+class _Deadline:
+    """One attempt's end (time.monotonic()), the sockets it reads, and what became of it."""
+
+    __slots__ = ("at", "done", "expired", "sending", "sockets")
+
+    def __init__(self, at: float) -> None:
+        self.at = at
+        self.sockets: list[socket.socket] = []
+        self.sending = False  # the request started to go out: it may have reached the server
+        self.expired = False  # the watchdog shut its sockets
+        self.done = False
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+
+class _Watchdog:
+    """The thread that ends calls past their deadline: it sleeps until the earliest one."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.due: list[tuple[float, int, _Deadline]] = []  # a heap, earliest first
+        self.order = itertools.count()
+        self.thread: threading.Thread | None = None
+
+    def arm(self, deadline: _Deadline) -> None:
+        with self.lock:
+            heapq.heappush(self.due, (deadline.at, next(self.order), deadline))
+            if self.thread is None:
+                self.thread = threading.Thread(
+                    target=self._run, name="outbound-watchdog", daemon=True
+                )
+                self.thread.start()
+            elif self.due[0][2] is deadline:  # earlier than what it sleeps for
+                self.lock.notify()
+
+    def watch(self, deadline: _Deadline, sock: socket.socket) -> None:
+        with self.lock:
+            if deadline.expired:
+                _shut(sock)
+            elif not deadline.done:
+                deadline.sockets.append(sock)
+
+    def disarm(self, deadline: _Deadline) -> None:
+        """The call ended: its sockets are left alone (a kept-alive one serves the next)."""
+        with self.lock:
+            deadline.done = True
+            deadline.sockets.clear()
+
+    def _run(self) -> None:
+        with self.lock:
+            while True:
+                now = time.monotonic()
+                while self.due and (self.due[0][2].done or self.due[0][0] <= now):
+                    deadline = heapq.heappop(self.due)[2]
+                    if not deadline.done:
+                        deadline.expired = True
+                        for sock in deadline.sockets:
+                            _shut(sock)
+                        deadline.sockets.clear()
+                self.lock.wait(self.due[0][0] - now if self.due else None)
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut a socket down under the thread reading it (which then sees the connection end).
+    The plain socket's shutdown, also for a TLS one: its TLS state stays the reader's."""
+    with contextlib.suppress(OSError):  # already closed
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+_watchdog = _Watchdog()
+_current: ContextVar[_Deadline | None] = ContextVar("outbound_deadline", default=None)
+
+
+def _watch(sock: socket.socket | None, *, sending: bool = False) -> None:
+    """Hand a socket of the call running in this thread (if any) to the watchdog."""
+    deadline = _current.get()
+    if deadline is None:
+        return
+    deadline.sending = deadline.sending or sending
+    if sock is not None:
+        _watchdog.watch(deadline, sock)
+
+
+class _WatchedTLSSocket(ssl.SSLSocket):
+    """A TLS socket handed to the watchdog before its handshake (a server can drip that too)."""
+
+    def do_handshake(self, block: bool = False) -> None:
+        _watch(self)
+        super().do_handshake(block)
+
+
+class _WatchedHTTPConnection(HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _watch(self.sock)
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _watch(self.sock, sending=True)  # a new plain connection: connect() hands it over
+        super().request(*args, **kwargs)
+
+
+class _WatchedHTTPSConnection(HTTPSConnection):
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _watch(self.sock, sending=True)  # connected (and handed over) before the request
+        super().request(*args, **kwargs)
+
+
+class _WatchedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _WatchedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+def _tls_context() -> ssl.SSLContext:
+    """urllib3's default TLS settings, its sockets watched (the certificates are requests'
+    own bundle, which it passes with every connection)."""
+    context = create_urllib3_context()
+    context.sslsocket_class = _WatchedTLSSocket
+    return context
+
+
+class _Adapter(HTTPAdapter):
+    """requests' adapter, every connection it makes watched (see above)."""
+
+    tls = _tls_context()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _WatchedHTTPPool, "https": _WatchedHTTPSPool,
+        }  # fmt: skip
+
+    def build_connection_pool_key_attributes(  # type: ignore[override]
+        self, request: requests.PreparedRequest, verify: bool | str, cert: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:  # the stubs' TypedDicts lack ssl_context
+        params, kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
+        host_params, pool_kwargs = dict(params), dict(kwargs)
+        pool_kwargs["ssl_context"] = self.tls
+        return host_params, pool_kwargs
+
+
+class _PinnedAdapter(_Adapter):
     """Connects to the checked address while speaking to (and verifying) the host name."""
+
+    tls = _tls_context()  # its own: urllib3 turns the check of the name off in it (it checks)
 
     def __init__(self, target: Target) -> None:
         self.target = target
@@ -271,317 +404,31 @@ class _PinnedAdapter(HTTPAdapter):
         return host_params, pool_kwargs
 
 
-# --- The plain calls' transport ---------------------------------------------------------------
-
-
-class _Lean:
-    """Calls to our configured hosts (the providers' APIs, the AI server) with the common
-    bodies (JSON, a form, bytes) over http.client and kept-alive connections: the same
-    request, timeouts, deadline, size cap and classification as through requests, for a
-    fraction of its CPU (docs/performance.md): a scheduler burst makes one call per record.
-    Anything else (files, a streamed body, redirects followed, user-given URLs) goes through
-    requests."""
-
-    IDLE_PER_HOST = POOL_SIZE
-
-    def __init__(self, user_agent: str) -> None:
-        self.user_agent = user_agent
-        self.lock = threading.Lock()
-        self.idle: dict[tuple[str, str, int], list[http.client.HTTPConnection]] = {}
-        self._tls: ssl.SSLContext | None = None
-        self.pid = os.getpid()
-
-    @staticmethod
-    def takes(kwargs: Mapping[str, Any]) -> bool:
-        """Whether a call's keyword arguments are ones this transport sends (and the process
-        does not trace: requests' instrumentation makes the spans of traced calls)."""
-        if telemetry.tracing() or kwargs.get("allow_redirects"):
-            return False
-        plain = {"json", "data", "params", "max_bytes", "allow_redirects"}
-        data = kwargs.get("data")
-        return set(kwargs) <= plain and (data is None or isinstance(data, bytes | str | dict))
-
-    def tls(self) -> ssl.SSLContext:
-        if self._tls is None:
-            import certifi  # requests' own certificate bundle: the same servers trusted
-
-            self._tls = ssl.create_default_context(cafile=certifi.where())
-        return self._tls
-
-    def exchange(
-        self,
-        method: str,
-        url: str,
-        *,
-        headers: Mapping[str, str],
-        kwargs: Mapping[str, Any],
-        connect_timeout: float,
-        read_timeout: float,
-        deadline: float,
-        max_bytes: int,
-    ) -> requests.Response:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise PermanentError("The request could not be sent (InvalidURL).")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        target = parts.path or "/"
-        query = parts.query
-        if kwargs.get("params"):
-            extra = _query_of(kwargs["params"])
-            query = f"{query}&{extra}" if query else extra
-        if query:
-            target = f"{target}?{query}"
-        body, content_type = _body_of(kwargs)
-        sent = {"User-Agent": self.user_agent, "Accept": "*/*"}
-        if content_type:
-            sent["Content-Type"] = content_type
-        sent.update(headers)
-        if body is not None or method in ("POST", "PUT", "PATCH"):
-            sent["Content-Length"] = str(len(body or b""))
-        key = (parts.scheme, parts.hostname, port)
-        conn = self._connection(key, connect_timeout)
-        try:
-            conn.sock.settimeout(read_timeout)
-            conn.request(method, target, body=body, headers=sent)
-            answer = conn.getresponse()
-        except TimeoutError:
-            conn.close()
-            raise TransientError(
-                "The server did not answer in time.", maybe_delivered=True, timed_out=True
-            ) from None
-        except (OSError, http.client.HTTPException) as exc:
-            conn.close()
-            logger.info("%s %s: connection error: %s", method, _safe(url), exc)
-            raise TransientError("The server could not be reached.", maybe_delivered=True) from None
-        try:
-            content = _read_capped(
-                answer.read1, declared=answer.getheader("Content-Length", "") or "",
-                status=answer.status, deadline=deadline, max_bytes=max_bytes,
-                broken=(OSError, http.client.HTTPException),
-            )  # fmt: skip
-        except OutboundError:
-            conn.close()
-            raise
-        answer.close()  # read whole: the connection may take the next request
-        if answer.will_close:
-            conn.close()
-        else:
-            self._keep(key, conn)
-        return _response_of(answer, url, content)
-
-    def _connection(
-        self, key: tuple[str, str, int], connect_timeout: float
-    ) -> http.client.HTTPConnection:
-        """A kept-alive connection to the host that is still open, or a new one."""
-        if self.pid != os.getpid():  # a forked child: the parent's sockets are not its own
-            self.lock, self.idle, self.pid = threading.Lock(), {}, os.getpid()
-        with self.lock:
-            idle = self.idle.get(key, [])
-            while idle:
-                conn = idle.pop()
-                if conn.sock is not None and not _dropped(conn.sock):
-                    return conn
-                conn.close()
-        scheme, host, port = key
-        conn = (
-            http.client.HTTPSConnection(host, port, timeout=connect_timeout, context=self.tls())
-            if scheme == "https"
-            else http.client.HTTPConnection(host, port, timeout=connect_timeout)
-        )
-        conn.response_class = _LeanResponse
-        try:
-            conn.connect()
-        except TimeoutError:
-            conn.close()
-            raise TransientError(
-                "The server could not be reached in time.", timed_out=True
-            ) from None
-        except OSError as exc:  # refused, no such host, a TLS handshake refused: nothing sent
-            conn.close()
-            logger.info("%s://%s:%s: cannot connect: %s", scheme, host, port, exc)
-            raise TransientError("The server could not be reached.") from None
-        return conn
-
-    def _keep(self, key: tuple[str, str, int], conn: http.client.HTTPConnection) -> None:
-        with self.lock:
-            idle = self.idle.setdefault(key, [])
-            if len(idle) < self.IDLE_PER_HOST:
-                idle.append(conn)
-                return
-        conn.close()
-
-
-class _Headers:
-    """A response's header fields as http.client's readers use them (get, get_all, items),
-    without its email parser, which cost a large share of a create's CPU (docs/performance.md)."""
-
-    def __init__(self, fields: list[tuple[str, str]]) -> None:
-        self.fields = fields
-
-    def get(self, name: str, default: str | None = None) -> str | None:
-        found = self.get_all(name)
-        return found[0] if found else default
-
-    def get_all(self, name: str, failobj: Any = None) -> Any:
-        lower = name.lower()
-        found = [value for field, value in self.fields if field.lower() == lower]
-        return found or failobj
-
-    def items(self) -> list[tuple[str, str]]:
-        return list(self.fields)
-
-
-class _LeanResponse(http.client.HTTPResponse):
-    """http.client's response, its header fields read line by line (_Headers)."""
-
-    def begin(self) -> None:
-        if self.headers is not None:
-            return
-        while True:  # an interim answer (100 Continue) and its fields are skipped
-            version, status, reason = self._read_status()
-            fields = self._read_fields()
-            if status != http.client.CONTINUE:
-                break
-        self.code = self.status = status
-        self.reason = reason.strip()
-        if version in ("HTTP/1.0", "HTTP/0.9"):
-            self.version = 10
-        elif version.startswith("HTTP/1."):
-            self.version = 11
-        else:
-            raise http.client.UnknownProtocol(version)
-        self.headers = self.msg = _Headers(fields)
-        encoding = self.headers.get("transfer-encoding")
-        self.chunked = bool(encoding and encoding.lower() == "chunked")
-        self.chunk_left = None
-        self.will_close = self._check_close()
-        self.length = None
-        length = self.headers.get("content-length")
-        if length and not self.chunked:
-            try:
-                self.length = int(length)
-            except ValueError:
-                self.length = None
-            if self.length is not None and self.length < 0:
-                self.length = None
-        if status in (204, 304) or 100 <= status < 200 or self._method == "HEAD":
-            self.length = 0
-        if not self.will_close and not self.chunked and self.length is None:
-            self.will_close = True
-
-    def _read_fields(self) -> list[tuple[str, str]]:
-        fields: list[tuple[str, str]] = []
-        while True:
-            line = self.fp.readline(MAX_HEADER_LINE + 1)
-            if len(line) > MAX_HEADER_LINE:
-                raise http.client.LineTooLong("header line")
-            if line in (b"\r\n", b"\n", b""):
-                return fields
-            if len(fields) >= MAX_HEADER_FIELDS:
-                raise http.client.HTTPException(f"got more than {MAX_HEADER_FIELDS} headers")
-            text = line.decode("iso-8859-1").rstrip("\r\n")
-            if text[:1] in (" ", "\t") and fields:  # a folded line continues the last field
-                name, value = fields[-1]
-                fields[-1] = (name, f"{value} {text.strip()}")
-                continue
-            name, _, value = text.partition(":")
-            fields.append((name.strip(), value.strip()))
-
-
-def _dropped(sock: socket.socket) -> bool:
-    """Whether a kept-alive connection was closed (or spoke out of turn) while idle (poll,
-    as urllib3 looks: select() cannot watch a descriptor past 1023)."""
-    try:
-        return bool(wait_for_read(sock, timeout=0.0))
-    except (OSError, ValueError):
-        return True
-
-
-def _query_of(params: Any) -> str:
-    """Query parameters as requests sends them: a string as it is, pairs or a mapping encoded
-    (a list value repeats its name; None leaves the name out)."""
-    if isinstance(params, bytes):
-        return params.decode()
-    if isinstance(params, str):
-        return params
-    pairs = params.items() if isinstance(params, Mapping) else params
-    return urlencode([(name, value) for name, value in pairs if value is not None], doseq=True)
-
-
-def _body_of(kwargs: Mapping[str, Any]) -> tuple[bytes | None, str]:
-    """The request's body and its Content-Type, as requests encodes them."""
-    if kwargs.get("json") is not None:
-        return json.dumps(kwargs["json"], allow_nan=False).encode(), "application/json"
-    data = kwargs.get("data")
-    if isinstance(data, dict):
-        pairs = [(k, v) for k, v in data.items() if v is not None]
-        return urlencode(pairs, doseq=True).encode(), "application/x-www-form-urlencoded"
-    if isinstance(data, str):
-        return data.encode(), ""
-    return data, ""
-
-
-def _read_capped(
-    read1: Callable[[int], bytes],
-    *,
-    declared: str,
-    status: int,
-    deadline: float,
-    max_bytes: int,
-    broken: tuple[type[BaseException], ...],
-) -> bytes:
-    """An answer's body, read in chunks with `read1` (either transport's): past `max_bytes`
-    (or a `declared` Content-Length past it) a permanent error, past the deadline a
-    transient one (the request was sent: maybe delivered); `broken` are the exceptions of a
-    connection that failed while the server answered."""
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=status)
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        # read1: what has arrived (up to a chunk), not a full chunk, so a slow sender's
-        # bytes come back one by one and the deadline is looked at between them.
-        while chunk := read1(CHUNK_BYTES):
-            size += len(chunk)
-            if size > max_bytes:
-                raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=status)
-            chunks.append(chunk)
-            if time.monotonic() > deadline:
-                raise TransientError(
-                    "The server did not finish answering in time.",
-                    maybe_delivered=True,
-                    timed_out=True,
-                )
-    except broken as exc:
-        timed_out = isinstance(exc, TimeoutError) or "timed out" in str(exc).lower()
-        raise TransientError(
-            "The server did not finish answering in time."
-            if timed_out
-            else "The connection broke while the server answered.",
-            maybe_delivered=True,
-            timed_out=timed_out,
-        ) from None
-    return b"".join(chunks)
-
-
-def _response_of(answer: http.client.HTTPResponse, url: str, content: bytes) -> requests.Response:
-    """The answer as a requests Response (what the adapters and classifiers read)."""
-    response = requests.Response()
-    response.status_code = answer.status
-    response.reason = answer.reason
-    headers: dict[str, str] = {}
-    for name, value in answer.getheaders():
-        lower = name.lower()
-        headers[lower] = f"{headers[lower]}, {value}" if lower in headers else value
-    response.headers = CaseInsensitiveDict(headers)
-    response.url = url
-    response.encoding = get_encoding_from_headers(response.headers)
-    response._content = content
-    response._content_consumed = True  # type: ignore[attr-defined]
-    return response
+def _forget_threads() -> None:
+    """In a forked child (a Celery pool process): the parent's watchdog thread is not there,
+    nor are the calls its gates counted."""
+    global _watchdog, _gates_lock
+    _watchdog, _gates_lock = _Watchdog(), threading.Lock()
+    _gates.clear()
 
 
 # --- The client ------------------------------------------------------------------------------
+
+# Calls in flight to one user-chosen host, per process, across every client (a Mastodon
+# instance is reached by the Mastodon client and the media one, a webhook receiver's host may
+# be an instance too): (host, limit) -> its gate.
+_gates: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+_gates_lock = threading.Lock()
+os.register_at_fork(after_in_child=_forget_threads)
+
+
+def _gate(host: str) -> threading.BoundedSemaphore:
+    limit = int(settings.OUTBOUND_PER_HOST_CONCURRENCY)
+    with _gates_lock:
+        gate = _gates.get((host, limit))
+        if gate is None:
+            gate = _gates[(host, limit)] = threading.BoundedSemaphore(limit)
+        return gate
 
 
 class Client:
@@ -595,21 +442,26 @@ class Client:
         retries: int = 2,
         classify: Classifier | None = None,
         user_agent: str = "FreelancerGrowthPlatform/1.0",
+        wait_for_host: bool = False,
     ) -> None:
+        """`wait_for_host`: a call to a user-chosen host at its bound waits for its turn
+        (within the call's deadline) instead of failing at once as busy; for callers whose
+        threads serve only such calls (webhook deliveries), never for a web request or the
+        scheduler's lanes, which other users' calls need."""
         self.name = name
+        self.wait_for_host = wait_for_host
         self.read_timeout = read_timeout
         self.retries = retries
         self.refine = classify
         self.session = requests.Session()
         # Enough kept-alive connections for the scheduler's concurrent calls to one host.
-        pooled = HTTPAdapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
+        pooled = _Adapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
         self.session.mount("https://", pooled)
         self.session.mount("http://", pooled)
         self.session.headers["User-Agent"] = user_agent
         self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
-        self._hosts: dict[str, threading.BoundedSemaphore] = {}
-        self._hosts_lock = threading.Lock()
-        self._lean = _Lean(user_agent)
+        # One session serves every user's calls: a cookie one server sets is never kept.
+        self.session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))
 
     def request(
         self,
@@ -624,20 +476,29 @@ class Client:
         **kwargs: Any,
     ) -> requests.Response:
         """Send one request (and its retries); the 2xx response, or an OutboundError.
-        `timeout` is the call's whole budget (headers and body); `max_bytes` caps the answer."""
+        `timeout` is the call's whole budget, its retries included (connect, headers, body);
+        `max_bytes` caps the answer."""
         kwargs.pop("stream", None)  # the body is always read here, capped and in time
         kwargs["max_bytes"] = max_bytes or settings.OUTBOUND_MAX_RESPONSE_BYTES
         method = method.upper()
         may_retry = idempotent if idempotent is not None else method in IDEMPOTENT_METHODS
         attempts = 1 + (self.retries if may_retry else 0)
+        ends = time.monotonic() + (timeout or self.read_timeout)
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:
-                response = self._send(method, url, guarded, timeout, headers, kwargs)
+                response = self._send(method, url, guarded, ends, headers, kwargs)
+            except HostBusy as error:  # nothing was sent; waiting here would hold the thread
+                self._observed(method, started, error)
+                raise
             except TransientError as error:
                 self._observed(method, started, error)
                 wait = error.retry_after if error.retry_after is not None else 0.5 * attempt
-                if attempt == attempts or wait > MAX_INLINE_RETRY_WAIT_SECONDS:
+                if (
+                    attempt == attempts
+                    or wait > MAX_INLINE_RETRY_WAIT_SECONDS
+                    or time.monotonic() + wait >= ends
+                ):
                     raise
                 logger.info(
                     "%s: %s %s failed (%s); retry in %.1f s",
@@ -670,40 +531,33 @@ class Client:
         method: str,
         url: str,
         guarded: bool,
-        timeout: float | None,
+        ends: float,
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
     ) -> requests.Response:
         _check_headers(headers)
         if not guarded:
-            return self._exchange(self.session, method, url, False, timeout, headers, kwargs)
+            return self._exchange(self.session, method, url, ends, headers, kwargs)
         target = guard_url(url)
-        if not _bounded.get():
-            return self._send_guarded(target, method, url, timeout, headers, kwargs)
-        gate = self._gate(target.host)
-        if not gate.acquire(blocking=False):
-            raise TransientError(
-                f"Too many calls to {target.host} at once; try again shortly.", status=None
-            )
+        gate = _gate(target.host)
+        taken = (
+            gate.acquire(timeout=max(0.0, ends - time.monotonic()))
+            if self.wait_for_host
+            else gate.acquire(blocking=False)
+        )
+        if not taken:
+            raise HostBusy(f"Too many calls to {target.host} at once; try again shortly.")
         try:
-            return self._send_guarded(target, method, url, timeout, headers, kwargs)
+            return self._send_guarded(target, method, url, ends, headers, kwargs)
         finally:
             gate.release()
-
-    def _gate(self, host: str) -> threading.BoundedSemaphore:
-        with self._hosts_lock:
-            gate = self._hosts.get(host)
-            if gate is None:
-                gate = threading.BoundedSemaphore(settings.OUTBOUND_PER_HOST_CONCURRENCY)
-                self._hosts[host] = gate
-            return gate
 
     def _send_guarded(
         self,
         target: Target,
         method: str,
         url: str,
-        timeout: float | None,
+        ends: float,
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
     ) -> requests.Response:
@@ -712,7 +566,6 @@ class Client:
         session.trust_env = False
         session.headers.update(self.session.headers)
         session.mount(f"{target.scheme}://", _PinnedAdapter(target))
-        kwargs["allow_redirects"] = False
         # urllib3 would name the pool's host (the address); the server must see the name.
         default_port = 443 if target.scheme == "https" else 80
         host_header = target.host if ":" not in target.host else f"[{target.host}]"
@@ -720,9 +573,8 @@ class Client:
             host_header = f"{host_header}:{target.port}"
         try:
             return self._exchange(
-                session, method, url, True, timeout, {**(headers or {}), "Host": host_header},
-                kwargs,
-            )  # fmt: skip
+                session, method, url, ends, {**(headers or {}), "Host": host_header}, kwargs
+            )
         finally:
             session.close()
 
@@ -731,83 +583,116 @@ class Client:
         session: requests.Session,
         method: str,
         url: str,
-        guarded: bool,
-        timeout: float | None,
+        ends: float,
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
     ) -> requests.Response:
-        """One request and its whole answer, within the call's budget and size cap."""
-        budget = timeout or self.read_timeout
-        deadline = time.monotonic() + budget
-        if not guarded and _Lean.takes(kwargs):
-            response = self._lean.exchange(
-                method, url, headers=dict(headers or {}), kwargs=kwargs,
-                connect_timeout=min(CONNECT_TIMEOUT_SECONDS, budget), read_timeout=budget,
-                deadline=deadline, max_bytes=int(kwargs["max_bytes"]),
-            )  # fmt: skip
-            self._raise_for(response, method, url)
-            return response
+        """One request and its whole answer, by the call's deadline and within its size cap."""
         kwargs = dict(kwargs)  # the caller's retries send the same again
         max_bytes = int(kwargs.pop("max_bytes"))
-        if not guarded:
-            kwargs.setdefault("allow_redirects", False)
+        sent = CaseInsensitiveDict(session.headers)
+        sent.update(headers or {})
+        # Prepared here, not by Session.request: nothing of the session's is merged in but its
+        # headers (no cookies a server set for another user's call), for a tenth less CPU.
         try:
-            response = session.request(
-                method,
-                url,
-                headers=dict(headers or {}),
-                timeout=(min(CONNECT_TIMEOUT_SECONDS, budget), budget),
-                stream=True,
-                **kwargs,
-            )
-        except requests.ConnectTimeout:
-            raise TransientError(
-                "The server could not be reached in time.", timed_out=True
-            ) from None
-        except requests.ReadTimeout:
-            raise TransientError(
-                "The server did not answer in time.", maybe_delivered=True, timed_out=True
-            ) from None
-        except requests.ConnectionError as exc:
-            refused = _before_sending(exc)
-            logger.info("%s: %s %s: connection error: %s", self.name, method, _safe(url), exc)
-            raise TransientError(
-                "The server could not be reached.", maybe_delivered=not refused
-            ) from None
-        except requests.RequestException as exc:
+            prepared = requests.Request(method, url, headers=sent, **kwargs).prepare()
+        except requests.RequestException as exc:  # a URL or a body requests cannot send
             raise PermanentError(f"The request could not be sent ({type(exc).__name__}).") from None
+        deadline = _Deadline(ends)
+        budget = max(deadline.remaining(), 0.001)
+        token = _current.set(deadline)
+        _watchdog.arm(deadline)
         try:
-            _read_body(response, deadline=deadline, max_bytes=max_bytes)
+            try:
+                response = session.send(
+                    prepared,
+                    allow_redirects=False,
+                    timeout=(min(CONNECT_TIMEOUT_SECONDS, budget), budget),
+                    stream=True,
+                )
+            except requests.RequestException as exc:
+                raise self._failure(exc, deadline, method, url) from None
+            try:
+                _read_body(response, deadline=deadline, max_bytes=max_bytes)
+            finally:
+                response.close()
         finally:
-            response.close()
+            _watchdog.disarm(deadline)
+            _current.reset(token)
         self._raise_for(response, method, url)
         return response
 
+    def _failure(
+        self, exc: requests.RequestException, deadline: _Deadline, method: str, url: str
+    ) -> OutboundError:
+        """A request that got no answer, classified (the deadline's end first: the watchdog
+        cut it, whatever the exception says)."""
+        if isinstance(exc, requests.ConnectTimeout) or (deadline.expired and not deadline.sending):
+            return TransientError("The server could not be reached in time.", timed_out=True)
+        if isinstance(exc, requests.ReadTimeout) or deadline.expired:
+            return TransientError(
+                "The server did not answer in time.", maybe_delivered=True, timed_out=True
+            )
+        if isinstance(exc, requests.ConnectionError):
+            logger.info("%s: %s %s: connection error: %s", self.name, method, _safe(url), exc)
+            return TransientError(
+                "The server could not be reached.", maybe_delivered=not _before_sending(exc)
+            )
+        return PermanentError(f"The request could not be sent ({type(exc).__name__}).")
+
     def _raise_for(self, response: requests.Response, method: str, url: str) -> None:
-        """The answer's error, classified (the provider's refinement first), raised."""
+        """The answer's error, classified (the provider's refinement first), raised; logged at
+        WARNING when the server failed (5xx) or refused our credentials (401)."""
         error = (self.refine(response) if self.refine else None) or classify(response)
         if error is not None:
-            logger.info(
+            status = response.status_code
+            logger.log(
+                logging.WARNING if status >= 500 or status == 401 else logging.INFO,
                 "%s: %s %s answered %s: %s",
                 self.name,
                 method,
                 _safe(url),
-                response.status_code,
+                status,
                 error.excerpt[:200],
             )
             raise error
 
 
-def _read_body(response: requests.Response, *, deadline: float, max_bytes: int) -> None:
-    """Read the answer's body into the response (_read_capped)."""
-    response._content = _read_capped(  # what requests' .content and .json() read
-        lambda size: response.raw.read1(size, decode_content=True),
-        declared=response.headers.get("Content-Length", ""),
-        status=response.status_code,
-        deadline=deadline,
-        max_bytes=max_bytes,
-        broken=(Urllib3Error, OSError),
-    )
+def _read_body(response: requests.Response, *, deadline: _Deadline, max_bytes: int) -> None:
+    """Read the answer's body into the response, in chunks: past `max_bytes` (or a declared
+    Content-Length past it) a permanent error, cut by the deadline a transient one (the
+    request was sent: maybe delivered)."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise PermanentError(
+            f"The answer is larger than {max_bytes} bytes.", status=response.status_code
+        )
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        # read1: what has arrived (up to a chunk), so a large answer is refused once past the
+        # cap, never read whole.
+        while chunk := response.raw.read1(CHUNK_BYTES, decode_content=True):
+            size += len(chunk)
+            if size > max_bytes:
+                raise PermanentError(
+                    f"The answer is larger than {max_bytes} bytes.", status=response.status_code
+                )
+            chunks.append(chunk)
+    except (Urllib3Error, OSError) as exc:
+        timed_out = deadline.expired or isinstance(exc, TimeoutError | ReadTimeoutError)
+        raise TransientError(
+            "The server did not finish answering in time."
+            if timed_out
+            else "The connection broke while the server answered.",
+            maybe_delivered=True,
+            timed_out=timed_out,
+        ) from None
+    if deadline.expired:  # the watchdog's shutdown reads as the answer's end
+        raise TransientError(
+            "The server did not finish answering in time.", maybe_delivered=True, timed_out=True
+        )
+    response._content = b"".join(chunks)  # what requests' .content and .json() read
     response._content_consumed = True  # type: ignore[attr-defined]
 
 

@@ -450,8 +450,8 @@ OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
 # The largest answer any outside server may send us (provider JSON is kilobytes; fetched media
 # has its own, smaller cap): past it the call fails, never read into memory whole.
 OUTBOUND_MAX_RESPONSE_BYTES = env.int("OUTBOUND_MAX_RESPONSE_BYTES", default=16 * 1024 * 1024)
-# While connecting an account (web requests): calls of one client to one user-chosen host (a
-# Mastodon instance, a Bluesky PDS) in flight at once per process; more fail at once as busy.
+# Calls to one user-chosen host (a Mastodon instance, a Bluesky PDS, a webhook receiver, a media
+# server) in flight at once per process, web and workers alike; more fail at once as busy.
 OUTBOUND_PER_HOST_CONCURRENCY = env.int("OUTBOUND_PER_HOST_CONCURRENCY", default=8)
 # Social providers: base URLs are settings so tests point the adapters at local stand-ins.
 SOCIAL_HTTP_TIMEOUT_SECONDS = env.float("SOCIAL_HTTP_TIMEOUT_SECONDS", default=20.0)

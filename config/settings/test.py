@@ -32,6 +32,9 @@ METRICS_TOKEN = "test-metrics-token"  # noqa: S105 (tests only)
 METRICS_DIR = os.path.join(tempfile.gettempdir(), f"fgp-test-metrics-{os.getpid()}")
 # Provider stand-ins and test receivers listen on 127.0.0.1; the guard's own tests turn it off.
 OUTBOUND_ALLOW_PRIVATE = True
+# Every stand-in is one host (127.0.0.1), where production has one per instance: tests of the
+# per-host bound set their own; the rest must never trip it.
+OUTBOUND_PER_HOST_CONCURRENCY = 10_000
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, as the embedded deployment has, not SQLite's in-memory database: there, threads
     # (the scheduler's timers, concurrent runs) fail at once with "table is locked" instead of

@@ -203,7 +203,9 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 
 # --- Deliveries -------------------------------------------------------------------------------
 
-_client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
+# A batch's deliveries to one receiver take turns (OUTBOUND_PER_HOST_CONCURRENCY at once)
+# within their timeout, instead of failing as busy: these threads serve deliveries only.
+_client = outbound.Client("webhooks", read_timeout=5.0, retries=0, wait_for_host=True)
 DELIVERY_BATCH = 32  # deliveries one task claims and sends at once: one turn
 # A turn chosen at the same moment by a concurrent task may be all won by that one (a window
 # function rules out FOR UPDATE SKIP LOCKED): choose again from what is left, a few times.

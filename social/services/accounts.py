@@ -161,7 +161,7 @@ def _mastodon_app(*, instance: str, redirect_uri: str) -> MastodonApp:
         return existing
     adapter: MastodonAdapter = PLATFORMS[Provider.MASTODON].adapter  # type: ignore[assignment]
     try:
-        with answers_checked(Provider.MASTODON), outbound.bounded_per_host():
+        with answers_checked(Provider.MASTODON):
             registered = adapter.register_app(instance=instance, redirect_uri=redirect_uri)
     except outbound.OutboundError as error:
         raise _provider_error(Provider.MASTODON, error) from error
@@ -256,7 +256,7 @@ def account_connect(
     if provider == Provider.MASTODON and consent is not None:
         request, app = _mastodon_request(request=request, consent=consent)
     try:
-        with answers_checked(provider), outbound.bounded_per_host():
+        with answers_checked(provider):
             identity = adapter.connect(request)
     except ConnectionRefused as refusal:
         _notify_failed(user=user, provider=provider, reason=refusal.message)

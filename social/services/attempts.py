@@ -379,6 +379,14 @@ def _calls(job: Job) -> None:
                 job.published = published
             job.parts.append(_part_data(part, published))
         job.complete = True
+    except outbound.HostBusy as busy:
+        # The user's own server (a Mastodon instance, a PDS) had all its calls from this
+        # process in flight: nothing was sent. As for a busy platform, the record waits its
+        # turn with no attempt counted, unless this attempt already published or uploaded.
+        if len(job.parts) == len(record.parts) and job.processing == record.processing:
+            job.deferred = True
+        else:
+            job.error = busy
     except outbound.OutboundError as error:
         job.error = error
     except Exception as error:  # a bug or a provider answer we did not expect

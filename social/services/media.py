@@ -308,12 +308,11 @@ class _Hosted:
 
 def _hosted_video(url: str, mime: str) -> tuple[mp4.Header, int]:
     """The hosted video's header and size; 400 naming `url` when it cannot be read or is not
-    a video of `mime`. Its server is user-chosen: the calls are bounded per host."""
+    a video of `mime`. Its server is user-chosen: the outbound layer bounds calls per host."""
     refused = f"The file at this URL is not a playable {mime} video"
     try:
-        with outbound.bounded_per_host():
-            source = _Hosted(url, time.monotonic() + HOSTED_PROBE_SECONDS)
-            header = mp4.probe(source, deadline=source.deadline)
+        source = _Hosted(url, time.monotonic() + HOSTED_PROBE_SECONDS)
+        header = mp4.probe(source, deadline=source.deadline)
     except mp4.NotAVideo as error:
         raise ValidationFailed(details={"url": [f"{refused}: {error}."]}) from None
     except outbound.OutboundError as error:

@@ -14,7 +14,8 @@ from tests.servers import free_port
 
 
 class Handler(BaseHTTPRequestHandler):
-    """`/status/<code>[?retry_after=N]`, `/sleep/<seconds>`, `/redirect`, `/echo-host`."""
+    """`/status/<code>[?retry_after=N]`, `/sleep/<seconds>`, `/redirect`, `/echo-host`,
+    `/cookie`."""
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -37,6 +38,9 @@ class Handler(BaseHTTPRequestHandler):
             status, headers["Location"] = 302, "http://127.0.0.1:1/elsewhere"
         elif parts[0] == "echo-host":
             body = json.dumps({"host": self.headers["Host"]}).encode()
+        elif parts[0] == "cookie":  # sets one, and says which it was sent
+            headers["Set-Cookie"] = "sid=abc; Path=/"
+            body = json.dumps({"cookie": self.headers["Cookie"]}).encode()
         elif parts[0] == "drip":  # a valid answer, one byte every 0.2 s, forever (bounded)
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -163,6 +167,12 @@ def test_a_provider_refines_the_classification(http_server):
         refined.request("GET", url(http_server, "/status/400"))
 
 
+def test_a_cookie_one_call_was_set_is_never_sent_with_the_next(http_server, outbound_client):
+    """A client's session serves every user's calls: nothing a server set travels on."""
+    assert outbound_client.request("GET", url(http_server, "/cookie")).json() == {"cookie": None}
+    assert outbound_client.request("GET", url(http_server, "/cookie")).json() == {"cookie": None}
+
+
 # --- The guard --------------------------------------------------------------------------------
 
 
@@ -205,6 +215,37 @@ def dns(monkeypatch):
         "[2002:7f00:1::]",  # 6to4 around 127.0.0.1
         "[2002:a9fe:a9fe::]",  # 6to4 around the cloud metadata address
         "[2001:0:4136:e378:8000:63bf:80ff:fffe]",  # Teredo, client 127.0.0.1
+        # Each range of the IANA special-purpose registries not globally reachable, ...
+        "0.1.2.3",  # "this network"
+        "192.0.0.8",  # IPv4 dummy address (192.0.0.0/24: Python 3.11 let it through)
+        "192.0.0.9",  # PCP anycast: reachable in the registry, refused with its /24
+        "192.0.0.170",  # NAT64/DNS64 discovery
+        "192.0.2.1",  # TEST-NET-1
+        "192.88.99.1",  # the deprecated 6to4 relay anycast
+        "198.18.0.1",  # benchmarking
+        "198.51.100.1",  # TEST-NET-2
+        "203.0.113.1",  # TEST-NET-3
+        "240.0.0.1",  # reserved
+        "255.255.255.255",  # limited broadcast
+        "239.255.255.250",  # multicast
+        "[::]",
+        "[::ffff:8.8.8.8]",  # IPv4-mapped, even around a public address
+        "[::127.0.0.1]",  # IPv4-compatible (deprecated)
+        "[64:ff9b::a00:1]",  # NAT64 around 10.0.0.1
+        "[64:ff9b::808:808]",  # NAT64 around a public address: refused all the same
+        "[64:ff9b:1::1]",  # NAT64, local use
+        "[100::1]",  # discard-only
+        "[100:0:0:1::1]",  # dummy prefix
+        "[2001:2::1]",  # benchmarking
+        "[2001:20::1]",  # ORCHIDv2, inside 2001::/23
+        "[2001:db8::1]",  # documentation
+        "[2002:808:808::1]",  # 6to4 around a public address
+        "[3fff::1]",  # documentation (2024)
+        "[5f00::1]",  # SRv6 SIDs
+        "[fd12:3456::1]",  # unique-local
+        "[fec0::1]",  # site-local (deprecated)
+        "[ff02::1]",  # multicast
+        "[4000::1]",  # outside the global unicast block
     ],
 )
 def test_private_addresses_are_refused(dns, address):
@@ -214,6 +255,54 @@ def test_private_addresses_are_refused(dns, address):
         outbound.guard_url(f"https://{address}/hook")
     with pytest.raises(outbound.UnsafeURL):
         outbound.guard_url("https://internal.example.com/hook")
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize(
+    "address",
+    ["93.184.216.34", "8.8.8.8", "100.63.255.255", "100.128.0.1", "192.0.1.1", "192.31.196.1",
+     "223.255.255.254", "2606:4700:4700::1111", "2a00:1450:4001::1", "2620:4f:8000::1"],
+)  # fmt: skip
+def test_public_addresses_pass_the_guard(dns, address):
+    dns["public.example.com"] = [[address]]
+    assert outbound.guard_url("https://public.example.com/").address == address
+
+
+# What requests-hardened 1.3.0b1 (June 2026) refuses: `ipaddress`'s private ranges (Python
+# 3.11 and later tables), multicast, and its own list. The guard refuses all of it.
+HARDENED_REFUSES = [
+    "0.0.0.0/8", "10.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+    "192.0.0.0/29", "192.0.0.170/31", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
+    "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32", "224.0.0.0/4",
+    "::1/128", "::/128", "::ffff:0:0/96", "100::/64", "2001::/23", "2001:2::/48",
+    "2001:db8::/32", "2001:10::/28", "fc00::/7", "fe80::/10", "ff00::/8",
+    "192.88.99.0/24", "100.64.0.0/10", "5f00::/16", "64:ff9b::/96", "2001:20::/28",
+    "192.0.0.0/24", "64:ff9b:1::/48", "2002::/16", "3fff::/20",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("block", HARDENED_REFUSES)
+def test_every_range_requests_hardened_refuses_is_refused(block):
+    import ipaddress
+
+    from core import special_addresses
+
+    network = ipaddress.ip_network(block)
+    for address in (network.network_address, network.broadcast_address):
+        assert special_addresses.refusal(str(address)) is not None, address
+
+
+def test_every_range_refused_is_one_from_the_registries_table():
+    """The rule reads one table (with each row's source); the guard names the row it used."""
+    from core import special_addresses
+
+    assert special_addresses.refusal("192.0.0.8") == (
+        "IETF Protocol Assignments, 192.0.0.0/24 (RFC 6890)"
+    )
+    for network, name, reference in special_addresses.REFUSED:
+        first = str(network.network_address)
+        assert special_addresses.refusal(first) is not None, (network, name, reference)
+    assert special_addresses.refusal("fe80::1%eth0") is not None  # a zone names no other host
 
 
 @pytest.mark.usefixtures("strict")
@@ -270,6 +359,109 @@ def test_a_dripping_answer_ends_at_the_calls_deadline(http_server):
     assert caught.value.maybe_delivered
 
 
+@pytest.fixture
+def dripping_server() -> Iterator[tuple[str, list[float]]]:
+    """A raw server that answers every request with its status line and headers one byte
+    every 0.1 s (a whole, valid answer after about 8 s); a URL to it, and the moments each
+    connection ended."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    ended: list[float] = []
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Pad: " + b"a" * 20
+    answer += b"\r\nContent-Length: 2\r\n\r\n{}"
+
+    def drip(conn: socket.socket) -> None:
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += conn.recv(65536)
+            try:
+                for byte in answer:
+                    conn.sendall(bytes([byte]))
+                    time.sleep(0.1)
+            except OSError:
+                pass
+            ended.append(time.monotonic())
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", ended
+    listener.close()
+
+
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [
+        ("POST", {"json": {"text": "hello"}}),  # a create to a configured host
+        ("GET", {}),  # a read (retried inline while its time lasts)
+        ("POST", {"guarded": True}),  # a user-chosen host (a webhook receiver)
+    ],
+)
+def test_a_dripped_status_line_and_header_end_at_the_calls_deadline(
+    dripping_server, method, options
+):
+    """Each byte comes well within the read timeout; the call's one deadline still ends it."""
+    base, _ = dripping_server
+    client = outbound.Client("test", read_timeout=1.0, retries=2)
+    started = time.monotonic()
+    with pytest.raises(outbound.TransientError) as caught:
+        client.request(method, f"{base}/hooks", **options)
+    assert time.monotonic() - started < 2.0
+    assert (caught.value.timed_out, caught.value.maybe_delivered) == (True, True)
+    assert caught.value.message == "The server did not answer in time."
+
+
+def test_a_dripped_tls_handshake_ends_at_the_calls_deadline():
+    """A server that answers the TLS greeting one byte at a time (a record that never
+    completes) holds no call past its deadline; nothing was sent."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)  # the client's hello
+            try:
+                conn.sendall(b"\x16\x03\x03\x40\x00")  # a handshake record of 16 KB...
+                for _ in range(100):  # ...sent a byte every 0.1 s
+                    conn.sendall(b"\x00")
+                    time.sleep(0.1)
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    client = outbound.Client("test", read_timeout=1.0, retries=0)
+    started = time.monotonic()
+    try:
+        with pytest.raises(outbound.TransientError) as caught:
+            client.request("POST", f"https://127.0.0.1:{listener.getsockname()[1]}/", json={})
+        assert time.monotonic() - started < 2.0
+        assert (caught.value.timed_out, caught.value.maybe_delivered) == (True, False)
+    finally:
+        listener.close()
+
+
+def test_a_connection_cut_by_the_deadline_is_not_kept(keepalive_server, dripping_server):
+    """After a call cut off, the client's next calls (to any host) work as usual."""
+    base, _ = dripping_server
+    client = outbound.Client("test", read_timeout=0.5, retries=0)
+    with pytest.raises(outbound.TransientError):
+        client.request("GET", f"{base}/slow")
+    for path in ("/one", "/two"):
+        assert client.request("GET", url(keepalive_server, path)).json()["path"] == path
+    assert keepalive_server.connections == 1
+
+
 def test_an_answer_past_the_size_cap_is_refused_without_reading_it_whole(http_server, settings):
     settings.OUTBOUND_MAX_RESPONSE_BYTES = 1024 * 1024
     client = outbound.Client("test", read_timeout=10, retries=0)
@@ -279,40 +471,53 @@ def test_an_answer_past_the_size_cap_is_refused_without_reading_it_whole(http_se
     assert time.monotonic() - started < 5
 
 
-def test_calls_to_one_user_chosen_host_are_bounded(http_server, settings):
+def test_calls_to_one_user_chosen_host_are_bounded_in_every_process(http_server, settings):
+    """Not only web requests: the scheduler's and the webhooks' calls run on bounded()'s
+    lanes, and a slow host must not hold them all. The gate counts every client's calls."""
+    from core.concurrency import bounded_map
+
     settings.OUTBOUND_PER_HOST_CONCURRENCY = 2
-    client = outbound.Client("test", read_timeout=5, retries=0)
-    results: list[str] = []
+    mastodon = outbound.Client("test", read_timeout=5, retries=0)
+    media = outbound.Client("media", read_timeout=5, retries=0)
 
-    def call() -> None:
+    def call(index: int) -> str:
+        client = mastodon if index % 2 else media
         try:
-            with outbound.bounded_per_host():  # as connecting an account does
-                client.request("GET", url(http_server, "/sleep/1"), guarded=True)
-            results.append("ok")
-        except outbound.TransientError:
-            results.append("busy")
+            client.request("GET", url(http_server, "/sleep/1"), guarded=True)
+        except outbound.HostBusy as busy:
+            return f"busy {busy.maybe_delivered} {busy.timed_out}"
+        return "ok"
 
-    threads = [threading.Thread(target=call) for _ in range(5)]
     started = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(results) == ["busy", "busy", "busy", "ok", "ok"]
+    results = bounded_map(call, list(range(5)), limit=5)
+    assert sorted(results) == ["busy False False"] * 3 + ["ok", "ok"]  # not sent, not late
     assert time.monotonic() - started < 3  # the refused ones failed at once
-    # Outside it (the scheduler's and the webhooks' workers) nothing is refused as busy.
-    results.clear()
-    threads = [threading.Thread(target=lambda: results.append(
-        str(client.request("GET", url(http_server, "/sleep/0.5"), guarded=True).status_code)))
-        for _ in range(5)]  # fmt: skip
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert results == ["200"] * 5
+    assert len(http_server.hits) == 2  # nothing was sent for them
+    # Our own configured hosts (the platforms' APIs) are not gated: callers bound those.
+    plain = bounded_map(
+        lambda _: mastodon.request("GET", url(http_server, "/sleep/0.5")).status_code,
+        list(range(5)), limit=5,
+    )  # fmt: skip
+    assert plain == [200] * 5
 
 
-# --- Kept-alive connections (the plain calls' transport) ---------------------------------------
+def test_a_client_made_to_wait_for_its_host_takes_turns_within_its_deadline(http_server, settings):
+    """The webhooks' client (its threads serve deliveries only): a burst to one receiver goes
+    out a bound at a time instead of failing as busy."""
+    from core.concurrency import bounded_map
+
+    settings.OUTBOUND_PER_HOST_CONCURRENCY = 2
+    client = outbound.Client("webhooks", read_timeout=3, retries=0, wait_for_host=True)
+    started = time.monotonic()
+    statuses = bounded_map(
+        lambda _: client.request("POST", url(http_server, "/sleep/0.4"), guarded=True).status_code,
+        list(range(5)), limit=5,
+    )  # fmt: skip
+    assert statuses == [200] * 5
+    assert 1.1 < time.monotonic() - started < 3  # three turns of two, within the deadline
+
+
+# --- Kept-alive connections and how answers are read -------------------------------------------
 
 
 class KeepAliveHandler(BaseHTTPRequestHandler):
@@ -404,7 +609,7 @@ def test_kept_alive_connections_are_reused_past_descriptor_1023(keepalive_server
 
 
 def test_answers_are_read_as_http_clients_read_them(outbound_client):
-    """The plain calls' transport reads the answer's header itself: an interim 100 answer
+    """Answers are read as HTTP clients read them: an interim 100 answer
     skipped, repeated fields joined, a folded line continued, a chunked body whole, and the
     connection then reused for the next call."""
     import socket
@@ -448,3 +653,47 @@ def test_answers_are_read_as_http_clients_read_them(outbound_client):
     finally:
         thread.join(timeout=5)
         listener.close()
+
+
+# --- What the log says -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("status", "level"), [(503, "WARNING"), (401, "WARNING"), (404, "INFO")])
+def test_failures_are_logged_with_the_request_id_from_the_call_threads(
+    http_server, caplog, status, level
+):
+    """A request's provider calls run on bounded()'s threads; their log lines still name the
+    request, and a server failing (5xx) or refusing our credentials (401) is a WARNING."""
+    from core import logs
+    from core.concurrency import bounded_map
+
+    client = outbound.Client("test", read_timeout=2, retries=0)
+
+    def call(path: str) -> str:
+        try:
+            client.request("POST", url(http_server, path))
+        except outbound.OutboundError as error:
+            return type(error).__name__
+        return "ok"
+
+    caplog.handler.addFilter(logs.RequestContextFilter())
+    token = logs.bind(logs.RequestContext("req-42"))
+    try:
+        with caplog.at_level("INFO", logger="core.outbound"):
+            bounded_map(call, [f"/status/{status}", f"/status/{status}"], limit=2)
+    finally:
+        logs.unbind(token)
+    answered = [record for record in caplog.records if "answered" in record.getMessage()]
+    assert [(record.levelname, record.request_id) for record in answered] == [
+        (level, "req-42"),
+        (level, "req-42"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("target", "options"),
+    [("http://", {}), ("not a url", {}), ("http://127.0.0.1:1/", {"json": {"n": float("nan")}})],
+)
+def test_a_request_that_cannot_be_sent_is_a_permanent_error(outbound_client, target, options):
+    with pytest.raises(outbound.PermanentError, match="could not be sent"):
+        outbound_client.request("POST", target, **options)

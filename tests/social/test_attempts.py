@@ -180,3 +180,52 @@ def test_a_502_whose_lookup_gets_no_answer_is_unconfirmed(ada_client, ada_accoun
     assert creates(providers, "mastodon") == 1
     notice = Notification.objects.get(type="post_failed")
     assert notice.metadata["unconfirmed"] is True
+
+
+def test_a_record_whose_own_server_is_busy_waits_its_turn_with_no_attempt_counted(
+    client, ada_client, ada_accounts, providers, settings
+):
+    """A user's Mastodon instance with all its calls from this process in flight (here one,
+    held by a slow call to the same host): nothing is sent, the record is deferred as for a
+    busy platform, no attempt counted, even with autoRetry off; its next turn publishes it."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from core import outbound
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            time.sleep(1.5)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    assert ada_client.put("/api/social/settings", {"autoRetry": False},
+                          format="json").status_code == 200  # fmt: skip
+    (record_id,) = schedule(ada_client, ada_accounts, "mastodon")
+    settings.OUTBOUND_PER_HOST_CONCURRENCY = 1
+    slow = ThreadingHTTPServer(("127.0.0.1", 0), Slow)  # the stand-in's host, another port
+    threading.Thread(target=slow.serve_forever, daemon=True).start()
+    held = threading.Thread(target=lambda: outbound.Client("other", read_timeout=5).request(
+        "GET", f"http://127.0.0.1:{slow.server_address[1]}/", guarded=True))  # fmt: skip
+    held.start()
+    time.sleep(0.3)
+    try:
+        result = run(client).json()["data"]["results"][0]
+    finally:
+        held.join()
+        slow.shutdown()
+        slow.server_close()
+    assert (result["success"], result["status"]) == (False, "Scheduled")
+    assert creates(providers, "mastodon") == 0
+    stored = ScheduledRecord.objects.get(pk=record_id)
+    assert stored.attempts == 0
+    assert [entry["outcome"] for entry in stored.history] == ["deferred"]
+
+    make_due([record_id])
+    result = run(client).json()["data"]["results"][0]
+    assert (result["success"], result["status"]) == (True, "Published")
+    assert ScheduledRecord.objects.get(pk=record_id).attempts == 1
