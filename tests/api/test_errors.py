@@ -2,6 +2,7 @@
 
 import json
 import logging
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -251,7 +252,7 @@ def devto_account(ada):
     )
 
 
-def schedule_body(account, **fields):
+def schedule_body(account: Any, **fields: Any) -> dict[str, Any]:
     return {"title": "Launch", "content": "Launch day", "accountIds": [str(account.pk)], **fields}
 
 

@@ -1,5 +1,8 @@
 """The OpenAPI schema describes real responses; Swagger UI is served by the app itself."""
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +65,7 @@ def test_sidecar_assets_are_served(api):
 QUERY_TEXT = {("/api/events/stream", "ticket")}
 
 
-def query_parameters(schema):
+def query_parameters(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():
             for parameter in operation.get("parameters", []):
@@ -99,7 +102,7 @@ def test_filters_are_declared_once_by_the_serializers_that_parse_them(schema):
     assert "pattern" in by_name[("/api/events", "after")]["oneOf"][0]
 
 
-def request_bodies(schema):
+def request_bodies(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     for name, component in schema["components"]["schemas"].items():
         if name.endswith("Request"):
             yield name, component
@@ -119,7 +122,7 @@ def test_every_text_field_of_a_body_is_bounded_and_patterned(schema):
     """What DRF's CharField refuses (a NUL, blank text once trimmed, more than max_length) is
     in the schema, so a generated client refuses it too."""
 
-    def branches(prop):
+    def branches(prop: dict[str, Any]) -> list[dict[str, Any]]:
         return prop.get("oneOf", [prop])
 
     loose = []
