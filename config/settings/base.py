@@ -518,7 +518,12 @@ SOCIAL_DAILY_CAPS = {
 PREFLIGHT_INTERVAL_SECONDS = env.float("PREFLIGHT_INTERVAL_SECONDS", default=600.0)
 
 # --- E-mail -----------------------------------------------------------------------------------
-EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+# The console backend logs each message through logging, its links redacted (core/mail.py);
+# Django's own, when named, is replaced by it: it printed working sign-in links beside the logs.
+CONSOLE_EMAIL_BACKEND = "core.mail.ConsoleEmailBackend"
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default=CONSOLE_EMAIL_BACKEND)
+if EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":
+    EMAIL_BACKEND = CONSOLE_EMAIL_BACKEND
 EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)
 EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
@@ -555,6 +560,8 @@ SENTRY_DSN = env.str("SENTRY_DSN", default="")
 SENTRY_TRACES_SAMPLE_RATE = env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0)
 
 # --- Logging ----------------------------------------------------------------------------------
+# dictConfig, and in JSON mode what is printed goes through logging too (core.logs.configure).
+LOGGING_CONFIG = "core.logs.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -583,5 +590,8 @@ LOGGING = {
             "filters": ["handled_500"],
             "propagate": False,
         },
+        # Celery's pool (billiard) logs here with propagation off: without a handler of its
+        # own its errors (a pool process that died) went to stderr bare, in neither format.
+        "multiprocessing": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import DATABASES, PUBLIC_URL, env
+from config.settings.base import CONSOLE_EMAIL_BACKEND, DATABASES, PUBLIC_URL, env
 
 ENVIRONMENT = env.str("DJANGO_ENV", default="production")
 DEBUG = False
@@ -36,6 +36,8 @@ OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
 SIGNUP_CREDITS_ON = env.str("SIGNUP_CREDITS_ON", default="verified")
 # Mail goes out over SMTP unless the operator explicitly chose another backend.
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+if EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":
+    EMAIL_BACKEND = CONSOLE_EMAIL_BACKEND  # as in base: never a sign-in link on the console
 
 # Substrings of the keys shipped in this repository and of keys people type by hand.
 WEAK_KEY_MARKERS = ("dev-only", "insecure", "change-me", "changeme", "secret", "test-only")

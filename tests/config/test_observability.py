@@ -75,11 +75,13 @@ def collector() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
 def test_json_lines_and_nothing_of_traces_or_sentry_when_unconfigured():
     done = run("/api/v1/health", LOG_FORMAT="json", METRICS_TOKEN="")
     assert done.returncode == 0, done.stderr
-    assert "STATUS 200 proc-req-1" in done.stdout
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    # In JSON mode what the script prints is logged too, as JSON lines of the `stdout` logger.
+    printed = [line["message"] for line in lines if line["logger"] == "stdout"]
+    assert "STATUS 200 proc-req-1" in printed
     # Sentry and the tracing SDK are not imported (redis-py imports OpenTelemetry's metrics API
     # for itself), metrics are off too: nothing of them runs on a request.
-    assert "IMPORTED False False False" in done.stdout
-    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    assert "IMPORTED False False False" in printed
     access = next(line for line in lines if line["logger"] == "core.api.access")
     assert (access["request_id"], access["route"], access["status"]) == (
         "proc-req-1", "/api/v1/health", 200)  # fmt: skip
@@ -119,3 +121,60 @@ def test_the_default_is_readable_text():
     assert done.returncode == 0, done.stderr
     line = next(line for line in done.stderr.splitlines() if " core.api.access " in line)
     assert " INFO core.api.access [proc-req-1] GET /api/v1/health 200 " in line
+
+
+# A magic link asked for and its e-mail sent, in a process logging as the compose stack does
+# (LOG_FORMAT=json, Django's console e-mail backend named explicitly); then lines with a token
+# in their message, their arguments and an exception. The link goes to a file, not the output.
+MAGIC_LINK_SCRIPT = """
+import logging, sys, django
+django.setup()
+from django.core.management import call_command
+from django.test import Client
+call_command("migrate", verbosity=0)
+answer = Client(SERVER_NAME="localhost").post(
+    "/api/auth/magic-link", {"email": "ada@example.com"}, content_type="application/json")
+assert answer.status_code == 200, answer.content
+url = answer.json()["data"]["magicUrl"]
+open(sys.argv[1], "w").write(url)
+token = url.split("token=")[1]
+log = logging.getLogger("tests")
+log.warning("Following %s", url)
+log.info("Bearer %s and api key fgp_%s", token, token)
+try:
+    raise ValueError(f"bad link {url}")
+except ValueError:
+    log.exception("failed")
+print("a stray print with", url)
+"""
+
+
+def test_json_logs_are_json_lines_without_any_token(tmp_path):
+    written = tmp_path / "url"
+    done = subprocess.run(
+        [sys.executable, "-c", MAGIC_LINK_SCRIPT, str(written)],
+        cwd=ROOT,
+        env=server_env(
+            DATABASE_URL="sqlite:///:memory:",
+            LOG_FORMAT="json",
+            CELERY_TASK_ALWAYS_EAGER="true",
+            MAGIC_LINK_EXPOSE_URL="true",
+            EMAIL_BACKEND="django.core.mail.backends.console.EmailBackend",
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    url = written.read_text()
+    token = url.split("token=")[1]
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    entries = [json.loads(line) for line in lines]  # every line is one JSON object
+    assert all(isinstance(entry, dict) for entry in entries)
+    output = done.stdout + done.stderr
+    assert token not in output
+    assert url not in output
+    messages = [entry["message"] for entry in entries]
+    assert any("Your sign-in link" in message for message in messages)  # the e-mail was logged
+    assert any("a stray print with" in message for message in messages)
