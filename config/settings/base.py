@@ -558,6 +558,11 @@ OTEL_EXPORTER_OTLP_ENDPOINT = env.str("OTEL_EXPORTER_OTLP_ENDPOINT", default="")
 OTEL_SERVICE_NAME = env.str("OTEL_SERVICE_NAME", default="freelancer-growth-api")
 SENTRY_DSN = env.str("SENTRY_DSN", default="")
 SENTRY_TRACES_SAMPLE_RATE = env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0)
+# Our own services' host names: the only hosts outbound calls send trace context to (Sentry's
+# and OpenTelemetry's headers); never a user-chosen host or a platform (core/telemetry.py).
+TRACE_PROPAGATION_HOSTS = frozenset(
+    host.strip().lower() for host in env.list("TRACE_PROPAGATION_HOSTS", default=[]) if host.strip()
+)
 
 # --- Logging ----------------------------------------------------------------------------------
 # dictConfig, and in JSON mode what is printed goes through logging too (core.logs.configure).

@@ -178,3 +178,63 @@ def test_json_logs_are_json_lines_without_any_token(tmp_path):
     messages = [entry["message"] for entry in entries]
     assert any("Your sign-in link" in message for message in messages)  # the e-mail was logged
     assert any("a stray print with" in message for message in messages)
+
+
+TRACE_HEADERS = ("traceparent", "tracestate", "sentry-trace", "baggage")
+# Outbound calls in a process with both OpenTelemetry and Sentry on, made inside a request's
+# span as a provider call or a webhook would be: to a user's host, and to one of ours.
+OUTBOUND_SCRIPT = """
+import sys, django, requests
+django.setup()
+from opentelemetry import trace
+import sentry_sdk
+user_host, own_host = sys.argv[1], sys.argv[2]
+with trace.get_tracer("tests").start_as_current_span("request"):
+    with sentry_sdk.start_transaction(name="request", sampled=True):
+        requests.get(user_host + "/hook", timeout=5)
+        requests.get(own_host + "/internal", timeout=5)
+trace.get_tracer_provider().force_flush()
+sentry_sdk.flush()
+"""
+
+
+def test_trace_context_goes_to_our_own_services_only(collector):
+    base, _ = collector
+    seen: dict[str, dict[str, str]] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            seen[self.path] = {name.lower(): value for name, value in self.headers.items()}
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    port = server.server_address[1]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", OUTBOUND_SCRIPT,
+             f"http://127.0.0.1:{port}", f"http://localhost:{port}"],
+            cwd=ROOT,
+            env=server_env(
+                DATABASE_URL="sqlite:///:memory:",
+                OTEL_EXPORTER_OTLP_ENDPOINT=base,
+                SENTRY_DSN=base.replace("http://", "http://publickey@") + "/42",
+                SENTRY_TRACES_SAMPLE_RATE="1.0",
+                TRACE_PROPAGATION_HOSTS="localhost",
+            ),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 0, done.stderr
+    assert [name for name in TRACE_HEADERS if name in seen["/hook"]] == []  # a user's host
+    assert {"traceparent", "sentry-trace", "baggage"} <= set(seen["/internal"])  # ours
