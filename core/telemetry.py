@@ -129,12 +129,33 @@ def _tracing() -> None:
     logger.info("OpenTelemetry traces go to %s", endpoint)
 
 
-def _tagged(event: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
-    """Every Sentry event names the request (or the queuing request) it happened in."""
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+
+
+def _scrubbed(value: Any) -> Any:
+    """`value` with every e-mail address (a user's, in a message, a log line's arguments or a
+    breadcrumb) replaced, and every token and link the logs would not show either."""
+    if isinstance(value, str):
+        return logs.redact(EMAIL.sub("[email]", value))
+    if isinstance(value, dict):
+        return {key: _scrubbed(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(item) for item in value]
+    return value
+
+
+def _before_send(event: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
+    """Every Sentry event names the request (or the queuing request) it happened in, and
+    carries no e-mail address nor token."""
+    event = _scrubbed(event)
     request_id = logs.current_request_id()
     if request_id:
         event.setdefault("tags", {})["request_id"] = request_id
     return event
+
+
+def _breadcrumb(crumb: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
+    return _scrubbed(crumb)
 
 
 def _errors() -> None:
@@ -144,10 +165,15 @@ def _errors() -> None:
         dsn=settings.SENTRY_DSN,
         environment=str(settings.ENVIRONMENT),
         release=core.__version__,
+        # No personal data: no user, cookies or headers (send_default_pii), no frame's local
+        # variables (a user's e-mail in a service's arguments), no address in any text.
         send_default_pii=False,
+        include_local_variables=False,
         traces_sample_rate=settings.SENTRY_TRACES_SAMPLE_RATE,
         # Its default is every host: sentry-trace and baggage to users' webhook URLs too.
         trace_propagation_targets=propagation_targets(settings.TRACE_PROPAGATION_HOSTS),
-        before_send=_tagged,  # type: ignore[arg-type]
+        before_send=_before_send,  # type: ignore[arg-type]
+        before_send_transaction=_before_send,  # type: ignore[arg-type]
+        before_breadcrumb=_breadcrumb,  # type: ignore[arg-type]
     )
     logger.info("Errors are reported to Sentry")

@@ -238,3 +238,44 @@ def test_trace_context_goes_to_our_own_services_only(collector):
     assert done.returncode == 0, done.stderr
     assert [name for name in TRACE_HEADERS if name in seen["/hook"]] == []  # a user's host
     assert {"traceparent", "sentry-trace", "baggage"} <= set(seen["/internal"])  # ours
+
+
+SENTRY_SCRIPT = """
+import logging, django
+django.setup()
+import sentry_sdk
+
+def sign_in(email):
+    user_email = email
+    raise LookupError(f"No account for {user_email}")
+
+try:
+    sign_in("ada.lovelace@example.com")
+except LookupError:
+    sentry_sdk.capture_exception()
+logging.getLogger("tests").error("Delivery to grace@example.org failed")
+sentry_sdk.flush()
+"""
+
+
+def test_sentry_events_carry_no_local_variables_nor_email_addresses(collector):
+    base, received = collector
+    done = subprocess.run(
+        [sys.executable, "-c", SENTRY_SCRIPT],
+        cwd=ROOT,
+        env=server_env(DATABASE_URL="sqlite:///:memory:",
+                       SENTRY_DSN=base.replace("http://", "http://publickey@") + "/42"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    envelopes = [gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
+                 for path, body in received if path == "/api/42/envelope/"]  # fmt: skip
+    sent = b"".join(envelopes)
+    assert b"LookupError" in sent  # the error itself went
+    assert b"Delivery to" in sent  # and the ERROR line
+    assert b"example.com" not in sent
+    assert b"example.org" not in sent
+    assert b"user_email" not in sent  # no local variables
