@@ -174,6 +174,6 @@ def _errors() -> None:
         trace_propagation_targets=propagation_targets(settings.TRACE_PROPAGATION_HOSTS),
         before_send=_before_send,  # type: ignore[arg-type]
         before_send_transaction=_before_send,  # type: ignore[arg-type]
-        before_breadcrumb=_breadcrumb,  # type: ignore[arg-type]
+        before_breadcrumb=_breadcrumb,
     )
     logger.info("Errors are reported to Sentry")
