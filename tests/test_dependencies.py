@@ -4,10 +4,9 @@ arrives only as another's dependency can leave with that one's next release."""
 
 import ast
 import sys
-from importlib.metadata import packages_distributions
-from pathlib import Path
-
 import tomllib
+from importlib.metadata import packages_distributions
+
 from packaging.requirements import Requirement
 
 from tests.servers import ROOT
