@@ -44,6 +44,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# Times to the second in the admin (config/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["config.formats"]
 
 # Ours, bottom layer first (docs/architecture.md); each may bring a `beat.py` of periodic tasks.
 PROJECT_APPS = ["core", "accounts", "notifications", "billing", "aitools", "social", "health"]
