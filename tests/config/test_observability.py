@@ -279,3 +279,21 @@ def test_sentry_events_carry_no_local_variables_nor_email_addresses(collector):
     assert b"example.com" not in sent
     assert b"example.org" not in sent
     assert b"user_email" not in sent  # no local variables
+
+
+def test_the_live_feed_streams_with_tracing_and_error_reports_on(tmp_path, collector):
+    # Sentry wraps Django's WSGI handler: the stream's admission took the wrapper's iterable
+    # for Django's answer, and every stream answered 500.
+    from tests.notifications.test_livefeed import Reader, feed_server, open_stream, sign_in
+
+    base_collector, received = collector
+    dsn = base_collector.replace("http://", "http://publickey@") + "/42"
+    with feed_server(tmp_path, "embedded", workers=1, OTEL_EXPORTER_OTLP_ENDPOINT=base_collector,
+                     OTEL_BSP_SCHEDULE_DELAY="50", SENTRY_DSN=dsn) as (base, _):  # fmt: skip
+        token = sign_in(base, "ada@example.com")
+        stream = open_stream(base, token=token)
+        assert isinstance(stream, Reader), stream
+        assert stream.response.getheader("Content-Type", "").startswith("text/event-stream")
+        stream.close()
+    traces = b"".join(body for path, body in received if path == "/v1/traces")
+    assert b"/api/auth/login" in traces  # tracing was on for the requests around it
