@@ -100,13 +100,18 @@ def _heartbeat_stopped(**kwargs: object) -> None:
 
 
 @app.on_after_finalize.connect
-def _make_local_folders(sender: Celery, **kwargs: object) -> None:
-    """The file-system broker and result backend need their folders before the first task."""
+def _embedded_broker_prepared(sender: Celery, **kwargs: object) -> None:
+    """The file-system broker and result backend need their folders before the first task,
+    and its exchange tables written by one process at a time (config/broker.py)."""
     from django.conf import settings
+
+    from config import broker
 
     if not settings.REDIS_URL:
         for name in ("queue", "processed", "results", "control"):
             (settings.CELERY_DATA_DIR / name).mkdir(parents=True, exist_ok=True)
+        with sender.connection_for_write() as connection:
+            broker.bindings_declared(connection, sender.amqp.queues.values())
 
 
 @app.on_after_configure.connect
