@@ -174,6 +174,7 @@ class PrintedLines:
     def __init__(self) -> None:
         read, write = os.pipe()
         sys.stdout.flush()
+        self._original = os.dup(1)
         os.dup2(write, 1)
         os.close(write)
         self._lines = os.fdopen(read, encoding="utf-8", errors="replace")
@@ -205,7 +206,9 @@ class PrintedLines:
     def _drained(self) -> None:
         """At exit: what was printed last is logged before the process ends."""
         sys.stdout.flush()
-        os.close(1)  # the end of the pipe, unless a child process still holds it
+        # The pipe's end closes here (unless a child process still holds it): the thread reads
+        # to its end. Anything printed later still has a standard output to go to.
+        os.dup2(self._original, 1)
         self._reader.join(timeout=1.0)
 
 
