@@ -209,7 +209,7 @@ class PrintedLines:
         # The pipe's end closes here (unless a child process still holds it): the thread reads
         # to its end. Anything printed later still has a standard output to go to.
         os.dup2(self._original, 1)
-        self._reader.join(timeout=1.0)
+        self._reader.join(timeout=5.0)  # at once, unless a child process still holds the pipe
 
 
 _printed: list[PrintedLines] = []

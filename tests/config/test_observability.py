@@ -157,6 +157,7 @@ def test_json_logs_are_json_lines_without_any_token(tmp_path):
         env=server_env(
             DATABASE_URL="sqlite:///:memory:",
             LOG_FORMAT="json",
+            RATE_LIMIT_FILE_DIR=str(tmp_path / "ratelimit"),  # this run's own counts
             CELERY_TASK_ALWAYS_EAGER="true",
             MAGIC_LINK_EXPOSE_URL="true",
             EMAIL_BACKEND="django.core.mail.backends.console.EmailBackend",
