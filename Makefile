@@ -7,7 +7,7 @@ PORT ?= 8000
 export HOST PORT VENV
 
 .PHONY: run dev test lint typecheck imports migrations-check schema audit pytest superuser bench lock \
-	smoke clean
+	test-upgraded smoke clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -40,6 +40,29 @@ lock: $(VENV)/.dev
 		--python-version 3.11 -o requirements.txt
 	$(VENV)/bin/uv pip compile pyproject.toml --quiet --extra dev --generate-hashes --no-header \
 		--python-version 3.11 -c requirements.txt -o requirements-dev.txt
+
+# Before a re-lock: the newest versions pyproject.toml allows, resolved into var/upgraded (not
+# the tracked locks) and installed into a virtualenv of their own there, run the test suite
+# (both stages, as `make pytest`; PYTEST_ARGS narrows it). Green: `make lock` may take them.
+UPGRADED := var/upgraded
+test-upgraded: $(VENV)/.dev
+	@mkdir -p $(UPGRADED)
+	$(VENV)/bin/uv pip compile pyproject.toml --quiet --extra dev --upgrade --no-header \
+		--python-version 3.11 -o $(UPGRADED)/requirements-dev.txt
+	@test -x $(UPGRADED)/venv/bin/python || $(PYTHON) -m venv $(UPGRADED)/venv
+	$(VENV)/bin/uv pip install --quiet --python $(UPGRADED)/venv/bin/python \
+		-r $(UPGRADED)/requirements-dev.txt
+	@grep -o '^[a-z0-9._-]*==[^ ]*' requirements-dev.txt | sort > $(UPGRADED)/locked.txt
+	@grep -o '^[a-z0-9._-]*==[^ ]*' $(UPGRADED)/requirements-dev.txt | sort > $(UPGRADED)/newest.txt
+	@echo "== versions newer than the lock:"; \
+		comm -13 $(UPGRADED)/locked.txt $(UPGRADED)/newest.txt | sed 's/^/  /' | grep . \
+		|| echo "  none"
+	@status=0; \
+	echo "== pytest -m 'not server' (upgraded)"; \
+	$(UPGRADED)/venv/bin/pytest -m "not server" $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "== pytest -m server (upgraded)"; \
+	$(UPGRADED)/venv/bin/pytest -m server $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	exit $$status
 
 test: $(VENV)/.dev lint typecheck imports migrations-check schema audit pytest
 

@@ -9,10 +9,24 @@ renamed into place when complete (a rename within one file system is atomic), an
 claims a message by renaming it into the processed folder, beside the queue, before reading:
 of two readers, one wins the rename and the other moves on. Nothing is ever read half-written
 or twice.
+
+The exchange tables (which queue is bound to which exchange) are files under the control
+folder, and kombu writes a new one unsafely: when the file does not exist yet, it opens it
+for writing, which creates it empty, before it takes the lock; a second process that binds
+at that moment finds the file, locks it first and reads it empty (a JSON error: at a fresh
+start, with the server's processes, the worker and beat all declaring the task queue, some
+binds failed), or two processes both create it and the later one's table replaces the
+other's (a binding lost: messages routed to nothing). Once the file exists, kombu reads and
+rewrites it under its lock, safely. So every process declares the queues it uses through
+kombu's public API while holding an exclusive lock of ours (`bindings_declared`, at start):
+the first creates each file, alone; the others find it there.
 """
 
+import fcntl
 import os
 import uuid
+from collections.abc import Iterable
+from pathlib import Path
 from time import monotonic
 from typing import Any
 
@@ -23,6 +37,22 @@ from kombu.utils.encoding import bytes_to_str, str_to_bytes
 from kombu.utils.json import dumps, loads
 
 PARTIAL = ".part"  # a message still being written: never matches a reader's `<queue>.msg`
+DECLARE_LOCK = ".declare.lock"  # in the control folder: one process declares at a time
+
+
+def bindings_declared(connection: Any, queues: Iterable[Any]) -> None:
+    """Declare `queues` (kombu Queues: their exchanges and bindings) on this file-system broker,
+    one process at a time (see the module's docstring)."""
+    control = Path(connection.transport_options["control_folder"])
+    control.mkdir(parents=True, exist_ok=True)
+    with open(control / DECLARE_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            channel = connection.default_channel
+            for queue in queues:
+                queue(channel).declare()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 class Channel(filesystem.Channel):

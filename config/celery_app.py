@@ -62,11 +62,10 @@ def _logging_as_django(loglevel: int | str | None = None, **kwargs: object) -> N
     Celery's own format; Celery's own loggers at the level the command line gave (--loglevel),
     ours at LOG_LEVEL."""
     import logging
-    import logging.config
 
     from django.conf import settings
 
-    logging.config.dictConfig(settings.LOGGING)
+    logs.configure(settings.LOGGING)  # in JSON mode, the start banners become JSON lines too
     if loglevel:
         logging.getLogger("celery").setLevel(loglevel)
 
@@ -107,13 +106,26 @@ def _heartbeat_stopped(**kwargs: object) -> None:
 
 
 @app.on_after_finalize.connect
-def _make_local_folders(sender: Celery, **kwargs: object) -> None:
-    """The file-system broker and result backend need their folders before the first task."""
+def _embedded_broker_prepared(sender: Celery, **kwargs: object) -> None:
+    """The file-system broker and result backend need their folders before the first task,
+    and its exchange tables written by one process at a time (config/broker.py)."""
     from django.conf import settings
+
+    from config import broker
 
     if not settings.REDIS_URL:
         for name in ("queue", "processed", "results", "control"):
             (settings.CELERY_DATA_DIR / name).mkdir(parents=True, exist_ok=True)
+        with sender.connection_for_write() as connection:
+            broker.bindings_declared(connection, sender.amqp.queues.values())
+
+
+@app.on_after_configure.connect
+def _printed_lines_logged(sender: Celery, **kwargs: object) -> None:
+    """JSON logs: what a worker or beat prints from here on, before its logging is set up
+    (beat's first line) included, becomes JSON lines too (core.logs). Not at import: this
+    module is imported while the settings themselves load."""
+    logs.printed_lines_logged()
 
 
 @app.on_after_configure.connect

@@ -9,8 +9,14 @@ for a task run in-process (eagerly, or because the broker was down), from the ca
 `RequestContextFilter`, on the handlers, copies it into every record; the formatters write it.
 """
 
+import atexit
 import json
 import logging
+import logging.config
+import os
+import re
+import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -26,6 +32,28 @@ FIELDS = ("request_id", "user_id", "method", "route", "status", "duration")
 EXTRA_FIELDS = ("path", "client", "task", "task_id", "state")
 
 logger = logging.getLogger(__name__)
+
+# What opens something, wherever it appears in a line (a message, its arguments, a traceback):
+# link and stream query values (a magic link's token, a live-feed ticket, an OAuth code),
+# JWTs, API keys and Bearer credentials. Each is replaced, the rest of the line kept.
+SECRETS = (
+    (
+        re.compile(
+            r"(?i)([?&#](?:token|ticket|code|state|lasteventid|access_token|refresh_token"
+            r"|signature|key)=)[^&#\s\"'<>]+"
+        ),
+        r"\1[redacted]",
+    ),
+    (re.compile(r"\beyJ[\w-]+\.[\w-]+\.[\w-]+"), "[redacted]"),
+    (re.compile(r"\bfgp_[\w-]{8,}"), "fgp_[redacted]"),
+    (re.compile(r"(?i)\b(bearer\s+)[\w.~+/=-]{8,}"), r"\1[redacted]"),
+)
+
+
+def redact(text: str) -> str:
+    for pattern, replacement in SECRETS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 class RequestContext:
@@ -102,8 +130,8 @@ class TextFormatter(logging.Formatter):
         if request_id:
             head = f"{self.formatTime(record)} {record.levelname} {record.name} "
             if line.startswith(head):
-                return f"{head}[{request_id}] {line[len(head) :]}"
-        return line
+                line = f"{head}[{request_id}] {line[len(head) :]}"
+        return redact(line)
 
 
 class JsonFormatter(logging.Formatter):
@@ -132,7 +160,77 @@ class JsonFormatter(logging.Formatter):
             entry["exception"] = record.exc_text
         if record.stack_info:
             entry["stack"] = record.stack_info
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        # The patterns match no quote or backslash: redacting the JSON text keeps it JSON.
+        return redact(json.dumps(entry, ensure_ascii=False, default=str))
+
+
+class PrintedLines:
+    """JSON mode: this process's standard output, file descriptor 1, whoever writes to it (a
+    print, Celery's banner and shutdown notices written to sys.__stdout__, a child process),
+    read back by a thread, each line a record of the `stdout` logger, so the output stays
+    JSON lines. The handlers write to stderr, so nothing loops. Lines read before logging is
+    configured (Celery beat's first line) wait for it."""
+
+    def __init__(self) -> None:
+        read, write = os.pipe()
+        sys.stdout.flush()
+        self._original = os.dup(1)
+        os.dup2(write, 1)
+        os.close(write)
+        self._lines = os.fdopen(read, encoding="utf-8", errors="replace")
+        self._held: list[str] | None = []  # None once logging is configured
+        self._lock = threading.Lock()
+        self._logger = logging.getLogger("stdout")
+        self._reader = threading.Thread(target=self._read, name="stdout-lines", daemon=True)
+        self._reader.start()
+        atexit.register(self._drained)
+
+    def release(self) -> None:
+        """Logging is configured: the lines held until now go out."""
+        with self._lock:
+            held, self._held = self._held or [], None
+        for line in held:
+            self._logger.info(line)
+
+    def _read(self) -> None:
+        for line in self._lines:
+            line = line.rstrip()
+            if not line.strip():
+                continue
+            with self._lock:
+                if self._held is not None:
+                    self._held.append(line)
+                    continue
+            self._logger.info(line)
+
+    def _drained(self) -> None:
+        """At exit: what was printed last is logged before the process ends."""
+        sys.stdout.flush()
+        # The pipe's end closes here (unless a child process still holds it): the thread reads
+        # to its end. Anything printed later still has a standard output to go to.
+        os.dup2(self._original, 1)
+        self._reader.join(timeout=5.0)  # at once, unless a child process still holds the pipe
+
+
+_printed: list[PrintedLines] = []
+
+
+def printed_lines_logged() -> None:
+    """JSON mode: from now on what this process prints goes through logging. Called as early
+    as a process knows the settings; once per process (a forked child shares its parent's)."""
+    from django.conf import settings
+
+    if settings.LOG_FORMAT == "json" and not _printed:
+        _printed.append(PrintedLines())
+
+
+def configure(config: dict[str, Any]) -> None:
+    """LOGGING_CONFIG: Django's dictConfig of LOGGING, what is printed logged in JSON mode.
+    Celery's workers and beat call it as well (config/celery_app.py)."""
+    logging.config.dictConfig(config)
+    printed_lines_logged()
+    for printed in _printed:
+        printed.release()
 
 
 # --- Celery: the queuing request's id travels with the task ----------------------------------

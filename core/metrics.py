@@ -43,6 +43,15 @@ CALL_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 LATENESS_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
 _PID_FILE = re.compile(r"_(\d+)\.db$")
 
+# The outcomes each counter knows (docs/operations.md, "Families"). With the platforms and tools
+# the apps declare (`known`), their series are written at zero when a process makes its
+# families: a scrape says "none happened" as 0, never by leaving a series out, so an alert can
+# tell none from not scraped.
+WEBHOOK_OUTCOMES = ("succeeded", "retry", "failed")
+ATTEMPT_OUTCOMES = ("published", "scheduled", "failed", "unconfirmed", "lost")
+PUBLISH_OUTCOMES = ("published", "failed", "unconfirmed")
+GENERATION_OUTCOMES = ("succeeded", "failed")
+
 
 class Families:
     """The recorded families (the ones read at scrape time live in health.metrics)."""
@@ -120,10 +129,46 @@ class Families:
             registry=None,
         )
 
+    def zeroed(self, *, platforms: Iterable[str], tools: Iterable[str]) -> None:
+        """Every series whose labels are known before anything happens, at zero (labels()
+        writes a new series' entry at 0 into this process's file)."""
+        for outcome in WEBHOOK_OUTCOMES:
+            self.webhook_deliveries.labels(outcome)
+        for platform in platforms:
+            self.scheduler_lateness.labels(platform)
+            for outcome in ATTEMPT_OUTCOMES:
+                self.scheduler_attempts.labels(platform, outcome)
+            for outcome in PUBLISH_OUTCOMES:
+                self.publish_outcomes.labels(platform, outcome)
+        for tool in tools:
+            for outcome in GENERATION_OUTCOMES:
+                self.ai_generations.labels(tool, outcome)
+
+    def described(self) -> list[tuple[str, str, str]]:
+        """(name, type, help) of every family, in the text format's naming."""
+        found = []
+        for family in vars(self).values():
+            for metric in family.describe():
+                name = metric.name + "_total" if metric.type == "counter" else metric.name
+                found.append((name, metric.type, metric.documentation))
+        return found
+
 
 _families: Families | None = None
 _decided = False
 _lock = threading.Lock()
+_known_platforms: tuple[str, ...] = ()
+_known_tools: tuple[str, ...] = ()
+
+
+def known(*, platforms: Iterable[str], tools: Iterable[str]) -> None:
+    """The label values the apps know at start (the platforms, the AI tools), declared by the
+    app that knows them all (health); this process's zero series are written with them."""
+    global _known_platforms, _known_tools
+    with _lock:
+        _known_platforms, _known_tools = tuple(platforms), tuple(tools)
+        if _families is not None:
+            _families.zeroed(platforms=_known_platforms, tools=_known_tools)
 
 
 def directory(kind: str) -> Path:
@@ -171,6 +216,7 @@ def _start() -> Families | None:
                 values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
             _http_series.clear()
             _families = Families()
+            _families.zeroed(platforms=_known_platforms, tools=_known_tools)
         _decided = True
         return _families
 
@@ -434,9 +480,10 @@ def _bound(bound: float) -> str:
     return str(floatToGoString(bound))  # type: ignore[no-untyped-call]
 
 
-def merged_text() -> str:
+def merged_text(declared: Iterable[tuple[str, str, str]] = ()) -> str:
     """Every process's numbers added up (gauges: the live processes' sum), in the text format
-    (values as Python writes floats, which Prometheus reads)."""
+    (values as Python writes floats, which Prometheus reads); each family of `declared`
+    (name, type, help) that has no series yet is there too, its HELP and TYPE alone."""
     global _plan
     with _plan_lock:  # the threads of one server process may scrape at once
         paths = files()
@@ -467,6 +514,10 @@ def merged_text() -> str:
             name = metric + "_total" if kind == "counter" else metric
             out.append(f"# HELP {name} {text}\n# TYPE {name} {kind}\n")
             out.extend(lines)
+    written = {line.split(" ", 3)[2] for line in out if line.startswith("# HELP ")}
+    for name, kind, text in declared:
+        if name not in written:
+            out.append(f"# HELP {name} {text}\n# TYPE {name} {kind}\n")
     return "".join(out)
 
 
@@ -479,6 +530,11 @@ def exposition(collectors: Iterable[Any] = ()) -> tuple[bytes, str]:
     registry = CollectorRegistry(auto_describe=False)
     for collector in collectors:
         registry.register(collector)
+    # This process's families (and their zero series) exist before its first scrape, so that
+    # every family is there even while nothing has been recorded anywhere.
+    found = families()
+    declared = found.described() if found is not None else []
     # The classic text format's type, which every Prometheus version reads (the names here
     # need none of 1.0.0's escaping).
-    return merged_text().encode() + generate_latest(registry), CONTENT_TYPE_PLAIN_0_0_4
+    body = merged_text(declared).encode() + generate_latest(registry)
+    return body, CONTENT_TYPE_PLAIN_0_0_4

@@ -10,11 +10,22 @@ errors"); unconfigured, neither library is even imported, so nothing of them run
   each tagged with the request id the logs carry; no personal data; performance traces only at
   SENTRY_TRACES_SAMPLE_RATE (0 by default: OpenTelemetry does traces).
 
+Trace context (`traceparent`, `tracestate`, `sentry-trace`, `baggage`) goes out only to our
+own services, the hosts in TRACE_PROPAGATION_HOSTS (none by default): never to a user-chosen
+host (a webhook URL, a Mastodon instance) nor to a platform. Sentry is told so by its
+`trace_propagation_targets`; for OpenTelemetry, the requests instrumentation's request hook
+marks a call to any other host and the process's propagator, which injects through the
+standard ones, writes nothing into that call's headers. The call keeps its span.
+
 Set up once per process from CoreConfig.ready(), before Django loads its middleware.
 """
 
 import logging
+import re
+from collections.abc import Iterable
+from contextvars import ContextVar
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
@@ -41,8 +52,53 @@ def tracing() -> bool:
     return "otel" in _done
 
 
+def own_service(url: str) -> bool:
+    """Whether `url` is one of our own services (TRACE_PROPAGATION_HOSTS)."""
+    host = (urlsplit(url).hostname or "").lower()
+    return bool(host) and host in settings.TRACE_PROPAGATION_HOSTS
+
+
+def propagation_targets(hosts: Iterable[str]) -> list[str]:
+    """Sentry's trace_propagation_targets for these hosts: each URL's host, exactly."""
+    return [rf"^https?://{re.escape(host)}(:\d+)?(/|\?|$)" for host in hosts]
+
+
+# The headers of the outbound call now being sent, when its host is not ours: the
+# propagator below leaves exactly that carrier alone (the instrumentation calls the request
+# hook, then injects into the request's headers).
+_withheld: ContextVar[object | None] = ContextVar("trace_context_withheld", default=None)
+
+
+def _outbound_call_seen(span: Any, request: Any) -> None:
+    """The requests instrumentation's request hook."""
+    _withheld.set(None if own_service(str(request.url)) else request.headers)
+
+
+def _own_services_only(inner: Any) -> Any:
+    """The process's propagator: the standard ones, except into a call to another host."""
+    from opentelemetry.propagators.textmap import TextMapPropagator, default_setter
+
+    class OwnServicesPropagator(TextMapPropagator):
+        def extract(self, carrier: Any, context: Any = None, getter: Any = None) -> Any:
+            if getter is None:
+                return inner.extract(carrier, context)
+            return inner.extract(carrier, context, getter)
+
+        def inject(self, carrier: Any, context: Any = None, setter: Any = default_setter) -> None:
+            if carrier is not None and carrier is _withheld.get():
+                _withheld.set(None)
+                return
+            inner.inject(carrier, context, setter)
+
+        @property
+        def fields(self) -> set[str]:
+            return set(inner.fields)
+
+    return OwnServicesPropagator()
+
+
 def _tracing() -> None:
-    from opentelemetry import trace
+    from opentelemetry import propagate, trace
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.instrumentation.celery import CeleryInstrumentor
     from opentelemetry.instrumentation.django import DjangoInstrumentor
@@ -65,19 +121,41 @@ def _tracing() -> None:
     endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT.rstrip("/") + "/v1/traces"
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
     trace.set_tracer_provider(provider)
+    propagate.set_global_textmap(_own_services_only(propagate.get_global_textmap()))
     DjangoInstrumentor().instrument(is_sql_commentor_enabled=False)
     CeleryInstrumentor().instrument()  # type: ignore[no-untyped-call]
-    RequestsInstrumentor().instrument()
+    RequestsInstrumentor().instrument(request_hook=_outbound_call_seen)
     PsycopgInstrumentor().instrument(enable_commenter=False)
     logger.info("OpenTelemetry traces go to %s", endpoint)
 
 
-def _tagged(event: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
-    """Every Sentry event names the request (or the queuing request) it happened in."""
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+
+
+def _scrubbed(value: Any) -> Any:
+    """`value` with every e-mail address (a user's, in a message, a log line's arguments or a
+    breadcrumb) replaced, and every token and link the logs would not show either."""
+    if isinstance(value, str):
+        return logs.redact(EMAIL.sub("[email]", value))
+    if isinstance(value, dict):
+        return {key: _scrubbed(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(item) for item in value]
+    return value
+
+
+def _before_send(event: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
+    """Every Sentry event names the request (or the queuing request) it happened in, and
+    carries no e-mail address nor token."""
+    event = _scrubbed(event)
     request_id = logs.current_request_id()
     if request_id:
         event.setdefault("tags", {})["request_id"] = request_id
     return event
+
+
+def _breadcrumb(crumb: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
+    return _scrubbed(crumb)
 
 
 def _errors() -> None:
@@ -87,8 +165,15 @@ def _errors() -> None:
         dsn=settings.SENTRY_DSN,
         environment=str(settings.ENVIRONMENT),
         release=core.__version__,
+        # No personal data: no user, cookies or headers (send_default_pii), no frame's local
+        # variables (a user's e-mail in a service's arguments), no address in any text.
         send_default_pii=False,
+        include_local_variables=False,
         traces_sample_rate=settings.SENTRY_TRACES_SAMPLE_RATE,
-        before_send=_tagged,  # type: ignore[arg-type]
+        # Its default is every host: sentry-trace and baggage to users' webhook URLs too.
+        trace_propagation_targets=propagation_targets(settings.TRACE_PROPAGATION_HOSTS),
+        before_send=_before_send,  # type: ignore[arg-type]
+        before_send_transaction=_before_send,  # type: ignore[arg-type]
+        before_breadcrumb=_breadcrumb,
     )
     logger.info("Errors are reported to Sentry")

@@ -17,8 +17,13 @@ class HealthConfig(AppConfig):
 
         if not metrics.enabled():  # nothing recorded: nothing to subscribe
             return
+        from aitools.tools import TOOLS
         from health.metrics import generations_counted, records_ended_counted
         from notifications.events import subscribe
+        from social.models import Provider
+
+        # Their series are at zero from the start (core.metrics.known).
+        metrics.known(platforms=Provider.values, tools=TOOLS)
 
         for event in ("post.published", "post.failed"):
             subscribe(event, records_ended_counted)

@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 
 from accounts.admin import PANEL_ROWS, user_admin_extend
 from accounts.models import User
-from core.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin, json_block
 from notifications.models import (
     Notification,
     OutboxConsumption,
@@ -195,8 +195,12 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
         "last_error",
         "delivered_at",
         "created_at",
-        "body",
+        "body_json",
     )
+
+    @admin.display(description="Body")
+    def body_json(self, obj: WebhookDelivery) -> str:
+        return json_block(obj.body)
 
     @admin.action(description="Redeliver now (same event id)")
     def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:

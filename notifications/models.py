@@ -269,6 +269,7 @@ class WebhookDelivery(Leased):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name_plural = "webhook deliveries"
         ordering = ("-created_at", "-id")
         indexes = [
             models.Index(

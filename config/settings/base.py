@@ -44,6 +44,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# Times to the second in the admin (config/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["config.formats"]
 
 # Ours, bottom layer first (docs/architecture.md); each may bring a `beat.py` of periodic tasks.
 PROJECT_APPS = ["core", "accounts", "notifications", "billing", "aitools", "social", "health"]
@@ -551,7 +553,12 @@ SOCIAL_DAILY_CAPS = {
 PREFLIGHT_INTERVAL_SECONDS = env.float("PREFLIGHT_INTERVAL_SECONDS", default=600.0)
 
 # --- E-mail -----------------------------------------------------------------------------------
-EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+# The console backend logs each message through logging, its links redacted (core/mail.py);
+# Django's own, when named, is replaced by it: it printed working sign-in links beside the logs.
+CONSOLE_EMAIL_BACKEND = "core.mail.ConsoleEmailBackend"
+EMAIL_BACKEND = env.str("EMAIL_BACKEND", default=CONSOLE_EMAIL_BACKEND)
+if EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":
+    EMAIL_BACKEND = CONSOLE_EMAIL_BACKEND
 EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)
 EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
@@ -586,8 +593,15 @@ OTEL_EXPORTER_OTLP_ENDPOINT = env.str("OTEL_EXPORTER_OTLP_ENDPOINT", default="")
 OTEL_SERVICE_NAME = env.str("OTEL_SERVICE_NAME", default="freelancer-growth-api")
 SENTRY_DSN = env.str("SENTRY_DSN", default="")
 SENTRY_TRACES_SAMPLE_RATE = env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0)
+# Our own services' host names: the only hosts outbound calls send trace context to (Sentry's
+# and OpenTelemetry's headers); never a user-chosen host or a platform (core/telemetry.py).
+TRACE_PROPAGATION_HOSTS = frozenset(
+    host.strip().lower() for host in env.list("TRACE_PROPAGATION_HOSTS", default=[]) if host.strip()
+)
 
 # --- Logging ----------------------------------------------------------------------------------
+# dictConfig, and in JSON mode what is printed goes through logging too (core.logs.configure).
+LOGGING_CONFIG = "core.logs.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -616,5 +630,8 @@ LOGGING = {
             "filters": ["handled_500"],
             "propagate": False,
         },
+        # Celery's pool (billiard) logs here with propagation off: without a handler of its
+        # own its errors (a pool process that died) went to stderr bare, in neither format.
+        "multiprocessing": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }

@@ -14,13 +14,18 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import PUBLIC_URL, REDIS_URL, env
+from config.settings.base import CONSOLE_EMAIL_BACKEND, DATABASES, PUBLIC_URL, env
 
 ENVIRONMENT = env.str("DJANGO_ENV", default="production")
 DEBUG = False
 # Required, with no fallback: a missing one stops the process (named with every other problem
 # below, not one per failed start), never falls back to a known value.
 REQUIRED = ("SECRET_KEY", "FIELD_ENCRYPTION_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL")
+WHY_REQUIRED = {
+    "DATABASE_URL": "a PostgreSQL database; a local SQLite file is not enough",
+    # Several server processes must share one rate-limit count and one cache.
+    "REDIS_URL": "every process shares the cache, the rate-limit counts and the broker",
+}
 SECRET_KEY = env.str("SECRET_KEY", default="")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
 # Its own secret: rotating SECRET_KEY must not make stored provider tokens unreadable.
@@ -31,6 +36,8 @@ OUTBOUND_ALLOW_PRIVATE = env.bool("OUTBOUND_ALLOW_PRIVATE", default=False)
 SIGNUP_CREDITS_ON = env.str("SIGNUP_CREDITS_ON", default="verified")
 # Mail goes out over SMTP unless the operator explicitly chose another backend.
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+if EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":
+    EMAIL_BACKEND = CONSOLE_EMAIL_BACKEND  # as in base: never a sign-in link on the console
 
 # Substrings of the keys shipped in this repository and of keys people type by hand.
 WEAK_KEY_MARKERS = ("dev-only", "insecure", "change-me", "changeme", "secret", "test-only")
@@ -71,11 +78,12 @@ def _encryption_key_problem(keys: str) -> str | None:
 
 
 def _public_url_problem(url: str) -> str | None:
-    """Media URLs and the Mastodon app's website are built from it: it must be an address the
-    world can reach, not the default bind address (`http://0.0.0.0:8000`)."""
+    """Media URLs and the Mastodon app's website are built from it: it must be an address
+    browsers reach, not a bind address such as the default `http://0.0.0.0:8000`. A loopback
+    name is an address (the compose stack is reached at localhost), so it passes."""
     parts = urlsplit(url)
     host = (parts.hostname or "").strip("[]")
-    unreal = not host or host in ("localhost", "0.0.0.0", "::")  # noqa: S104 (we refuse it)
+    unreal = not host
     with contextlib.suppress(ValueError):  # a name, not an address
         unreal = unreal or ipaddress.ip_address(host).is_unspecified
     if not env.str("PUBLIC_URL", default="") or parts.scheme not in ("http", "https") or unreal:
@@ -87,19 +95,28 @@ def _public_url_problem(url: str) -> str | None:
 
 
 def _problems() -> list[str]:
-    missing = [name for name in REQUIRED if name not in os.environ]
+    """Each problem once: a variable that is missing is named for that alone."""
+    # Set but empty counts as missing for the two servers (an empty REDIS_URL means none).
+    missing = [
+        name
+        for name in REQUIRED
+        if name not in os.environ
+        or (name in ("DATABASE_URL", "REDIS_URL") and not os.environ[name].strip())
+    ]
     found: list[str | None] = [
-        f"Set the {name} environment variable (required in production)." for name in missing
+        f"Set the {name} environment variable (required in production"
+        + (f": {WHY_REQUIRED[name]})." if name in WHY_REQUIRED else ").")
+        for name in missing
     ]
     if "SECRET_KEY" not in missing:
         found.append(_secret_key_problem(SECRET_KEY))
     if "FIELD_ENCRYPTION_KEY" not in missing:
         found.append(_encryption_key_problem(FIELD_ENCRYPTION_KEY))
-    if "DATABASE_URL" in missing:
-        found.append("DATABASE_URL is required in production (a local SQLite file is not).")
-    if "REDIS_URL" in missing or not REDIS_URL:
-        # Several server processes must share one rate-limit count and one cache.
-        found.append("REDIS_URL is required in production.")
+    if "DATABASE_URL" not in missing and DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        found.append(
+            "DATABASE_URL must name a PostgreSQL database in production: a local SQLite file "
+            "is not enough."
+        )
     found.append(_public_url_problem(PUBLIC_URL))
     if "ALLOWED_HOSTS" not in missing and not ALLOWED_HOSTS:
         found.append("ALLOWED_HOSTS must name the hosts served.")

@@ -37,9 +37,11 @@ from typing import Any
 from a2wsgi.wsgi import build_environ
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.handlers.wsgi import WSGIHandler
+from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_script_name
+from django.core.signals import request_started
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.urls import set_script_prefix
 from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.views import View
@@ -413,20 +415,22 @@ async def events(stream: Stream, last_event_id: int | None) -> AsyncIterator[byt
 def _admit(scope: dict[str, Any]) -> HttpResponseBase:
     """The stream's request through Django's whole stack, as every other route goes (the Host
     check, CORS, the edge's rate limit and its headers), ending at `StreamView`, which
-    authenticates it. Run on the loop's thread pool; the caller closes the answer."""
+    authenticates it. Run on the loop's thread pool; the caller closes the answer (which
+    sends `request_finished`).
+
+    The handler's middleware chain is called for Django's answer object, as the WSGI handler
+    does inside: the WSGI call itself returns whatever iterable a library wrapping it
+    chooses (Sentry's Django integration wraps it, and every stream answered 500)."""
     environ: dict[str, Any] = {**build_environ(scope, io.BytesIO()), ADMISSION: True}  # type: ignore[arg-type]
-    answer: HttpResponseBase = _django()(environ, _status_and_headers_read_from_the_answer)
-    return answer
+    set_script_prefix(get_script_name(environ))
+    request_started.send(sender=WSGIHandler, environ=environ)
+    return _django().get_response(WSGIRequest(environ))
 
 
 @cache
 def _django() -> WSGIHandler:
     """Django's WSGI handler (its middleware loaded once), made at the first stream."""
     return WSGIHandler()
-
-
-def _status_and_headers_read_from_the_answer(*args: Any) -> Any:
-    """WSGI's start_response, unused: `stream_app` reads them from the answer object."""
 
 
 def _headers(answer: HttpResponseBase, *, body: bool) -> list[tuple[bytes, bytes]]:

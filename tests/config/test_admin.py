@@ -174,3 +174,81 @@ def test_every_changelist_and_change_page_renders_with_rows(admin_client, settin
     page = admin_client.get(f"/admin/accounts/user/{user.pk}/change/").content.decode()
     for heading in ("Latest credit changes", "Latest AI calls", "Latest notifications"):
         assert heading in page
+
+
+# --- The admin's look: names, times, contrast, JSON ---------------------------------------------
+
+
+@pytest.fixture
+def delivery(ada):
+    from datetime import UTC, datetime
+
+    from notifications.models import WebhookDelivery, WebhookEndpoint
+
+    endpoint = WebhookEndpoint.objects.create(user=ada, url="https://hooks.example.com/in")
+    return WebhookDelivery.objects.create(
+        endpoint=endpoint,
+        event_id="6f1c3f0e-7a52-4d0e-9a61-1b2c3d4e5f60",
+        event="post.published",
+        body='{"type":"post.published","data":{"postId":"p1","platforms":["devto"]}}',
+        created_at=datetime(2026, 3, 4, 10, 20, 30, tzinfo=UTC),
+    )
+
+
+def test_every_model_is_named_in_good_english(admin_client):
+    import re
+
+    from django.apps import apps
+
+    plurals = {str(model._meta.verbose_name_plural) for model in apps.get_models()}
+    assert "webhook deliveries" in plurals
+    # Django adds an "s": "deliverys", "statuss"; "API keys" is right.
+    assert [plural for plural in plurals if re.search(r"([^aeiou]ys|ss)$", plural)] == []
+    assert b"Webhook deliveries" in admin_client.get("/admin/").content
+
+
+def test_admin_times_have_seconds(admin_client, delivery):
+    listing = admin_client.get("/admin/notifications/webhookdelivery/").content.decode()
+    assert "2026-03-04 10:20:30" in listing
+    page = admin_client.get(f"/admin/notifications/webhookdelivery/{delivery.pk}/change/")
+    assert "2026-03-04 10:20:30" in page.content.decode()
+
+
+def test_a_delivery_s_body_is_shown_as_indented_json(admin_client, delivery):
+    import html
+    import re
+
+    page = admin_client.get(f"/admin/notifications/webhookdelivery/{delivery.pk}/change/")
+    shown = re.search(r'<pre class="json">(.*?)</pre>', page.content.decode(), re.S)
+    assert shown is not None
+    assert html.unescape(shown.group(1)) == (
+        '{\n  "type": "post.published",\n  "data": {\n    "postId": "p1",\n'
+        '    "platforms": [\n      "devto"\n    ]\n  }\n}'
+    )
+
+
+def luminance(color: str) -> float:
+    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, other: str) -> float:
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_status_page_s_colours_are_readable(admin_client):
+    # WCAG AA: 4.5:1 for text, in the light theme (white) and the dark one (Django's #121212).
+    import re
+
+    page = admin_client.get("/admin/status/").content.decode()
+    for theme, background in (("light", "#ffffff"), ("dark", "#121212")):
+        block = re.search(rf"/\* {theme} \*/(.*?)}}", page, re.S)
+        assert block is not None, theme
+        colours = dict(re.findall(r"--fgp-(\w+)-fg: (#[0-9a-f]{6})", block.group(1)))
+        assert set(colours) == {"ok", "bad"}
+        for name, colour in colours.items():
+            assert contrast(colour, background) >= 4.5, (theme, name, colour)
+    assert re.search(r"\.good \{ color: var\(--fgp-ok-fg\)", page)
+    assert re.search(r"\.bad \{ color: var\(--fgp-bad-fg\)", page)

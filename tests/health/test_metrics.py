@@ -169,3 +169,68 @@ def test_the_database_gauges(client, ada):
     assert value(samples, "fgp_state_up") == 1
     assert ("fgp_celery_queue_length", (("queue", "celery"),)) in samples
     assert value(samples, "fgp_build_info", version="0.2.0") == 1
+
+
+# A process that has recorded nothing yet (a server just started), scraped once.
+FRESH_SCRAPE = """
+import sys, django
+django.setup()
+from django.core.management import call_command
+from django.test import Client
+call_command("migrate", verbosity=0)
+answer = Client(SERVER_NAME="localhost").get("/metrics", HTTP_AUTHORIZATION="Bearer fresh-token")
+assert answer.status_code == 200, answer.status_code
+sys.stdout.write(answer.content.decode())
+"""
+# Every family contract.md ("Observability") names, as docs/operations.md lists them.
+CONTRACT_FAMILIES = (
+    "fgp_http_requests", "fgp_http_request_duration_seconds", "fgp_provider_calls",
+    "fgp_provider_call_duration_seconds", "fgp_scheduler_lateness_seconds",
+    "fgp_scheduler_records_due", "fgp_scheduler_attempts", "fgp_webhook_deliveries",
+    "fgp_webhook_pending_deliveries", "fgp_webhook_oldest_pending_seconds",
+    "fgp_outbox_lag_seconds", "fgp_livefeed_open_streams", "fgp_ai_generations",
+    "fgp_celery_queue_length", "fgp_publish_outcomes",
+)  # fmt: skip
+
+
+@pytest.mark.server
+def test_every_family_is_there_before_its_first_event(tmp_path):
+    # An alert on a counter must tell "none happened" (0) from "not scraped" (absent).
+    import subprocess
+    import sys
+
+    from aitools.tools import TOOLS
+    from social.models import Provider
+    from tests.servers import ROOT, server_env
+
+    env = server_env(DATABASE_URL="sqlite:///:memory:", METRICS_TOKEN="fresh-token",
+                     METRICS_DIR=str(tmp_path))  # fmt: skip
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # this test process's own folder
+    done = subprocess.run([sys.executable, "-c", FRESH_SCRAPE], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    families = {family.name: family for family in text_string_to_metric_families(done.stdout)}
+    assert set(CONTRACT_FAMILIES) <= set(families)
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in families.values()
+        for sample in family.samples
+    }
+
+    def zero(name: str, **labels: str) -> bool:
+        return samples.get((name, tuple(sorted(labels.items())))) == 0.0
+
+    for outcome in ("succeeded", "retry", "failed"):
+        assert zero("fgp_webhook_deliveries_total", outcome=outcome)
+    for platform in Provider.values:
+        for outcome in ("published", "scheduled", "failed", "unconfirmed", "lost"):
+            assert zero("fgp_scheduler_attempts_total", provider=platform, outcome=outcome)
+        for outcome in ("published", "failed", "unconfirmed"):
+            assert zero("fgp_publish_outcomes_total", provider=platform, outcome=outcome)
+        assert zero("fgp_scheduler_lateness_seconds_count", provider=platform)
+    for tool in TOOLS:
+        for outcome in ("succeeded", "failed"):
+            assert zero("fgp_ai_generations_total", tool=tool, outcome=outcome)
+    assert zero("fgp_livefeed_open_streams")
+    assert zero("fgp_celery_queue_length", queue="celery")
+    assert zero("fgp_webhook_pending_deliveries")
