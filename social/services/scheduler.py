@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from core import metrics
@@ -59,9 +60,26 @@ def records_reap(*, now: datetime | None = None) -> int:
     back to `Scheduled`, due now, with its outcome unknown (the attempt may have reached the
     platform) and the attempt counted."""
     now = now or timezone.now()
+    reaped = _reap(RECORDS.expired(now), held=RecordStatus.PUBLISHING, now=now)
+    # Published records whose later parts' attempt outlived its lease (among the few of the
+    # parts' due index): they stay Published, their parts due now.
+    parts = ScheduledRecord.objects.filter(
+        status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False, claim__isnull=False,
+        lease_expires_at__lt=now,
+    )  # fmt: skip
+    reaped += _reap(parts, held=RecordStatus.PUBLISHED, now=now)
+    if reaped:
+        logger.warning("Scheduler: %s records reclaimed after their lease ran out", reaped)
+    return reaped
+
+
+def _reap(stale: QuerySet[ScheduledRecord], *, held: str, now: datetime) -> int:
+    """Give back `stale` records (in `held` status, their lease run out): due now, the attempt
+    counted, its outcome unknown (looked up first). A Publishing record goes back to
+    Scheduled; a Published one with parts to come stays Published."""
     reaped = 0
-    stale = RECORDS.expired(now).values_list("pk", "claim", "attempts", "history", "updated_at")
-    for pk, claim, attempts, history, claimed in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
+    rows = stale.values_list("pk", "claim", "attempts", "history", "updated_at")
+    for pk, claim, attempts, history, claimed in list(rows[: settings.SCHEDULER_BATCH_SIZE]):
         entry = {
             "attempt": attempts + 1,
             "at": now.isoformat(),
@@ -71,45 +89,8 @@ def records_reap(*, now: datetime | None = None) -> int:
             "outcome": "lease_expired",
             "error": "The worker stopped before the platform's answer was recorded.",
         }
-        reaped += ScheduledRecord.objects.filter(
-            pk=pk, status=RecordStatus.PUBLISHING, claim=claim
-        ).update(
-            status=RecordStatus.SCHEDULED,
-            due_at=now,
-            next_attempt_at=now,
-            lease_expires_at=None,
-            claim=None,
-            attempts=attempts + 1,
-            outcome_unknown=True,
-            error_code="lease_expired",
-            history=[*history, entry],
-            updated_at=now,
-        )
-    reaped += _parts_reap(now)
-    if reaped:
-        logger.warning("Scheduler: %s records reclaimed after their lease ran out", reaped)
-    return reaped
-
-
-def _parts_reap(now: datetime) -> int:
-    """Published records whose later parts' attempt outlived its lease: they stay Published,
-    their parts due now, the attempt counted, the part in flight in doubt (looked up first)."""
-    reaped = 0
-    stale = ScheduledRecord.objects.filter(  # among the few of the parts' due index
-        status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False, claim__isnull=False,
-        lease_expires_at__lt=now,
-    ).values_list("pk", "claim", "attempts", "history", "updated_at")  # fmt: skip
-    for pk, claim, attempts, history, claimed in list(stale[: settings.SCHEDULER_BATCH_SIZE]):
-        entry = {
-            "attempt": attempts + 1,
-            "at": now.isoformat(),
-            "began": claimed.isoformat(),
-            "outcome": "lease_expired",
-            "error": "The worker stopped before the platform's answer was recorded.",
-        }
-        reaped += ScheduledRecord.objects.filter(
-            pk=pk, status=RecordStatus.PUBLISHED, claim=claim
-        ).update(
+        reaped += ScheduledRecord.objects.filter(pk=pk, status=held, claim=claim).update(
+            status=RecordStatus.SCHEDULED if held == RecordStatus.PUBLISHING else held,
             due_at=now,
             next_attempt_at=now,
             lease_expires_at=None,
