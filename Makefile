@@ -151,6 +151,7 @@ help:
 	@echo "make superuser         an admin login (asks, or reads DJANGO_SUPERUSER_EMAIL and _PASSWORD)"
 	@echo "make bench             the benchmarks (BENCHES=\"health queue\" for some; docs/performance.md)"
 	@echo "make lock              regenerates requirements*.txt from pyproject.toml"
+	@echo "make test-upgraded     the suite against the newest versions pyproject.toml allows (before a re-lock)"
 	@echo "make smoke             the runtime lock alone, production settings, real servers (CI)"
 	@echo "make clean             removes .venv, var/ and the caches"
 	@echo "make help              this list"
