@@ -1141,17 +1141,26 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(standin: StandIn) -> Iterator[StandIn]:
+def listen(standin: StandIn) -> Iterator[str]:
+    """`standin` answering at a new address on loopback, its URL: a second one serves a
+    platform's other host (Bluesky's video service beside the PDS), each call's `Host` header
+    saying which was asked."""
     server = _Server(("127.0.0.1", 0), _handler(standin))
     server.daemon_threads = True
-    standin.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
-        yield standin
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serve(standin: StandIn) -> Iterator[StandIn]:
+    with listen(standin) as url:
+        standin.url = url
+        yield standin
 
 
 @dataclass
