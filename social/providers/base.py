@@ -260,8 +260,6 @@ class Adapter(Protocol):
         None when it is not there."""
         ...
 
-    threads: bool  # follow-up parts are published as replies
-    comments: bool  # a first comment can be published
     comment_limit: int
 
     def reply(

@@ -42,7 +42,6 @@ class DevtoAdapter(Composer):
     the default classification by status code fits."""
 
     name = "DEV Community"
-    comments = False  # an article's comments are the readers'; the API writes none
 
     def compose(self, draft: Draft) -> Content:
         """The title, the content as markdown, the hashtags as tags."""

@@ -81,8 +81,6 @@ class Composer:
     name: str = ""  # the platform's name in messages
     link_field: bool = False  # the platform takes the link in a field of its own
     video: VideoRules | None = None  # what the platform takes as a video; None: no video
-    threads: bool = False  # follow-up parts are published as replies (Bluesky, Mastodon)
-    comments: bool = True  # a first comment can be published under the post
     comment_limit: int = 1250  # characters of a comment
 
     def compose(self, draft: Draft) -> Content:
@@ -111,8 +109,8 @@ class Composer:
                                 f"this one is {length}.")]  # fmt: skip
         return []
 
-    # Parts beyond the post (social.md section 9): a platform without threads or comments
-    # never gets one (validation refuses them before anything is sent).
+    # Parts beyond the post (social.md section 9): a network whose capabilities have no threads
+    # or first comment never gets one (validation refuses them before anything is sent).
 
     def reply(
         self,

@@ -35,8 +35,9 @@ from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
 from social.errors import AccountNotFound
 from social.models import AccountHealth, AccountStatus, RecordStatus, ScheduledRecord, SocialAccount
+from social.networks import NETWORKS
 from social.outcomes import attempt_error
-from social.providers import PLATFORMS, linkedin, mastodon, meta
+from social.providers import linkedin, mastodon, meta
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.caps import cap_use
@@ -98,7 +99,7 @@ def _probe_all(accounts: list[SocialAccount]) -> list[Probe]:
         if session.error is not None:
             return session.error
         try:
-            PLATFORMS[probe.account.provider].adapter.identity(session.credentials)
+            NETWORKS[probe.account.provider].adapter.identity(session.credentials)
         except outbound.OutboundError as error:
             return error
         except Exception as error:  # an answer we did not expect: this account only
@@ -116,7 +117,7 @@ def _probe_all(accounts: list[SocialAccount]) -> list[Probe]:
 def _report(probe: Probe, now: datetime) -> dict[str, Any]:
     """The health report of a probed account (marks it expired when the token was refused)."""
     account = probe.account
-    name = PLATFORMS[account.provider].name
+    name = NETWORKS[account.provider].name
     problems: list[dict[str, str]] = []
     scopes_missing: list[str] = []
     reachable: bool | None = None
@@ -175,7 +176,7 @@ def _report(probe: Probe, now: datetime) -> dict[str, Any]:
             f"{name} takes {use.limit} posts a day from an app; {use.used} in the last 24 "
             "hours.", "Nothing to do: posts due meanwhile wait for the next window.",
         ))  # fmt: skip
-    platform = PLATFORMS[account.provider]
+    platform = NETWORKS[account.provider]
     return {
         "status": account.status,
         "checkedAt": iso(now),
@@ -305,7 +306,7 @@ def _blocking(
         problems.append(problem)
     cap = report["dailyCap"]
     if cap is not None and cap["used"] + len(records) > cap["limit"]:
-        name = PLATFORMS[account.provider].name
+        name = NETWORKS[account.provider].name
         waiting = cap["used"] + len(records) - cap["limit"]
         problems.append(_problem(
             "daily_cap_reached",
@@ -325,7 +326,7 @@ def at_risk_notify(emitted: list[events.Emitted]) -> None:
         if not payload.context.get("notify", True):
             continue
         data = payload.data
-        name = PLATFORMS[data["platform"]].name
+        name = NETWORKS[data["platform"]].name
         count = len(data["records"])
         posts = "1 scheduled post" if count == 1 else f"{count} scheduled posts"
         problem = data["problems"][0]

@@ -5,7 +5,7 @@ from typing import Any
 
 from accounts.models import User
 from social.models import Post
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.base import Adapter
 from social.services.composition import Part, Target, parts_of, target_problems
 from social.services.posts import (
@@ -56,7 +56,7 @@ def _part(part: Part, adapter: Adapter) -> dict[str, Any]:
 
 
 def _target_preview(post: Post, target: Target, *, require_alt: bool) -> dict[str, Any]:
-    platform = PLATFORMS[target.provider]
+    platform = NETWORKS[target.provider]
     limits = {**platform.limits, **target.limits}
     draft = draft_of(post, target.provider)
     parts = parts_of(draft, target.provider)
