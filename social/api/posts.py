@@ -257,6 +257,8 @@ class VariantFields(serializers.Serializer[Any]):
         required=False, allow_blank=True, max_length=10_000, trim_whitespace=False
     )
     thread = thread_field()
+    # The network's own keys (social.md section 13), checked against its options schema.
+    options = serializers.DictField(required=False)
 
     def validate_content(self, value: str) -> str:
         if not value.strip():

@@ -10,7 +10,7 @@ link as a fixed length, Instagram needs an image, Dev.to a title). Rules every p
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import regex
@@ -33,7 +33,8 @@ HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
 class Draft:
     """The fields of a post that decide what is published on one network: the post merged
     with that network's variant (social.md section 9). `thread` holds the follow-up parts
-    (each a Draft of content and media), `first_comment` the comment published right after.
+    (each a Draft of content and media), `first_comment` the comment published right after,
+    `options` the network's own keys (its options schema checked them).
     `provider` and `from_variant` name where each field came from, so that a problem is
     reported at the field the user wrote (`variants.bluesky.content`)."""
 
@@ -44,6 +45,7 @@ class Draft:
     media: tuple[MediaFile, ...] = ()
     thread: tuple["Draft", ...] = ()
     first_comment: str = ""
+    options: dict[str, Any] = field(default_factory=dict)  # the network's own keys
     provider: str = ""
     from_variant: frozenset[str] = frozenset()
 

@@ -23,6 +23,7 @@ from social.models import (
     ScheduledRecord,
     SocialAccount,
 )
+from social.networks import NETWORKS
 from social.outcomes import record_error
 from social.providers.base import MediaFile
 from social.selectors import settings_for
@@ -75,6 +76,7 @@ def draft_of(post: Post, provider: str = "") -> Draft:
         ),
         thread=tuple(_follow_up(post.user_id, part) for part in thread or ()),
         first_comment=variant.get("firstComment", post.first_comment) or "",
+        options=dict(variant.get("options") or {}),
         provider=provider,
         from_variant=frozenset(VARIANT_FIELDS[name] for name in variant if name in VARIANT_FIELDS),
     )
@@ -105,8 +107,29 @@ def _variants_check(user: User, variants: dict[str, Any]) -> dict[str, Any]:
         if "thread" in variant:
             variant["thread"] = _thread_check(user, variant["thread"],
                                               f"variants.{provider}.thread")  # fmt: skip
+        if "options" in variant:
+            _options_check(provider, variant["options"])
         checked[provider] = variant
     return checked
+
+
+def _options_check(provider: str, options: dict[str, Any]) -> None:
+    """Each key one the network's options schema declares, with a value it takes (social.md
+    section 13); a refusal names the field, `variants.<provider>.options.<key>`."""
+    schema = {option.name: option for option in NETWORKS[provider].options}
+    refused: dict[str, list[str]] = {}
+    for key, value in options.items():
+        option = schema.get(key)
+        if option is None:
+            name = NETWORKS[provider].name
+            known = ", ".join(schema) or "none"
+            refused[f"variants.{provider}.options.{key}"] = [
+                f"{name} has no option {key!r} (its options: {known})."
+            ]
+        elif reason := option.refusal(value):
+            refused[f"variants.{provider}.options.{key}"] = [reason]
+    if refused:
+        raise ValidationFailed(details=refused)
 
 
 def _thread_check(user: User, thread: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:

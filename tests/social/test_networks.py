@@ -128,3 +128,52 @@ def test_a_seventh_network_needs_only_its_module_and_registry_line(ada_client, s
     )
     assert outcomes.attempt_error("example", refused)["category"] == "auth_expired"
     assert "Example" in outcomes.remedy_for("auth_expired", "example")
+
+
+def test_an_option_no_network_declares_is_400_naming_it_and_nothing_is_saved(ada_client):
+    response = ada_client.post(
+        "/api/social/posts",
+        {"content": "Hi", "variants": {"bluesky": {"options": {"visibility": "public"}}}},
+        format="json",
+    )
+    assert response.status_code == 400, response.content
+    assert list(response.json()["error"]["details"]) == ["variants.bluesky.options.visibility"]
+    assert ada_client.get("/api/social/posts").json()["data"] == []
+    # Preview validates them the same way.
+    response = ada_client.post(
+        "/api/social/preview",
+        {"content": "Hi", "platforms": ["devto"],
+         "variants": {"devto": {"options": {"series": "Launch"}}}},
+        format="json",
+    )  # fmt: skip
+    assert response.status_code == 400, response.content
+    assert list(response.json()["error"]["details"]) == ["variants.devto.options.series"]
+
+
+def test_no_options_at_all_is_a_variant_like_any_other(ada_client):
+    response = ada_client.post(
+        "/api/social/posts",
+        {"content": "Hi", "variants": {"bluesky": {"content": "Hey", "options": {}}}},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["data"]["variants"] == {"bluesky": {"content": "Hey", "options": {}}}
+
+
+def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
+    from core.errors import ValidationFailed
+    from social.models import Post
+    from social.services.posts import draft_of, post_fill
+
+    post = Post(user=ada)
+    for options, field in [
+        ({"audience": "enemies"}, "variants.example.options.audience"),
+        ({"pinned": "yes"}, "variants.example.options.pinned"),
+        ({"boardId": "1"}, "variants.example.options.boardId"),
+    ]:
+        with pytest.raises(ValidationFailed) as refused:
+            post_fill(user=ada, post=post, fields={"variants": {"example": {"options": options}}})
+        assert list(refused.value.details) == [field]
+    chosen = {"audience": "friends", "pinned": True}
+    post_fill(user=ada, post=post, fields={"variants": {"example": {"options": chosen}}})
+    assert draft_of(post, "example").options == chosen
