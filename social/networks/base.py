@@ -149,6 +149,11 @@ class Network:
     errors: tuple[Rule, ...]
     exactly_once: str
     adapter: Adapter
+    # What connecting asks for (a permission error names some, or none, of them).
+    scopes: tuple[str, ...]
+    # When to post, without data of the account's own (docs/social.md, "Best times"): (day,
+    # local time), best first.
+    best_times: tuple[tuple[str, str], ...]
     error_source: str = ""  # defaults to the provider
     # The connection renews itself for as long as it is used (a Bluesky session: the daily
     # upkeep refreshes it before its refresh token's 90 days run out), so it has no end.

@@ -59,5 +59,13 @@ NETWORK = Network(
     errors=ERRORS,
     exactly_once="chosen_id",  # each part's record key (rkey) is chosen before it is sent
     adapter=BlueskyAdapter(),
+    scopes=(),
+    best_times=(
+        ("tue", "09:00"),
+        ("wed", "09:00"),
+        ("thu", "09:00"),
+        ("tue", "17:00"),
+        ("wed", "17:00"),
+    ),
     renews_itself=True,
 )

@@ -46,4 +46,12 @@ NETWORK = Network(
     errors=ERRORS,
     exactly_once="lookup",
     adapter=DevtoAdapter(),
+    scopes=(),
+    best_times=(
+        ("tue", "08:00"),
+        ("wed", "08:00"),
+        ("thu", "08:00"),
+        ("mon", "08:00"),
+        ("tue", "14:00"),
+    ),
 )

@@ -3,7 +3,7 @@
 from social.models import Provider
 from social.networks import meta
 from social.networks.base import Capabilities, Network, limits
-from social.providers.meta import FacebookAdapter
+from social.providers.meta import FACEBOOK_SCOPES, FacebookAdapter
 
 NETWORK = Network(
     provider=Provider.FACEBOOK,
@@ -27,5 +27,13 @@ NETWORK = Network(
     errors=meta.ERRORS,
     exactly_once="lookup",
     adapter=FacebookAdapter(),
+    scopes=tuple(FACEBOOK_SCOPES.split(",")),
+    best_times=(
+        ("wed", "09:00"),
+        ("tue", "10:00"),
+        ("thu", "09:00"),
+        ("mon", "10:00"),
+        ("fri", "09:00"),
+    ),
     error_source=meta.SOURCE,
 )

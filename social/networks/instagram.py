@@ -3,7 +3,7 @@
 from social.models import Provider
 from social.networks import meta
 from social.networks.base import Capabilities, Network, limits
-from social.providers.meta import InstagramAdapter
+from social.providers.meta import INSTAGRAM_SCOPES, InstagramAdapter
 
 NETWORK = Network(
     provider=Provider.INSTAGRAM,
@@ -27,5 +27,13 @@ NETWORK = Network(
     errors=meta.ERRORS,
     exactly_once="lookup",
     adapter=InstagramAdapter(),
+    scopes=tuple(INSTAGRAM_SCOPES.split(",")),
+    best_times=(
+        ("tue", "11:00"),
+        ("wed", "11:00"),
+        ("thu", "11:00"),
+        ("fri", "10:00"),
+        ("mon", "11:00"),
+    ),
     error_source=meta.SOURCE,
 )

@@ -2,7 +2,7 @@
 
 from social.models import Provider
 from social.networks.base import Capabilities, Network, Rule, limits
-from social.providers.linkedin import LinkedInAdapter
+from social.providers.linkedin import SCOPES, LinkedInAdapter
 
 SOURCE = "linkedin"
 # Errors are `{status, serviceErrorCode, code, message}`.
@@ -62,4 +62,12 @@ NETWORK = Network(
     errors=ERRORS,
     exactly_once="lookup",
     adapter=LinkedInAdapter(),
+    scopes=tuple(SCOPES.split()),
+    best_times=(
+        ("tue", "09:00"),
+        ("wed", "09:00"),
+        ("thu", "09:00"),
+        ("wed", "12:00"),
+        ("tue", "12:00"),
+    ),
 )

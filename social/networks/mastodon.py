@@ -2,7 +2,7 @@
 
 from social.models import Provider
 from social.networks.base import Capabilities, Network, Rule, limits
-from social.providers.mastodon import MastodonAdapter
+from social.providers.mastodon import SCOPES, MastodonAdapter
 
 SOURCE = "mastodon"
 # Errors are `{"error": "<text>"}`, 422 for validation.
@@ -63,4 +63,12 @@ NETWORK = Network(
     errors=ERRORS,
     exactly_once="idempotency_key",  # each part's own `Idempotency-Key`
     adapter=MastodonAdapter(),
+    scopes=tuple(SCOPES.split()),
+    best_times=(
+        ("tue", "09:00"),
+        ("wed", "09:00"),
+        ("thu", "09:00"),
+        ("tue", "17:00"),
+        ("wed", "17:00"),
+    ),
 )

@@ -37,7 +37,6 @@ from social.errors import AccountNotFound
 from social.models import AccountHealth, AccountStatus, RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
 from social.outcomes import attempt_error
-from social.providers import linkedin, mastodon, meta
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.caps import cap_use
@@ -49,16 +48,6 @@ PREFLIGHT_EVERY = timedelta(hours=6)  # an account is checked by the pre-flight 
 PREFLIGHT_AHEAD = timedelta(hours=24)  # records due this soon make their account checked
 PREFLIGHT_BATCH = 200  # accounts one pre-flight run checks (the next run takes the rest)
 EXPIRING_WITHIN = timedelta(days=7)  # a connection ending this soon is a problem (upkeep warns)
-# What each platform asks for when connecting: a permission error names none of them, or
-# some (Graph: "(#200) Requires pages_manage_posts permission").
-SCOPES = {
-    "linkedin": linkedin.SCOPES.split(),
-    "facebook": meta.FACEBOOK_SCOPES.split(","),
-    "instagram": meta.INSTAGRAM_SCOPES.split(","),
-    "mastodon": mastodon.SCOPES.split(),
-    "bluesky": [],
-    "devto": [],
-}
 # Problems that stop a due record: announced by the pre-flight.
 BLOCKING = frozenset(
     {
@@ -135,8 +124,8 @@ def _report(probe: Probe, now: datetime) -> dict[str, Any]:
             ))  # fmt: skip
         elif category == "permission_missing":
             said = f"{error.message} {error.excerpt}"
-            named = [scope for scope in SCOPES[account.provider] if scope in said]
-            scopes_missing = named or list(SCOPES[account.provider])
+            named = [scope for scope in NETWORKS[account.provider].scopes if scope in said]
+            scopes_missing = named or list(NETWORKS[account.provider].scopes)
             problems.append(_problem(
                 "permission_missing",
                 f"{name} refused a permission this app needs: {error.message}",

@@ -49,4 +49,12 @@ NETWORK = Network(
     errors=ERRORS,
     exactly_once="lookup",
     adapter=ExampleAdapter(),  # type: ignore[arg-type]
+    scopes=(),
+    best_times=(
+        ("mon", "09:00"),
+        ("tue", "09:00"),
+        ("wed", "09:00"),
+        ("thu", "09:00"),
+        ("fri", "09:00"),
+    ),
 )

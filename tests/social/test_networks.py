@@ -2,6 +2,8 @@
 network is, `GET /api/social/platforms` serves its capabilities from that one table, and a
 seventh network needs nothing beyond its module, its stand-in and its registry line."""
 
+import re
+
 import pytest
 from django.conf import settings
 
@@ -67,6 +69,14 @@ def incomplete(network: Network) -> list[str]:
         missing.append("exactly_once")
     if len({option.name for option in network.options}) != len(network.options):
         missing.append("options (one per key)")
+    if network.connect_method == "oauth" and not network.scopes:
+        missing.append("scopes (what its consent asks for)")
+    days = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    if len(network.best_times) != 5 or any(
+        day not in days or not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", at)
+        for day, at in network.best_times
+    ):
+        missing.append("best_times (five (day, HH:MM))")
     return missing
 
 
@@ -84,6 +94,11 @@ def test_a_network_missing_a_declaration_is_caught():
 
     network = replace(NETWORKS["devto"], exactly_once="", settings=("NO_SUCH_SETTING",))
     assert incomplete(network) == ["settings (each a Django setting)", "exactly_once"]
+    network = replace(NETWORKS["linkedin"], scopes=(), best_times=(("someday", "09:00"),))
+    assert incomplete(network) == [
+        "scopes (what its consent asks for)",
+        "best_times (five (day, HH:MM))",
+    ]
 
 
 def test_platforms_serve_each_networks_capabilities(ada_client):
