@@ -207,6 +207,7 @@ class Metrics:
 
 class Adapter(Protocol):
     provider: str
+    name: str  # the network's name in the adapter's messages (its declaration's)
 
     def compose(self, draft: "Draft") -> Content:
         """What the draft becomes on the platform (social.providers.text.Composer)."""

@@ -9,6 +9,7 @@ from django.conf import settings
 
 from core import outbound
 from social import outcomes
+from social.models import Provider
 from social.networks import NETWORKS
 from social.networks.base import CONNECT_METHODS, COUNTS_BY, EXACTLY_ONCE, Network
 from social.providers.text import Draft
@@ -49,8 +50,8 @@ def incomplete(network: Network) -> list[str]:
     missing = []
     if not network.provider or network.provider != network.adapter.provider:
         missing.append("provider (its adapter's)")
-    if not network.name:
-        missing.append("name")
+    if not network.name or network.name != network.adapter.name:
+        missing.append("name (its adapter's, in messages)")
     if network.connect_method not in CONNECT_METHODS:
         missing.append("connect_method")
     if not network.settings or any(not hasattr(settings, name) for name in network.settings):
@@ -87,6 +88,12 @@ def test_every_network_declares_all_a_network_is(provider):
     from tests.social import standins
 
     assert hasattr(standins, STANDINS[provider])
+
+
+def test_the_registry_and_the_stored_identifiers_agree():
+    """A record stores its network's identifier (`social.models.Provider`, what the API's
+    fields accept): every registered network has one, and none is left without a network."""
+    assert list(NETWORKS) == list(Provider.values)
 
 
 def test_a_network_missing_a_declaration_is_caught():
