@@ -173,13 +173,30 @@ def _target_error(target: Target, name: str, message: str) -> dict[str, Any]:
 
 
 def target_problems(draft: Draft, target: Target, *, require_alt: bool) -> list[Problem]:
-    """Everything validate_targets would refuse on this target, as (field, message): what the
-    preview shows."""
+    """Everything publishing would refuse on this target, as (field, message): what the
+    preview shows (the variant's options included, which publishing refuses on saving)."""
     refused = [
         (str(error.details["targets"][0]["field"]), error.message)
         for error in _unsupported(draft, target, require_alt=require_alt)
     ]
-    return refused + problems(draft, target)
+    return refused + problems(draft, target) + option_problems(target.provider, draft.options)
+
+
+def option_problems(provider: str, options: dict[str, Any]) -> list[Problem]:
+    """Each key of `variants.<provider>.options` the network's options schema does not
+    declare, or whose value it refuses (social.md section 13), at its field."""
+    network = NETWORKS[provider]
+    schema = {option.name: option for option in network.options}
+    found: list[Problem] = []
+    for key, value in options.items():
+        name = f"variants.{provider}.options.{key}"
+        option = schema.get(key)
+        if option is None:
+            known = ", ".join(schema) or "none"
+            found.append((name, f"{network.name} has no option {key!r} (its options: {known})."))
+        elif reason := option.refusal(value):
+            found.append((name, reason))
+    return found
 
 
 def validate_targets(

@@ -32,7 +32,7 @@ def post_preview(
     own platforms and waiting records. The post (a saved one with `fields` applied over it, or
     `fields` alone) is never saved."""
     post = user_post(user=user, post_id=post_id) if post_id else Post(user=user)
-    post_fill(user=user, post=post, fields=fields)
+    post_fill(user=user, post=post, fields=fields, check_options=False)
     if account_ids:
         targets = [
             account_target(account) for account in user_accounts(user=user, account_ids=account_ids)

@@ -13,7 +13,7 @@ from social.models import Provider
 from social.networks import NETWORKS
 from social.networks.base import CONNECT_METHODS, COUNTS_BY, EXACTLY_ONCE, Network
 from social.providers.text import Draft
-from social.services.composition import Target, problems
+from social.services.composition import Target, problems, target_problems
 from social.services.composition import compose as composed
 from tests.social import example_network
 
@@ -161,15 +161,19 @@ def test_an_option_no_network_declares_is_400_naming_it_and_nothing_is_saved(ada
     assert response.status_code == 400, response.content
     assert list(response.json()["error"]["details"]) == ["variants.bluesky.options.visibility"]
     assert ada_client.get("/api/social/posts").json()["data"] == []
-    # Preview validates them the same way.
+    # The preview reports them as its target's problems, at the same field.
     response = ada_client.post(
         "/api/social/preview",
-        {"content": "Hi", "platforms": ["devto"],
+        {"content": "Hi", "title": "Hi", "platforms": ["devto"],
          "variants": {"devto": {"options": {"series": "Launch"}}}},
         format="json",
     )  # fmt: skip
-    assert response.status_code == 400, response.content
-    assert list(response.json()["error"]["details"]) == ["variants.devto.options.series"]
+    assert response.status_code == 200, response.content
+    (devto,) = response.json()["data"]
+    assert devto["valid"] is False
+    assert [p["field"] for p in devto["problems"]] == ["variants.devto.options.series"]
+    assert "DEV Community has no option 'series'" in devto["problems"][0]["message"]
+    assert ada_client.get("/api/social/posts").json()["data"] == []
 
 
 def test_no_options_at_all_is_a_variant_like_any_other(ada_client):
@@ -199,3 +203,8 @@ def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
     chosen = {"audience": "friends", "pinned": True}
     post_fill(user=ada, post=post, fields={"variants": {"example": {"options": chosen}}})
     assert draft_of(post, "example").options == chosen
+    # The preview's problems of a target, at the same field.
+    wrong = Draft(content="Hi", options={"audience": "enemies"}, provider="example")
+    assert target_problems(wrong, Target(provider="example"), require_alt=False) == [
+        ("variants.example.options.audience", "Must be one of: public, friends.")
+    ]
