@@ -160,6 +160,8 @@ class Content:
     # A processed video upload, when the post carries one: what the platform's upload flow
     # left (its ids), for the create that attaches it.
     video: dict[str, Any] | None = None
+    # The network's own keys, `variants.<provider>.options`, its options schema checked.
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

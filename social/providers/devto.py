@@ -46,7 +46,7 @@ class DevtoAdapter(Composer):
     def compose(self, draft: Draft) -> Content:
         """The title, the content as markdown, the hashtags as tags."""
         return Content(text=draft.content.strip(), link=draft.link, title=draft.title,
-                       tags=tags_of(draft), media=draft.media)  # fmt: skip
+                       tags=tags_of(draft), media=draft.media, options=draft.options)  # fmt: skip
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         found: list[Problem] = []

@@ -93,7 +93,9 @@ class Composer:
         if tags:
             parts.append(" ".join(tags))
         text = "\n\n".join(part for part in parts if part)
-        return Content(text=text, link=draft.link, title=draft.title, media=draft.media)
+        return Content(
+            text=text, link=draft.link, title=draft.title, media=draft.media, options=draft.options
+        )
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         """How long the platform counts a text (its `countsBy`)."""

@@ -208,3 +208,9 @@ def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
     assert target_problems(wrong, Target(provider="example"), require_alt=False) == [
         ("variants.example.options.audience", "Must be one of: public, friends.")
     ]
+
+
+@pytest.mark.parametrize("provider", list(NETWORKS))
+def test_what_an_adapter_is_given_to_publish_carries_the_options(provider):
+    draft = Draft(content="Hi", title="Hi", options={"key": "value"}, provider=provider)
+    assert composed(draft, provider).options == {"key": "value"}
