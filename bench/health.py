@@ -156,9 +156,9 @@ def populate(folder: str, routes: list[str]) -> None:
     os.environ[metrics.ENV] = folder
     settings.METRICS_TOKEN = METRICS_TOKEN  # this process records, as the servers' do
     metrics._decided, metrics._families = False, None
-    from social.providers import PLATFORMS
+    from social.networks import NETWORKS
 
-    platforms = list(PLATFORMS)
+    platforms = list(NETWORKS)
     clients = [*platforms, "meta", "meta-oauth", "ai-provider", "webhooks", "media"]
     for route in routes:
         for method, status in (("GET", 200), ("GET", 404), ("POST", 200), ("POST", 400)):

@@ -5,18 +5,20 @@ answer kept beside it (never credentials); the error object of records and publi
 An attempt's error is categorized where it happens (`attempt_error`, called when the attempt's
 result is recorded: the full error is at hand there, its class, its answer's body) and the
 category stored in the record's history entry; a record's `error` object is built from what
-the record stores (`record_error`). `RULES` is the table `docs/social.md` shows, row for row
-(`catalog_markdown`); a test walks each adapter's known errors and fails on one no row maps.
+the record stores (`record_error`). Each network's rows are in its module (social.networks),
+the rows all share here; `RULES`, all of them, is the table `docs/social.md` shows, row for row
+(`catalog_rows`); a test walks each adapter's known errors and fails on one no row maps.
 """
 
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from core import outbound
 from core.times import iso
+from social.networks import NETWORKS
+from social.networks.base import Rule
 
 CATEGORIES = (
     "auth_expired",
@@ -69,191 +71,15 @@ CODES = {
     "account_limit": "daily_cap_reached",
     "internal": "internal_error",
 }
-# Where an adapter's errors come from: the platform's family of APIs (Facebook and Instagram
-# share Graph), then the adapters' own refusals (no HTTP answer), then the outbound layer.
-FAMILY = {"facebook": "meta", "instagram": "meta"}
+# Where an error comes from beside the network's own answers: the adapters' own refusals (no
+# HTTP answer), then the outbound layer.
 OURS = "ours"
 OUTBOUND = "outbound"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One kind of error: where it comes from (`source`: a platform family, `ours` for an
-    adapter's own refusal, `outbound` for the HTTP layer), what identifies it (HTTP `status`,
-    a single one or an inclusive range; the platform's `code`, and `subcode`; a piece of the
-    message, `text`, lowercase), its `category`, what it means, and a remedy of its own."""
-
-    source: str
-    category: str
-    meaning: str
-    status: int | tuple[int, int] | None = None
-    code: str = ""
-    subcode: str = ""
-    text: str = ""
-    remedy: str = ""
-    # The error's class, when that tells it apart (a timeout after sending vs. before).
-    maybe_delivered: bool | None = None
-
-    def matches(self, error: outbound.OutboundError, answer: dict[str, Any] | None) -> bool:
-        status = error.status
-        if isinstance(self.status, tuple):
-            if status is None or not self.status[0] <= status <= self.status[1]:
-                return False
-        elif self.status is not None and status != self.status:
-            return False
-        if self.code and not _code_matches(self.code, answer):
-            return False
-        if self.subcode and (answer is None or str(answer.get("subcode") or "") != self.subcode):
-            return False
-        if self.maybe_delivered is not None and error.maybe_delivered != self.maybe_delivered:
-            return False
-        if self.text:
-            said = f"{error.message} {(answer or {}).get('message') or ''}".lower()
-            if self.text not in said:
-                return False
-        return True
-
-
-def _code_matches(code: str, answer: dict[str, Any] | None) -> bool:
-    """The answer's code is `code`, or within `code` when it is a numeric range ("200-299")."""
-    said = str((answer or {}).get("code") or "")
-    low, _, high = code.partition("-")
-    if high and low.isdigit() and high.isdigit():
-        return said.isdigit() and int(low) <= int(said) <= int(high)
-    return said == code
-
-
-def _graph(code: str, category: str, meaning: str, **more: Any) -> Rule:
-    return Rule("meta", category, meaning, code=code, **more)
-
-
+# The rows every network shares; each network's own are in its module (social.networks).
 # fmt: off
-RULES: tuple[Rule, ...] = (
-    # --- Meta Graph API (Facebook Pages, Instagram): errors named by `error.code` ------------
-    _graph("190", "auth_expired", "Access token invalid, expired or revoked (OAuthException)."),
-    _graph("102", "auth_expired", "API session invalid: the login must be renewed."),
-    _graph("9", "account_limit", "Instagram's publishing limit: too many posts in 24 hours.",
-           subcode="2207042",
-           remedy="Nothing to do: Instagram took its maximum of posts for today; this one "
-           "waits for tomorrow's window."),
-    _graph("4", "rate_limited", "Application request limit reached."),
-    _graph("17", "rate_limited", "User request limit reached."),
-    _graph("32", "rate_limited", "Page request limit reached."),
-    _graph("613", "rate_limited", "Calls to this API exceeded the rate limit."),
-    _graph("341", "rate_limited", "Application limit reached (temporary)."),
-    _graph("1", "platform_outage", "Unknown Graph error (temporary, retried)."),
-    _graph("2", "platform_outage", "Graph service temporarily unavailable."),
-    _graph("10", "permission_missing", "The app lacks a permission for this action."),
-    _graph("200-299", "permission_missing", "Permission errors (#200 to #299): a permission "
-           "the page token lacks."),
-    _graph("368", "content_rejected", "Temporarily blocked for policy violations."),
-    _graph("506", "content_rejected", "Duplicate post: the same text was just published.",
-           remedy="Change the text: Facebook refuses a copy of a recent post."),
-    _graph("100", "media_invalid", "The media could not be fetched from its URL.",
-           subcode="2207052"),
-    _graph("100", "content_rejected", "Invalid parameter (the post's fields, or an object "
-           "that does not exist)."),
-    _graph("9004", "media_invalid", "Only photos or videos are accepted as media."),
-    _graph("9007", "media_invalid", "The media container is not ready or not available."),
-    _graph("36003", "media_invalid", "The image's aspect ratio is not supported."),
-    _graph("24", "media_invalid", "The media container was not found."),
-    _graph("2635", "internal", "This Graph API version is deprecated (an operator setting).",
-           remedy="Contact support: this server calls a retired Graph API version."),
-    _graph("101", "internal", "The app id is invalid (an operator setting).",
-           remedy="Contact support: this server's Meta app is misconfigured."),
-    Rule("meta", "content_rejected", "Any other Graph error of a request (HTTP 4xx).",
-         status=(400, 428)),
-    # --- LinkedIn: `{status, serviceErrorCode, code, message}` -------------------------------
-    Rule("linkedin", "auth_expired", "EXPIRED_ACCESS_TOKEN: the 60-day token ran out.",
-         code="65602"),
-    Rule("linkedin", "auth_expired", "REVOKED_ACCESS_TOKEN: the member revoked the app.",
-         code="65601"),
-    Rule("linkedin", "auth_expired", "INVALID_ACCESS_TOKEN.", code="65600"),
-    Rule("linkedin", "auth_expired", "Any other refused token (HTTP 401).", status=401),
-    Rule("linkedin", "permission_missing", "ACCESS_DENIED: the token lacks w_member_social "
-         "(HTTP 403).", status=403),
-    Rule("linkedin", "content_rejected", "DUPLICATE_POST: the same text was published "
-         "already.", code="DUPLICATE_POST",
-         remedy="Change the text: LinkedIn refuses the same text twice."),
-    Rule("linkedin", "internal", "NONEXISTENT_VERSION: the LinkedIn-Version header names a "
-         "retired version (an operator setting).", status=426,
-         remedy="Contact support: this server calls a retired LinkedIn API version."),
-    Rule("linkedin", "content_rejected", "The post was refused as invalid (HTTP 400, 404, "
-         "422).", status=(400, 425)),
-    # --- Bluesky (AT Protocol): XRPC errors named by `error` ---------------------------------
-    Rule("bluesky", "auth_expired", "ExpiredToken: the session ran out.", code="ExpiredToken"),
-    Rule("bluesky", "auth_expired", "InvalidToken: the session is not valid.",
-         code="InvalidToken"),
-    Rule("bluesky", "auth_expired", "AuthenticationRequired: the app password was refused or "
-         "revoked.", code="AuthenticationRequired"),
-    Rule("bluesky", "auth_expired", "AccountTakedown: the account was taken down.",
-         code="AccountTakedown"),
-    Rule("bluesky", "auth_expired", "AccountDeactivated: the account is deactivated.",
-         code="AccountDeactivated"),
-    Rule("bluesky", "rate_limited", "RateLimitExceeded (HTTP 429, RateLimit-Reset).",
-         code="RateLimitExceeded"),
-    Rule("bluesky", "media_invalid", "BlobTooLarge: an image over 1,000,000 bytes.",
-         code="BlobTooLarge"),
-    Rule("bluesky", "media_invalid", "InvalidMimeType: a file type Bluesky refuses.",
-         code="InvalidMimeType"),
-    Rule("bluesky", "content_rejected", "InvalidSwap: a record with this key exists already.",
-         code="InvalidSwap"),
-    Rule("bluesky", "content_rejected", "RecordNotFound: the post replied to is gone.",
-         code="RecordNotFound"),
-    Rule("bluesky", "content_rejected", "InvalidRequest: the record was refused (length, "
-         "facets, an unknown handle).", code="InvalidRequest"),
-    Rule("bluesky", "platform_outage", "UpstreamFailure, InternalServerError, "
-         "ServiceUnavailable (HTTP 5xx).", status=(500, 599)),
-    Rule("bluesky", "content_rejected", "Any other XRPC error of a request (HTTP 4xx).",
-         status=(400, 428)),
-    # --- Mastodon: `{"error": "<text>"}`, 422 for validation ----------------------------------
-    Rule("mastodon", "permission_missing", "This action is outside the authorized scopes "
-         "(HTTP 403).", status=403, text="outside the authorized scopes"),
-    Rule("mastodon", "auth_expired", "The access token was revoked or is invalid (HTTP 401).",
-         status=401),
-    Rule("mastodon", "auth_expired", "The login is disabled or the account suspended "
-         "(HTTP 403).", status=403),
-    Rule("mastodon", "content_rejected", "422 Text character limit exceeded.", status=422,
-         text="character limit",
-         remedy="Shorten the post to your instance's character limit."),
-    Rule("mastodon", "content_rejected", "422 Text can't be blank.", status=422,
-         text="can't be blank"),
-    Rule("mastodon", "platform_outage", "422 Cannot attach files that have not finished "
-         "processing (try again in a moment).", status=422, text="finished processing"),
-    Rule("mastodon", "media_invalid", "422 on an attachment: the file's type, size or "
-         "processing.", status=422, text="file"),
-    Rule("mastodon", "media_invalid", "422 on an attachment: the media refused.", status=422,
-         text="media"),
-    Rule("mastodon", "content_rejected", "Any other 422 Validation failed.", status=422),
-    Rule("mastodon", "content_rejected", "Record not found: the status replied to is gone "
-         "(HTTP 404).", status=404),
-    Rule("mastodon", "content_rejected", "Any other refusal of a request (HTTP 4xx).",
-         status=(400, 428)),
-    # --- Dev.to (Forem): `{"error": "<text>", "status"}` ---------------------------------------
-    Rule("devto", "auth_expired", "unauthorized: the API key was revoked (HTTP 401).",
-         status=401),
-    Rule("devto", "permission_missing", "forbidden: the key may not do this (HTTP 403).",
-         status=403),
-    Rule("devto", "content_rejected", "422 Canonical url has already been taken (a duplicate "
-         "guard).", status=422, text="canonical",
-         remedy="Change the post's link: DEV refuses a canonical URL it already has."),
-    Rule("devto", "media_invalid", "422 on the main image.", status=422, text="image"),
-    Rule("devto", "content_rejected", "422 Title can't be blank, Tag list exceeds 4 tags, "
-         "other validation.", status=422),
-    Rule("devto", "content_rejected", "Any other refusal of a request (HTTP 4xx).",
-         status=(400, 428)),
-    # --- OAuth token endpoints (renewing a token during an attempt) ---------------------------
-    *(
-        Rule(source, "auth_expired", "invalid_grant: the refresh token or code is no longer "
-             "valid.", code="invalid_grant")
-        for source in ("linkedin", "mastodon")
-    ),
-    *(
-        Rule(source, "internal", "invalid_client: this server's app credentials were "
-             "refused (an operator setting).", code="invalid_client",
-             remedy="Contact support: this server's app credentials were refused.")
-        for source in ("linkedin", "mastodon")
-    ),
+SHARED: tuple[Rule, ...] = (
     # --- The adapters' own refusals and what they make of odd answers (no HTTP status) -------
     Rule(OURS, "media_invalid", "The platform could not process the video (its reason).",
          text="could not process the video"),
@@ -328,17 +154,23 @@ RULES: tuple[Rule, ...] = (
 # fmt: on
 
 
-def family(provider: str) -> str:
-    return FAMILY.get(provider, provider)
+def _catalog() -> tuple[Rule, ...]:
+    """Every network's rows (one copy of those networks share), then the shared ones."""
+    tables = {network.source: network.errors for network in NETWORKS.values()}
+    return (*(rule for rows in tables.values() for rule in rows), *SHARED)
+
+
+RULES = _catalog()
 
 
 def rule_for(provider: str, error: outbound.OutboundError) -> Rule | None:
     """The row that maps this error, or None: an error no row knows (the test of the table
-    walks every known one)."""
+    walks every known one). The network's own rows are asked first, when the platform
+    answered."""
     answer = platform_answer(error)
-    sources = (family(provider), OURS, OUTBOUND) if error.status is not None else (OURS, OUTBOUND)
-    for source in sources:
-        rules = [rule for rule in RULES if rule.source == source]
+    own = NETWORKS[provider].errors if provider in NETWORKS else ()
+    shared = ([r for r in SHARED if r.source == source] for source in (OURS, OUTBOUND))
+    for rules in ([*own], *shared) if error.status is not None else shared:
         # The rows naming a code or a message first, then those of a status alone.
         for rule in [r for r in rules if r.code or r.text] + [
             r for r in rules if not (r.code or r.text)
@@ -419,10 +251,8 @@ def attempt_error(provider: str, error: outbound.OutboundError) -> dict[str, Any
 
 
 def _name(provider: str) -> str:
-    from social.providers import PLATFORMS
-
-    platform = PLATFORMS.get(provider)
-    return platform.name if platform else provider
+    network = NETWORKS.get(provider)
+    return network.name if network else provider
 
 
 def remedy_for(category: str, provider: str, *, waiting: bool = False, own: str = "") -> str:

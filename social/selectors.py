@@ -25,6 +25,7 @@ from social.models import (
     SocialAccount,
     SocialSettings,
 )
+from social.networks import NETWORKS
 from social.outcomes import record_error
 from social.wallclock import Week
 
@@ -313,22 +314,6 @@ def queue_upcoming(
 BEST_TIMES = 5
 BEST_TIMES_MIN_POSTS = 10  # published posts with metrics before the account's own data count
 BEST_TIMES_POSTS = 500  # the most recent published posts read
-# Per platform, when nothing of the account's own says better (docs/social.md, "Best
-# times"): (day, local time), best first, scored 1.0 down to 0.6.
-DEFAULT_BEST_TIMES: dict[str, tuple[tuple[str, str], ...]] = {
-    "linkedin": (("tue", "09:00"), ("wed", "09:00"), ("thu", "09:00"), ("wed", "12:00"),
-                 ("tue", "12:00")),
-    "facebook": (("wed", "09:00"), ("tue", "10:00"), ("thu", "09:00"), ("mon", "10:00"),
-                 ("fri", "09:00")),
-    "instagram": (("tue", "11:00"), ("wed", "11:00"), ("thu", "11:00"), ("fri", "10:00"),
-                  ("mon", "11:00")),
-    "bluesky": (("tue", "09:00"), ("wed", "09:00"), ("thu", "09:00"), ("tue", "17:00"),
-                ("wed", "17:00")),
-    "mastodon": (("tue", "09:00"), ("wed", "09:00"), ("thu", "09:00"), ("tue", "17:00"),
-                 ("wed", "17:00")),
-    "devto": (("tue", "08:00"), ("wed", "08:00"), ("thu", "08:00"), ("mon", "08:00"),
-              ("tue", "14:00")),
-}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,7 +349,7 @@ def best_times(*, account: SocialAccount, zone: Any) -> BestTimes:
     )
     defaults = [
         BestTime(day=day, time=at, score=round(1.0 - 0.1 * rank, 2))
-        for rank, (day, at) in enumerate(DEFAULT_BEST_TIMES[account.provider])
+        for rank, (day, at) in enumerate(NETWORKS[account.provider].best_times)
     ]
     if len(rows) < BEST_TIMES_MIN_POSTS:
         return BestTimes(source="default", times=defaults)

@@ -3,10 +3,10 @@
 from django.urls import path
 
 from social.api import accounts as api
-from social.api import analytics, library, outcomes, posts, queue, scheduler
+from social.api import analytics, library, outcomes, platforms, posts, queue, scheduler
 
 urlpatterns = [
-    path("social/platforms", api.PlatformListView.as_view(), name="social-platforms"),
+    path("social/platforms", platforms.PlatformListView.as_view(), name="social-platforms"),
     path(
         "social/connect/<str:provider>/authorize",
         api.AuthorizeView.as_view(),

@@ -9,7 +9,12 @@ from tests.servers import ROOT
 
 DOC = ROOT / "docs" / "architecture.md"
 # The packages a newcomer looks for a behaviour in, one module per subject.
-MAPPED = ("social/services", "social/providers", "notifications/services")
+MAPPED = (
+    "social/services",
+    "social/networks",
+    "social/providers",
+    "notifications/services",
+)
 
 
 def table_paths() -> set[str]:

@@ -268,6 +268,8 @@ class VariantFields(BodySerializer):
         required=False, allow_blank=True, max_length=10_000, trim_whitespace=False
     )
     thread = thread_field()
+    # The network's own keys (social.md section 13), checked against its options schema.
+    options = serializers.DictField(required=False)
 
 
 class VariantsFields(BodySerializer):

@@ -160,6 +160,8 @@ class Content:
     # A processed video upload, when the post carries one: what the platform's upload flow
     # left (its ids), for the create that attaches it.
     video: dict[str, Any] | None = None
+    # The network's own keys, `variants.<provider>.options`, its options schema checked.
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +209,7 @@ class Metrics:
 
 class Adapter(Protocol):
     provider: str
+    name: str  # the network's name in the adapter's messages (its declaration's)
 
     def compose(self, draft: "Draft") -> Content:
         """What the draft becomes on the platform (social.providers.text.Composer)."""
@@ -260,8 +263,6 @@ class Adapter(Protocol):
         None when it is not there."""
         ...
 
-    threads: bool  # follow-up parts are published as replies
-    comments: bool  # a first comment can be published
     comment_limit: int
 
     def reply(

@@ -145,7 +145,6 @@ class BlueskyAdapter(Composer):
     _client = ProviderClient("bluesky", classify)
 
     name = "Bluesky"
-    threads = True
     comment_limit = 300  # a reply is a post: graphemes, as the post's own limit
     # 300 MB (decimal, the lexicon's maxSize) since September 2025, 100 MB before.
     video: VideoRules | None = VideoRules(

@@ -42,12 +42,11 @@ class DevtoAdapter(Composer):
     the default classification by status code fits."""
 
     name = "DEV Community"
-    comments = False  # an article's comments are the readers'; the API writes none
 
     def compose(self, draft: Draft) -> Content:
         """The title, the content as markdown, the hashtags as tags."""
         return Content(text=draft.content.strip(), link=draft.link, title=draft.title,
-                       tags=tags_of(draft), media=draft.media)  # fmt: skip
+                       tags=tags_of(draft), media=draft.media, options=draft.options)  # fmt: skip
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         found: list[Problem] = []

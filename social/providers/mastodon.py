@@ -86,7 +86,6 @@ class MastodonAdapter(Composer):
     _client = ProviderClient("mastodon", classify)
 
     name = "Mastodon"
-    threads = True
     comment_limit = 500  # a reply is a status: the common instance limit
     # Mastodon 4's default video limit (an instance may set another); no length limit.
     video: VideoRules | None = VideoRules(

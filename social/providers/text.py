@@ -10,7 +10,7 @@ link as a fixed length, Instagram needs an image, Dev.to a title). Rules every p
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import regex
@@ -33,7 +33,8 @@ HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
 class Draft:
     """The fields of a post that decide what is published on one network: the post merged
     with that network's variant (social.md section 9). `thread` holds the follow-up parts
-    (each a Draft of content and media), `first_comment` the comment published right after.
+    (each a Draft of content and media), `first_comment` the comment published right after,
+    `options` the network's own keys (its options schema checked them).
     `provider` and `from_variant` name where each field came from, so that a problem is
     reported at the field the user wrote (`variants.bluesky.content`)."""
 
@@ -44,6 +45,7 @@ class Draft:
     media: tuple[MediaFile, ...] = ()
     thread: tuple["Draft", ...] = ()
     first_comment: str = ""
+    options: dict[str, Any] = field(default_factory=dict)  # the network's own keys
     provider: str = ""
     from_variant: frozenset[str] = frozenset()
 
@@ -81,8 +83,6 @@ class Composer:
     name: str = ""  # the platform's name in messages
     link_field: bool = False  # the platform takes the link in a field of its own
     video: VideoRules | None = None  # what the platform takes as a video; None: no video
-    threads: bool = False  # follow-up parts are published as replies (Bluesky, Mastodon)
-    comments: bool = True  # a first comment can be published under the post
     comment_limit: int = 1250  # characters of a comment
 
     def compose(self, draft: Draft) -> Content:
@@ -93,7 +93,9 @@ class Composer:
         if tags:
             parts.append(" ".join(tags))
         text = "\n\n".join(part for part in parts if part)
-        return Content(text=text, link=draft.link, title=draft.title, media=draft.media)
+        return Content(
+            text=text, link=draft.link, title=draft.title, media=draft.media, options=draft.options
+        )
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         """How long the platform counts a text (its `countsBy`)."""
@@ -111,8 +113,8 @@ class Composer:
                                 f"this one is {length}.")]  # fmt: skip
         return []
 
-    # Parts beyond the post (social.md section 9): a platform without threads or comments
-    # never gets one (validation refuses them before anything is sent).
+    # Parts beyond the post (social.md section 9): a network whose capabilities have no threads
+    # or first comment never gets one (validation refuses them before anything is sent).
 
     def reply(
         self,

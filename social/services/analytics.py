@@ -14,7 +14,7 @@ from django.utils import timezone
 from core import outbound
 from core.concurrency import bounded_map
 from social.models import AccountStatus, AnalyticsRecord, RecordStatus, ScheduledRecord
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.base import Credentials, Metrics, Published
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 
@@ -36,7 +36,7 @@ def _read(reading: Reading) -> None:
     if reading.error is not None:
         return
     record = reading.record
-    adapter = PLATFORMS[record.provider].adapter
+    adapter = NETWORKS[record.provider].adapter
     try:
         reading.metrics = adapter.metrics(
             reading.credentials, Published(record.provider_post_id, record.url)

@@ -39,8 +39,8 @@ from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
+from social.networks import NETWORKS
 from social.outcomes import attempt_error
-from social.providers import PLATFORMS
 from social.providers.base import LOOKUP_SKEW, Adapter, Attempt, Credentials, Published
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
@@ -338,7 +338,7 @@ def _calls(job: Job) -> None:
     not yet published, when the last attempt may have delivered it (`outcome_unknown`), is
     looked up before it is created again. Stops at the first failure (`job.error`)."""
     record = job.record
-    adapter = PLATFORMS[record.provider].adapter
+    adapter = NETWORKS[record.provider].adapter
     done: dict[int, Published] = {int(part["index"]): _published_of(part) for part in record.parts}
     job.parts = list(record.parts)
     job.published = done.get(0)
@@ -451,7 +451,7 @@ def _video_post(adapter: Adapter, job: Job, part: Part, attempt: Attempt) -> Pub
         if (timezone.now() - began).total_seconds() > settings.VIDEO_PROCESSING_TIMEOUT_SECONDS:
             minutes = settings.VIDEO_PROCESSING_TIMEOUT_SECONDS // 60
             raise outbound.PermanentError(
-                f"{PLATFORMS[job.record.provider].name} did not finish processing the video "
+                f"{NETWORKS[job.record.provider].name} did not finish processing the video "
                 f"within {minutes} minutes."
             )
         return None
@@ -796,7 +796,7 @@ def _missing_parts(
     user_id: Any, *, post_id: str, record_id: str, platform: str, warnings: list[dict[str, Any]]
 ) -> NotificationDraft:
     """The notification of a published record with parts missing (its warnings)."""
-    name = PLATFORMS[platform].name
+    name = NETWORKS[platform].name
     missing = "; ".join(str(warning["message"]) for warning in warnings)
     return NotificationDraft(
         user_id=user_id, type=NotificationType.POST_FAILED,
@@ -813,7 +813,7 @@ def records_notify(emitted: list[events.Emitted]) -> None:
     drafts: list[NotificationDraft] = []
     for user_id, payload in emitted:
         data, context = payload.data, payload.context
-        name = PLATFORMS[data["platform"]].name
+        name = NETWORKS[data["platform"]].name
         warnings = context.get("warnings")
         if warnings and context.get("notify_missing"):
             drafts.append(_missing_parts(user_id, post_id=data["postId"],

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from social.models import RecordStatus, ScheduledRecord, SocialAccount
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 
 WINDOW = timedelta(hours=24)
 MARGIN = timedelta(seconds=1)  # a deferred record comes due just after its slot frees
@@ -126,7 +126,7 @@ def records_admit(records: list[ScheduledRecord]) -> list[ScheduledRecord]:
 
 
 def _defer(record: ScheduledRecord, *, now: datetime, until: datetime, limit: int) -> bool:
-    name = PLATFORMS[record.provider].name
+    name = NETWORKS[record.provider].name
     message = (
         f"{name} takes {limit} posts a day from an app: this one waits until "
         f"{until:%Y-%m-%d %H:%M} UTC, when the oldest of them is a day old."

@@ -19,7 +19,7 @@ from social.errors import (
     ThreadNotSupported,
     VideoNotSupported,
 )
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.base import Content, MediaFile, VideoRules
 from social.providers.text import Draft, Problem
 
@@ -57,13 +57,13 @@ class Part:
 
 
 def compose(draft: Draft, provider: str) -> Content:
-    return PLATFORMS[provider].adapter.compose(draft)
+    return NETWORKS[provider].adapter.compose(draft)
 
 
 def parts_of(draft: Draft, provider: str) -> list[Part]:
     """What a record publishes, in order: the post, each follow-up of its thread as a reply
     to the one before, then the first comment."""
-    adapter = PLATFORMS[provider].adapter
+    adapter = NETWORKS[provider].adapter
     parts = [Part(0, "post", adapter.compose(draft))]
     for follow_up in draft.thread:
         parts.append(Part(len(parts), "reply", adapter.compose(follow_up)))
@@ -74,7 +74,7 @@ def parts_of(draft: Draft, provider: str) -> list[Part]:
 
 def _part_problems(draft: Draft, target: Target, *, reply: bool = False) -> list[Problem]:
     """The rules one part (the post, or a reply of its thread) breaks on the target."""
-    platform = PLATFORMS[target.provider]
+    platform = NETWORKS[target.provider]
     limits = {**platform.limits, **target.limits}
     found: list[Problem] = []
     max_media = int(limits.get("maxMedia") or 0)
@@ -119,7 +119,8 @@ def _video_problems(
 def problems(draft: Draft, target: Target) -> list[Problem]:
     """(field, message) for each rule the draft breaks on this target, the field named as
     the request wrote it."""
-    adapter = PLATFORMS[target.provider].adapter
+    network = NETWORKS[target.provider]
+    adapter = network.adapter
     found = [(draft.path(name), message) for name, message in _part_problems(draft, target)]
     for index, follow_up in enumerate(draft.thread):
         found += [
@@ -128,14 +129,12 @@ def problems(draft: Draft, target: Target) -> list[Problem]:
             if name in ("content", "media")  # a reply has no title, link or hashtags
         ]
     limit, length = adapter.comment_limit, len(draft.first_comment)
-    if adapter.threads:  # the comment is the author's reply: a post, with a post's limit
-        platform = PLATFORMS[target.provider]
-        limits = {**platform.limits, **target.limits}
+    if network.capabilities.threads:  # the comment is the author's reply: a post's limit
+        limits = {**network.limits, **target.limits}
         limit = int(limits["maxCharacters"])
         length = adapter.length(draft.first_comment, limits)
     if length > limit:
-        name = PLATFORMS[target.provider].name
-        message = f"{name} comments are at most {limit} characters; this one is {length}."
+        message = f"{network.name} comments are at most {limit} characters; this one is {length}."
         found.append((draft.path("firstComment"), message))
     return found
 
@@ -143,13 +142,13 @@ def problems(draft: Draft, target: Target) -> list[Problem]:
 def _unsupported(draft: Draft, target: Target, *, require_alt: bool) -> list[ApplicationError]:
     """The 400s with codes of their own: a thread or a first comment the platform has no
     place for, an image without alt text when the user requires it."""
-    adapter = PLATFORMS[target.provider].adapter
+    can = NETWORKS[target.provider].capabilities
     found: list[ApplicationError] = []
-    if draft.thread and not adapter.threads:
+    if draft.thread and not can.threads:
         found.append(ThreadNotSupported(details=_detail(target, draft.path("thread"))))
-    if draft.first_comment and not adapter.comments:
+    if draft.first_comment and not can.first_comment:
         found.append(FirstCommentNotSupported(details=_detail(target, draft.path("firstComment"))))
-    if adapter.video is None and any(media.video for media in draft.media):
+    if not can.video and any(media.video for media in draft.media):
         found.append(VideoNotSupported(details=_detail(target, draft.path("media"))))
     if require_alt:
         parts = [("media", draft), *((f"thread[{i}].media", p) for i, p in enumerate(draft.thread))]
@@ -174,13 +173,30 @@ def _target_error(target: Target, name: str, message: str) -> dict[str, Any]:
 
 
 def target_problems(draft: Draft, target: Target, *, require_alt: bool) -> list[Problem]:
-    """Everything validate_targets would refuse on this target, as (field, message): what the
-    preview shows."""
+    """Everything publishing would refuse on this target, as (field, message): what the
+    preview shows (the variant's options included, which publishing refuses on saving)."""
     refused = [
         (str(error.details["targets"][0]["field"]), error.message)
         for error in _unsupported(draft, target, require_alt=require_alt)
     ]
-    return refused + problems(draft, target)
+    return refused + problems(draft, target) + option_problems(target.provider, draft.options)
+
+
+def option_problems(provider: str, options: dict[str, Any]) -> list[Problem]:
+    """Each key of `variants.<provider>.options` the network's options schema does not
+    declare, or whose value it refuses (social.md section 13), at its field."""
+    network = NETWORKS[provider]
+    schema = {option.name: option for option in network.options}
+    found: list[Problem] = []
+    for key, value in options.items():
+        name = f"variants.{provider}.options.{key}"
+        option = schema.get(key)
+        if option is None:
+            known = ", ".join(schema) or "none"
+            found.append((name, f"{network.name} has no option {key!r} (its options: {known})."))
+        elif reason := option.refusal(value):
+            found.append((name, reason))
+    return found
 
 
 def validate_targets(

@@ -35,8 +35,8 @@ from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
 from social.errors import AccountNotFound
 from social.models import AccountHealth, AccountStatus, RecordStatus, ScheduledRecord, SocialAccount
+from social.networks import NETWORKS
 from social.outcomes import attempt_error
-from social.providers import PLATFORMS, linkedin, mastodon, meta
 from social.selectors import settings_for_users
 from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 from social.services.caps import cap_use
@@ -48,16 +48,6 @@ PREFLIGHT_EVERY = timedelta(hours=6)  # an account is checked by the pre-flight 
 PREFLIGHT_AHEAD = timedelta(hours=24)  # records due this soon make their account checked
 PREFLIGHT_BATCH = 200  # accounts one pre-flight run checks (the next run takes the rest)
 EXPIRING_WITHIN = timedelta(days=7)  # a connection ending this soon is a problem (upkeep warns)
-# What each platform asks for when connecting: a permission error names none of them, or
-# some (Graph: "(#200) Requires pages_manage_posts permission").
-SCOPES = {
-    "linkedin": linkedin.SCOPES.split(),
-    "facebook": meta.FACEBOOK_SCOPES.split(","),
-    "instagram": meta.INSTAGRAM_SCOPES.split(","),
-    "mastodon": mastodon.SCOPES.split(),
-    "bluesky": [],
-    "devto": [],
-}
 # Problems that stop a due record: announced by the pre-flight.
 BLOCKING = frozenset(
     {
@@ -98,7 +88,7 @@ def _probe_all(accounts: list[SocialAccount]) -> list[Probe]:
         if session.error is not None:
             return session.error
         try:
-            PLATFORMS[probe.account.provider].adapter.identity(session.credentials)
+            NETWORKS[probe.account.provider].adapter.identity(session.credentials)
         except outbound.OutboundError as error:
             return error
         except Exception as error:  # an answer we did not expect: this account only
@@ -116,7 +106,7 @@ def _probe_all(accounts: list[SocialAccount]) -> list[Probe]:
 def _report(probe: Probe, now: datetime) -> dict[str, Any]:
     """The health report of a probed account (marks it expired when the token was refused)."""
     account = probe.account
-    name = PLATFORMS[account.provider].name
+    name = NETWORKS[account.provider].name
     problems: list[dict[str, str]] = []
     scopes_missing: list[str] = []
     reachable: bool | None = None
@@ -134,8 +124,8 @@ def _report(probe: Probe, now: datetime) -> dict[str, Any]:
             ))  # fmt: skip
         elif category == "permission_missing":
             said = f"{error.message} {error.excerpt}"
-            named = [scope for scope in SCOPES[account.provider] if scope in said]
-            scopes_missing = named or list(SCOPES[account.provider])
+            named = [scope for scope in NETWORKS[account.provider].scopes if scope in said]
+            scopes_missing = named or list(NETWORKS[account.provider].scopes)
             problems.append(_problem(
                 "permission_missing",
                 f"{name} refused a permission this app needs: {error.message}",
@@ -175,7 +165,7 @@ def _report(probe: Probe, now: datetime) -> dict[str, Any]:
             f"{name} takes {use.limit} posts a day from an app; {use.used} in the last 24 "
             "hours.", "Nothing to do: posts due meanwhile wait for the next window.",
         ))  # fmt: skip
-    platform = PLATFORMS[account.provider]
+    platform = NETWORKS[account.provider]
     return {
         "status": account.status,
         "checkedAt": iso(now),
@@ -305,7 +295,7 @@ def _blocking(
         problems.append(problem)
     cap = report["dailyCap"]
     if cap is not None and cap["used"] + len(records) > cap["limit"]:
-        name = PLATFORMS[account.provider].name
+        name = NETWORKS[account.provider].name
         waiting = cap["used"] + len(records) - cap["limit"]
         problems.append(_problem(
             "daily_cap_reached",
@@ -325,7 +315,7 @@ def at_risk_notify(emitted: list[events.Emitted]) -> None:
         if not payload.context.get("notify", True):
             continue
         data = payload.data
-        name = PLATFORMS[data["platform"]].name
+        name = NETWORKS[data["platform"]].name
         count = len(data["records"])
         posts = "1 scheduled post" if count == 1 else f"{count} scheduled posts"
         problem = data["problems"][0]

@@ -26,7 +26,7 @@ from social.models import (
 from social.outcomes import record_error
 from social.providers.base import MediaFile
 from social.selectors import settings_for
-from social.services.composition import Draft, Target, validate_targets
+from social.services.composition import Draft, Target, option_problems, validate_targets
 from social.services.lifecycle import post_deleted_emit, post_saved_emit, posts_partially_published
 from social.services.media import media_files, media_ids_check
 
@@ -75,6 +75,7 @@ def draft_of(post: Post, provider: str = "") -> Draft:
         ),
         thread=tuple(_follow_up(post.user_id, part) for part in thread or ()),
         first_comment=variant.get("firstComment", post.first_comment) or "",
+        options=dict(variant.get("options") or {}),
         provider=provider,
         from_variant=frozenset(VARIANT_FIELDS[name] for name in variant if name in VARIANT_FIELDS),
     )
@@ -94,8 +95,11 @@ def _attachments(user_id: Any, urls: list[str], media_ids: list[str]) -> tuple[M
     return tuple(MediaFile(url=url) for url in urls if url not in attached) + tuple(items)
 
 
-def _variants_check(user: User, variants: dict[str, Any]) -> dict[str, Any]:
-    """Variants as stored: only the fields sent, media ids checked as the user's own."""
+def _variants_check(
+    user: User, variants: dict[str, Any], *, check_options: bool = True
+) -> dict[str, Any]:
+    """Variants as stored: only the fields sent, media ids checked as the user's own, options
+    checked against each network's schema (unless the caller reports them itself)."""
     checked: dict[str, Any] = {}
     for provider, variant in variants.items():
         variant = dict(variant)
@@ -105,8 +109,16 @@ def _variants_check(user: User, variants: dict[str, Any]) -> dict[str, Any]:
         if "thread" in variant:
             variant["thread"] = _thread_check(user, variant["thread"],
                                               f"variants.{provider}.thread")  # fmt: skip
+        if "options" in variant and check_options:
+            _options_check(provider, variant["options"])
         checked[provider] = variant
     return checked
+
+
+def _options_check(provider: str, options: dict[str, Any]) -> None:
+    refused = option_problems(provider, options)
+    if refused:
+        raise ValidationFailed(details={name: [message] for name, message in refused})
 
 
 def _thread_check(user: User, thread: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
@@ -181,16 +193,19 @@ def post_apply(
     return post
 
 
-def post_fill(*, user: User, post: Post, fields: dict[str, Any]) -> Post:
+def post_fill(
+    *, user: User, post: Post, fields: dict[str, Any], check_options: bool = True
+) -> Post:
     """Apply the given fields (API names) to the post in memory, the media checked as the
-    user's; nothing validated against the targets, nothing saved."""
+    user's, the variants' options as their networks' (a 400; the preview reports them as its
+    targets' problems instead); nothing validated against the targets, nothing saved."""
     for name, value in fields.items():
         if name == "campaignId":
             post.campaign = _campaign(user, value)
         elif name == "mediaIds":
             post.media_ids = media_ids_check(user_id=user.pk, media_ids=value)
         elif name == "variants":
-            post.variants = _variants_check(user, value)
+            post.variants = _variants_check(user, value, check_options=check_options)
         elif name == "thread":
             post.thread = _thread_check(user, value, "thread")
         elif name in FIELDS:

@@ -5,7 +5,7 @@ from typing import Any
 
 from accounts.models import User
 from social.models import Post
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.base import Adapter
 from social.services.composition import Part, Target, parts_of, target_problems
 from social.services.posts import (
@@ -32,7 +32,7 @@ def post_preview(
     own platforms and waiting records. The post (a saved one with `fields` applied over it, or
     `fields` alone) is never saved."""
     post = user_post(user=user, post_id=post_id) if post_id else Post(user=user)
-    post_fill(user=user, post=post, fields=fields)
+    post_fill(user=user, post=post, fields=fields, check_options=False)
     if account_ids:
         targets = [
             account_target(account) for account in user_accounts(user=user, account_ids=account_ids)
@@ -56,7 +56,7 @@ def _part(part: Part, adapter: Adapter) -> dict[str, Any]:
 
 
 def _target_preview(post: Post, target: Target, *, require_alt: bool) -> dict[str, Any]:
-    platform = PLATFORMS[target.provider]
+    platform = NETWORKS[target.provider]
     limits = {**platform.limits, **target.limits}
     draft = draft_of(post, target.provider)
     parts = parts_of(draft, target.provider)

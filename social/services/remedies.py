@@ -33,8 +33,8 @@ from social.errors import (
     TargetTaken,
 )
 from social.models import AccountStatus, Post, RecordStatus, ScheduledRecord, SocialAccount
+from social.networks import NETWORKS
 from social.outcomes import CATEGORIES, record_error
-from social.providers import PLATFORMS
 from social.services.lifecycle import record_failure_event
 from social.services.posts import post_status_refresh, record_parts
 
@@ -207,7 +207,7 @@ def record_resolve(
             record.outcome_unknown = False
             record.error = record.error_code = ""
         else:
-            name = PLATFORMS[record.provider].name
+            name = NETWORKS[record.provider].name
             record.status = RecordStatus.FAILED
             record.error = f"You marked the post as not published on {name}."
             record.error_code = "abandoned"

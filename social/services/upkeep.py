@@ -14,7 +14,7 @@ from django.utils import timezone
 from core import outbound
 from notifications.models import NotificationType
 from social.models import AccountStatus, ConnectState, Provider, SocialAccount
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.mastodon import MastodonAdapter
 from social.services.accounts import (
     Session,
@@ -99,7 +99,7 @@ def _renewed(
 
 
 def _warn(account: SocialAccount, days: int) -> None:
-    name = PLATFORMS[account.provider].name
+    name = NETWORKS[account.provider].name
     when = "tomorrow" if days == 1 else f"within {days} days"
     notify_preferring(
         user=account.user,
@@ -120,7 +120,7 @@ def _warn(account: SocialAccount, days: int) -> None:
 
 def _mastodon_limits_refresh() -> int:
     """One `GET /api/v2/instance` per instance, written to every account on it."""
-    adapter: MastodonAdapter = PLATFORMS[Provider.MASTODON].adapter  # type: ignore[assignment]
+    adapter: MastodonAdapter = NETWORKS[Provider.MASTODON].adapter  # type: ignore[assignment]
     instances = (
         SocialAccount.objects.filter(provider=Provider.MASTODON)
         .exclude(status=AccountStatus.DISCONNECTED)

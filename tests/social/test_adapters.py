@@ -13,7 +13,8 @@ from django.utils import timezone
 from core import outbound
 from notifications.models import Notification
 from social.models import SocialAccount
-from social.providers import PLATFORMS, bluesky, linkedin, mastodon, meta
+from social.networks import NETWORKS
+from social.providers import bluesky, linkedin, mastodon, meta
 from social.providers.base import Attempt, Content, MediaFile, Published
 from social.services.accounts import credentials_keep, credentials_of
 from tests.social.conftest import connect
@@ -155,7 +156,7 @@ CONTENT = {
 def act(account: SocialAccount, call: Any) -> Any:
     """`call(adapter, credentials)` as the services make it: refreshed first, renewed
     credentials kept after."""
-    adapter = PLATFORMS[account.provider].adapter
+    adapter = NETWORKS[account.provider].adapter
     credentials = credentials_of(account)
     adapter.refresh(credentials)
     try:

@@ -45,6 +45,20 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
             "titleRequired": False,
             "maxTitle": None,
         },
+        "capabilities": {
+            "text": True,
+            "links": True,
+            "images": True,
+            "maxImages": 4,
+            "altText": True,
+            "video": True,
+            "documents": False,
+            "carousel": False,
+            "threads": True,
+            "firstComment": True,
+            "title": False,
+            "options": [],
+        },
     }
     # Without our app credentials, LinkedIn and Meta are listed but not configured.
     configured = {p["provider"]: p["configured"] for p in data}

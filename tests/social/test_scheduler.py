@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from notifications.models import Notification, OutboxEvent
 from social.models import Post, ScheduledRecord, SocialAccount, SocialSettings
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.base import Attempt
 from social.services.accounts import credentials_of
 from social.services.attempts import records_attempt
@@ -222,7 +222,7 @@ def test_a_dead_worker_is_resolved_without_a_duplicate(
     media = {"mediaUrls": [providers.image()]} if provider == "instagram" else {}
     (record_id,) = schedule(ada_client, ada_accounts, provider, **media)
     (claimed,) = records_claim(limit=10)
-    adapter = PLATFORMS[provider].adapter
+    adapter = NETWORKS[provider].adapter
     credentials = credentials_of(claimed.account)
     content = compose(draft_of(claimed.post), provider)
     adapter.publish(credentials, content, Attempt(key=str(claimed.id), since=claimed.created_at))
@@ -272,7 +272,7 @@ def die_after_publishing(providers: Any, provider: str, record_id: str) -> int:
     """A worker claims the record, the platform makes the post, the worker dies before
     recording it; its lease runs out. How many posts the platform holds."""
     (claimed,) = records_claim(limit=10)
-    adapter = PLATFORMS[provider].adapter
+    adapter = NETWORKS[provider].adapter
     credentials = credentials_of(claimed.account)
     content = compose(draft_of(claimed.post), provider)
     adapter.publish(credentials, content, Attempt(key=str(claimed.id), since=claimed.created_at))

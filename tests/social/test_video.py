@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from config.settings import base as settings_base
 from social.models import MediaItem, ScheduledRecord
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.videos import mp4
 
@@ -216,7 +216,7 @@ def test_bluesky_takes_videos_up_to_its_300_mb(ada_client, ada_accounts, provide
 
 
 def test_each_networks_video_limits_name_their_source():
-    rules = {name: p.adapter.video for name, p in PLATFORMS.items() if p.adapter.video}
+    rules = {name: p.adapter.video for name, p in NETWORKS.items() if p.adapter.video}
     assert set(rules) == set(FIVE)
     assert all(rule.source.startswith("https://") for rule in rules.values())
 

@@ -1,0 +1,39 @@
+"""Facebook Pages: a page the user manages, by OAuth with the Meta app."""
+
+from social.models import Provider
+from social.networks import meta
+from social.networks.base import Capabilities, Network, limits
+from social.providers.meta import FACEBOOK_SCOPES, FacebookAdapter
+
+NETWORK = Network(
+    provider=Provider.FACEBOOK,
+    name="Facebook Pages",
+    connect_method="oauth",
+    settings=meta.SETTINGS,
+    capabilities=Capabilities(
+        text=True,
+        links=True,
+        images=True,
+        alt_text=True,
+        video=True,
+        documents=False,
+        carousel=False,
+        threads=False,
+        first_comment=True,
+        title=False,
+    ),
+    limits=limits(63206, max_media=10),
+    options=(),
+    errors=meta.ERRORS,
+    exactly_once="lookup",
+    adapter=FacebookAdapter(),
+    scopes=tuple(FACEBOOK_SCOPES.split(",")),
+    best_times=(
+        ("wed", "09:00"),
+        ("tue", "10:00"),
+        ("thu", "09:00"),
+        ("mon", "10:00"),
+        ("fri", "09:00"),
+    ),
+    error_source=meta.SOURCE,
+)

@@ -1,0 +1,73 @@
+"""LinkedIn: a member's profile, by OAuth (social.md section 1)."""
+
+from social.models import Provider
+from social.networks.base import Capabilities, Network, Rule, limits
+from social.providers.linkedin import SCOPES, LinkedInAdapter
+
+SOURCE = "linkedin"
+# Errors are `{status, serviceErrorCode, code, message}`.
+# fmt: off
+ERRORS: tuple[Rule, ...] = (
+    Rule(SOURCE, "auth_expired", "EXPIRED_ACCESS_TOKEN: the 60-day token ran out.",
+         code="65602"),
+    Rule(SOURCE, "auth_expired", "REVOKED_ACCESS_TOKEN: the member revoked the app.",
+         code="65601"),
+    Rule(SOURCE, "auth_expired", "INVALID_ACCESS_TOKEN.", code="65600"),
+    Rule(SOURCE, "auth_expired", "Any other refused token (HTTP 401).", status=401),
+    Rule(SOURCE, "permission_missing", "ACCESS_DENIED: the token lacks w_member_social "
+         "(HTTP 403).", status=403),
+    Rule(SOURCE, "content_rejected", "DUPLICATE_POST: the same text was published "
+         "already.", code="DUPLICATE_POST",
+         remedy="Change the text: LinkedIn refuses the same text twice."),
+    Rule(SOURCE, "internal", "NONEXISTENT_VERSION: the LinkedIn-Version header names a "
+         "retired version (an operator setting).", status=426,
+         remedy="Contact support: this server calls a retired LinkedIn API version."),
+    Rule(SOURCE, "content_rejected", "The post was refused as invalid (HTTP 400, 404, "
+         "422).", status=(400, 425)),
+    # OAuth token endpoint (renewing a token during an attempt)
+    Rule(SOURCE, "auth_expired", "invalid_grant: the refresh token or code is no longer "
+         "valid.", code="invalid_grant"),
+    Rule(SOURCE, "internal", "invalid_client: this server's app credentials were "
+         "refused (an operator setting).", code="invalid_client",
+         remedy="Contact support: this server's app credentials were refused."),
+)
+# fmt: on
+
+
+NETWORK = Network(
+    provider=Provider.LINKEDIN,
+    name="LinkedIn",
+    connect_method="oauth",
+    settings=(
+        "LINKEDIN_CLIENT_ID",
+        "LINKEDIN_CLIENT_SECRET",
+        "LINKEDIN_AUTH_URL",
+        "LINKEDIN_API_URL",
+        "LINKEDIN_API_VERSION",
+    ),
+    capabilities=Capabilities(
+        text=True,
+        links=True,
+        images=True,  # up to 20, a `multiImage` post
+        alt_text=True,
+        video=True,
+        documents=False,
+        carousel=False,
+        threads=False,
+        first_comment=True,
+        title=True,  # a video's title
+    ),
+    limits=limits(3000, max_media=20),
+    options=(),
+    errors=ERRORS,
+    exactly_once="lookup",
+    adapter=LinkedInAdapter(),
+    scopes=tuple(SCOPES.split()),
+    best_times=(
+        ("tue", "09:00"),
+        ("wed", "09:00"),
+        ("thu", "09:00"),
+        ("wed", "12:00"),
+        ("tue", "12:00"),
+    ),
+)

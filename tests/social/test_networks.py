@@ -1,0 +1,216 @@
+"""The network kit (social.md sections 1, 12, 13): every registered network declares all a
+network is, `GET /api/social/platforms` serves its capabilities from that one table, and a
+seventh network needs nothing beyond its module, its stand-in and its registry line."""
+
+import re
+
+import pytest
+from django.conf import settings
+
+from core import outbound
+from social import outcomes
+from social.models import Provider
+from social.networks import NETWORKS
+from social.networks.base import CONNECT_METHODS, COUNTS_BY, EXACTLY_ONCE, Network
+from social.providers.text import Draft
+from social.services.composition import Target, problems, target_problems
+from social.services.composition import compose as composed
+from tests.social import example_network
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+CAPABILITY_KEYS = [
+    "text", "links", "images", "maxImages", "altText", "video", "documents", "carousel",
+    "threads", "firstComment", "title", "options",
+]  # fmt: skip
+LIMIT_KEYS = {"maxCharacters", "countsBy", "maxMedia", "mediaRequired", "maxHashtags",
+              "titleRequired", "maxTitle"}  # fmt: skip
+# Each network's stand-in in tests/social/standins.py (an entry per network, or the test of
+# its flows has nothing to run against).
+STANDINS = {
+    "linkedin": "LinkedInStandIn",
+    "facebook": "MetaStandIn",
+    "instagram": "MetaStandIn",
+    "bluesky": "BlueskyStandIn",
+    "mastodon": "MastodonStandIn",
+    "devto": "DevtoStandIn",
+}
+
+
+@pytest.fixture
+def seventh():
+    """The throwaway network registered, as its one registry line would."""
+    NETWORKS[example_network.NETWORK.provider] = example_network.NETWORK
+    yield example_network.NETWORK
+    del NETWORKS[example_network.NETWORK.provider]
+
+
+def incomplete(network: Network) -> list[str]:
+    """What the network fails to declare."""
+    missing = []
+    if not network.provider or network.provider != network.adapter.provider:
+        missing.append("provider (its adapter's)")
+    if not network.name or network.name != network.adapter.name:
+        missing.append("name (its adapter's, in messages)")
+    if network.connect_method not in CONNECT_METHODS:
+        missing.append("connect_method")
+    if not network.settings or any(not hasattr(settings, name) for name in network.settings):
+        missing.append("settings (each a Django setting)")
+    if set(network.limits) != LIMIT_KEYS or network.limits["countsBy"] not in COUNTS_BY:
+        missing.append("limits")
+    if list(network.capabilities_json()) != CAPABILITY_KEYS:
+        missing.append("capabilities")
+    if network.capabilities.video != (getattr(network.adapter, "video", None) is not None):
+        missing.append("capabilities.video (as its adapter's video rules)")
+    if not network.errors or any(rule.source != network.source for rule in network.errors):
+        missing.append("errors (its own rows)")
+    if {rule.category for rule in network.errors} - set(outcomes.CATEGORIES):
+        missing.append("errors (categories of section 12)")
+    if network.exactly_once not in EXACTLY_ONCE:
+        missing.append("exactly_once")
+    if len({option.name for option in network.options}) != len(network.options):
+        missing.append("options (one per key)")
+    if network.connect_method == "oauth" and not network.scopes:
+        missing.append("scopes (what its consent asks for)")
+    days = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    if len(network.best_times) != 5 or any(
+        day not in days or not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", at)
+        for day, at in network.best_times
+    ):
+        missing.append("best_times (five (day, HH:MM))")
+    return missing
+
+
+@pytest.mark.parametrize("provider", list(NETWORKS))
+def test_every_network_declares_all_a_network_is(provider):
+    assert incomplete(NETWORKS[provider]) == []
+    assert provider in STANDINS, f"{provider} has no stand-in"
+    from tests.social import standins
+
+    assert hasattr(standins, STANDINS[provider])
+
+
+def test_the_registry_and_the_stored_identifiers_agree():
+    """A record stores its network's identifier (`social.models.Provider`, what the API's
+    fields accept): every registered network has one, and none is left without a network."""
+    assert list(NETWORKS) == list(Provider.values)
+
+
+def test_a_network_missing_a_declaration_is_caught():
+    from dataclasses import replace
+
+    network = replace(NETWORKS["devto"], exactly_once="", settings=("NO_SUCH_SETTING",))
+    assert incomplete(network) == ["settings (each a Django setting)", "exactly_once"]
+    network = replace(NETWORKS["linkedin"], scopes=(), best_times=(("someday", "09:00"),))
+    assert incomplete(network) == [
+        "scopes (what its consent asks for)",
+        "best_times (five (day, HH:MM))",
+    ]
+
+
+def test_platforms_serve_each_networks_capabilities(ada_client):
+    data = ada_client.get("/api/social/platforms").json()["data"]
+    capabilities = {p["provider"]: p["capabilities"] for p in data}
+    assert capabilities["bluesky"] == {
+        "text": True, "links": True, "images": True, "maxImages": 4, "altText": True,
+        "video": True, "documents": False, "carousel": False, "threads": True,
+        "firstComment": True, "title": False, "options": [],
+    }  # fmt: skip
+    assert capabilities["instagram"]["carousel"] is True
+    assert capabilities["instagram"]["maxImages"] == 10
+    assert capabilities["devto"]["firstComment"] is False
+    assert capabilities["devto"]["video"] is False
+    assert capabilities["devto"]["title"] is True
+    # The same table the rest enforces: no threads where the capabilities say none.
+    assert [p for p, can in capabilities.items() if can["threads"]] == ["bluesky", "mastodon"]
+
+
+def test_a_seventh_network_needs_only_its_module_and_registry_line(ada_client, seventh):
+    assert incomplete(seventh) == []
+    data = ada_client.get("/api/social/platforms").json()["data"]
+    example = next(p for p in data if p["provider"] == "example")
+    assert example["name"] == "Example"
+    assert example["connectMethod"] == "api_key"
+    assert example["configured"] is True
+    assert example["limits"]["maxCharacters"] == 40
+    assert example["capabilities"]["maxImages"] == 2
+    assert example["capabilities"]["options"] == [
+        {"name": "audience", "type": "str", "choices": ["public", "friends"]},
+        {"name": "pinned", "type": "bool"},
+    ]
+    # Its limits are enforced, and its messages name it.
+    draft = Draft(content="x" * 41)
+    assert composed(draft, "example").text == "x" * 41
+    assert problems(draft, Target(provider="example")) == [
+        ("content", "Example posts are at most 40 characters; this one is 41.")
+    ]
+    # Its error answers map through its own table, its remedies name it.
+    refused = outbound.AuthenticationError(
+        "refused", status=401, excerpt='{"error": "token_gone", "message": "gone"}'
+    )
+    assert outcomes.attempt_error("example", refused)["category"] == "auth_expired"
+    assert "Example" in outcomes.remedy_for("auth_expired", "example")
+
+
+def test_an_option_no_network_declares_is_400_naming_it_and_nothing_is_saved(ada_client):
+    response = ada_client.post(
+        "/api/social/posts",
+        {"content": "Hi", "variants": {"bluesky": {"options": {"visibility": "public"}}}},
+        format="json",
+    )
+    assert response.status_code == 400, response.content
+    assert list(response.json()["error"]["details"]) == ["variants.bluesky.options.visibility"]
+    assert ada_client.get("/api/social/posts").json()["data"] == []
+    # The preview reports them as its target's problems, at the same field.
+    response = ada_client.post(
+        "/api/social/preview",
+        {"content": "Hi", "title": "Hi", "platforms": ["devto"],
+         "variants": {"devto": {"options": {"series": "Launch"}}}},
+        format="json",
+    )  # fmt: skip
+    assert response.status_code == 200, response.content
+    (devto,) = response.json()["data"]
+    assert devto["valid"] is False
+    assert [p["field"] for p in devto["problems"]] == ["variants.devto.options.series"]
+    assert "DEV Community has no option 'series'" in devto["problems"][0]["message"]
+    assert ada_client.get("/api/social/posts").json()["data"] == []
+
+
+def test_no_options_at_all_is_a_variant_like_any_other(ada_client):
+    response = ada_client.post(
+        "/api/social/posts",
+        {"content": "Hi", "variants": {"bluesky": {"content": "Hey", "options": {}}}},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["data"]["variants"] == {"bluesky": {"content": "Hey", "options": {}}}
+
+
+def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
+    from core.errors import ValidationFailed
+    from social.models import Post
+    from social.services.posts import draft_of, post_fill
+
+    post = Post(user=ada)
+    for options, field in [
+        ({"audience": "enemies"}, "variants.example.options.audience"),
+        ({"pinned": "yes"}, "variants.example.options.pinned"),
+        ({"boardId": "1"}, "variants.example.options.boardId"),
+    ]:
+        with pytest.raises(ValidationFailed) as refused:
+            post_fill(user=ada, post=post, fields={"variants": {"example": {"options": options}}})
+        assert list(refused.value.details) == [field]
+    chosen = {"audience": "friends", "pinned": True}
+    post_fill(user=ada, post=post, fields={"variants": {"example": {"options": chosen}}})
+    assert draft_of(post, "example").options == chosen
+    # The preview's problems of a target, at the same field.
+    wrong = Draft(content="Hi", options={"audience": "enemies"}, provider="example")
+    assert target_problems(wrong, Target(provider="example"), require_alt=False) == [
+        ("variants.example.options.audience", "Must be one of: public, friends.")
+    ]
+
+
+@pytest.mark.parametrize("provider", list(NETWORKS))
+def test_what_an_adapter_is_given_to_publish_carries_the_options(provider):
+    draft = Draft(content="Hi", title="Hi", options={"key": "value"}, provider=provider)
+    assert composed(draft, provider).options == {"key": "value"}
