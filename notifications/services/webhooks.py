@@ -34,7 +34,7 @@ from core import metrics, outbound
 from core.concurrency import bounded
 from core.errors import ValidationFailed
 from core.leases import Backoff, Lease
-from core.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit, task_named
 from core.times import iso
 from notifications.errors import (
     InvalidWebhookUrl,
@@ -205,6 +205,8 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 
 _client = outbound.Client("webhooks", read_timeout=5.0, retries=0)
 DELIVERY_BATCH = 32  # deliveries one task claims and sends at once: one turn
+# The task that sends a turn (notifications/tasks.py imports this module, so it is named here).
+DELIVER_TASK = "notifications.tasks.webhook_deliver_task"
 # A turn chosen at the same moment by a concurrent task may be all won by that one (a window
 # function rules out FOR UPDATE SKIP LOCKED): choose again from what is left, a few times.
 CLAIM_TRIES = 3
@@ -298,10 +300,8 @@ def _queue(deliveries: int) -> None:
     """Queue, on commit, a turn for each DELIVERY_BATCH of this many deliveries now due. A turn
     sends whichever deliveries are due when it runs, owners taking turns (_claim_turn): the
     tasks in the queue are the work there is, not whose it is."""
-    from notifications.tasks import webhook_deliver_task
-
     for _ in range(0, deliveries, DELIVERY_BATCH):
-        enqueue_on_commit(webhook_deliver_task)
+        enqueue_on_commit(task_named(DELIVER_TASK))
 
 
 def _claim_turn() -> list[WebhookDelivery]:

@@ -799,11 +799,12 @@ def _missing_parts(
     )  # fmt: skip
 
 
-def records_notify(emitted: list[events.Emitted]) -> None:
+def records_notify(emitted: list[events.Event]) -> None:
     """The event channel's subscriber for `post.published` and `post.failed`: a notification
     for each, as the user's preferences say, in one INSERT for a batch of results."""
     drafts: list[NotificationDraft] = []
-    for user_id, payload in emitted:
+    for event in emitted:
+        user_id, payload = event.user_id, event.payload
         data, context = payload.data, payload.context
         name = PLATFORMS[data["platform"]].name
         warnings = context.get("warnings")

@@ -155,13 +155,13 @@ def series_continue(records: Iterable[ScheduledRecord], *, now: datetime | None 
     return len(created)
 
 
-def series_after_outcomes(emitted: list[events.Emitted]) -> None:
+def series_after_outcomes(emitted: list[events.Event]) -> None:
     """The event channel's subscriber for `post.published` and `post.failed`: the ended
     records that belong to a series get their next occurrence (one query for a batch of
     results without any; none when each emitter said whether its record has a series, in the
     event's context, and none has)."""
-    ids = [payload.data["recordId"] for _, payload in emitted
-           if payload.context.get("series", True)]  # fmt: skip
+    ids = [event.payload.data["recordId"] for event in emitted
+           if event.payload.context.get("series", True)]  # fmt: skip
     if not ids:
         return
     ended = ScheduledRecord.objects.filter(pk__in=ids, series__isnull=False).select_related(
