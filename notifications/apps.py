@@ -43,13 +43,14 @@ class NotificationsConfig(AppConfig):
         on_api_key_created(api_key_created_notify)
 
         import notifications.tasks  # noqa: F401 (registers the tasks its services queue by name)
-        from notifications.events import EVENTS, INTERNAL_EVENTS, subscribe
-        from notifications.services.livefeed import live_record
+        from notifications.events import EVENTS, subscribe
+        from notifications.services.livefeed import LIVE_KIND, live_record
         from notifications.services.outbox import outbox_record
 
-        # The recorders, in the emitter's transaction: the live feed's row of every event,
-        # then the outbox's row of every public one (it keeps the live row's id).
-        for event in sorted(EVENTS | INTERNAL_EVENTS):
+        # The recorders, in the emitter's transaction: the live feed's row of every public
+        # event and of the internal ones it shows, then the outbox's row of every public one
+        # (it keeps the live row's id).
+        for event in sorted(EVENTS | set(LIVE_KIND)):
             subscribe(event, live_record, records=True)
         for event in sorted(EVENTS):
             subscribe(event, outbox_record, records=True)

@@ -438,6 +438,51 @@ def post_changed(*, post_id: str, status: str, records: list[dict[str, Any]]) ->
     return Payload("post.changed", dict(data))
 
 
+class PlanPaidData(TypedDict):
+    paymentEventId: str
+    plan: str
+    credits: int
+    amount: int
+    currency: str
+
+
+def payment_plan_paid(
+    *, payment_event_id: str, plan: str, credits: int, amount: int, currency: str
+) -> Payload:
+    """A plan was paid for and applied (`order.paid`): `credits` added, `amount` in the
+    currency's smallest unit (billing notifies the user)."""
+    data: PlanPaidData = {"paymentEventId": payment_event_id, "plan": plan, "credits": credits,
+                          "amount": amount, "currency": currency}  # fmt: skip
+    return Payload("payment.plan_paid", dict(data))
+
+
+class SubscriptionChargedData(TypedDict):
+    paymentEventId: str
+    credits: int
+    monthlyQuota: int
+
+
+def payment_subscription_charged(
+    *, payment_event_id: str, credits: int, monthly_quota: int
+) -> Payload:
+    """A subscription's charge was applied (`subscription.charged`): the balance topped up by
+    `credits` (0: it was full) to `monthlyQuota`."""
+    data: SubscriptionChargedData = {"paymentEventId": payment_event_id, "credits": credits,
+                                     "monthlyQuota": monthly_quota}  # fmt: skip
+    return Payload("payment.subscription_charged", dict(data))
+
+
+class PaymentFailedData(TypedDict):
+    paymentEventId: str
+    reason: str
+
+
+def payment_failed(*, payment_event_id: str, reason: str) -> Payload:
+    """The payment provider reported a failed payment (`payment.failed`)."""
+    data: PaymentFailedData = {"paymentEventId": payment_event_id, "reason": reason}
+    return Payload("payment.failed", dict(data))
+
+
 def notification_created(*, data: dict[str, Any]) -> Payload:
     """A notification was written (the live feed's `notification` event): its API shape."""
     return Payload("notification.created", data)
@@ -467,7 +512,16 @@ EVENTS = frozenset(
         "post.at_risk",
     }
 )
-INTERNAL_EVENTS = frozenset({"credits.changed", "post.changed", "notification.created"})
+INTERNAL_EVENTS = frozenset(
+    {
+        "credits.changed",
+        "post.changed",
+        "notification.created",
+        "payment.plan_paid",
+        "payment.subscription_charged",
+        "payment.failed",
+    }
+)
 
 Emitted = tuple[Any, Payload]  # (user id, payload): what an emitter hands over
 

@@ -8,10 +8,10 @@ JSON array) for the batch. The streams (notifications/api/stream.py) listen on t
 without Redis they poll the table instead. A rolled-back change publishes nothing.
 
 Its events come through the event channel (notifications/events.py): `live_record` is
-subscribed to every event, the internal `notification.created` (every notification the center
-writes), `credits.changed` (every balance move, billing) and `post.changed` (every post or
-record status change, the social hub) and every public one, and writes their rows in the
-emitter's transaction.
+subscribed to every public event and to the internal `notification.created` (every
+notification the center writes), `credits.changed` (every balance move, billing) and
+`post.changed` (every post or record status change, the social hub), and writes their rows in
+the emitter's transaction.
 """
 
 import hashlib
@@ -116,10 +116,11 @@ LIVE_KIND = {
 
 
 def live_record(emitted: list[Event]) -> None:
-    """The event channel's recording subscriber, for every event: one stream event each (the
-    internal ones' own kinds, with their data; `event: <type>` for a public one, whose row id
-    the outbox's row keeps for the replay), in one INSERT. The internal ones first, as they
-    always were (they describe the state the public ones then report on)."""
+    """The event channel's recording subscriber, for every public event and the internal ones
+    the feed shows (LIVE_KIND): one stream event each (the internal ones' own kinds, with their
+    data; `event: <type>` for a public one, whose row id the outbox's row keeps for the
+    replay), in one INSERT. The internal ones first, as they always were (they describe the
+    state the public ones then report on)."""
     internal = [event for event in emitted if event.name in LIVE_KIND]
     public = [event for event in emitted if event.name not in LIVE_KIND]
     ids = live_publish_many(

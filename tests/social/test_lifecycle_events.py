@@ -4,14 +4,16 @@ published, records moved, cancelled (by the user, a series' end, a disconnect, a
 reorder), accounts connected, reconnected, expiring and expired."""
 
 import json
-from datetime import timedelta
+import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from notifications.models import LiveEvent, OutboxEvent, WebhookDelivery
-from social.models import SocialAccount
+from notifications import events
+from notifications.models import LiveEvent, Notification, OutboxEvent, WebhookDelivery
+from social.models import SocialAccount, SocialSettings
 from social.tasks import accounts_maintain_task
 from tests.factories import client_for
 from tests.social.conftest import connect
@@ -169,6 +171,43 @@ def test_accounts_connected_reconnected_expiring_expired(ada_client, providers):
     assert [(e["accountId"], e["status"]) for e in events_of("account.expired")] == [
         (first["id"], "expired")
     ]
+
+
+def test_the_account_notifications_come_from_the_account_events(ada):
+    """The accounts' lifecycle events bring their notifications through the social hub's
+    subscriber, whoever emits them (connecting, the daily upkeep, a refused token), as the
+    user's settings say; the texts are those the writers always wrote."""
+    account = str(uuid.uuid4())
+    ends = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+    on = {"accountId": account, "platform": "mastodon"}
+    events.emit_many(
+        items=[
+            (ada.pk, events.account_connected(account_id=account, platform="mastodon",
+                                              username="ada", reconnected=False)),
+            (ada.pk, events.account_expiring(account_id=account, platform="mastodon",
+                                             username="", expires_at=ends, days=1)),
+            (ada.pk, events.account_expired(account_id=account, platform="mastodon",
+                                            username="ada", reason="token revoked")),
+        ],
+        actor=events.SYSTEM,
+    )  # fmt: skip
+    rows = Notification.objects.filter(user=ada)
+    assert sorted((n.title, n.type, n.message, n.metadata) for n in rows) == [
+        ("Mastodon connected", "account_connected",
+         "ada is connected: you can publish and schedule to it.", on),
+        ("Reconnect Mastodon", "token_expiring",
+         "Mastodon no longer accepts the connection of ada: reconnect it to keep publishing. "
+         "(token revoked)", {**on, "expired": True}),
+        ("Reconnect Mastodon soon", "token_expiring",
+         "The connection to Mastodon expires tomorrow. Reconnect it to keep your scheduled "
+         "posts publishing.", {**on, "expiresAt": "2026-12-01T09:30:00+00:00"}),
+    ]  # fmt: skip
+    SocialSettings.objects.update_or_create(
+        user=ada, defaults={"notification_preferences": {"tokenExpiry": False}}
+    )
+    events.emit(user=ada, payload=events.account_expired(
+        account_id=account, platform="mastodon", username="ada", reason=""))  # fmt: skip
+    assert rows.count() == 3  # turned off: no new notification
 
 
 def test_webhooks_subscribed_to_lifecycle_events_get_them(
