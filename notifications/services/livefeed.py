@@ -87,13 +87,16 @@ def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any
 
 def live_event_data(event: OutboxEvent) -> dict[str, Any]:
     """A domain event as the stream and `GET /api/events` show it, without its id (the live
-    feed's, given by the row that carries it): `{type, created_at, data, eventId}`,
+    feed's, given by the row that carries it): `{type, created_at, data, eventId, actor}`,
     `eventId` being its webhooks' `webhook-id`."""
-    return _event_data(event.event, event.created_at, event.data, event.id)
+    return _event_data(event.event, event.created_at, event.data, event.id, event.acted_by())
 
 
-def _event_data(event: str, created_at: datetime, data: Any, event_id: Any) -> dict[str, Any]:
-    return {"type": event, "created_at": iso(created_at), "data": data, "eventId": str(event_id)}
+def _event_data(
+    event: str, created_at: datetime, data: Any, event_id: Any, actor: Any
+) -> dict[str, Any]:
+    return {"type": event, "created_at": iso(created_at), "data": data, "eventId": str(event_id),
+            "actor": actor}  # fmt: skip
 
 
 def _announce(message: str, count: int) -> None:
@@ -126,7 +129,8 @@ def live_record(emitted: list[Event]) -> None:
     ids = live_publish_many(
         items=[(event.user_id, LIVE_KIND[event.name], event.payload.data) for event in internal]
         + [(event.user_id, LiveEventKind.EVENT,
-            _event_data(event.name, event.created_at, event.payload.data, event.id))
+            _event_data(event.name, event.created_at, event.payload.data, event.id,
+                        event.actor))
            for event in public]
     )  # fmt: skip
     for event, live_id in zip(public, ids[len(internal) :], strict=True):

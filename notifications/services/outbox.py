@@ -120,7 +120,8 @@ def outbox_record(emitted: list[Event]) -> None:
     now = timezone.now()
     rows = [{"id": event.id, "event": event.name, "user_id": event.user_id,
              "data": event.payload.data, "created_at": event.created_at,
-             "dispatched_at": None if wants else now, "live_id": event.live_id}
+             "dispatched_at": None if wants else now, "live_id": event.live_id,
+             "actor": event.actor}
             for event, wants in zip(emitted, wanted, strict=True)]  # fmt: skip
     for event, row, sequence in zip(emitted, rows, insert_values(OutboxEvent, rows), strict=True):
         row["sequence"] = sequence

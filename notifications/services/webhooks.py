@@ -41,7 +41,7 @@ from notifications.errors import (
     WebhookEndpointLimitReached,
     WebhookEndpointNotFound,
 )
-from notifications.events import EVENTS
+from notifications.events import EVENTS, user_actor
 from notifications.models import (
     DeliveryStatus,
     OutboxEvent,
@@ -220,7 +220,7 @@ DELIVERIES = Lease(
 )
 
 
-def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) -> str:
+def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User, actor: Any) -> str:
     return json.dumps(
         {
             "id": event_id,
@@ -228,6 +228,7 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) 
             "created_at": iso(created_at),
             "data": data,
             "user": {"id": str(user.pk), "email": user.email},
+            "actor": actor,
         },
         separators=(",", ":"),
         ensure_ascii=False,
@@ -236,7 +237,7 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) 
 
 def _event_body(event: OutboxEvent, user: User) -> str:
     return _body(event_id=str(event.id), event=event.event, created_at=event.created_at,
-                 data=event.data, user=user)  # fmt: skip
+                 data=event.data, user=user, actor=event.acted_by())  # fmt: skip
 
 
 def deliveries_create(event: OutboxEvent) -> int:
@@ -505,7 +506,7 @@ def endpoint_test(*, user: User, endpoint_id: Any) -> WebhookDelivery:
     event_id, now = uuid.uuid4(), timezone.now()
     body = _body(event_id=str(event_id), event=TEST_EVENT, created_at=now,
                  data={"message": "A test event from the Freelancer Growth Platform."},
-                 user=user)  # fmt: skip
+                 user=user, actor=user_actor(user.pk))  # fmt: skip
     with transaction.atomic():
         delivery = WebhookDelivery.objects.create(
             endpoint=endpoint, event_id=event_id, event=TEST_EVENT, body=body,

@@ -780,7 +780,7 @@ def _announce(jobs: list[Job]) -> None:
             }
             # post.failed, or post.unconfirmed, with the error object
             emitted.append((record.user_id, record_failure_event(record, context)))
-    events.emit_many(items=emitted)
+    events.emit_many(items=emitted, actor=events.SYSTEM)  # the platform's answer, reported
     notify_many(drafts=missing)
 
 

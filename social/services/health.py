@@ -268,6 +268,7 @@ def preflight_run(*, now: datetime | None = None) -> dict[str, int]:
             if new:
                 events.emit(
                     user=account.user_id,
+                    actor=events.SYSTEM,  # the pre-flight check found it
                     payload=events.post_at_risk(
                         account_id=str(account.pk),
                         platform=account.provider,

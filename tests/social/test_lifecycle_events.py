@@ -210,6 +210,30 @@ def test_the_account_notifications_come_from_the_account_events(ada):
     assert rows.count() == 3  # turned off: no new notification
 
 
+def test_events_say_who_made_them_happen(ada, ada_client, providers, settings):
+    """`actor` (workspaces.md section 1) beside each event's id, type and time, in the outbox,
+    the live feed and the replay: the user who connected the account, the system whose upkeep
+    warned of its expiry; an event recorded before actors were replays as its user's."""
+    settings.EVENTS_REPLAY_SETTLE_SECONDS = 0  # replay what just committed
+    account = connect(ada_client, "linkedin").json()["data"]
+    SocialAccount.objects.filter(pk=account["id"]).update(
+        expires_at=timezone.now() + timedelta(days=6)
+    )
+    accounts_maintain_task.delay()
+    ada_did, system = {"type": "user", "id": str(ada.pk)}, {"type": "system"}
+    wanted = ("account.connected", "account.expiring")
+
+    def actors() -> list[tuple[str, Any]]:
+        replayed = ada_client.get("/api/events").json()["data"]
+        return [(e["type"], e["actor"]) for e in replayed if e["type"] in wanted]
+
+    assert actors() == [("account.connected", ada_did), ("account.expiring", system)]
+    stream = LiveEvent.objects.filter(kind="event", data__type__in=wanted).order_by("id")
+    assert [live.data["actor"] for live in stream] == [ada_did, system]
+    OutboxEvent.objects.filter(event="account.expiring").update(actor={})
+    assert actors() == [("account.connected", ada_did), ("account.expiring", ada_did)]
+
+
 def test_webhooks_subscribed_to_lifecycle_events_get_them(
     ada, ada_client, providers, django_capture_on_commit_callbacks, settings
 ):
