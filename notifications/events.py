@@ -438,6 +438,18 @@ def post_changed(*, post_id: str, status: str, records: list[dict[str, Any]]) ->
     return Payload("post.changed", dict(data))
 
 
+class AccountConnectFailedData(TypedDict):
+    platform: str
+    reason: str
+
+
+def account_connect_failed(*, platform: str, reason: str) -> Payload:
+    """Connecting an account failed (the platform refused, or could not be reached): nothing
+    changed, the user is told why (the social hub's subscriber)."""
+    data: AccountConnectFailedData = {"platform": platform, "reason": reason}
+    return Payload("account.connect_failed", dict(data))
+
+
 class PlanPaidData(TypedDict):
     paymentEventId: str
     plan: str
@@ -517,6 +529,7 @@ INTERNAL_EVENTS = frozenset(
         "credits.changed",
         "post.changed",
         "notification.created",
+        "account.connect_failed",
         "payment.plan_paid",
         "payment.subscription_charged",
         "payment.failed",

@@ -24,7 +24,7 @@ from core.concurrency import bounded_map
 from core.errors import ValidationFailed
 from notifications import events
 from notifications.models import NotificationType
-from notifications.services.center import NotificationDraft, notify, notify_many
+from notifications.services.center import NotificationDraft, notify_many
 from social.errors import (
     AccountAlreadyConnected,
     AccountNotFound,
@@ -42,7 +42,6 @@ from social.models import (
     MastodonApp,
     Provider,
     SocialAccount,
-    SocialSettings,
 )
 from social.providers import PLATFORMS
 from social.providers.base import (
@@ -54,7 +53,7 @@ from social.providers.base import (
     answers_checked,
 )
 from social.providers.mastodon import MastodonAdapter, normalize_instance
-from social.selectors import settings_for, settings_for_users
+from social.selectors import settings_for_users
 from social.services.lifecycle import account_connected_emit, account_expired_emit
 
 logger = logging.getLogger(__name__)
@@ -260,10 +259,12 @@ def account_connect(
         with answers_checked(provider), outbound.bounded_per_host():
             identity = adapter.connect(request)
     except ConnectionRefused as refusal:
-        _notify_failed(user=user, provider=provider, reason=refusal.message)
+        events.emit(user=user, payload=events.account_connect_failed(
+            platform=provider, reason=refusal.message))  # fmt: skip
         raise REFUSALS[refusal.code](refusal.message) from None
     except outbound.OutboundError as error:
-        _notify_failed(user=user, provider=provider, reason=error.message)
+        events.emit(user=user, payload=events.account_connect_failed(
+            platform=provider, reason=error.message))  # fmt: skip
         raise _provider_error(provider, error) from error
     try:
         return _store(user=user, provider=provider, instance=request.instance, identity=identity,
@@ -316,32 +317,20 @@ def _store(
     return account
 
 
-def notify_preferring(
-    *,
-    user: User,
-    preference: str,
-    preferences: SocialSettings | None = None,
-    **notification: Any,
-) -> None:
-    """Notify the user unless their social settings (read here unless given) turned this
-    kind off."""
-    if (preferences or settings_for(user)).wants(preference):
-        notify(user=user, **notification)
-
-
 # What each account event tells the user, and the social setting that may turn it off.
 ACCOUNT_PREFERENCES = {
     "account.connected": "oauthSuccess",
     "account.reconnected": "oauthSuccess",
     "account.expiring": "tokenExpiry",
     "account.expired": "tokenExpiry",
+    "account.connect_failed": "oauthFailure",
 }
 
 
 def accounts_notify(emitted: list[events.Event]) -> None:
     """The event channel's subscriber for the accounts' lifecycle (registered in
-    SocialConfig.ready): connected, expiring soon, expired; as the users' settings say (one
-    query for a batch), the notifications in one INSERT."""
+    SocialConfig.ready): connected, expiring soon, expired, or a connection that failed; as
+    the users' settings say (one query for a batch), the notifications in one INSERT."""
     preferences = settings_for_users({event.user_id for event in emitted})
     drafts = []
     for event in emitted:
@@ -349,6 +338,13 @@ def accounts_notify(emitted: list[events.Event]) -> None:
             continue
         data = event.payload.data
         name = PLATFORMS[data["platform"]].name
+        if event.name == "account.connect_failed":
+            drafts.append(NotificationDraft(
+                user_id=event.user_id, type=NotificationType.ACCOUNT_CONNECT_FAILED,
+                title=f"{name} could not be connected", message=data["reason"],
+                metadata={"platform": data["platform"]},
+            ))  # fmt: skip
+            continue
         account = data["username"] or name
         common = {"accountId": data["accountId"], "platform": data["platform"]}
         if event.name == "account.expiring":
@@ -379,18 +375,6 @@ def accounts_notify(emitted: list[events.Event]) -> None:
                 metadata=common,
             ))  # fmt: skip
     notify_many(drafts=drafts)
-
-
-def _notify_failed(*, user: User, provider: str, reason: str) -> None:
-    name = PLATFORMS[provider].name
-    notify_preferring(
-        user=user,
-        preference="oauthFailure",
-        type=NotificationType.ACCOUNT_CONNECT_FAILED,
-        title=f"{name} could not be connected",
-        message=reason,
-        metadata={"platform": provider},
-    )
 
 
 def connection_end(

@@ -175,8 +175,8 @@ def test_accounts_connected_reconnected_expiring_expired(ada_client, providers):
 
 def test_the_account_notifications_come_from_the_account_events(ada):
     """The accounts' lifecycle events bring their notifications through the social hub's
-    subscriber, whoever emits them (connecting, the daily upkeep, a refused token), as the
-    user's settings say; the texts are those the writers always wrote."""
+    subscriber, whoever emits them (connecting or failing to, the daily upkeep, a refused
+    token), as the user's settings say; the texts are those the writers always wrote."""
     account = str(uuid.uuid4())
     ends = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
     on = {"accountId": account, "platform": "mastodon"}
@@ -188,6 +188,8 @@ def test_the_account_notifications_come_from_the_account_events(ada):
                                              username="", expires_at=ends, days=1)),
             (ada.pk, events.account_expired(account_id=account, platform="mastodon",
                                             username="ada", reason="token revoked")),
+            (ada.pk, events.account_connect_failed(platform="mastodon",
+                                                   reason="The instance refused.")),
         ],
         actor=events.SYSTEM,
     )  # fmt: skip
@@ -195,6 +197,8 @@ def test_the_account_notifications_come_from_the_account_events(ada):
     assert sorted((n.title, n.type, n.message, n.metadata) for n in rows) == [
         ("Mastodon connected", "account_connected",
          "ada is connected: you can publish and schedule to it.", on),
+        ("Mastodon could not be connected", "account_connect_failed", "The instance refused.",
+         {"platform": "mastodon"}),
         ("Reconnect Mastodon", "token_expiring",
          "Mastodon no longer accepts the connection of ada: reconnect it to keep publishing. "
          "(token revoked)", {**on, "expired": True}),
@@ -207,7 +211,7 @@ def test_the_account_notifications_come_from_the_account_events(ada):
     )
     events.emit(user=ada, payload=events.account_expired(
         account_id=account, platform="mastodon", username="ada", reason=""))  # fmt: skip
-    assert rows.count() == 3  # turned off: no new notification
+    assert rows.count() == 4  # turned off: no new notification
 
 
 def test_events_say_who_made_them_happen(ada, ada_client, providers, settings):
