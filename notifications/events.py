@@ -536,6 +536,8 @@ INTERNAL_EVENTS = frozenset(
     }
 )
 
+KNOWN_EVENTS = EVENTS | INTERNAL_EVENTS
+
 Emitted = tuple[Any, Payload]  # (user id, payload): what an emitter hands over
 
 
@@ -586,7 +588,7 @@ def subscribe(event: str, handler: Subscriber, *, records: bool = False) -> None
     """Run `handler(events)` in the emitter's transaction for every emit of `event` (a batch
     of them at a time, in order); registered from an app's AppConfig.ready(). A handler that
     `records` the event runs after the others, the recorders in the order they subscribed."""
-    if event not in EVENTS | INTERNAL_EVENTS:
+    if event not in KNOWN_EVENTS:
         raise ValueError(f"Unknown event {event!r}")
     handlers = _subscribers.setdefault(event, [])
     if handler not in handlers:
@@ -628,7 +630,7 @@ def _dispatch(*, items: Sequence[Emitted], actor: Actor | None) -> list[Event]:
     events = []
     by_handler: dict[Subscriber, list[Event]] = {}
     for user_id, payload in items:
-        if payload.event not in EVENTS | INTERNAL_EVENTS:
+        if payload.event not in KNOWN_EVENTS:
             raise ValueError(f"Unknown event {payload.event!r}")
         event = Event(
             user_id=user_id,
