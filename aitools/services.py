@@ -274,11 +274,12 @@ def history_erase(user: User) -> list[str]:
 # --- The notifications of the AI tools' events (subscribed in AitoolsConfig.ready) ----------
 
 
-def generations_notify(emitted: list[events.Emitted]) -> None:
+def generations_notify(emitted: list[events.Event]) -> None:
     """A queued call's result, or any call's failure and refund, in the user's notifications
     (a synchronous result is the response itself)."""
     drafts = []
-    for user_id, payload in emitted:
+    for event in emitted:
+        user_id, payload = event.user_id, event.payload
         data, context = payload.data, payload.context
         label = TOOLS[data["tool"]].label
         metadata = {"generationId": data["generationId"], "tool": data["tool"]}

@@ -1,4 +1,4 @@
-"""App configuration: billing's part in accounts' writes is registered here."""
+"""App configuration: billing's part in accounts' writes and in the event channel."""
 
 from django.apps import AppConfig
 
@@ -18,3 +18,9 @@ class BillingConfig(AppConfig):
         on_email_verified(credits_on_email_verified)
         for model in (CreditTransaction, MonthlyReplenishment, PaymentEvent):
             user_data(model, takeover=LEDGER, erasure=LEDGER)
+
+        from billing.services.payments import payments_notify
+        from notifications.events import subscribe
+
+        for event in ("payment.plan_paid", "payment.subscription_charged", "payment.failed"):
+            subscribe(event, payments_notify)

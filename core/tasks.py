@@ -11,7 +11,7 @@ in-process and, later, a redelivery cannot do the work twice. Logged as a warnin
 import logging
 from typing import Any
 
-from celery import Task, shared_task
+from celery import Task, current_app, shared_task
 from django.db import transaction
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
@@ -32,6 +32,13 @@ def enqueue(task: Task, *, countdown: float | None = None, **kwargs: Any) -> Non
             "Task queue unavailable; running %s in this process instead", task.name, exc_info=True
         )
         task.apply(kwargs=kwargs)
+
+
+def task_named(name: str) -> Task:  # type: ignore[type-arg]
+    """The registered task called `name`: how a service queues its app's task without
+    importing the tasks module, which imports the service (the app's AppConfig.ready()
+    imports its tasks, so they are registered in every process)."""
+    return current_app.tasks[name]
 
 
 def enqueue_on_commit(task: Task, *, countdown: float | None = None, **kwargs: Any) -> None:  # type: ignore[type-arg]

@@ -77,28 +77,28 @@ def metrics_text() -> tuple[bytes, str]:
 # --- The event channel's subscribers (registered in HealthConfig.ready) ----------------------
 
 
-def records_ended_counted(emitted: list[events.Emitted]) -> None:
+def records_ended_counted(emitted: list[events.Event]) -> None:
     """`post.published`, `post.failed`: counted once the emitter's transaction commits."""
     ended = [
         (
-            str(payload.data["platform"]),
+            str(event.payload.data["platform"]),
             "published"
-            if payload.event == "post.published"
+            if event.name == "post.published"
             else "unconfirmed"
-            if payload.context.get("unconfirmed")
+            if event.payload.context.get("unconfirmed")
             else "failed",
         )
-        for _, payload in emitted
+        for event in emitted
     ]
     transaction.on_commit(lambda: metrics.publish_ended(ended))
 
 
-def generations_counted(emitted: list[events.Emitted]) -> None:
+def generations_counted(emitted: list[events.Event]) -> None:
     """`generation.completed`, `generation.failed`: counted once committed."""
     ended = [
-        (str(payload.data["tool"]),
-         "succeeded" if payload.event == "generation.completed" else "failed")
-        for _, payload in emitted
+        (str(event.payload.data["tool"]),
+         "succeeded" if event.name == "generation.completed" else "failed")
+        for event in emitted
     ]  # fmt: skip
 
     def count() -> None:

@@ -42,11 +42,18 @@ class NotificationsConfig(AppConfig):
         on_sessions_revoked(live_sessions_revoked)
         on_api_key_created(api_key_created_notify)
 
-        from notifications.events import subscribe
-        from notifications.services.livefeed import LIVE_KIND, live_from_events
+        import notifications.tasks  # noqa: F401 (registers the tasks its services queue by name)
+        from notifications.events import EVENTS, subscribe
+        from notifications.services.livefeed import LIVE_KIND, live_record
+        from notifications.services.outbox import outbox_record
 
-        for event in LIVE_KIND:  # the live feed writes its rows in the emitter's transaction
-            subscribe(event, live_from_events)
+        # The recorders, in the emitter's transaction: the live feed's row of every public
+        # event and of the internal ones it shows, then the outbox's row of every public one
+        # (it keeps the live row's id).
+        for event in sorted(EVENTS | set(LIVE_KIND)):
+            subscribe(event, live_record, records=True)
+        for event in sorted(EVENTS):
+            subscribe(event, outbox_record, records=True)
 
         from notifications.services.outbox import outbox_consumer
         from notifications.services.webhooks import (

@@ -5,13 +5,13 @@ Each event's data shape is written once, here, as a TypedDict (the public ones w
 names of the specification, social.md section 7), built by one function with typed keyword
 arguments. An emitter (billing, aitools, the social hub, the notification center) calls the
 builder and hands its `Payload` to `emit` (or `emit_many`), in the transaction of the change
-the event describes; that one call is all it writes. Then:
-
-1. the channel's subscribers run at once, in that transaction (`subscribe`): the notification
-   each app writes for its own events, the live feed's row; a rollback takes them too;
-2. a public event (one of EVENTS, those webhooks carry) is recorded in the outbox, and the
-   dispatcher fans it out to the outbox's consumers once the transaction commits
-   (notifications/services/outbox.py: the webhooks, retried, never lost).
+the event describes; that one call is all it writes. Its subscribers then run at once, in
+that transaction (`subscribe`; a rollback takes what they wrote too), each registered from
+its app's AppConfig.ready() and none known here: the notification each app writes for its
+own events, the live feed's row (notifications/services/livefeed.py), and, for a public
+event (one of EVENTS, those webhooks carry), the outbox's row, which the dispatcher fans out
+to the outbox's consumers once the transaction commits (notifications/services/outbox.py:
+the webhooks, retried, never lost).
 
 `Payload.context` carries what the in-transaction subscribers need beyond the public data (the
 user's notification preference, a tool's label); it is never stored or sent.
@@ -26,11 +26,8 @@ from typing import Any, TypedDict, overload
 from django.utils import timezone
 
 from accounts.models import User
-from core.bulk import insert_values
-from core.tasks import enqueue_on_commit
 from core.times import iso
 from notifications.models import OutboxEvent
-from notifications.services.outbox import DISPATCH_BATCH, outbox_wanted
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,6 +438,63 @@ def post_changed(*, post_id: str, status: str, records: list[dict[str, Any]]) ->
     return Payload("post.changed", dict(data))
 
 
+class AccountConnectFailedData(TypedDict):
+    platform: str
+    reason: str
+
+
+def account_connect_failed(*, platform: str, reason: str) -> Payload:
+    """Connecting an account failed (the platform refused, or could not be reached): nothing
+    changed, the user is told why (the social hub's subscriber)."""
+    data: AccountConnectFailedData = {"platform": platform, "reason": reason}
+    return Payload("account.connect_failed", dict(data))
+
+
+class PlanPaidData(TypedDict):
+    paymentEventId: str
+    plan: str
+    credits: int
+    amount: int
+    currency: str
+
+
+def payment_plan_paid(
+    *, payment_event_id: str, plan: str, credits: int, amount: int, currency: str
+) -> Payload:
+    """A plan was paid for and applied (`order.paid`): `credits` added, `amount` in the
+    currency's smallest unit (billing notifies the user)."""
+    data: PlanPaidData = {"paymentEventId": payment_event_id, "plan": plan, "credits": credits,
+                          "amount": amount, "currency": currency}  # fmt: skip
+    return Payload("payment.plan_paid", dict(data))
+
+
+class SubscriptionChargedData(TypedDict):
+    paymentEventId: str
+    credits: int
+    monthlyQuota: int
+
+
+def payment_subscription_charged(
+    *, payment_event_id: str, credits: int, monthly_quota: int
+) -> Payload:
+    """A subscription's charge was applied (`subscription.charged`): the balance topped up by
+    `credits` (0: it was full) to `monthlyQuota`."""
+    data: SubscriptionChargedData = {"paymentEventId": payment_event_id, "credits": credits,
+                                     "monthlyQuota": monthly_quota}  # fmt: skip
+    return Payload("payment.subscription_charged", dict(data))
+
+
+class PaymentFailedData(TypedDict):
+    paymentEventId: str
+    reason: str
+
+
+def payment_failed(*, payment_event_id: str, reason: str) -> Payload:
+    """The payment provider reported a failed payment (`payment.failed`)."""
+    data: PaymentFailedData = {"paymentEventId": payment_event_id, "reason": reason}
+    return Payload("payment.failed", dict(data))
+
+
 def notification_created(*, data: dict[str, Any]) -> Payload:
     """A notification was written (the live feed's `notification` event): its API shape."""
     return Payload("notification.created", data)
@@ -470,81 +524,126 @@ EVENTS = frozenset(
         "post.at_risk",
     }
 )
-INTERNAL_EVENTS = frozenset({"credits.changed", "post.changed", "notification.created"})
+INTERNAL_EVENTS = frozenset(
+    {
+        "credits.changed",
+        "post.changed",
+        "notification.created",
+        "account.connect_failed",
+        "payment.plan_paid",
+        "payment.subscription_charged",
+        "payment.failed",
+    }
+)
 
-Emitted = tuple[Any, Payload]  # (user id, payload)
-Subscriber = Callable[[list[Emitted]], object]
+KNOWN_EVENTS = EVENTS | INTERNAL_EVENTS
+
+Emitted = tuple[Any, Payload]  # (user id, payload): what an emitter hands over
+
+
+class Actor(TypedDict, total=False):
+    """Who made the event happen (workspaces.md section 1): `type` `user`, `client`, `agent` or
+    `system`, with the `id` of the user (or agent) when there is one."""
+
+    type: str
+    id: str
+
+
+SYSTEM: Actor = {"type": "system"}
+
+
+def user_actor(user_id: Any) -> Actor:
+    return {"type": "user", "id": str(user_id)}
+
+
+@dataclass(slots=True)
+class Event:
+    """One emitted event, as every subscriber gets it: whose it is, what happened, who did it,
+    and its identity (`id`, `created_at`: the same in the outbox, the live feed and the
+    webhooks). The recording subscribers note what they wrote of it: the live feed's row id
+    (which the outbox row keeps for the replay), the outbox row's values (`emit` returns them)."""
+
+    user_id: Any
+    payload: Payload
+    actor: Actor
+    id: uuid.UUID
+    created_at: datetime
+    live_id: int | None = None
+    outbox: dict[str, Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.payload.event
+
+
+Subscriber = Callable[[list[Event]], object]
 
 _subscribers: dict[str, list[Subscriber]] = {}
+# Subscribers that record the event itself (the live feed, the outbox) run after the others:
+# what those write in reaction (a notification) reaches the feed first, as it always did.
+_recorders: list[Subscriber] = []
 
 
-def subscribe(event: str, handler: Subscriber) -> None:
-    """Run `handler(emitted)` in the emitter's transaction for every emit of `event` (a batch
-    of (user id, payload) at a time); registered from an app's AppConfig.ready()."""
-    if event not in EVENTS | INTERNAL_EVENTS:
+def subscribe(event: str, handler: Subscriber, *, records: bool = False) -> None:
+    """Run `handler(events)` in the emitter's transaction for every emit of `event` (a batch
+    of them at a time, in order); registered from an app's AppConfig.ready(). A handler that
+    `records` the event runs after the others, the recorders in the order they subscribed."""
+    if event not in KNOWN_EVENTS:
         raise ValueError(f"Unknown event {event!r}")
     handlers = _subscribers.setdefault(event, [])
     if handler not in handlers:
         handlers.append(handler)
+    if records and handler not in _recorders:
+        _recorders.append(handler)
 
 
 @overload
-def emit(*, user: User | Any, payload: Public) -> OutboxEvent: ...
+def emit(*, user: User | Any, payload: Public, actor: Actor | None = None) -> OutboxEvent: ...
 @overload
-def emit(*, user: User | Any, payload: Payload) -> OutboxEvent | None: ...
-def emit(*, user: User | Any, payload: Payload) -> OutboxEvent | None:
-    """Record one event in the caller's transaction: its subscribers run now, and a public
-    event goes to the outbox, dispatched once the transaction commits (its outbox row)."""
-    recorded = _record(items=[(user.pk if isinstance(user, User) else user, payload)])
-    if not recorded:
+def emit(
+    *, user: User | Any, payload: Payload, actor: Actor | None = None
+) -> OutboxEvent | None: ...
+def emit(*, user: User | Any, payload: Payload, actor: Actor | None = None) -> OutboxEvent | None:
+    """Emit one event in the caller's transaction: its subscribers run now. `actor`: who made
+    it happen, the user by default (SYSTEM for what the scheduler, beat or a payment provider
+    did). A public event's outbox row (the outbox's subscriber records it)."""
+    user_id = user.pk if isinstance(user, User) else user
+    (event,) = _dispatch(items=[(user_id, payload)], actor=actor)
+    if event.outbox is None:
         return None
-    event = OutboxEvent(**recorded[0])
-    event._state.adding = False
-    return event
+    row = OutboxEvent(**event.outbox)
+    row._state.adding = False
+    return row
 
 
-def emit_many(*, items: Sequence[Emitted]) -> list[int]:
-    """Several events, (user id, payload) each, in the caller's transaction: each event's
-    subscribers get theirs in one call; the public ones are recorded in the outbox in one
-    INSERT (their rows). One dispatch is queued per DISPATCH_BATCH of those a consumer wants:
-    a dispatch pass takes its own event and the oldest others waiting, so these passes take
-    them all (and the sweeper would catch one that a concurrent pass left behind); those no
-    consumer wants are recorded dispatched already, with nothing queued. Each public event is
-    also a row of the user's live feed (its `live_id`): the stream sends it, and
-    `GET /api/events` replays it under the same id. The public events' outbox sequences, in
-    order."""
-    return [row["sequence"] for row in _record(items=items)]
+def emit_many(*, items: Sequence[Emitted], actor: Actor | None = None) -> list[int]:
+    """Several events, (user id, payload) each, in the caller's transaction: each subscriber
+    gets its events in one call (the outbox and the live feed write theirs in one INSERT
+    each). `actor` as for `emit`, the same for them all. The public events' outbox sequences,
+    in order."""
+    events = _dispatch(items=items, actor=actor)
+    return [event.outbox["sequence"] for event in events if event.outbox is not None]
 
 
-def _record(*, items: Sequence[Emitted]) -> list[dict[str, Any]]:
-    """emit_many; the public events' outbox rows as values (no model instance is made: a
-    burst's settle records one for every published record)."""
-    from notifications.services.livefeed import live_events_record
-    from notifications.tasks import outbox_dispatch_task
-
-    by_handler: dict[Subscriber, list[Emitted]] = {}
+def _dispatch(*, items: Sequence[Emitted], actor: Actor | None) -> list[Event]:
+    """Hand each subscriber its events in one call, each subscriber once, the events in order."""
+    events = []
+    by_handler: dict[Subscriber, list[Event]] = {}
     for user_id, payload in items:
-        if payload.event not in EVENTS | INTERNAL_EVENTS:
+        if payload.event not in KNOWN_EVENTS:
             raise ValueError(f"Unknown event {payload.event!r}")
+        event = Event(
+            user_id=user_id,
+            payload=payload,
+            actor=actor or user_actor(user_id),
+            id=uuid.uuid4(),
+            created_at=timezone.now(),
+        )
+        events.append(event)
         for handler in _subscribers.get(payload.event, ()):
-            by_handler.setdefault(handler, []).append((user_id, payload))
-    for handler, emitted in by_handler.items():  # each handler once, the events in order
-        handler(emitted)
-    public = [(user_id, payload) for user_id, payload in items if payload.event in EVENTS]
-    if not public:
-        return []
-    wanted = outbox_wanted([(payload.event, user_id) for user_id, payload in public])
-    now = timezone.now()
-    rows = [{"id": uuid.uuid4(), "event": payload.event, "user_id": user_id,
-             "data": payload.data, "created_at": timezone.now(),
-             "dispatched_at": None if wants else now}
-            for (user_id, payload), wants in zip(public, wanted, strict=True)]  # fmt: skip
-    # Each reaches the user's live feed too; its feed id is its id for the replay.
-    for row, live_id in zip(rows, live_events_record(rows=rows), strict=True):
-        row["live_id"] = live_id
-    for row, sequence in zip(rows, insert_values(OutboxEvent, rows), strict=True):
-        row["sequence"] = sequence
-    sequences = sorted(row["sequence"] for row in rows if row["dispatched_at"] is None)
-    for sequence in sequences[::DISPATCH_BATCH]:
-        enqueue_on_commit(outbox_dispatch_task, sequence=sequence)
-    return rows
+            by_handler.setdefault(handler, []).append(event)
+    reacting = [handler for handler in by_handler if handler not in _recorders]
+    recording = [handler for handler in _recorders if handler in by_handler]
+    for handler in reacting + recording:
+        handler(by_handler[handler])
+    return events

@@ -1,6 +1,7 @@
 """In-app notifications: one row per message to one user; the category follows from the type."""
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -122,6 +123,9 @@ class OutboxEvent(models.Model):
     # The event's id in the user's live feed (its `LiveEvent`, written with it): the id of
     # `GET /api/events` and of the stream's Last-Event-ID alike (docs/live-feed.md).
     live_id = models.BigIntegerField(null=True, blank=True)
+    # Who made it happen (workspaces.md section 1): `{type: user | client | agent | system,
+    # id?}`; `{}` on events recorded before actors were (acted_by()).
+    actor = JSONField(default=dict)
 
     class Meta:
         ordering = ("sequence",)
@@ -139,6 +143,11 @@ class OutboxEvent(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.sequence} {self.event} for {self.user_id}"
+
+    def acted_by(self) -> dict[str, Any]:
+        """The event's actor; one recorded before events carried actors is shown as its
+        user's doing (docs/events.md)."""
+        return self.actor or {"type": "user", "id": str(self.user_id)}
 
 
 class ConsumptionStatus(models.TextChoices):

@@ -34,6 +34,7 @@ class SocialConfig(AppConfig):
             user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=social_erase)
 
         from notifications.events import subscribe
+        from social.services.accounts import ACCOUNT_PREFERENCES, accounts_notify
         from social.services.attempts import records_notify
         from social.services.health import at_risk_notify
         from social.services.recurrence import series_after_outcomes
@@ -42,3 +43,5 @@ class SocialConfig(AppConfig):
             subscribe(event, records_notify)
             subscribe(event, series_after_outcomes)  # a recurring post's next occurrence
         subscribe("post.at_risk", at_risk_notify)
+        for event in ACCOUNT_PREFERENCES:
+            subscribe(event, accounts_notify)

@@ -29,8 +29,9 @@ from billing.errors import InvalidSignature
 from billing.models import PaymentEvent, PaymentEventStatus, Reason
 from billing.services.credits import credits_top_up_to_quota, plan_apply
 from billing.services.plans import plan_set
+from notifications import events
 from notifications.models import NotificationType
-from notifications.services.center import notify
+from notifications.services.center import NotificationDraft, notify_many
 
 logger = logging.getLogger(__name__)
 
@@ -194,23 +195,12 @@ def _apply_order_paid(event: PaymentEvent, user: User, facts: Facts) -> None:
         reference=f"payment:{event.event_id}",
         idempotency_key=_ledger_key(facts),
     )
-    tier = settings.PLANS[plan]["name"]
-    money = _format_money(price, currency)
-    metadata = {"eventId": event.event_id, "plan": plan, "credits": entry.delta}
-    notify(
+    events.emit(
         user=user,
-        type=NotificationType.PLAN_UPGRADE,
-        title=f"Welcome to {tier}",
-        message=f"You are on the {tier} plan now: {entry.delta} credits were added.",
-        metadata=metadata,
-    )
-    notify(
-        user=user,
-        type=NotificationType.PAYMENT_SUCCESS,
-        title="Payment received",
-        message=f"We received your payment of {money}. Thank you!",
-        metadata=metadata,
-    )
+        payload=events.payment_plan_paid(payment_event_id=event.event_id, plan=plan,
+                                         credits=entry.delta, amount=price, currency=currency),
+        actor=events.SYSTEM,
+    )  # fmt: skip
     event.status = PaymentEventStatus.APPLIED
 
 
@@ -227,31 +217,71 @@ def _apply_subscription_charged(event: PaymentEvent, user: User, facts: Facts) -
         reference=f"payment:{event.event_id}",
         idempotency_key=_ledger_key(facts),
     )
-    added = entry.delta if entry is not None else 0
-    notify(
+    events.emit(
         user=user,
-        type=NotificationType.PAYMENT_SUCCESS,
-        title="Subscription renewed",
-        message=(
-            f"Your subscription payment went through: {added} credits were added, "
-            f"your balance is back to {user.monthly_quota}."
-            if added
-            else "Your subscription payment went through; your balance was already full."
+        payload=events.payment_subscription_charged(
+            payment_event_id=event.event_id,
+            credits=entry.delta if entry is not None else 0,
+            monthly_quota=user.monthly_quota,
         ),
-        metadata={"eventId": event.event_id, "credits": added},
+        actor=events.SYSTEM,
     )
     event.status = PaymentEventStatus.APPLIED
 
 
 def _apply_payment_failed(event: PaymentEvent, user: User, facts: Facts) -> None:
-    notify(
+    events.emit(
         user=user,
-        type=NotificationType.PAYMENT_FAILED,
-        title="Payment failed",
-        message=f"Your payment could not be completed: {facts.failure_reason}",
-        metadata={"eventId": event.event_id, "reason": facts.failure_reason},
+        payload=events.payment_failed(payment_event_id=event.event_id, reason=facts.failure_reason),
+        actor=events.SYSTEM,
     )
     event.status = PaymentEventStatus.APPLIED
+
+
+def payments_notify(emitted: list[events.Event]) -> None:
+    """The event channel's subscriber for the applied payments: what the user is told, in one
+    INSERT for a batch (registered in BillingConfig.ready)."""
+    drafts = []
+    for event in emitted:
+        user_id, data = event.user_id, event.payload.data
+        if event.name == "payment.plan_paid":
+            tier = settings.PLANS[data["plan"]]["name"]
+            metadata = {"eventId": data["paymentEventId"], "plan": data["plan"],
+                        "credits": data["credits"]}  # fmt: skip
+            money = _format_money(data["amount"], data["currency"])
+            drafts += [
+                NotificationDraft(
+                    user_id=user_id, type=NotificationType.PLAN_UPGRADE,
+                    title=f"Welcome to {tier}",
+                    message=f"You are on the {tier} plan now: {data['credits']} credits were "
+                    "added.",
+                    metadata=metadata),
+                NotificationDraft(
+                    user_id=user_id, type=NotificationType.PAYMENT_SUCCESS,
+                    title="Payment received",
+                    message=f"We received your payment of {money}. Thank you!",
+                    metadata=metadata),
+            ]  # fmt: skip
+        elif event.name == "payment.subscription_charged":
+            added = data["credits"]
+            drafts.append(NotificationDraft(
+                user_id=user_id, type=NotificationType.PAYMENT_SUCCESS,
+                title="Subscription renewed",
+                message=(
+                    f"Your subscription payment went through: {added} credits were added, "
+                    f"your balance is back to {data['monthlyQuota']}."
+                    if added
+                    else "Your subscription payment went through; your balance was already full."
+                ),
+                metadata={"eventId": data["paymentEventId"], "credits": added},
+            ))  # fmt: skip
+        else:
+            drafts.append(NotificationDraft(
+                user_id=user_id, type=NotificationType.PAYMENT_FAILED, title="Payment failed",
+                message=f"Your payment could not be completed: {data['reason']}",
+                metadata={"eventId": data["paymentEventId"], "reason": data["reason"]},
+            ))  # fmt: skip
+    notify_many(drafts=drafts)
 
 
 HANDLERS = {

@@ -7,10 +7,11 @@ this deployment's Redis channel (`LIVEFEED_CHANNEL`) when REDIS_URL is set, one 
 JSON array) for the batch. The streams (notifications/api/stream.py) listen on that channel;
 without Redis they poll the table instead. A rolled-back change publishes nothing.
 
-Its events come through the event channel (notifications/events.py): `live_from_events` is
-subscribed to `notification.created` (every notification the center writes), `credits.changed`
-(every balance move, billing) and `post.changed` (every post or record status change, the
-social hub), and writes their rows in the emitter's transaction.
+Its events come through the event channel (notifications/events.py): `live_record` is
+subscribed to every public event and to the internal `notification.created` (every
+notification the center writes), `credits.changed` (every balance move, billing) and
+`post.changed` (every post or record status change, the social hub), and writes their rows in
+the emitter's transaction.
 """
 
 import hashlib
@@ -32,7 +33,7 @@ from accounts.models import User
 from core.bulk import insert_values
 from core.redis import get_redis
 from core.times import iso
-from notifications.events import Emitted
+from notifications.events import Event
 from notifications.models import CLIENT_KINDS, LiveEvent, LiveEventKind, LiveTicket, OutboxEvent
 
 logger = logging.getLogger(__name__)
@@ -86,24 +87,16 @@ def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any
 
 def live_event_data(event: OutboxEvent) -> dict[str, Any]:
     """A domain event as the stream and `GET /api/events` show it, without its id (the live
-    feed's, given by the row that carries it): `{type, created_at, data, eventId}`,
+    feed's, given by the row that carries it): `{type, created_at, data, eventId, actor}`,
     `eventId` being its webhooks' `webhook-id`."""
-    return _event_data(event.event, event.created_at, event.data, event.id)
+    return _event_data(event.event, event.created_at, event.data, event.id, event.acted_by())
 
 
-def _event_data(event: str, created_at: datetime, data: Any, event_id: Any) -> dict[str, Any]:
-    return {"type": event, "created_at": iso(created_at), "data": data, "eventId": str(event_id)}
-
-
-def live_events_record(*, rows: Sequence[dict[str, Any]]) -> list[int]:
-    """The live feed's rows of these domain events (their outbox rows' values, not yet
-    written), in the caller's transaction: each user's stream gets `event: <type>`
-    (docs/live-feed.md). Their ids."""
-    return live_publish_many(
-        items=[(row["user_id"], LiveEventKind.EVENT,
-                _event_data(row["event"], row["created_at"], row["data"], row["id"]))
-               for row in rows]
-    )  # fmt: skip
+def _event_data(
+    event: str, created_at: datetime, data: Any, event_id: Any, actor: Any
+) -> dict[str, Any]:
+    return {"type": event, "created_at": iso(created_at), "data": data, "eventId": str(event_id),
+            "actor": actor}  # fmt: skip
 
 
 def _announce(message: str, count: int) -> None:
@@ -125,11 +118,23 @@ LIVE_KIND = {
 }
 
 
-def live_from_events(emitted: list[Emitted]) -> None:
-    """The event channel's subscriber: one stream event per emitted event."""
-    live_publish_many(
-        items=[(user_id, LIVE_KIND[payload.event], payload.data) for user_id, payload in emitted]
-    )
+def live_record(emitted: list[Event]) -> None:
+    """The event channel's recording subscriber, for every public event and the internal ones
+    the feed shows (LIVE_KIND): one stream event each (the internal ones' own kinds, with their
+    data; `event: <type>` for a public one, whose row id the outbox's row keeps for the
+    replay), in one INSERT. The internal ones first, as they always were (they describe the
+    state the public ones then report on)."""
+    internal = [event for event in emitted if event.name in LIVE_KIND]
+    public = [event for event in emitted if event.name not in LIVE_KIND]
+    ids = live_publish_many(
+        items=[(event.user_id, LIVE_KIND[event.name], event.payload.data) for event in internal]
+        + [(event.user_id, LiveEventKind.EVENT,
+            _event_data(event.name, event.created_at, event.payload.data, event.id,
+                        event.actor))
+           for event in public]
+    )  # fmt: skip
+    for event, live_id in zip(public, ids[len(internal) :], strict=True):
+        event.live_id = live_id
 
 
 # --- Tickets ----------------------------------------------------------------------------------

@@ -1,13 +1,13 @@
 """The outbox's consumers and the one dispatcher that hands every event to each of them.
 
-Flow: `event_record` writes an event in the writer's transaction and queues
-`outbox_dispatch(sequence)` for when it commits. The dispatcher creates one
-`OutboxConsumption` row per registered consumer (unique per (event, consumer): a repeated or
-concurrent dispatch creates nothing twice) for that event and the others waiting with it,
-marks them dispatched, and processes the new rows in the same task. Processing claims a row
-(`pending` -> `running`, one conditional UPDATE: one worker wins), calls the consumer's
-handler outside any transaction, then records `done`, or a retry with backoff, or `failed`
-after the last attempt. Handlers must be idempotent: a row
+Flow: `outbox_record`, the event channel's subscriber to every public event, writes the events
+in the emitter's transaction and queues `outbox_dispatch(sequence)` for when it commits. The
+dispatcher creates one `OutboxConsumption` row per registered consumer (unique per (event,
+consumer): a repeated or concurrent dispatch creates nothing twice) for that event and the
+others waiting with it, marks them dispatched, and processes the new rows in the same task.
+Processing claims a row (`pending` -> `running`, one conditional UPDATE: one worker wins),
+calls the consumer's handler outside any transaction, then records `done`, or a retry with
+backoff, or `failed` after the last attempt. Handlers must be idempotent: a row
 whose worker died is reclaimed after its lease and handled again.
 
 Nothing is lost when a queueing is lost (a worker restart, a broker hiccup): the sweeper
@@ -38,11 +38,17 @@ from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
+from core.bulk import insert_values
 from core.leases import Backoff, Lease
-from core.tasks import enqueue
+from core.tasks import enqueue, enqueue_on_commit, task_named
+from notifications.events import Event
 from notifications.models import ConsumptionStatus, OutboxConsumption, OutboxEvent
 
 logger = logging.getLogger(__name__)
+
+# This module's tasks (notifications/tasks.py imports this module, so they are named here).
+DISPATCH_TASK = "notifications.tasks.outbox_dispatch_task"
+PROCESS_TASK = "notifications.tasks.outbox_process_task"
 
 BATCH_SIZE = 500  # rows per sweep query: one round trip each
 DISPATCH_BATCH = 100  # events per dispatch pass; a pass runs their consumers before it ends
@@ -100,6 +106,29 @@ def outbox_wanted(interests: Sequence[Interest]) -> list[bool]:
         for index, wants in enumerate(consumer.wants(interests)):
             wanted[index] = wanted[index] or wants
     return wanted
+
+
+def outbox_record(emitted: list[Event]) -> None:
+    """The event channel's recording subscriber for every public event: their outbox rows in
+    one INSERT (values, no model instance made: a burst's settle records one for every
+    published record), each keeping its live feed row's id (the replay's id; the live feed
+    records first). One dispatch is queued per DISPATCH_BATCH of those a consumer wants: a
+    dispatch pass takes its own event and the oldest others waiting, so these passes take
+    them all (and the sweeper would catch one that a concurrent pass left behind); those no
+    consumer wants are recorded dispatched already, with nothing queued."""
+    wanted = outbox_wanted([(event.name, event.user_id) for event in emitted])
+    now = timezone.now()
+    rows = [{"id": event.id, "event": event.name, "user_id": event.user_id,
+             "data": event.payload.data, "created_at": event.created_at,
+             "dispatched_at": None if wants else now, "live_id": event.live_id,
+             "actor": event.actor}
+            for event, wants in zip(emitted, wanted, strict=True)]  # fmt: skip
+    for event, row, sequence in zip(emitted, rows, insert_values(OutboxEvent, rows), strict=True):
+        row["sequence"] = sequence
+        event.outbox = row
+    sequences = sorted(row["sequence"] for row in rows if row["dispatched_at"] is None)
+    for sequence in sequences[::DISPATCH_BATCH]:
+        enqueue_on_commit(task_named(DISPATCH_TASK), sequence=sequence)
 
 
 def outbox_dispatch(*, sequence: int) -> int:
@@ -243,10 +272,8 @@ def outbox_sweep() -> dict[str, int]:
         .order_by("next_attempt_at")
         .values_list("pk", flat=True)[:BATCH_SIZE]
     )
-    from notifications.tasks import outbox_process_task
-
     for consumption_id in due:
-        enqueue(outbox_process_task, consumption_id=consumption_id)
+        enqueue(task_named(PROCESS_TASK), consumption_id=consumption_id)
     return {"reclaimed": reclaimed, "dispatched": len(undispatched), "queued": len(due)}
 
 

@@ -34,14 +34,14 @@ from core import metrics, outbound
 from core.concurrency import bounded
 from core.errors import ValidationFailed
 from core.leases import Backoff, Lease
-from core.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit, task_named
 from core.times import iso
 from notifications.errors import (
     InvalidWebhookUrl,
     WebhookEndpointLimitReached,
     WebhookEndpointNotFound,
 )
-from notifications.events import EVENTS
+from notifications.events import EVENTS, user_actor
 from notifications.models import (
     DeliveryStatus,
     OutboxEvent,
@@ -207,6 +207,8 @@ def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, s
 # within their timeout, instead of failing as busy: these threads serve deliveries only.
 _client = outbound.Client("webhooks", read_timeout=5.0, retries=0, wait_for_host=True)
 DELIVERY_BATCH = 32  # deliveries one task claims and sends at once: one turn
+# The task that sends a turn (notifications/tasks.py imports this module, so it is named here).
+DELIVER_TASK = "notifications.tasks.webhook_deliver_task"
 # A turn chosen at the same moment by a concurrent task may be all won by that one (a window
 # function rules out FOR UPDATE SKIP LOCKED): choose again from what is left, a few times.
 CLAIM_TRIES = 3
@@ -220,7 +222,7 @@ DELIVERIES = Lease(
 )
 
 
-def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) -> str:
+def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User, actor: Any) -> str:
     return json.dumps(
         {
             "id": event_id,
@@ -228,6 +230,7 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) 
             "created_at": iso(created_at),
             "data": data,
             "user": {"id": str(user.pk), "email": user.email},
+            "actor": actor,
         },
         separators=(",", ":"),
         ensure_ascii=False,
@@ -236,7 +239,7 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User) 
 
 def _event_body(event: OutboxEvent, user: User) -> str:
     return _body(event_id=str(event.id), event=event.event, created_at=event.created_at,
-                 data=event.data, user=user)  # fmt: skip
+                 data=event.data, user=user, actor=event.acted_by())  # fmt: skip
 
 
 def deliveries_create(event: OutboxEvent) -> int:
@@ -300,10 +303,8 @@ def _queue(deliveries: int) -> None:
     """Queue, on commit, a turn for each DELIVERY_BATCH of this many deliveries now due. A turn
     sends whichever deliveries are due when it runs, owners taking turns (_claim_turn): the
     tasks in the queue are the work there is, not whose it is."""
-    from notifications.tasks import webhook_deliver_task
-
     for _ in range(0, deliveries, DELIVERY_BATCH):
-        enqueue_on_commit(webhook_deliver_task)
+        enqueue_on_commit(task_named(DELIVER_TASK))
 
 
 def _claim_turn() -> list[WebhookDelivery]:
@@ -507,7 +508,7 @@ def endpoint_test(*, user: User, endpoint_id: Any) -> WebhookDelivery:
     event_id, now = uuid.uuid4(), timezone.now()
     body = _body(event_id=str(event_id), event=TEST_EVENT, created_at=now,
                  data={"message": "A test event from the Freelancer Growth Platform."},
-                 user=user)  # fmt: skip
+                 user=user, actor=user_actor(user.pk))  # fmt: skip
     with transaction.atomic():
         delivery = WebhookDelivery.objects.create(
             endpoint=endpoint, event_id=event_id, event=TEST_EVENT, body=body,

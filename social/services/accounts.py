@@ -22,8 +22,9 @@ from accounts.models import User
 from core import outbound
 from core.concurrency import bounded_map
 from core.errors import ValidationFailed
+from notifications import events
 from notifications.models import NotificationType
-from notifications.services.center import notify
+from notifications.services.center import NotificationDraft, notify_many
 from social.errors import (
     AccountAlreadyConnected,
     AccountNotFound,
@@ -41,7 +42,6 @@ from social.models import (
     MastodonApp,
     Provider,
     SocialAccount,
-    SocialSettings,
 )
 from social.providers import PLATFORMS
 from social.providers.base import (
@@ -53,7 +53,7 @@ from social.providers.base import (
     answers_checked,
 )
 from social.providers.mastodon import MastodonAdapter, normalize_instance
-from social.selectors import settings_for
+from social.selectors import settings_for_users
 from social.services.lifecycle import account_connected_emit, account_expired_emit
 
 logger = logging.getLogger(__name__)
@@ -259,10 +259,12 @@ def account_connect(
         with answers_checked(provider):
             identity = adapter.connect(request)
     except ConnectionRefused as refusal:
-        _notify_failed(user=user, provider=provider, reason=refusal.message)
+        events.emit(user=user, payload=events.account_connect_failed(
+            platform=provider, reason=refusal.message))  # fmt: skip
         raise REFUSALS[refusal.code](refusal.message) from None
     except outbound.OutboundError as error:
-        _notify_failed(user=user, provider=provider, reason=error.message)
+        events.emit(user=user, payload=events.account_connect_failed(
+            platform=provider, reason=error.message))  # fmt: skip
         raise _provider_error(provider, error) from error
     try:
         return _store(user=user, provider=provider, instance=request.instance, identity=identity,
@@ -312,41 +314,67 @@ def _store(
     account.last_sync = timezone.now()
     account.save()
     account_connected_emit(account, reconnected=live is not None)
-    name = PLATFORMS[provider].name
-    notify_preferring(
-        user=user,
-        preference="oauthSuccess",
-        type=NotificationType.ACCOUNT_CONNECTED,
-        title=f"{name} connected",
-        message=f"{account.username or name} is connected: you can publish and schedule to it.",
-        metadata={"accountId": str(account.id), "platform": provider},
-    )
     return account
 
 
-def notify_preferring(
-    *,
-    user: User,
-    preference: str,
-    preferences: SocialSettings | None = None,
-    **notification: Any,
-) -> None:
-    """Notify the user unless their social settings (read here unless given) turned this
-    kind off."""
-    if (preferences or settings_for(user)).wants(preference):
-        notify(user=user, **notification)
+# What each account event tells the user, and the social setting that may turn it off.
+ACCOUNT_PREFERENCES = {
+    "account.connected": "oauthSuccess",
+    "account.reconnected": "oauthSuccess",
+    "account.expiring": "tokenExpiry",
+    "account.expired": "tokenExpiry",
+    "account.connect_failed": "oauthFailure",
+}
 
 
-def _notify_failed(*, user: User, provider: str, reason: str) -> None:
-    name = PLATFORMS[provider].name
-    notify_preferring(
-        user=user,
-        preference="oauthFailure",
-        type=NotificationType.ACCOUNT_CONNECT_FAILED,
-        title=f"{name} could not be connected",
-        message=reason,
-        metadata={"platform": provider},
-    )
+def accounts_notify(emitted: list[events.Event]) -> None:
+    """The event channel's subscriber for the accounts' lifecycle (registered in
+    SocialConfig.ready): connected, expiring soon, expired, or a connection that failed; as
+    the users' settings say (one query for a batch), the notifications in one INSERT."""
+    preferences = settings_for_users({event.user_id for event in emitted})
+    drafts = []
+    for event in emitted:
+        if not preferences[event.user_id].wants(ACCOUNT_PREFERENCES[event.name]):
+            continue
+        data = event.payload.data
+        name = PLATFORMS[data["platform"]].name
+        if event.name == "account.connect_failed":
+            drafts.append(NotificationDraft(
+                user_id=event.user_id, type=NotificationType.ACCOUNT_CONNECT_FAILED,
+                title=f"{name} could not be connected", message=data["reason"],
+                metadata={"platform": data["platform"]},
+            ))  # fmt: skip
+            continue
+        account = data["username"] or name
+        common = {"accountId": data["accountId"], "platform": data["platform"]}
+        if event.name == "account.expiring":
+            when = "tomorrow" if data["days"] == 1 else f"within {data['days']} days"
+            # The notification's own format for the time: isoformat's `+00:00`.
+            expires_at = data["expiresAt"] and datetime.fromisoformat(data["expiresAt"]).isoformat()
+            drafts.append(NotificationDraft(
+                user_id=event.user_id, type=NotificationType.TOKEN_EXPIRING,
+                title=f"Reconnect {name} soon",
+                message=f"The connection to {account} expires {when}. Reconnect it to "
+                "keep your scheduled posts publishing.",
+                metadata={**common, "expiresAt": expires_at or None},
+            ))  # fmt: skip
+        elif event.name == "account.expired":
+            reason = data["reason"]
+            drafts.append(NotificationDraft(
+                user_id=event.user_id, type=NotificationType.TOKEN_EXPIRING,
+                title=f"Reconnect {name}",
+                message=f"{name} no longer accepts the connection of {account}: reconnect it "
+                "to keep publishing." + (f" ({reason})" if reason else ""),
+                metadata={**common, "expired": True},
+            ))  # fmt: skip
+        else:
+            drafts.append(NotificationDraft(
+                user_id=event.user_id, type=NotificationType.ACCOUNT_CONNECTED,
+                title=f"{name} connected",
+                message=f"{account} is connected: you can publish and schedule to it.",
+                metadata=common,
+            ))  # fmt: skip
+    notify_many(drafts=drafts)
 
 
 def connection_end(
@@ -456,22 +484,6 @@ def account_mark_expired(*, account: SocialAccount, reason: str = "") -> bool:
         if changed:
             account.status = AccountStatus.EXPIRED
             account_expired_emit(account, reason=reason)
-            name = PLATFORMS[account.provider].name
-            notify_preferring(
-                user=account.user,
-                preference="tokenExpiry",
-                type=NotificationType.TOKEN_EXPIRING,
-                title=f"Reconnect {name}",
-                message=(
-                    f"{name} no longer accepts the connection of {account.username or name}: "
-                    "reconnect it to keep publishing." + (f" ({reason})" if reason else "")
-                ),
-                metadata={
-                    "accountId": str(account.id),
-                    "platform": account.provider,
-                    "expired": True,
-                },
-            )
     if changed:
         logger.info("Social account %s (%s) marked expired", account.pk, account.provider)
     return bool(changed)

@@ -788,7 +788,7 @@ def _announce(jobs: list[Job]) -> None:
             }
             # post.failed, or post.unconfirmed, with the error object
             emitted.append((record.user_id, record_failure_event(record, context)))
-    events.emit_many(items=emitted)
+    events.emit_many(items=emitted, actor=events.SYSTEM)  # the platform's answer, reported
     notify_many(drafts=missing)
 
 
@@ -807,11 +807,12 @@ def _missing_parts(
     )  # fmt: skip
 
 
-def records_notify(emitted: list[events.Emitted]) -> None:
+def records_notify(emitted: list[events.Event]) -> None:
     """The event channel's subscriber for `post.published` and `post.failed`: a notification
     for each, as the user's preferences say, in one INSERT for a batch of results."""
     drafts: list[NotificationDraft] = []
-    for user_id, payload in emitted:
+    for event in emitted:
+        user_id, payload = event.user_id, event.payload
         data, context = payload.data, payload.context
         name = NETWORKS[data["platform"]].name
         warnings = context.get("warnings")

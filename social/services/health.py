@@ -258,6 +258,7 @@ def preflight_run(*, now: datetime | None = None) -> dict[str, int]:
             if new:
                 events.emit(
                     user=account.user_id,
+                    actor=events.SYSTEM,  # the pre-flight check found it
                     payload=events.post_at_risk(
                         account_id=str(account.pk),
                         platform=account.provider,
@@ -307,11 +308,12 @@ def _blocking(
     return problems
 
 
-def at_risk_notify(emitted: list[events.Emitted]) -> None:
+def at_risk_notify(emitted: list[events.Event]) -> None:
     """The event channel's subscriber for `post.at_risk`: a notification naming the problem
     and how many posts it threatens, as the user's preferences say (`postFailed`)."""
     drafts = []
-    for user_id, payload in emitted:
+    for event in emitted:
+        user_id, payload = event.user_id, event.payload
         if not payload.context.get("notify", True):
             continue
         data = payload.data

@@ -61,9 +61,12 @@ def post_deleted_emit(post: Post, record_ids: Iterable[Any]) -> None:
     )
 
 
-def posts_partially_published(post_ids: Iterable[Any]) -> None:
+def posts_partially_published(
+    post_ids: Iterable[Any], *, actor: events.Actor | None = None
+) -> None:
     """`post.partially_published` for each of these posts not already PartiallyPublished
-    (called before their new status is written): what was published, what was not."""
+    (called before their new status is written): what was published, what was not. `actor`:
+    the user by default, the system for a batch of the platforms' answers."""
     fresh = dict(
         Post.objects.filter(pk__in=list(post_ids))
         .exclude(status=PostStatus.PARTIALLY_PUBLISHED)
@@ -92,7 +95,8 @@ def posts_partially_published(post_ids: Iterable[Any]) -> None:
             (user_id, events.post_partially_published(
                 post_id=str(pk), published=published[pk], not_published=missing[pk]))
             for pk, user_id in fresh.items()
-        ]
+        ],
+        actor=actor,
     )  # fmt: skip
 
 
@@ -161,8 +165,10 @@ def account_connected_emit(account: SocialAccount, *, reconnected: bool) -> None
 
 
 def account_expired_emit(account: SocialAccount, *, reason: str) -> None:
+    """The platform refused the account's credentials, or their time ran out: the system's."""
     events.emit(
         user=account.user_id,
+        actor=events.SYSTEM,
         payload=events.account_expired(
             account_id=str(account.pk),
             platform=account.provider,
@@ -173,8 +179,10 @@ def account_expired_emit(account: SocialAccount, *, reason: str) -> None:
 
 
 def account_expiring_emit(account: SocialAccount, *, days: int) -> None:
+    """The daily upkeep's warning: the system's."""
     events.emit(
         user=account.user_id,
+        actor=events.SYSTEM,
         payload=events.account_expiring(
             account_id=str(account.pk),
             platform=account.provider,

@@ -411,7 +411,7 @@ def posts_outcome_refresh(records: Iterable[ScheduledRecord]) -> None:
         by_status.setdefault(status, []).append(post_id)
     for status, same in sorted(by_status.items()):
         if status == PostStatus.PARTIALLY_PUBLISHED:
-            posts_partially_published(same)
+            posts_partially_published(same, actor=events.SYSTEM)  # the platforms' answers
         Post.objects.filter(pk__any=same).update(status=status)
     posts_live_of(by_post, statuses=statuses)
 

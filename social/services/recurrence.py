@@ -119,7 +119,12 @@ def _next_time(series: Series, record: ScheduledRecord, now: datetime) -> dateti
     return found
 
 
-def series_continue(records: Iterable[ScheduledRecord], *, now: datetime | None = None) -> int:
+def series_continue(
+    records: Iterable[ScheduledRecord],
+    *,
+    now: datetime | None = None,
+    actor: events.Actor | None = None,
+) -> int:
     """The next occurrence of each ended record of a series, in the caller's transaction (the
     one that ended them); how many were created. An ended series, an account no longer
     connected, or one that already has its next occurrence gets none."""
@@ -155,24 +160,25 @@ def series_continue(records: Iterable[ScheduledRecord], *, now: datetime | None 
                                    account_ids=[str(record.account_id)],
                                    scheduled_at=record.scheduled_time))
             for record in created
-        ]
+        ],
+        actor=actor,
     )  # fmt: skip
     return len(created)
 
 
-def series_after_outcomes(emitted: list[events.Emitted]) -> None:
+def series_after_outcomes(emitted: list[events.Event]) -> None:
     """The event channel's subscriber for `post.published` and `post.failed`: the ended
     records that belong to a series get their next occurrence (one query for a batch of
     results without any; none when each emitter said whether its record has a series, in the
     event's context, and none has)."""
-    ids = [payload.data["recordId"] for _, payload in emitted
-           if payload.context.get("series", True)]  # fmt: skip
+    ids = [event.payload.data["recordId"] for event in emitted
+           if event.payload.context.get("series", True)]  # fmt: skip
     if not ids:
         return
     ended = ScheduledRecord.objects.filter(pk__in=ids, series__isnull=False).select_related(
         "account"
     )
-    series_continue(list(ended))
+    series_continue(list(ended), actor=events.SYSTEM)  # after the platform's answer
 
 
 def series_end(*, series_id: Any, now: datetime | None = None) -> int:

@@ -12,14 +12,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core import outbound
-from notifications.models import NotificationType
 from social.models import AccountStatus, ConnectState, Provider, SocialAccount
 from social.networks import NETWORKS
 from social.providers.mastodon import MastodonAdapter
 from social.services.accounts import (
     Session,
     account_mark_expired,
-    notify_preferring,
     sessions_open,
 )
 from social.services.lifecycle import account_expiring_emit
@@ -70,7 +68,6 @@ def accounts_maintain() -> dict[str, int]:
             pk=account.pk,
         ).update(expiry_warned_days=days):
             account_expiring_emit(account, days=days)
-            _warn(account, days)
             done["warned"] += 1
     done["limitsRefreshed"] = _mastodon_limits_refresh()
     done["statesPurged"], _ = ConnectState.objects.filter(
@@ -96,26 +93,6 @@ def _renewed(
         return
     if session.credentials.expires_at != previous_credentials_end:
         done["renewed"] += 1
-
-
-def _warn(account: SocialAccount, days: int) -> None:
-    name = NETWORKS[account.provider].name
-    when = "tomorrow" if days == 1 else f"within {days} days"
-    notify_preferring(
-        user=account.user,
-        preference="tokenExpiry",
-        type=NotificationType.TOKEN_EXPIRING,
-        title=f"Reconnect {name} soon",
-        message=(
-            f"The connection to {account.username or name} expires {when}. Reconnect it to "
-            "keep your scheduled posts publishing."
-        ),
-        metadata={
-            "accountId": str(account.id),
-            "platform": account.provider,
-            "expiresAt": account.expires_at.isoformat() if account.expires_at else None,
-        },
-    )
 
 
 def _mastodon_limits_refresh() -> int:

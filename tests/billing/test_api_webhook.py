@@ -13,7 +13,8 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from billing.models import CreditTransaction, PaymentEvent, PaymentEventStatus
 from billing.services.payments import payment_signature_verify
-from notifications.models import Notification
+from notifications import events
+from notifications.models import Notification, OutboxEvent
 from tests.billing.conftest import SECRET, order_paid, payment_failed, subscription_charged
 
 pytestmark = pytest.mark.django_db
@@ -330,3 +331,37 @@ def test_a_malformed_signed_payload_is_stored_invalid_and_answered_200(webhook, 
     assert response.json()["data"]["status"] == "invalid"
     assert PaymentEvent.objects.get().detail.startswith("Malformed payload")
     assert state(ada)[:2] == before[:2]
+
+
+def test_the_payment_notifications_come_from_the_payment_events(webhook, ada):
+    """Applying a payment emits its event; billing's subscriber writes what the user is told
+    (the texts as the webhook's notifications always had them), for any emitter of it."""
+    webhook(order_paid(notes={"user_id": str(ada.pk), "plan": "pro"}), event_id="evt_1")
+    kinds = [e.event for e in OutboxEvent.objects.all()]  # only public ones reach the outbox
+    assert "payment.plan_paid" not in kinds
+    Notification.objects.all().delete()
+    events.emit_many(
+        items=[
+            (ada.pk, events.payment_plan_paid(payment_event_id="e1", plan="pro", credits=200,
+                                              amount=49900, currency="INR")),
+            (ada.pk, events.payment_subscription_charged(payment_event_id="e2", credits=0,
+                                                         monthly_quota=200)),
+            (ada.pk, events.payment_failed(payment_event_id="e3", reason="Card declined")),
+        ],
+        actor=events.SYSTEM,
+    )  # fmt: skip
+    rows = Notification.objects.filter(user=ada)
+    told = sorted((n.metadata["eventId"], n.type, n.title, n.message, n.metadata) for n in rows)
+    paid = {"eventId": "e1", "plan": "pro", "credits": 200}
+    assert told == [
+        ("e1", "payment_success", "Payment received",
+         "We received your payment of INR 499.00. Thank you!", paid),
+        ("e1", "plan_upgrade", "Welcome to Pro",
+         "You are on the Pro plan now: 200 credits were added.", paid),
+        ("e2", "payment_success", "Subscription renewed",
+         "Your subscription payment went through; your balance was already full.",
+         {"eventId": "e2", "credits": 0}),
+        ("e3", "payment_failed", "Payment failed",
+         "Your payment could not be completed: Card declined",
+         {"eventId": "e3", "reason": "Card declined"}),
+    ]  # fmt: skip

@@ -58,6 +58,7 @@ def test_the_users_events_in_order_under_the_live_feeds_ids(ada_client, bob_clie
         "created_at": rows[1].created_at.isoformat().replace("+00:00", "Z"),
         "data": rows[1].data,
         "eventId": str(rows[1].id),
+        "actor": {"type": "user", "id": str(rows[1].user_id)},  # workspaces.md section 1
     }
     assert events[1]["data"]["title"] == "One, edited"
     assert body["meta"] == {"nextCursor": str(events[-1]["id"]), "hasMore": False}

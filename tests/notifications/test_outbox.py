@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.services.users import user_create
 from notifications import events
-from notifications.models import OutboxConsumption, OutboxEvent
+from notifications.models import LiveEvent, OutboxConsumption, OutboxEvent
 from notifications.services import outbox
 
 pytestmark = pytest.mark.django_db
@@ -47,6 +47,31 @@ def test_events_get_a_growing_sequence(ada):
     second = events.emit(user=ada, payload=payload)
     assert second.sequence > first.sequence
     assert first.id != second.id  # the public identity, kept across deliveries
+
+
+def test_the_outbox_and_the_live_feed_record_events_as_subscribers(ada, monkeypatch):
+    """`emit` hands the event to its subscribers only: the outbox's and the live feed's writers
+    are subscribers too, recording after the others (a reaction comes first in the feed), and
+    every subscriber sees the identity the outbox and the live feed record."""
+    seen: list[tuple[events.Event, bool]] = []
+
+    def react(emitted: list[events.Event]) -> None:
+        seen.extend((event, OutboxEvent.objects.exists()) for event in emitted)
+
+    handlers = [*events._subscribers["credits.depleted"], react]
+    monkeypatch.setitem(events._subscribers, "credits.depleted", handlers)
+    payload = events.credits_depleted(user_id=str(ada.pk), remaining_credits=0)
+    recorded = events.emit(user=ada, payload=payload)
+    ((event, outbox_written_before),) = seen
+    assert not outbox_written_before
+    row = OutboxEvent.objects.get()
+    assert (event.id, event.created_at, event.user_id) == (row.id, row.created_at, ada.pk)
+    assert event.outbox is not None
+    assert (event.live_id, event.outbox["sequence"]) == (row.live_id, row.sequence)
+    assert (recorded.pk, recorded.live_id) == (row.pk, row.live_id)
+    assert row.live_id is not None
+    live = LiveEvent.objects.get(pk=row.live_id)
+    assert live.data["eventId"] == str(row.id)
 
 
 def test_a_committed_event_reaches_each_consumer_once(ada, received, committed):

@@ -4,14 +4,16 @@ published, records moved, cancelled (by the user, a series' end, a disconnect, a
 reorder), accounts connected, reconnected, expiring and expired."""
 
 import json
-from datetime import timedelta
+import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from notifications.models import LiveEvent, OutboxEvent, WebhookDelivery
-from social.models import SocialAccount
+from notifications import events
+from notifications.models import LiveEvent, Notification, OutboxEvent, WebhookDelivery
+from social.models import SocialAccount, SocialSettings
 from social.tasks import accounts_maintain_task
 from tests.factories import client_for
 from tests.social.conftest import connect
@@ -169,6 +171,71 @@ def test_accounts_connected_reconnected_expiring_expired(ada_client, providers):
     assert [(e["accountId"], e["status"]) for e in events_of("account.expired")] == [
         (first["id"], "expired")
     ]
+
+
+def test_the_account_notifications_come_from_the_account_events(ada):
+    """The accounts' lifecycle events bring their notifications through the social hub's
+    subscriber, whoever emits them (connecting or failing to, the daily upkeep, a refused
+    token), as the user's settings say; the texts are those the writers always wrote."""
+    account = str(uuid.uuid4())
+    ends = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+    on = {"accountId": account, "platform": "mastodon"}
+    events.emit_many(
+        items=[
+            (ada.pk, events.account_connected(account_id=account, platform="mastodon",
+                                              username="ada", reconnected=False)),
+            (ada.pk, events.account_expiring(account_id=account, platform="mastodon",
+                                             username="", expires_at=ends, days=1)),
+            (ada.pk, events.account_expired(account_id=account, platform="mastodon",
+                                            username="ada", reason="token revoked")),
+            (ada.pk, events.account_connect_failed(platform="mastodon",
+                                                   reason="The instance refused.")),
+        ],
+        actor=events.SYSTEM,
+    )  # fmt: skip
+    rows = Notification.objects.filter(user=ada)
+    assert sorted((n.title, n.type, n.message, n.metadata) for n in rows) == [
+        ("Mastodon connected", "account_connected",
+         "ada is connected: you can publish and schedule to it.", on),
+        ("Mastodon could not be connected", "account_connect_failed", "The instance refused.",
+         {"platform": "mastodon"}),
+        ("Reconnect Mastodon", "token_expiring",
+         "Mastodon no longer accepts the connection of ada: reconnect it to keep publishing. "
+         "(token revoked)", {**on, "expired": True}),
+        ("Reconnect Mastodon soon", "token_expiring",
+         "The connection to Mastodon expires tomorrow. Reconnect it to keep your scheduled "
+         "posts publishing.", {**on, "expiresAt": "2026-12-01T09:30:00+00:00"}),
+    ]  # fmt: skip
+    SocialSettings.objects.update_or_create(
+        user=ada, defaults={"notification_preferences": {"tokenExpiry": False}}
+    )
+    events.emit(user=ada, payload=events.account_expired(
+        account_id=account, platform="mastodon", username="ada", reason=""))  # fmt: skip
+    assert rows.count() == 4  # turned off: no new notification
+
+
+def test_events_say_who_made_them_happen(ada, ada_client, providers, settings):
+    """`actor` (workspaces.md section 1) beside each event's id, type and time, in the outbox,
+    the live feed and the replay: the user who connected the account, the system whose upkeep
+    warned of its expiry; an event recorded before actors were replays as its user's."""
+    settings.EVENTS_REPLAY_SETTLE_SECONDS = 0  # replay what just committed
+    account = connect(ada_client, "linkedin").json()["data"]
+    SocialAccount.objects.filter(pk=account["id"]).update(
+        expires_at=timezone.now() + timedelta(days=6)
+    )
+    accounts_maintain_task.delay()
+    ada_did, system = {"type": "user", "id": str(ada.pk)}, {"type": "system"}
+    wanted = ("account.connected", "account.expiring")
+
+    def actors() -> list[tuple[str, Any]]:
+        replayed = ada_client.get("/api/events").json()["data"]
+        return [(e["type"], e["actor"]) for e in replayed if e["type"] in wanted]
+
+    assert actors() == [("account.connected", ada_did), ("account.expiring", system)]
+    stream = LiveEvent.objects.filter(kind="event", data__type__in=wanted).order_by("id")
+    assert [live.data["actor"] for live in stream] == [ada_did, system]
+    OutboxEvent.objects.filter(event="account.expiring").update(actor={})
+    assert actors() == [("account.connected", ada_did), ("account.expiring", ada_did)]
 
 
 def test_webhooks_subscribed_to_lifecycle_events_get_them(
