@@ -14,14 +14,14 @@ from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer
 from core.errors import ValidationFailed
 from social.models import Provider, SocialAccount
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.base import ConnectRequest
 from social.selectors import account_list
 from social.services.accounts import account_connect, account_disconnect, connect_authorize
 
 MAX_CODE_LENGTH = 4096  # OAuth codes, app passwords and API keys are far shorter
 # The platforms connected through a consent page (the others take credentials at connect).
-CONSENT_PROVIDERS = [str(name) for name, p in PLATFORMS.items() if p.connect_method == "oauth"]
+CONSENT_PROVIDERS = [str(name) for name, p in NETWORKS.items() if p.connect_method == "oauth"]
 
 
 class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
@@ -52,34 +52,7 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
     def get_limits(self, account: SocialAccount) -> dict[str, Any]:
         """The platform's limits (`/api/social/platforms`' shape) with the account's own live
         values over them (a Mastodon instance's `max_characters`, `charactersPerUrl`)."""
-        return {**PLATFORMS[account.provider].limits, **(account.limits or {})}
-
-
-class PlatformListView(APIView):
-    api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
-
-    class OutputSerializer(serializers.Serializer[Any]):
-        provider = serializers.CharField()
-        name = serializers.CharField()
-        connectMethod = serializers.CharField()
-        configured = serializers.BooleanField()
-        limits = serializers.DictField()
-
-    @extend_schema(
-        operation_id="social_platforms", tags=["social"], responses=OutputSerializer(many=True)
-    )
-    def get(self, request: Request) -> Response:
-        platforms = [
-            {
-                "provider": platform.provider,
-                "name": platform.name,
-                "connectMethod": platform.connect_method,
-                "configured": platform.configured,
-                "limits": platform.limits,
-            }
-            for platform in PLATFORMS.values()
-        ]
-        return Response(self.OutputSerializer(platforms, many=True).data)
+        return {**NETWORKS[account.provider].limits, **(account.limits or {})}
 
 
 class AuthorizeView(APIView):
@@ -106,7 +79,7 @@ class AuthorizeView(APIView):
         responses=OutputSerializer,
     )
     def get(self, request: Request, provider: str) -> Response:
-        if provider not in PLATFORMS:
+        if provider not in NETWORKS:
             raise ValidationFailed(details={"provider": [f'"{provider}" is not a platform.']})
         serializer = self.InputSerializer(data=request.query_params)
         serializer.is_valid(raise_exception=True)

@@ -43,7 +43,7 @@ from social.models import (
     Provider,
     SocialAccount,
 )
-from social.providers import PLATFORMS
+from social.networks import NETWORKS
 from social.providers.base import (
     ConnectionRefused,
     ConnectRequest,
@@ -75,7 +75,7 @@ def _state_hash(state: str) -> str:
 
 
 def _platform_adapter(provider: str) -> Any:
-    platform = PLATFORMS[provider]
+    platform = NETWORKS[provider]
     if not platform.configured:
         raise ProviderNotConfigured(details={"provider": provider})
     return platform.adapter
@@ -119,11 +119,11 @@ def connect_authorize(
 ) -> Consent:
     """The provider's consent page for this user, with a fresh single-use `state`."""
     adapter = _platform_adapter(provider)
-    if PLATFORMS[provider].connect_method != "oauth":
+    if NETWORKS[provider].connect_method != "oauth":
         raise ValidationFailed(
             details={
                 "provider": [
-                    f"{PLATFORMS[provider].name} connects with credentials, not a consent page: "
+                    f"{NETWORKS[provider].name} connects with credentials, not a consent page: "
                     "send them to POST /api/social/connect."
                 ]
             }
@@ -159,7 +159,7 @@ def _mastodon_app(*, instance: str, redirect_uri: str) -> MastodonApp:
     existing = MastodonApp.objects.filter(instance=instance, redirect_uri=redirect_uri).first()
     if existing is not None:
         return existing
-    adapter: MastodonAdapter = PLATFORMS[Provider.MASTODON].adapter  # type: ignore[assignment]
+    adapter: MastodonAdapter = NETWORKS[Provider.MASTODON].adapter  # type: ignore[assignment]
     try:
         with answers_checked(Provider.MASTODON):
             registered = adapter.register_app(instance=instance, redirect_uri=redirect_uri)
@@ -226,7 +226,7 @@ def account_connect(
     one this user already has). Nothing is stored when the provider refuses or cannot be
     reached; the user is notified either way (as their preferences say)."""
     adapter = _platform_adapter(provider)
-    if PLATFORMS[provider].connect_method == "oauth" and not state:
+    if NETWORKS[provider].connect_method == "oauth" and not state:
         if (
             provider == Provider.MASTODON
             and not ConnectState.objects.filter(
@@ -309,7 +309,7 @@ def _store(
     account.expiry_warned_days = None
     account.endpoint = identity.endpoint
     account.app = app
-    account.limits = identity.limits or PLATFORMS[provider].limits
+    account.limits = identity.limits or NETWORKS[provider].limits
     account.status = AccountStatus.CONNECTED
     account.last_sync = timezone.now()
     account.save()
@@ -337,7 +337,7 @@ def accounts_notify(emitted: list[events.Event]) -> None:
         if not preferences[event.user_id].wants(ACCOUNT_PREFERENCES[event.name]):
             continue
         data = event.payload.data
-        name = PLATFORMS[data["platform"]].name
+        name = NETWORKS[data["platform"]].name
         if event.name == "account.connect_failed":
             drafts.append(NotificationDraft(
                 user_id=event.user_id, type=NotificationType.ACCOUNT_CONNECT_FAILED,
@@ -388,7 +388,7 @@ def connection_end(
     that renews itself, the refresh token's end where there is a refresh token (the upkeep
     renews the access token until then; None when the platform did not say), else the
     credentials' own end."""
-    if PLATFORMS[provider].renews_itself:
+    if NETWORKS[provider].renews_itself:
         return None
     if refresh_token:
         return refresh_expires_at
@@ -431,7 +431,7 @@ def sessions_open(accounts: Iterable[SocialAccount], *, concurrency: int) -> dic
     def refresh(pk: Any) -> None:
         session = sessions[pk]
         try:
-            PLATFORMS[unique[pk].provider].adapter.refresh(session.credentials)
+            NETWORKS[unique[pk].provider].adapter.refresh(session.credentials)
         except outbound.OutboundError as error:
             session.error = error
         except Exception as error:  # a provider answer we did not expect: this account only
@@ -539,7 +539,7 @@ def accounts_release(user: User, *, revoke: bool = True) -> list[str]:
         cancelled += count
     if revoke:
         transaction.on_commit(lambda: _revoke_all(to_revoke))
-    names = ", ".join(f"{PLATFORMS[a.provider].name} {a.username}".strip() for a in accounts)
+    names = ", ".join(f"{NETWORKS[a.provider].name} {a.username}".strip() for a in accounts)
     removed = [f"{len(accounts)} connected social account(s) ({names})"]
     if cancelled:
         removed.append(f"{cancelled} scheduled post(s) to them")
@@ -549,7 +549,7 @@ def accounts_release(user: User, *, revoke: bool = True) -> list[str]:
 def _revoke_all(sessions: list[tuple[str, Credentials]]) -> None:
     for provider, credentials in sessions:
         try:
-            PLATFORMS[provider].adapter.revoke(credentials)
+            NETWORKS[provider].adapter.revoke(credentials)
         except outbound.OutboundError:
             logger.warning("Could not revoke the %s session at the provider", provider)
         except Exception:  # one provider's surprise must not stop the others' revocation
