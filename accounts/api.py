@@ -324,7 +324,7 @@ class MeView(APIView):
         operation_id="auth_me_erase",
         tags=["auth"],
         request=EraseSerializer,
-        responses=inline_serializer("Erased", {"success": serializers.BooleanField()}),
+        responses={200: inline_serializer("Erased", {"success": serializers.BooleanField()})},
         description=(
             "Erase the account: with the password, or, for an account without one, from a "
             "session signed in (by magic link) within the last "
@@ -464,7 +464,9 @@ class ApiKeyDetailView(APIView):
     @extend_schema(
         operation_id="auth_api_keys_revoke",
         tags=["auth"],
-        responses=inline_serializer("ApiKeyRevoked", {"success": serializers.BooleanField()}),
+        responses={
+            200: inline_serializer("ApiKeyRevoked", {"success": serializers.BooleanField()})
+        },
     )
     def delete(self, request: Request, key_id: UUID) -> Response:
         api_key_revoke(user=request_user(request), key_id=key_id)

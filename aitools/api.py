@@ -288,7 +288,7 @@ def _record_schema(kind: str, output: Any, update: Any) -> Any:
         patch=extend_schema(
             operation_id=f"{kind}_update", tags=["ai"], request=update, responses=output
         ),
-        delete=extend_schema(operation_id=f"{kind}_delete", tags=["ai"], responses=_DELETED),
+        delete=extend_schema(operation_id=f"{kind}_delete", tags=["ai"], responses={200: _DELETED}),
     )
 
 

@@ -147,7 +147,9 @@ class EndpointDetailView(APIView):
     @extend_schema(
         operation_id="webhook_endpoints_delete",
         tags=["webhooks"],
-        responses=inline_serializer("EndpointDeleted", {"success": serializers.BooleanField()}),
+        responses={
+            200: inline_serializer("EndpointDeleted", {"success": serializers.BooleanField()})
+        },
     )
     def delete(self, request: Request, endpoint_id: UUID) -> Response:
         endpoint_delete(user=request_user(request), endpoint_id=endpoint_id)

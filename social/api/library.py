@@ -132,7 +132,9 @@ class CampaignDetailView(APIView):
         found = user_campaign(user=user, campaign_id=campaign_id)
         return Response(CampaignSerializer(campaigns_counted(user).get(pk=found.pk)).data)
 
-    @extend_schema(operation_id="social_campaigns_delete", tags=["social"], responses=Deleted)
+    @extend_schema(
+        operation_id="social_campaigns_delete", tags=["social"], responses={200: Deleted}
+    )
     def delete(self, request: Request, campaign_id: UUID) -> Response:
         campaign_delete(user=request_user(request), campaign_id=campaign_id)
         return Response(Envelope(data={"success": True}, message="Campaign deleted"))
@@ -255,7 +257,7 @@ class MediaDetailView(APIView):
         )
         return Response(Envelope(data=MediaSerializer(item).data, message="Media updated"))
 
-    @extend_schema(operation_id="social_media_delete", tags=["social"], responses=Deleted)
+    @extend_schema(operation_id="social_media_delete", tags=["social"], responses={200: Deleted})
     def delete(self, request: Request, media_id: UUID) -> Response:
         media_delete(user=request_user(request), media_id=media_id)
         return Response(Envelope(data={"success": True}, message="Media deleted"))

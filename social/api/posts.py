@@ -472,7 +472,7 @@ class PostDetailView(APIView):
     @extend_schema(
         operation_id="social_posts_delete",
         tags=["social"],
-        responses=inline_serializer("PostDeleted", {"success": serializers.BooleanField()}),
+        responses={200: inline_serializer("PostDeleted", {"success": serializers.BooleanField()})},
     )
     def delete(self, request: Request, post_id: UUID) -> Response:
         post_delete(user=request_user(request), post_id=post_id)
@@ -783,7 +783,7 @@ class ScheduleDetailView(APIView):
         operation_id="social_schedule_cancel",
         tags=["social"],
         parameters=[CancelSerializer],
-        responses=RecordSerializer,
+        responses={200: RecordSerializer},
     )
     def delete(self, request: Request, record_id: UUID) -> Response:
         query = self.CancelSerializer(data=request.query_params)

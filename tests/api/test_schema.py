@@ -22,6 +22,18 @@ def test_schema_is_openapi_3_with_the_package_version(schema):
     assert schema["info"]["version"] == config.__version__
 
 
+def test_every_delete_documents_the_answer_it_gives(schema):
+    # Every DELETE answers 200 with the envelope (a confirmation, or the cancelled record):
+    # none answers 204, which a generated client would take for "no body".
+    documented = {
+        path: sorted(code for code in operations["delete"]["responses"] if code.startswith("2"))
+        for path, operations in schema["paths"].items()
+        if "delete" in operations
+    }
+    assert len(documented) >= 10
+    assert {path: codes for path, codes in documented.items() if codes != ["200"]} == {}
+
+
 def test_versioned_twins_are_documented_once(schema):
     assert "/api/health" in schema["paths"]
     assert "/api/v1/health" in schema["paths"]  # its own shape, so its own entry
