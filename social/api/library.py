@@ -32,7 +32,7 @@ from social.services.media import media_upload as media_store
 from social.services.preferences import settings_data, settings_update
 from social.throttling import MediaUploadThrottle
 
-Deleted = inline_serializer("Deleted", {"success": serializers.BooleanField()})
+Deleted = inline_serializer("LibraryItemDeleted", {"success": serializers.BooleanField()})
 
 # --- Campaigns --------------------------------------------------------------------------------
 
