@@ -143,6 +143,9 @@ def main() -> int:
         deadline = time.monotonic() + STARTUP_SECONDS
         while server.poll() is None and time.monotonic() < deadline:
             if answers(f"http://{host}:{port}/api/v1/health"):
+                # run.sh prints its banner as soon as the API answers: the table comes after it,
+                # the last thing on screen.
+                time.sleep(1)
                 print(table(rows, providers, video), flush=True)
                 break
             time.sleep(0.5)
