@@ -6,8 +6,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT VENV
 
-.PHONY: run dev test lint typecheck imports migrations-check schema audit pytest superuser bench lock \
-	test-upgraded smoke clean
+.PHONY: run sandbox dev test lint typecheck imports migrations-check schema audit pytest superuser \
+	bench lock test-upgraded smoke clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -25,9 +25,15 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
 	@touch $@ $(VENV)/.runtime
 
 # The production server (config.serve: uvicorn, as in the image) with a worker and beat.
-run: $(VENV)/.runtime
+# SANDBOX=1: the same, pointed at every network's stand-in (`make sandbox`).
+run: $(VENV)/.runtime $(if $(SANDBOX),$(VENV)/.dev)
 	$(PY) manage.py migrate --noinput
-	@./scripts/run.sh serve
+	@$(if $(SANDBOX),$(PY) scripts/sandbox.py,./scripts/run.sh serve)
+
+# `make run` against the networks' stand-ins on fixed ports (SANDBOX_PORT=8900 on): the stand-ins
+# live with the tests, so this takes the dev virtualenv (README, "Quick start with the sandbox").
+sandbox:
+	@$(MAKE) --no-print-directory run SANDBOX=1
 
 # The same application under uvicorn with auto-reload (the live feed's stream needs ASGI).
 dev: $(VENV)/.runtime
@@ -140,6 +146,7 @@ clean:
 help:
 	@echo "make run               serve http://$(HOST):$(PORT) (production server, worker, beat); installs, migrates first"
 	@echo "make dev               the same, the server reloading on every code change"
+	@echo "make sandbox           make run against every network's stand-in (SANDBOX_PORT=8900 on); README"
 	@echo "make test              every check: lint, typecheck, imports, migrations-check, schema, audit, pytest"
 	@echo "make lint              ruff check and ruff format --check"
 	@echo "make typecheck         mypy"
@@ -155,4 +162,4 @@ help:
 	@echo "make smoke             the runtime lock alone, production settings, real servers (CI)"
 	@echo "make clean             removes .venv, var/ and the caches"
 	@echo "make help              this list"
-	@echo "Variables: PYTHON=python3.x, HOST, PORT; DATABASE_URL, REDIS_URL and the rest: .env.example"
+	@echo "Variables: PYTHON=python3.x, HOST, PORT, SANDBOX_PORT; DATABASE_URL, REDIS_URL and the rest: .env.example"

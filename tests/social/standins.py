@@ -5,6 +5,10 @@ their error bodies and codes, 429 with the platform's reset header, expired toke
 A test points the settings at `standins.settings()` and reads what each stand-in received
 (`calls`) or created (`posts`). `fail` makes a stand-in answer like an outage or a rate limit,
 `latency` slows every answer, `expire` makes its tokens stop working.
+
+`make sandbox` (scripts/sandbox.py) serves them on fixed ports for people trying the API by
+hand: `log` is told a line for every call, and `GET /_standin/received` on any stand-in lists
+what it received.
 """
 
 import base64
@@ -82,6 +86,8 @@ class StandIn:
     processing: dict[str, int] = field(default_factory=dict)  # upload id -> looks left
     lock: threading.RLock = field(default_factory=threading.RLock)
     in_flight: int = 0  # calls being handled, a held-back "timeout" one included
+    # Told a line for every call answered (the sandbox prints them).
+    log: Callable[[str], None] | None = None
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     routes: ClassVar[tuple[tuple[str, str, str], ...]] = ()
@@ -1072,6 +1078,21 @@ def _parse_body(headers: Any, raw: bytes) -> Any:
     return raw
 
 
+RECEIVED_PATH = "/_standin/received"
+
+
+def _received(standin: StandIn) -> bytes:
+    """What `standin` received, oldest first, as JSON (a file's bytes as their count): no real
+    platform has this page; it is for a person trying the API against the stand-ins."""
+    with standin.lock:
+        calls = [
+            {"at": stamp(call.received_at), "method": call.method, "path": call.path,
+             "query": call.query, "body": call.body}
+            for call in standin.calls
+        ]  # fmt: skip
+    return json.dumps(calls, default=lambda raw: f"<{len(raw)} bytes>", indent=1).encode()
+
+
 def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -1085,6 +1106,10 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, answer: Answer) -> None:
             status, body, headers = answer
+            if standin.log is not None:
+                standin.log(
+                    f"[{standin.name}] {self.command} {urlparse(self.path).path} -> {status}"
+                )
             raw = body if isinstance(body, bytes) else json.dumps(body).encode()
             self.send_response(status)
             if not isinstance(body, bytes):
@@ -1099,6 +1124,9 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             parsed = urlparse(self.path)
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
+            if (self.command, parsed.path) == ("GET", RECEIVED_PATH):
+                self._send((200, _received(standin), {}))
+                return
             call = Call(self.command, parsed.path, parse_qs(parsed.query), dict(self.headers),
                         _parse_body(self.headers, raw))  # fmt: skip
             with standin.lock:
@@ -1141,11 +1169,11 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def listen(standin: StandIn) -> Iterator[str]:
-    """`standin` answering at a new address on loopback, its URL: a second one serves a
-    platform's other host (Bluesky's video service beside the PDS), each call's `Host` header
-    saying which was asked."""
-    server = _Server(("127.0.0.1", 0), _handler(standin))
+def listen(standin: StandIn, port: int = 0) -> Iterator[str]:
+    """`standin` answering at a new address on loopback (`port`, any free one by default), its
+    URL: a second one serves a platform's other host (Bluesky's video service beside the PDS),
+    each call's `Host` header saying which was asked."""
+    server = _Server(("127.0.0.1", port), _handler(standin))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -1157,8 +1185,8 @@ def listen(standin: StandIn) -> Iterator[str]:
 
 
 @contextmanager
-def serve(standin: StandIn) -> Iterator[StandIn]:
-    with listen(standin) as url:
+def serve(standin: StandIn, port: int = 0) -> Iterator[StandIn]:
+    with listen(standin, port) as url:
         standin.url = url
         yield standin
 
@@ -1201,7 +1229,9 @@ class Providers:
 
 
 @contextmanager
-def provider_standins() -> Iterator[Providers]:
+def provider_standins(base_port: int = 0) -> Iterator[Providers]:
+    """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
+    order of `Providers`' fields (the sandbox's fixed addresses)."""
     with ExitStack() as stack:
         started: dict[str, Any] = {}
         kinds: dict[str, Callable[[], StandIn]] = {
@@ -1212,7 +1242,7 @@ def provider_standins() -> Iterator[Providers]:
             "devto": DevtoStandIn,
             "cdn": CdnStandIn,
         }
-        for name, kind in kinds.items():
-            started[name] = stack.enter_context(serve(kind()))
+        for offset, (name, kind) in enumerate(kinds.items()):
+            started[name] = stack.enter_context(serve(kind(), base_port and base_port + offset))
             started[name].name = name
         yield Providers(**started)
