@@ -10,8 +10,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from core import lookups, metrics, telemetry
+        from core import metrics, telemetry
 
         metrics.process_default()  # before anything imports prometheus_client
-        lookups.register()  # field__any=[...] (core/lookups.py)
         telemetry.setup()
