@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 def test_null_columns_uuid_keys_made_in_python_and_text_beyond_ascii(ada):
     event = {"id": uuid.uuid4(), "event": "post.published", "user_id": ada.pk, "data": {"a": 1},
              "created_at": datetime(2026, 3, 1, tzinfo=UTC), "dispatched_at": None,
-             "live_id": None}  # fmt: skip
+             "live_id": None, "actor": {}}  # fmt: skip
     (sequence,) = insert_values(OutboxEvent, [event])
     stored = OutboxEvent.objects.get(sequence=sequence)
     assert (stored.id, stored.dispatched_at, stored.live_id) == (event["id"], None, None)
