@@ -184,8 +184,9 @@ def populate(folder: str, routes: list[str]) -> None:
     metrics.livefeed_stream(opened=True)
 
 
-def populated(metrics_dir: Path, routes: list[str]) -> None:
-    """RECORDING_PROCESSES processes record every family under the `worker` kind's folder."""
+def populated(metrics_dir: Path, routes: list[str]) -> list[int]:
+    """RECORDING_PROCESSES processes record every family under the `worker` kind's folder;
+    their process ids (they have ended)."""
     folder = metrics_dir / "worker"
     folder.mkdir(parents=True, exist_ok=True)
     context = multiprocessing.get_context("fork")
@@ -199,6 +200,7 @@ def populated(metrics_dir: Path, routes: list[str]) -> None:
         process.join(60)
         if process.exitcode != 0:
             raise BenchError(f"a recording process failed (exit {process.exitcode})")
+    return [process.pid for process in processes if process.pid is not None]
 
 
 def report_latency(results: list[RunResult], title: str) -> None:

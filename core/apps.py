@@ -10,7 +10,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from core import lookups, telemetry
+        from core import metrics, telemetry
 
-        lookups.register()  # field__any=[...] (core/lookups.py)
+        metrics.process_default()  # before anything imports prometheus_client
         telemetry.setup()

@@ -15,6 +15,10 @@ auto-incrementing key) from RETURNING; on another database it is `bulk_create`. 
 writes each row's own values to the row its key columns match (PostgreSQL only: the lease's
 batched settle). `upsert_add` adds amounts to counter rows, creating the missing ones, in one
 statement.
+
+`field__any=[...]` (`AnyOf`) is this fast path's read: a batch's rows by their keys as one
+array parameter. Only the fields `allow_any` names take it (a lease's key, the few foreign
+keys the scheduler's and the deliveries' batches read by); every other field refuses it.
 """
 
 import uuid
@@ -25,7 +29,8 @@ from typing import Any
 
 import orjson
 from django.db import connection, models
-from django.db.models import F
+from django.db.models import F, Lookup
+from django.db.models.lookups import In
 
 
 def _json_default(value: Any) -> Any:
@@ -188,3 +193,40 @@ def upsert_add(model: type[models.Model], *, key: str, amounts: dict[Any, dict[s
     rows.sort(key=lambda row: str(row[key_field.column]))
     with connection.cursor() as cursor:
         cursor.execute(sql, [_document(rows)])
+
+
+class AnyOf(Lookup):  # type: ignore[type-arg]
+    """`field__any=[...]`: the rows whose field is one of many values, as one array parameter.
+
+    Django's `__in` writes a placeholder per value (`id IN (%s, %s, ...)`): for the scheduler's
+    batches of 64 records, every statement prepares 64 keys one by one, and psycopg, which
+    binds on the client, splits and fills a statement as long as its list in Python, a new one
+    for each list length. On PostgreSQL this is `id = ANY(%s::uuid[])`: one parameter, the same
+    statement whatever the number of values (so psycopg's cache of parsed statements keeps
+    it). Elsewhere it is `__in`. The values must be the field's own (UUIDs or their text,
+    integers): they are converted by the field as `__in` would, without a subquery or a None
+    among them.
+    """
+
+    lookup_name = "any"
+
+    def get_prep_lookup(self) -> list[Any]:
+        return list(self.rhs)
+
+    def as_sql(self, compiler: Any, connection: Any) -> Any:
+        if connection.vendor != "postgresql":
+            return In(self.lhs, self.rhs).as_sql(compiler, connection)
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        field = self.lhs.output_field
+        values = [field.get_db_prep_value(value, connection, prepared=False) for value in self.rhs]
+        return f"{lhs} = ANY(%s::{field.db_type(connection)}[])", [*lhs_params, values]
+
+
+def allow_any(model: type[models.Model], *names: str) -> None:
+    """`name__any=[...]` on these fields of `model` alone (Django's lookups registered on a
+    field instance; `pk` names the primary key): the rest of the project keeps `__in`."""
+    for name in names:
+        field = model._meta.pk if name == "pk" else _concrete(model, name)
+        if field is None:
+            raise ValueError(f"{model.__name__} has no primary key")
+        field.register_lookup(AnyOf)

@@ -27,7 +27,7 @@ from django.db import connection, models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from core.bulk import update_rows
+from core.bulk import allow_any, update_rows
 
 
 class Leased(models.Model):
@@ -78,6 +78,9 @@ class Lease(Generic[M]):
     waiting: str  # the status of a row that waits for its (next) attempt
     leased: str | None = None  # the status while claimed; None: the status does not change
     backoff: Backoff = field(default_factory=Backoff)
+
+    def __post_init__(self) -> None:
+        allow_any(self.model, "pk")  # claims and held rows read a batch by its keys
 
     def free(self, now: datetime) -> Q:
         """Rows that may be claimed now (whatever their due time: the caller's filter)."""

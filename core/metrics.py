@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import struct
+import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -194,6 +195,23 @@ def process_prepared(kind: str, *, clean: bool = True) -> None:
     os.environ[ENV] = str(folder)
 
 
+def process_default() -> None:
+    """Called when Django is set up in any process (CoreConfig.ready), before anything imports
+    prometheus_client: a process no entry point prepares (manage.py, tests) writes under the
+    `other` kind's folder. The client picks its multiprocess value store at import only if
+    PROMETHEUS_MULTIPROC_DIR is set by then; it reads the folder each time it makes a series,
+    so an entry point's `process_prepared` may still move it."""
+    if not enabled() or ENV in os.environ:
+        return
+    if "prometheus_client" in sys.modules:  # imported before Django was set up
+        logger.warning("prometheus_client was imported before %s was set: this process's "
+                       "numbers stay out of /metrics", ENV)  # fmt: skip
+    folder = directory("other")
+    folder.mkdir(parents=True, exist_ok=True)
+    _forget_dead(folder)
+    os.environ[ENV] = str(folder)
+
+
 def _start() -> Families | None:
     """This process's families, made at the first thing it records (None: metrics are off)."""
     global _families, _decided
@@ -201,19 +219,8 @@ def _start() -> Families | None:
         if _decided:
             return _families
         if enabled():
-            if ENV not in os.environ:  # a process no entry point prepared: manage.py, tests
-                folder = directory("other")
-                folder.mkdir(parents=True, exist_ok=True)
-                _forget_dead(folder)
-                os.environ[ENV] = str(folder)
-            else:
-                Path(os.environ[ENV]).mkdir(parents=True, exist_ok=True)
-            from prometheus_client import values
-
-            # The client picks its value store when first imported: if that was before the
-            # folder was set (an import elsewhere), pick again, now that it is.
-            if not getattr(values.ValueClass, "_multiprocess", False):
-                values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+            process_default()  # metrics turned on after Django was set up (tests)
+            Path(os.environ[ENV]).mkdir(parents=True, exist_ok=True)
             _http_series.clear()
             _families = Families()
             _families.zeroed(platforms=_known_platforms, tools=_known_tools)
@@ -344,20 +351,13 @@ def files() -> list[str]:
     return found
 
 
-class MergedCollector:
-    """prometheus_client's own merge of the files, for comparison (tests): `merged_text` gives
-    the same samples several times faster."""
-
-    def collect(self) -> Iterable[Any]:
-        from prometheus_client.multiprocess import MultiProcessCollector
-
-        return MultiProcessCollector.merge(files(), accumulate=True)  # type: ignore[no-untyped-call]
-
-
 # --- The fast merge ---------------------------------------------------------------------------
-# A scrape adds up every process's files. prometheus_client's merge parses every key of every
-# file (JSON) on each scrape and builds its objects: too slow for a scrape with every family
-# populated (bench.health's scrape target, docs/performance.md). Here the files' layout
+# A scrape adds up every process's files. prometheus_client's own collector
+# (multiprocess.MultiProcessCollector) parses every key of every file (JSON) on each scrape and
+# builds its objects: at bench.health's cardinality a scrape takes longer than the project
+# allows (bench.scrape; docs/performance.md, "Why the code is the way it is"), so this is the
+# one module that reads the client's private file format, and tests/core/test_metrics.py holds
+# its output equal to the library's collector on the same files. Here the files' layout
 # is remembered between scrapes (a file only ever appends entries; values change in place), each
 # key is parsed once per process, and the text is written directly. The file format is
 # prometheus_client's (mmap_dict.py): an 8-byte header whose first 4 bytes are the bytes used,

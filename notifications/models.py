@@ -9,7 +9,6 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.crypto import EncryptedTextField
-from core.fields import JSONField
 from core.leases import Leased
 
 
@@ -72,7 +71,7 @@ class Notification(models.Model):
     category = models.CharField(max_length=20, choices=Category.choices)
     type = models.CharField(max_length=32, choices=NotificationType.choices)
     read = models.BooleanField(default=False)
-    metadata = JSONField(default=dict, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -117,7 +116,7 @@ class OutboxEvent(models.Model):
         related_name="outbox_events",
         db_index=False,  # the (user, sequence) index leads with user
     )
-    data = JSONField(default=dict)
+    data = models.JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
     dispatched_at = models.DateTimeField(null=True, blank=True)
     # The event's id in the user's live feed (its `LiveEvent`, written with it): the id of
@@ -125,7 +124,7 @@ class OutboxEvent(models.Model):
     live_id = models.BigIntegerField(null=True, blank=True)
     # Who made it happen (workspaces.md section 1): `{type: user | client | agent | system,
     # id?}`; `{}` on events recorded before actors were (acted_by()).
-    actor = JSONField(default=dict)
+    actor = models.JSONField(default=dict)
 
     class Meta:
         ordering = ("sequence",)
@@ -349,7 +348,7 @@ class LiveEvent(models.Model):
         db_index=False,  # the (user, id) index leads with user
     )
     kind = models.CharField(max_length=16, choices=LiveEventKind.choices)
-    data = JSONField(default=dict)
+    data = models.JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

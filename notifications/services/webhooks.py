@@ -31,6 +31,7 @@ from standardwebhooks import Webhook
 
 from accounts.models import User
 from core import metrics, outbound
+from core.bulk import allow_any
 from core.concurrency import bounded
 from core.errors import ValidationFailed
 from core.leases import Backoff, Lease
@@ -220,6 +221,7 @@ DELIVERIES = Lease(
     waiting=DeliveryStatus.PENDING,
     backoff=Backoff(schedule=lambda: settings.WEBHOOK_RETRY_SCHEDULE),
 )
+allow_any(WebhookEndpoint, "user")  # deliveries_wanted: a consumer batch's users at once
 
 
 def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User, actor: Any) -> str:

@@ -1,11 +1,17 @@
-"""core.metrics: the numbers of several processes added up as prometheus_client's own merge
-adds them (the fast merge /metrics serves), and every recording function a no-op when off."""
+"""core.metrics: the numbers of several processes added up as prometheus_client's own
+collector adds them (the fast merge /metrics serves), a process's files where that collector
+reads them from Django's start, and every recording function a no-op when off."""
 
 import multiprocessing
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.parser import text_string_to_metric_families
 
 from core import metrics
@@ -43,8 +49,9 @@ def test_the_fast_merge_adds_up_as_the_client_does(settings, tmp_path, processes
         child.start()
         child.join(30)
         assert child.exitcode == 0
+        mark_process_dead(child.pid, str(folder))  # type: ignore[no-untyped-call]
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(metrics.MergedCollector())
+    MultiProcessCollector(registry, path=str(folder))  # type: ignore[no-untyped-call]
     expected = samples(generate_latest(registry).decode())
     assert samples(metrics.merged_text()) == expected
     assert samples(metrics.merged_text()) == expected  # again, from the remembered layout
@@ -63,3 +70,33 @@ def test_off_records_nothing_and_imports_nothing(settings, monkeypatch, tmp_path
     metrics.process_prepared("web")
     assert metrics.families() is None
     assert list(tmp_path.iterdir()) == []
+
+
+FRESH_PROCESS = """
+import os
+
+import django
+
+django.setup()
+from prometheus_client import Counter
+
+Counter("fgp_probe", "A counter made after Django's start.", registry=None).inc()
+folder = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+print(folder, sorted(name.split("_")[0] for name in os.listdir(folder)))
+"""
+
+
+@pytest.mark.server
+def test_a_process_records_into_the_files_from_djangos_start():
+    # No entry point prepared it (manage.py): its series go to the `other` kind's folder, in
+    # files the library's collector reads, whatever imports prometheus_client after the start.
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    env.pop(metrics.ENV, None)
+    done = subprocess.run([sys.executable, "-c", FRESH_PROCESS], env=env, capture_output=True,
+                          text=True, timeout=120, check=False,
+                          cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    folder, files = done.stdout.split(" ", 1)
+    shutil.rmtree(Path(folder).parent)  # the test settings' folder of that process
+    assert Path(folder).name == "other"
+    assert files.strip() == "['counter']"
