@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 # The servers and workers are started and stopped by the one harness the tests and the
 # end-to-end checks use too.
@@ -41,11 +41,13 @@ from tests.harness import (
     HOST,
     ROOT,
     ServerDidNotStart,
+    admin_execute,
     api_server,
     free_port,
     spawn,
     status_of,
     stop,
+    with_database,
 )
 
 __all__ = ["HOST", "ROOT", "free_port", "spawn", "stop"]
@@ -276,28 +278,6 @@ class Server:
 def postgres_url() -> str:
     """DATABASE_URL, which `main()` has checked names a PostgreSQL server."""
     return os.environ["DATABASE_URL"]
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-
-
-def admin_execute(url: str, statement: str) -> None:
-    """CREATE/DROP DATABASE on the server's own database (they cannot run in a transaction)."""
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(
-        host=parts.hostname or HOST,
-        port=parts.port or 5432,
-        user=parts.username,
-        password=parts.password,
-        dbname=parts.path.lstrip("/") or "postgres",
-        autocommit=True,
-        connect_timeout=5,
-    ) as connection:
-        connection.execute(statement)
 
 
 @contextmanager

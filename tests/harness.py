@@ -23,6 +23,7 @@ from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any, NamedTuple
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -148,6 +149,31 @@ def celery_worker_command(
     if beat_schedule is not None:
         command += ["-B", f"--schedule={beat_schedule}"]
     return command
+
+
+def with_database(url: str, name: str) -> str:
+    """`url` naming database `name` on the same server."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+def admin_execute(url: str, statement: str) -> None:
+    """CREATE/DROP DATABASE on the PostgreSQL server of `url`, connected to its own database
+    (they cannot run in a transaction). psycopg is imported here, not above: the checks and
+    the benches that need no PostgreSQL run without it."""
+    import psycopg
+
+    parts = urlsplit(url)
+    with psycopg.connect(
+        host=parts.hostname or HOST,
+        port=parts.port or 5432,
+        user=parts.username,
+        password=parts.password,
+        dbname=parts.path.lstrip("/") or "postgres",
+        autocommit=True,
+        connect_timeout=5,
+    ) as connection:
+        connection.execute(statement)
 
 
 class Delivery(NamedTuple):

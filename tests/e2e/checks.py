@@ -1,13 +1,11 @@
-"""What the end-to-end checks (scripts/*_check.py) share: their printed verdicts, a live-feed
-reader, calls to the API, connecting the stand-ins' accounts as the web client does, and the
-server command they start (through the one harness, tests/harness.py, which also has their
-webhook receiver), wait for, walk through and stop.
+"""What the end-to-end tests (tests/e2e) share: their checks, a live-feed reader, calls to the
+API, connecting the stand-ins' accounts as the web client does, and the server command they
+start (through the one harness, tests/harness.py, which also has their webhook receiver), wait
+for, walk through and stop.
 
-Stdlib only, beside the test suite's harness and stand-ins (tests/harness.py,
-tests/social/standins.py): a check runs from a fresh clone before anything else is installed.
+Stdlib only, beside the test suite's harness and stand-ins: through HTTP, as a client would.
 """
 
-import argparse
 import json
 import os
 import queue
@@ -17,7 +15,6 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -27,21 +24,20 @@ from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE, DEVTO_KE
 __all__ = ["Delivery", "Receiver"]  # the checks' webhook receiver is the harness's
 
 REDIRECT_URI = "https://app.example.com/oauth/callback"
-STARTUP_SECONDS = 600  # a fresh clone installs its virtualenv first
-PASSWORD = "Correct-horse-7"  # noqa: S105 (the checks' throwaway users')
+STARTUP_SECONDS = 600  # `make run` installs its virtualenv first in a fresh clone
+PASSWORD = "Correct-horse-7"
 
 
 class Check:
-    """`check(ok, what, detail)`: one printed line, `<name>: ok   what`; the first failure
-    prints what was seen and ends the check (exit 1)."""
+    """`check(ok, what, detail)`: one printed line, `<name>: ok   what` (pytest shows them with
+    a failure); the first failure is the test's: an AssertionError saying what was seen."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def __call__(self, ok: Any, what: str, detail: Any = "") -> None:
         if not ok:
-            print(f"{self.name}: FAILED {what}: {detail}", flush=True)
-            raise SystemExit(1)
+            raise AssertionError(f"{self.name}: {what}: {detail}")
         print(f"{self.name}: ok   {what}", flush=True)
 
 
@@ -166,15 +162,6 @@ def connect(base: str, token: str, provider: str, providers: Providers, check: C
     return str(account["data"]["id"])
 
 
-def arguments(doc: str | None, port: int) -> tuple[int, list[str]]:
-    """The check's command line: `[--port N] -- <server command>` (make run by default)."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
-    parser.add_argument("--port", type=int, default=port)
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
-    args = parser.parse_args()
-    return args.port, [part for part in args.command if part != "--"] or ["make", "run"]
-
-
 def standin_settings(providers: Providers) -> dict[str, str]:
     """The environment pointing the server at the stand-ins (on loopback: the outbound guard
     lets private addresses through for them)."""
@@ -188,7 +175,10 @@ def against_server(
 ) -> None:  # fmt: skip
     """Start the server command (with `env` and PORT), wait until it answers, `walk` it, and
     stop it (its whole process group) whatever happened."""
-    server = spawn(command, {**os.environ, **env, "PORT": str(port)}, cwd=Path.cwd())
+    # The settings are `make run`'s own, not the test run's that pytest-django exported.
+    inherited = {key: value for key, value in os.environ.items()
+                 if key != "DJANGO_SETTINGS_MODULE"}  # fmt: skip
+    server = spawn(command, {**inherited, **env, "PORT": str(port)})
     base = f"http://127.0.0.1:{port}"
     try:
         try:
