@@ -21,8 +21,6 @@ import collections
 import http.client
 import math
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,19 +29,33 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import urlsplit
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+# The servers and workers are started and stopped by the one harness the tests and the
+# end-to-end checks use too.
+from tests.harness import (
+    HOST,
+    ROOT,
+    ServerDidNotStart,
+    admin_execute,
+    api_server,
+    free_port,
+    spawn,
+    status_of,
+    stop,
+    with_database,
+)
+
+__all__ = ["HOST", "ROOT", "free_port", "spawn", "stop"]
+
 SETTINGS_MODULE = "bench.settings"
-HOST = "127.0.0.1"
 READY_URL = "/api/v1/health"
 STARTUP_TIMEOUT_SECONDS = 30.0
 REQUEST_TIMEOUT_SECONDS = 10.0
-STOP_TIMEOUT_SECONDS = 15.0
 LOG_TAIL_LINES = 40
 POSTGRES_SCHEMES = ("postgres", "postgresql", "pgsql")
 
@@ -244,12 +256,6 @@ def run(
 # The server, as `make run` and the image serve it.
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
 def server_env(**extra: str) -> dict[str, str]:
     """This process's environment for a server or worker, on the bench's settings."""
     return {
@@ -258,63 +264,6 @@ def server_env(**extra: str) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
         **extra,
     }
-
-
-def start_server(
-    env: dict[str, str], port: int, workers: int, log: BinaryIO
-) -> "subprocess.Popen[bytes]":
-    """The API as `make run` and the image serve it (config.serve: uvicorn, ASGI)."""
-    return spawn(
-        [sys.executable, "-m", "config.serve"],
-        env={
-            **env,
-            "HOST": HOST,
-            "PORT": str(port),
-            "WEB_CONCURRENCY": str(workers),
-            "ACCESS_LOG": "0",
-        },
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-
-
-def spawn(command: list[str], env: dict[str, str], **options: Any) -> "subprocess.Popen[bytes]":
-    """A server or worker run from the repository root, in a process group of its own, so
-    that `stop_process()` can stop its children with it."""
-    return subprocess.Popen(command, cwd=REPO_ROOT, env=env, start_new_session=True, **options)
-
-
-def stop_process(process: "subprocess.Popen[Any]", timeout: float = STOP_TIMEOUT_SECONDS) -> None:
-    """Terminates a server or worker `spawn()` started, killing it if it lingers, then kills
-    what is left of its process group (a child it did not stop, e.g. a Celery pool process)."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    with suppress(ProcessLookupError):  # the group is gone: nothing outlived it
-        os.killpg(process.pid, signal.SIGKILL)  # its group: the id of the leader spawn() made
-
-
-def wait_until_ready(server: "subprocess.Popen[bytes]", port: int) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise BenchError(f"the server exited early with status {server.returncode}")
-        client = Client(port)
-        try:
-            status, _ = client.get(READY_URL)
-        except OSError:
-            time.sleep(0.1)
-            continue
-        finally:
-            client.close()
-        if status == 200:
-            return
-        raise BenchError(f"{READY_URL} answered {status}")
-    raise BenchError(f"{READY_URL} did not answer within {STARTUP_TIMEOUT_SECONDS:.0f} s")
 
 
 @dataclass(frozen=True)
@@ -329,28 +278,6 @@ class Server:
 def postgres_url() -> str:
     """DATABASE_URL, which `main()` has checked names a PostgreSQL server."""
     return os.environ["DATABASE_URL"]
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-
-
-def admin_execute(url: str, statement: str) -> None:
-    """CREATE/DROP DATABASE on the server's own database (they cannot run in a transaction)."""
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(
-        host=parts.hostname or HOST,
-        port=parts.port or 5432,
-        user=parts.username,
-        password=parts.password,
-        dbname=parts.path.lstrip("/") or "postgres",
-        autocommit=True,
-        connect_timeout=5,
-    ) as connection:
-        connection.execute(statement)
 
 
 @contextmanager
@@ -482,14 +409,17 @@ class Bench:
     def serving(self, workers: int, env: dict[str, str] | None = None) -> Iterator[Server]:
         """The real server (config.serve, `workers` processes) on a free port, answering;
         stopped after."""
-        port = free_port()
         with self.log_path.open("ab") as log:
-            process = start_server(env or server_env(), port, workers, log)
             try:
-                wait_until_ready(process, port)
-                yield Server(process, port)
-            finally:
-                stop_process(process)
+                server = api_server(env or server_env(), ready_path=READY_URL, workers=workers,
+                                    log=log, timeout=STARTUP_TIMEOUT_SECONDS)  # fmt: skip
+                with server as (process, port):
+                    status = status_of(f"http://{HOST}:{port}{READY_URL}")
+                    if status != 200:
+                        raise BenchError(f"{READY_URL} answered {status}")
+                    yield Server(process, port)
+            except ServerDidNotStart as exc:
+                raise BenchError(str(exc)) from exc
 
     def django_setup(self, **extra_env: str) -> None:
         """Django in this process on the throwaway database, migrated."""

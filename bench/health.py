@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import harness
-from bench.harness import REPO_ROOT, SETTINGS_MODULE, BenchError, RunResult, run, verdict
+from bench.harness import ROOT, SETTINGS_MODULE, BenchError, RunResult, run, verdict
 
 NAME = "health"
 DATABASE_PREFIX = "fgp_bench_health_"
@@ -88,7 +88,7 @@ def python(env: dict[str, str], what: str, *args: str) -> str:
     """Runs Python from the repository root in `env`; its output (`what` failed: an error)."""
     completed = subprocess.run(
         [sys.executable, *args],
-        cwd=REPO_ROOT,
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,

@@ -38,7 +38,6 @@ import multiprocessing
 import os
 import random
 import signal
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -51,6 +50,7 @@ from typing import Any
 from bench import harness
 from bench.harness import verdict
 from bench.platform import KEY_PREFIX, lean_devto_process
+from tests.harness import celery_worker_command
 
 NAME = "scheduler"
 DATABASE_PREFIX = "fgp_bench_scheduler_"
@@ -188,13 +188,8 @@ def lateness(platform: Platform, times: dict[str, datetime], tag: str) -> list[f
 def celery_worker(bench: harness.Bench, processes: int, **env: str) -> Iterator[Any]:
     """A real Celery worker (`processes` pool processes, each with its timer), no beat."""
     log = bench.log_path.open("ab")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
-         f"--concurrency={processes}", "--without-mingle", "--without-gossip",
-         "--without-heartbeat"],
-        cwd=harness.REPO_ROOT, env=harness.server_env(**env), stdout=log,
-        stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    worker = harness.spawn(celery_worker_command(processes, heartbeat=False),
+                           harness.server_env(**env), log=log)  # fmt: skip
     try:
         deadline = time.monotonic() + WORKER_START_SECONDS
         while len(pool_of(worker.pid)) < processes:
@@ -204,7 +199,7 @@ def celery_worker(bench: harness.Bench, processes: int, **env: str) -> Iterator[
         time.sleep(2.0)  # the pool processes import the apps and start their timers
         yield worker
     finally:
-        harness.stop_process(worker, timeout=30)
+        harness.stop(worker, timeout=30)
         log.close()
 
 

@@ -18,14 +18,13 @@ Exits non-zero when deliveries are missing.
 
 import argparse
 import sys
-import threading
 import time
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench import harness
 from bench.harness import HOST, verdict
+from tests.harness import Receiver, celery_worker_command
 
 NAME = "webhooks"
 DATABASE_PREFIX = "fgp_bench_webhooks_"
@@ -37,32 +36,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                             concurrency=(2, "worker processes"),
                             timeout=(120.0, "give up after (s)"))  # fmt: skip
     return parser.parse_args(argv)
-
-
-def receiver(latency: float) -> tuple[ThreadingHTTPServer, str, list[int]]:
-    received: list[int] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            time.sleep(latency)
-            received.append(1)
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-    class Server(ThreadingHTTPServer):
-        request_queue_size = 128  # the listen backlog of a real server, not the default 5
-        daemon_threads = True
-
-    server = Server((HOST, 0), Handler)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    return server, f"http://{HOST}:{server.server_address[1]}/hook", received
 
 
 def emit(user: Any, count: int) -> None:
@@ -125,16 +98,14 @@ def measure(bench: harness.Bench) -> int:
     from notifications.services.webhooks import endpoint_create
 
     schedule = bench.tmp / "celerybeat-schedule"
-    server, url, received = receiver(args.latency_ms / 1000)
+    receiver = Receiver(latency=args.latency_ms / 1000)
+    url, received = receiver.url, receiver.deliveries
     # A worker as `make run` starts them (2 processes), reading both the default queue and the
     # deliveries' own, with beat inside (-B): its sweeper retries what fails.
     worker = harness.spawn(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
-         "-Q", "celery,webhooks",
-         f"--concurrency={args.concurrency}", "--without-mingle", "--without-gossip", "-B",
-         f"--schedule={schedule}"],
-        env=harness.server_env(),
-    )  # fmt: skip
+        celery_worker_command(args.concurrency, queues="celery,webhooks", beat_schedule=schedule),
+        harness.server_env(),
+    )
     failures = 0
     try:
         time.sleep(5)  # the worker's start
@@ -172,8 +143,8 @@ def measure(bench: harness.Bench) -> int:
             print(f"{share} events with a second endpoint refusing connections: the healthy "
                   f"endpoint's {share} deliveries took {took:.2f} s")  # fmt: skip
     finally:
-        harness.stop_process(worker, timeout=30)
-        server.shutdown()
+        harness.stop(worker, timeout=30)
+        receiver.close()
     return 1 if failures else 0
 
 

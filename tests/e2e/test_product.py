@@ -1,11 +1,10 @@
 """An end-to-end check of the social hub, the scheduler, outgoing webhooks and the live feed,
 through HTTP against a server started the way a newcomer starts it.
 
-Usage (from a checkout; the server command runs in it):
-    python scripts/e2e_check.py [--port 8130] -- make run
+Run by `pytest -m e2e` (.ci/run does), against `make run` on a database of its own.
 
 It starts a Dev.to stand-in (tests/social/standins.py, stdlib only) and a webhook receiver on
-127.0.0.1, then the server command with DEVTO_API_URL, PAYMENT_WEBHOOK_SECRET and
+127.0.0.1, then `make run` with DEVTO_API_URL, PAYMENT_WEBHOOK_SECRET and
 OUTBOUND_ALLOW_PRIVATE (the receiver is on loopback) set, and checks, printing one line each:
 a user signs up; a webhook endpoint is created; a live-feed stream opens with a ticket; an AI
 call moves the credits (`credits` on the stream) and sends `generation.completed`; a payment
@@ -23,20 +22,15 @@ import hashlib
 import hmac
 import json
 import secrets
-import sys
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import pytest
 
-sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
-
-from checks import Check, Receiver, Stream, against_server, arguments, call, sign_up  # noqa: E402
-
-from tests.social.standins import DEVTO_KEY, DevtoStandIn, serve  # noqa: E402
+from tests.e2e.checks import Check, Receiver, Stream, against_server, call, sign_up
+from tests.harness import free_port
+from tests.social.standins import DEVTO_KEY, DevtoStandIn, serve
 
 FEED_SECONDS = 1.0  # what the issue asks of the live feed
 
@@ -126,7 +120,7 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
         f"({(notice.arrived - sent) * 1000 if notice else 0:.0f} ms)",
         notice,
     )
-    assert notice is not None  # noqa: S101 (for mypy: check() above ends the walk otherwise)
+    assert notice is not None
     last_seen = notice.id
 
     status, account = call(
@@ -149,7 +143,7 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
     check(status == 200, "a post is scheduled 5 s ahead", scheduled)
     published = stream.wait(lambda kind, data: kind == "post" and data["status"] == "Published", 40)
     check(published, "the scheduler published it: the stream shows Published", published)
-    assert published is not None  # noqa: S101 (for mypy: check() above ends the walk otherwise)
+    assert published is not None
     record = published.data["scheduledRecords"][0]
     at = datetime.fromisoformat(record["published_at"].replace("Z", "+00:00"))
     lag = datetime.now(UTC) - at
@@ -220,21 +214,18 @@ def walk(base: str, receiver: Receiver, devto: Any, payment_secret: str) -> None
     resumed.close()
 
 
-def main() -> int:
-    port, command = arguments(__doc__, 8130)
+@pytest.mark.e2e
+@pytest.mark.server
+def test_product(services: dict[str, str]) -> None:
+    port, command = free_port(), ["make", "run"]
     receiver = Receiver()
     payment_secret = secrets.token_hex(16)
     with serve(DevtoStandIn()) as devto:
         env = {
+            **services,
             "DEVTO_API_URL": f"{devto.url}/api",
             "PAYMENT_WEBHOOK_SECRET": payment_secret,
             "OUTBOUND_ALLOW_PRIVATE": "true",
         }
         against_server(command, port, env, check,
                        lambda base: walk(base, receiver, devto, payment_secret))  # fmt: skip
-    print("e2e: passed", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,11 +1,10 @@
 """An end-to-end check of outcomes users can act on (social.md section 12), through HTTP against
 a server started the way a newcomer starts it.
 
-Usage (from a checkout; the server command runs in it):
-    python scripts/outcomes_check.py [--port 8126] -- make run
+Run by `pytest -m e2e` (.ci/run does), against `make run` on a database of its own.
 
 It starts the six platforms' stand-ins (tests/social/standins.py) and a webhook receiver on
-127.0.0.1, then the server command pointed at them, with the pre-flight every few seconds, and
+127.0.0.1, then `make run` pointed at them, with the pre-flight every few seconds, and
 checks, printing one line each: a user signs up, subscribes a webhook endpoint to every event,
 opens a live-feed stream and connects LinkedIn, Instagram, Mastodon and Dev.to; LinkedIn
 revokes the token after a post is scheduled, and the pre-flight finds it before the post is
@@ -20,30 +19,25 @@ resumes to the same events. Exits non-zero on the first failed check; stops the 
 either way.
 """
 
-import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
+import pytest
 
-from checks import (  # noqa: E402
+from tests.e2e.checks import (
     Check,
     Receiver,
     Stream,
     against_server,
-    arguments,
     call,
     connect,
     sign_up,
     standin_settings,
 )
-
-from tests.social.standins import Providers, provider_standins  # noqa: E402
+from tests.harness import free_port
+from tests.social.standins import Providers, provider_standins
 
 PREFLIGHT_SECONDS = 3  # the pre-flight's period in this check (600 by default)
 ON_TIME_SECONDS = 1.5  # what the scheduler promises (1 s), and a little for the clocks
@@ -283,20 +277,17 @@ def walk(base: str, providers: Providers, receiver: Receiver) -> None:
     stream.close()
 
 
-def main() -> int:
-    port, command = arguments(__doc__, 8126)
+@pytest.mark.e2e
+@pytest.mark.server
+def test_outcomes(services: dict[str, str]) -> None:
+    port, command = free_port(), ["make", "run"]
     receiver = Receiver()
     with provider_standins() as providers:
         env = {
+            **services,
             **standin_settings(providers),  # the receiver is on loopback too
             "PREFLIGHT_INTERVAL_SECONDS": str(PREFLIGHT_SECONDS),
             # One address makes every request of this walk: more than the default 100 a minute.
             "RATE_LIMIT_PER_MINUTE": "1000",
         }
         against_server(command, port, env, check, lambda base: walk(base, providers, receiver))
-    print("outcomes: passed", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,11 +1,10 @@
 """An end-to-end check of video (social.md section 10), through HTTP against a server started
 the way a newcomer starts it.
 
-Usage (from a checkout; the server command runs in it):
-    python scripts/video_check.py [--port 8132] -- make run
+Run by `pytest -m e2e` (.ci/run does), against `make run` on a database of its own.
 
 It starts the platforms' stand-ins (tests/social/standins.py: each network's own upload flow,
-"still processing" twice before a video is done) and the server command pointed at them, then
+"still processing" twice before a video is done) and `make run` pointed at them, then
 checks, printing one line each: a user signs up and connects LinkedIn, Facebook, Instagram,
 Bluesky and Mastodon; a small MP4 is uploaded (multipart) and read from its header; it is
 published now to the five networks, each record `Publishing` while its platform processes it
@@ -15,21 +14,17 @@ a video whose processing fails at Mastodon fails its record with Mastodon's reas
 non-zero on the first failed check; stops the server either way.
 """
 
-import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
+import pytest
 
-from checks import Check, against_server, arguments, call, connect, sign_up, standin_settings  # noqa: E402
-
-from tests.social.standins import Providers, provider_standins  # noqa: E402
-from tests.social.videos import mp4  # noqa: E402
+from tests.e2e.checks import Check, against_server, call, connect, sign_up, standin_settings
+from tests.harness import free_port
+from tests.social.standins import Providers, provider_standins
+from tests.social.videos import mp4
 
 FIVE = ("linkedin", "facebook", "instagram", "bluesky", "mastodon")
 check = Check("video")
@@ -157,17 +152,14 @@ def walk(base: str, providers: Providers) -> None:
     )
 
 
-def main() -> int:
-    port, command = arguments(__doc__, 8132)
+@pytest.mark.e2e
+@pytest.mark.server
+def test_video(services: dict[str, str]) -> None:
+    port, command = free_port(), ["make", "run"]
     with provider_standins() as providers:
         env = {
+            **services,
             **standin_settings(providers),
             "VIDEO_POLL_SECONDS": "0.5",  # the looks at the processing, within the check
         }
         against_server(command, port, env, check, lambda base: walk(base, providers))
-    print("video: passed", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

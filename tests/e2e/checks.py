@@ -1,96 +1,44 @@
-"""What the end-to-end checks (scripts/*_check.py) share: their printed verdicts, a webhook
-receiver and a live-feed reader, calls to the API, connecting the stand-ins' accounts as the
-web client does, and the server command they start, wait for, walk through and stop.
+"""What the end-to-end tests (tests/e2e) share: their checks, a live-feed reader, calls to the
+API, connecting the stand-ins' accounts as the web client does, and the server command they
+start (through the one harness, tests/harness.py, which also has their webhook receiver), wait
+for, walk through and stop.
 
-Stdlib only, beside the test suite's stand-ins (tests/social/standins.py): a check runs from a
-fresh clone before anything else is installed.
+Stdlib only, beside the test suite's harness and stand-ins: through HTTP, as a client would.
 """
 
-import argparse
 import json
 import os
 import queue
 import secrets
-import signal
-import subprocess
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from tests.harness import Delivery, Receiver, ServerDidNotStart, spawn, stop, wait_until_answering
 from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE, DEVTO_KEY, Providers
 
+__all__ = ["Delivery", "Receiver"]  # the checks' webhook receiver is the harness's
+
 REDIRECT_URI = "https://app.example.com/oauth/callback"
-STARTUP_SECONDS = 600  # a fresh clone installs its virtualenv first
-PASSWORD = "Correct-horse-7"  # noqa: S105 (the checks' throwaway users')
+STARTUP_SECONDS = 600  # `make run` installs its virtualenv first in a fresh clone
+PASSWORD = "Correct-horse-7"
 
 
 class Check:
-    """`check(ok, what, detail)`: one printed line, `<name>: ok   what`; the first failure
-    prints what was seen and ends the check (exit 1)."""
+    """`check(ok, what, detail)`: one printed line, `<name>: ok   what` (pytest shows them with
+    a failure); the first failure is the test's: an AssertionError saying what was seen."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def __call__(self, ok: Any, what: str, detail: Any = "") -> None:
         if not ok:
-            print(f"{self.name}: FAILED {what}: {detail}", flush=True)
-            raise SystemExit(1)
+            raise AssertionError(f"{self.name}: {what}: {detail}")
         print(f"{self.name}: ok   {what}", flush=True)
-
-
-class Delivery(NamedTuple):
-    headers: dict[str, str]  # names in lower case
-    body: bytes
-
-    @property
-    def payload(self) -> Any:
-        return json.loads(self.body)
-
-
-class Receiver:
-    """A webhook consumer on loopback: every delivery it accepted, as it came; `offline` makes
-    it answer 503 and keep nothing (it was down)."""
-
-    def __init__(self) -> None:
-        self.deliveries: list[Delivery] = []
-        self.offline = False
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if not outer.offline:
-                    headers = {name.lower(): value for name, value in self.headers.items()}
-                    outer.deliveries.append(Delivery(headers, body))
-                self.send_response(503 if outer.offline else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def events(self) -> list[str]:
-        return [delivery.payload["event"] for delivery in list(self.deliveries)]
-
-    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> Any:
-        """The first delivered payload `predicate` accepts, within `timeout` s (None)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            payloads = (delivery.payload for delivery in list(self.deliveries))
-            found = next((payload for payload in payloads if predicate(payload)), None)
-            if found is not None or time.monotonic() >= deadline:
-                return found
-            time.sleep(0.2)
 
 
 class Live(NamedTuple):
@@ -175,15 +123,6 @@ def sign_up(base: str, check: Check) -> dict[str, Any]:
     return dict(login["data"])
 
 
-def call_quietly(url: str) -> int | None:
-    """A GET's status, or None while nothing answers."""
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
-            return int(response.status)
-    except (OSError, ValueError):
-        return None
-
-
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -223,15 +162,6 @@ def connect(base: str, token: str, provider: str, providers: Providers, check: C
     return str(account["data"]["id"])
 
 
-def arguments(doc: str | None, port: int) -> tuple[int, list[str]]:
-    """The check's command line: `[--port N] -- <server command>` (make run by default)."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
-    parser.add_argument("--port", type=int, default=port)
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="the server, e.g. make run")
-    args = parser.parse_args()
-    return args.port, [part for part in args.command if part != "--"] or ["make", "run"]
-
-
 def standin_settings(providers: Providers) -> dict[str, str]:
     """The environment pointing the server at the stand-ins (on loopback: the outbound guard
     lets private addresses through for them)."""
@@ -245,20 +175,18 @@ def against_server(
 ) -> None:  # fmt: skip
     """Start the server command (with `env` and PORT), wait until it answers, `walk` it, and
     stop it (its whole process group) whatever happened."""
-    # The command is the operator's own, from the check's command line.
-    server = subprocess.Popen(  # noqa: S603
-        command, cwd=Path.cwd(), env={**os.environ, **env, "PORT": str(port)},
-        start_new_session=True,
-    )  # fmt: skip
+    # The settings are `make run`'s own, not the test run's that pytest-django exported.
+    inherited = {key: value for key, value in os.environ.items()
+                 if key != "DJANGO_SETTINGS_MODULE"}  # fmt: skip
+    server = spawn(command, {**inherited, **env, "PORT": str(port)})
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while call_quietly(f"{base}/api/v1/health") is None:
-            if server.poll() is not None or time.monotonic() >= deadline:
-                check(False, "the server starts", server.returncode)
-            time.sleep(1)
+        try:
+            wait_until_answering(server, f"{base}/api/v1/health", STARTUP_SECONDS,
+                                 ready=lambda status: status < 400, interval=1)  # fmt: skip
+        except ServerDidNotStart as exc:
+            check(False, "the server starts", f"{exc} ({server.returncode})")
         check(True, "the server starts")
         walk(base)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=60)
+        stop(server, 60, whole_group=True)

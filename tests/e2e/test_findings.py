@@ -2,11 +2,10 @@
 Bluesky video service's setting, hosted videos' headers), through HTTP against a server started
 the way a newcomer starts it.
 
-Usage (from a checkout; the server command runs in it):
-    python scripts/findings_check.py [--port 8770] -- make run
+Run by `pytest -m e2e` (.ci/run does), against `make run` on a database of its own.
 
 It starts the platforms' stand-ins (tests/social/standins.py), Bluesky's video service at an
-address of its own, and a webhook receiver on 127.0.0.1, then the server command pointed at
+address of its own, and a webhook receiver on 127.0.0.1, then `make run` pointed at
 them, with retries a few seconds apart, and checks, printing one line each: a user signs up,
 subscribes a webhook endpoint and connects Mastodon, LinkedIn and Bluesky; a Mastodon thread
 whose third part fails transiently reads `Published` with its first two parts while the third
@@ -21,37 +20,32 @@ declared ones, and a URL that is not a video of the declared type is 400 with no
 Exits non-zero on the first failed check; stops the server either way.
 """
 
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
+import pytest
 
-from checks import (  # noqa: E402
+from tests.e2e.checks import (
     Check,
     Receiver,
     against_server,
-    arguments,
     call,
     connect,
     sign_up,
     standin_settings,
 )
-from video_check import upload  # noqa: E402
-
-from tests.social.standins import (  # noqa: E402
+from tests.e2e.test_video import upload
+from tests.harness import free_port
+from tests.social.standins import (
     MASTODON_ACCOUNT_ID,
     Answer,
     Providers,
     listen,
     provider_standins,
 )
-from tests.social.videos import mp4  # noqa: E402
+from tests.social.videos import mp4
 
 RETRY_SECONDS = 4  # SCHEDULER_RETRY_BASE_SECONDS here: the thread's part waits that long
 DOWN: Answer = (503, {"error": "Service Unavailable"}, {})
@@ -312,11 +306,14 @@ def walk(base: str, providers: Providers, receiver: Receiver, video_service: str
     hosted_videos(base, token, providers)
 
 
-def main() -> int:
-    port, command = arguments(__doc__, 8770)
+@pytest.mark.e2e
+@pytest.mark.server
+def test_findings(services: dict[str, str]) -> None:
+    port, command = free_port(), ["make", "run"]
     receiver = Receiver()
     with provider_standins() as providers, listen(providers.bluesky) as video_service:
         env = {
+            **services,
             **standin_settings(providers),
             "BLUESKY_VIDEO_SERVICE_URL": video_service,
             "SCHEDULER_RETRY_BASE_SECONDS": str(RETRY_SECONDS),
@@ -327,9 +324,3 @@ def main() -> int:
             command, port, env, check,
             lambda base: walk(base, providers, receiver, video_service),
         )  # fmt: skip
-    print("findings: passed", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

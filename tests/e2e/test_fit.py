@@ -1,11 +1,10 @@
 """An end-to-end check of posts that fit each network (social.md section 9), through HTTP
 against a server started the way a newcomer starts it.
 
-Usage (from a checkout; the server command runs in it):
-    python scripts/fit_check.py [--port 8131] -- make run
+Run by `pytest -m e2e` (.ci/run does), against `make run` on a database of its own.
 
 It starts the six platforms' stand-ins (tests/social/standins.py, stdlib only: the request
-shapes the real APIs take) and the server command pointed at them, then checks, printing one
+shapes the real APIs take) and `make run` pointed at them, then checks, printing one
 line each: a user signs up and connects Bluesky, Mastodon, LinkedIn and Instagram; two images
 are registered with alt text; a post with a Bluesky variant, a Mastodon thread of three parts,
 a LinkedIn first comment and an Instagram carousel is previewed, then published now, and each
@@ -16,20 +15,16 @@ attempt, and sends no part twice. Exits non-zero on the first failed check; stop
 either way.
 """
 
-import sys
 import time
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
+import pytest
 
-from checks import Check, against_server, arguments, call, connect, sign_up, standin_settings  # noqa: E402
-
-from tests.social.standins import Providers, provider_standins  # noqa: E402
+from tests.e2e.checks import Check, against_server, call, connect, sign_up, standin_settings
+from tests.harness import free_port
+from tests.social.standins import Providers, provider_standins
 
 DOWN: tuple[int, Any, dict[str, str]] = (503, {"error": "ServiceUnavailable"}, {})
 THREAD = ["Part two", "Part three", "Part four"]
@@ -190,17 +185,14 @@ def walk(base: str, providers: Providers) -> None:
     )
 
 
-def main() -> int:
-    port, command = arguments(__doc__, 8131)
+@pytest.mark.e2e
+@pytest.mark.server
+def test_fit(services: dict[str, str]) -> None:
+    port, command = free_port(), ["make", "run"]
     with provider_standins() as providers:
         env = {
+            **services,
             **standin_settings(providers),
             "SCHEDULER_RETRY_BASE_SECONDS": "2",  # the thread's retry within the check
         }
         against_server(command, port, env, check, lambda base: walk(base, providers))
-    print("fit: passed", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,1 @@
+"""End-to-end tests: the product through HTTP against `make run` and the stand-ins."""
