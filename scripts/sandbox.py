@@ -26,10 +26,8 @@ from types import FrameType
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))  # its sibling checks.py, as mypy names it too
 
-from checks import standin_settings  # noqa: E402
-
+from tests.e2e.checks import standin_settings  # noqa: E402
 from tests.social.standins import (  # noqa: E402
     BLUESKY_APP_PASSWORD,
     BLUESKY_HANDLE,
