@@ -47,14 +47,16 @@ import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from http.cookiejar import DefaultCookiePolicy
+from http.cookiejar import CookieJar
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
+from requests.cookies import RequestsCookieJar
 from requests.structures import CaseInsensitiveDict
+from requests.utils import get_encoding_from_headers
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import HTTPError as Urllib3Error
@@ -329,20 +331,46 @@ class _WatchedTLSSocket(ssl.SSLSocket):
         super().do_handshake(block)
 
 
-class _WatchedHTTPConnection(HTTPConnection):
+class _WatchedConnection(HTTPConnection):
+    """A connection whose request is watched from its first byte, and goes out in one write
+    when its body is small: urllib3 writes the head and then the body, two system calls and
+    two packets where one does (a part of a call's CPU, docs/performance.md)."""
+
+    _held: bytes | None = None  # while a request is sent: its head, until its body comes
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _watch(self.sock, sending=True)  # a new plain connection: connect() hands it over
+        self._held = b""
+        try:
+            super().request(*args, **kwargs)
+        finally:
+            held, self._held = self._held, None
+        if held:  # a request without a body
+            super().send(held)
+
+    def send(self, data: Any) -> None:
+        held = self._held
+        if held is None:
+            super().send(data)
+        elif not held and isinstance(data, bytes):  # the head
+            self._held = data
+        else:
+            self._held = None
+            if isinstance(data, bytes) and len(data) <= CHUNK_BYTES:
+                super().send(held + data)
+            else:
+                super().send(held)
+                super().send(data)
+
+
+class _WatchedHTTPConnection(_WatchedConnection):
     def connect(self) -> None:
         super().connect()
         _watch(self.sock)
 
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _watch(self.sock, sending=True)  # a new plain connection: connect() hands it over
-        super().request(*args, **kwargs)
 
-
-class _WatchedHTTPSConnection(HTTPSConnection):
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _watch(self.sock, sending=True)  # connected (and handed over) before the request
-        super().request(*args, **kwargs)
+class _WatchedHTTPSConnection(_WatchedConnection, HTTPSConnection):
+    """Connected (and handed over, before its TLS handshake) before its request is sent."""
 
 
 class _WatchedHTTPPool(HTTPConnectionPool):
@@ -361,10 +389,32 @@ def _tls_context() -> ssl.SSLContext:
     return context
 
 
+class _NoCookies(RequestsCookieJar):
+    """A session's jar that keeps nothing: one session serves every user's calls, so a cookie
+    one server sets is never sent with the next call (nor read from the answer at all)."""
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
+
+
 class _Adapter(HTTPAdapter):
     """requests' adapter, every connection it makes watched (see above)."""
 
     tls = _tls_context()
+
+    def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
+        """requests' response, without the answer's cookies read into a jar of its own (no
+        caller reads them; a part of a call's CPU, docs/performance.md)."""
+        response = requests.Response()
+        response.status_code = resp.status
+        response.headers = CaseInsensitiveDict(resp.headers)
+        response.encoding = get_encoding_from_headers(response.headers)
+        response.raw = resp
+        response.reason = resp.reason
+        response.url = str(req.url)
+        response.request = req
+        response.connection = self
+        return response
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
@@ -460,8 +510,7 @@ class Client:
         self.session.mount("http://", pooled)
         self.session.headers["User-Agent"] = user_agent
         self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
-        # One session serves every user's calls: a cookie one server sets is never kept.
-        self.session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))
+        self.session.cookies = _NoCookies()
 
     def request(
         self,
@@ -592,10 +641,8 @@ class Client:
         max_bytes = int(kwargs.pop("max_bytes"))
         sent = CaseInsensitiveDict(session.headers)
         sent.update(headers or {})
-        # Prepared here, not by Session.request: nothing of the session's is merged in but its
-        # headers (no cookies a server set for another user's call), for a tenth less CPU.
         try:
-            prepared = requests.Request(method, url, headers=sent, **kwargs).prepare()
+            prepared = _prepare(method, url, sent, session.cookies, **kwargs)
         except requests.RequestException as exc:  # a URL or a body requests cannot send
             raise PermanentError(f"The request could not be sent ({type(exc).__name__}).") from None
         deadline = _Deadline(ends)
@@ -656,6 +703,29 @@ class Client:
                 error.excerpt[:200],
             )
             raise error
+
+
+def _prepare(
+    method: str,
+    url: str,
+    headers: Mapping[str, str | bytes],
+    cookies: CookieJar,
+    *,
+    params: Any = None,
+    data: Any = None,
+    json: Any = None,
+    files: Any = None,
+) -> requests.PreparedRequest:
+    """The request as it will be sent, prepared here rather than by Session.request: nothing of
+    the session's is merged in but its headers and its (empty) jar, and no auth or hooks are
+    looked for (no call has them), for a part of a call's CPU (docs/performance.md)."""
+    prepared = requests.PreparedRequest()
+    prepared.prepare_method(method)
+    prepared.prepare_url(url, params)
+    prepared.prepare_headers(headers)
+    prepared.prepare_body(data, files, json)
+    prepared.prepare_cookies(cookies)  # none to send, but a 3xx answer's handling reads it
+    return prepared
 
 
 def _read_body(response: requests.Response, *, deadline: _Deadline, max_bytes: int) -> None:
