@@ -44,6 +44,7 @@ import socket
 import ssl
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ MAX_INLINE_RETRY_WAIT_SECONDS = 5.0  # a longer Retry-After is the caller's to s
 EXCERPT_BYTES = 1024
 POOL_SIZE = 64  # connections kept per host and client
 CHUNK_BYTES = 64 * 1024  # an answer's body is read at most this much at a time
+PINNED_SESSIONS = 64  # sessions (checked addresses of user-chosen hosts) a client keeps
 
 
 class OutboundError(Exception):
@@ -503,14 +505,42 @@ class Client:
         self.read_timeout = read_timeout
         self.retries = retries
         self.refine = classify
-        self.session = requests.Session()
+        self.user_agent = user_agent
         # Enough kept-alive connections for the scheduler's concurrent calls to one host.
-        pooled = _Adapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
-        self.session.mount("https://", pooled)
-        self.session.mount("http://", pooled)
-        self.session.headers["User-Agent"] = user_agent
-        self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
-        self.session.cookies = _NoCookies()
+        self.session = self._session(
+            _Adapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
+        )
+        # Sessions pinned to checked addresses of user-chosen hosts, most recently used last.
+        self.pinned: OrderedDict[tuple[str, str, int, str], requests.Session] = OrderedDict()
+        self.pinned_lock = threading.Lock()
+
+    def _session(self, adapter: HTTPAdapter) -> requests.Session:
+        session = requests.Session()
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)
+        session.headers["User-Agent"] = self.user_agent
+        session.trust_env = False  # no proxies or .netrc credentials picked up by accident
+        session.cookies = _NoCookies()
+        return session
+
+    def _pinned_session(self, target: Target) -> requests.Session:
+        """The session pinned to a checked address, kept for the next call there with its
+        kept-alive connections (a new session and connection for each call cost a guarded
+        call twice the CPU of a plain one, docs/performance.md). A new DNS answer gets a
+        session of its own; past PINNED_SESSIONS the least recently used one is closed."""
+        key = (target.scheme, target.host, target.port, target.address)
+        evicted = None
+        with self.pinned_lock:
+            session = self.pinned.get(key)
+            if session is not None:
+                self.pinned.move_to_end(key)
+                return session
+            session = self.pinned[key] = self._session(_PinnedAdapter(target))
+            if len(self.pinned) > PINNED_SESSIONS:
+                evicted = self.pinned.popitem(last=False)[1]
+        if evicted is not None:
+            evicted.close()
+        return session
 
     def request(
         self,
@@ -610,22 +640,19 @@ class Client:
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
     ) -> requests.Response:
-        # A session of its own, pinned to the checked address, used for this call only.
-        session = requests.Session()
-        session.trust_env = False
-        session.headers.update(self.session.headers)
-        session.mount(f"{target.scheme}://", _PinnedAdapter(target))
         # urllib3 would name the pool's host (the address); the server must see the name.
         default_port = 443 if target.scheme == "https" else 80
         host_header = target.host if ":" not in target.host else f"[{target.host}]"
         if target.port != default_port:
             host_header = f"{host_header}:{target.port}"
-        try:
-            return self._exchange(
-                session, method, url, ends, {**(headers or {}), "Host": host_header}, kwargs
-            )
-        finally:
-            session.close()
+        return self._exchange(
+            self._pinned_session(target),
+            method,
+            url,
+            ends,
+            {**(headers or {}), "Host": host_header},
+            kwargs,
+        )
 
     def _exchange(
         self,

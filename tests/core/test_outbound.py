@@ -589,6 +589,34 @@ def test_a_connection_the_server_closed_is_not_reused(keepalive_server, outbound
     assert keepalive_server.connections == 2
 
 
+def test_guarded_calls_to_one_checked_address_reuse_a_kept_alive_connection(
+    keepalive_server, outbound_client, dns
+):
+    """A webhook receiver or a Mastodon instance is called again and again: the session pinned
+    to its checked address is kept, and its connection with it."""
+    port = keepalive_server.server_address[1]
+    dns["hooks.example.com"] = [["127.0.0.1"]]
+    for path in ("/one", "/two", "/three"):
+        answer = outbound_client.request(
+            "POST", f"http://hooks.example.com:{port}{path}", guarded=True, json={}
+        )
+        assert answer.json()["path"] == path
+    assert keepalive_server.connections == 1
+
+
+def test_a_cookie_a_guarded_call_was_set_is_never_sent_with_the_next(
+    http_server, outbound_client, dns
+):
+    """The kept pinned session serves every user's calls to that host: it keeps no cookie."""
+    port = http_server.server_address[1]
+    dns["hooks.example.com"] = [["127.0.0.1"]]
+    for _ in range(2):
+        answer = outbound_client.request(
+            "GET", f"http://hooks.example.com:{port}/cookie", guarded=True
+        )
+        assert answer.json() == {"cookie": None}
+
+
 def test_kept_alive_connections_are_reused_past_descriptor_1023(keepalive_server):
     """A worker process holds many sockets; select() cannot watch one numbered past 1023
     (the full suite found it): the check on an idle connection must still work."""
