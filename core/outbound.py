@@ -60,8 +60,8 @@ from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ClosedPoolError, NewConnectionError, ReadTimeoutError
 from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.exceptions import NewConnectionError, ReadTimeoutError
 from urllib3.util import create_urllib3_context
 
 from core import metrics, special_addresses
@@ -807,7 +807,9 @@ def _check_headers(headers: Mapping[str, str] | None) -> None:
 
 
 def _before_sending(exc: requests.ConnectionError) -> bool:
-    """True when the connection was never made (nothing can have reached the server)."""
+    """True when the connection was never made (nothing can have reached the server), or no
+    connection was taken at all: a kept session closed (Client._pinned_session) as the call
+    went to take one from it."""
     pending: list[Any] = [exc]
     seen: set[int] = set()
     while pending:
@@ -815,7 +817,10 @@ def _before_sending(exc: requests.ConnectionError) -> bool:
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, NewConnectionError | ConnectionRefusedError | socket.gaierror):
+        if isinstance(
+            current,
+            NewConnectionError | ConnectionRefusedError | socket.gaierror | ClosedPoolError,
+        ):
             return True
         if isinstance(current, BaseException):
             # requests wraps urllib3's MaxRetryError (args[0]), which names its `reason`.

@@ -156,6 +156,26 @@ def test_a_refused_connection_reached_nothing(outbound_client):
     assert (caught.value.timed_out, caught.value.maybe_delivered) == (False, False)
 
 
+def test_a_call_whose_kept_session_was_closed_under_it_reached_nothing(
+    keepalive_server, outbound_client, dns
+):
+    """Past PINNED_SESSIONS a kept session is closed, maybe while another thread is about to
+    take a connection from it: that call fails, but nothing was sent."""
+    port = keepalive_server.server_address[1]
+    dns["hooks.example.com"] = [["127.0.0.1"]]
+    target = f"http://hooks.example.com:{port}/"
+    assert outbound_client.request("POST", target, guarded=True).status_code == 200
+    [session] = outbound_client.pinned.values()
+    pools = session.get_adapter(target).poolmanager.pools
+    # Closed, and still where the next call takes its pool from (the container has keys()
+    # but cannot be iterated).
+    for key in pools.keys():  # noqa: SIM118
+        pools[key].close()
+    with pytest.raises(outbound.TransientError) as caught:
+        outbound_client.request("POST", target, guarded=True)
+    assert caught.value.maybe_delivered is False
+
+
 def test_a_provider_refines_the_classification(http_server):
     def facebook_like(response):
         if response.status_code == 400 and response.json()["error"]["code"] == 190:
