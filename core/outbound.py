@@ -19,7 +19,7 @@
   resolves to outside the ranges the IANA registries mark not globally reachable, multicast
   and the IPv6 forms that carry an IPv4 address (core/special_addresses.py), and the
   connection is pinned to the address that was checked, so a second DNS answer cannot point
-  it elsewhere (DNS rebinding).
+  it elsewhere (DNS rebinding); the pinned session is kept for the next call to that address.
   `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production refuses to start with it)
   lets http and private addresses through, still pinned.
 - Every call has one wall-clock deadline, its `timeout` (or the client's), covering its
