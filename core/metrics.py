@@ -222,6 +222,7 @@ def _start() -> Families | None:
             process_default()  # metrics turned on after Django was set up (tests)
             Path(os.environ[ENV]).mkdir(parents=True, exist_ok=True)
             _http_series.clear()
+            _provider_series.clear()
             _families = Families()
             _families.zeroed(platforms=_known_platforms, tools=_known_tools)
         _decided = True
@@ -277,12 +278,23 @@ def http_request(*, route: str, method: str, status: int, seconds: float) -> Non
     series[1].observe(seconds)
 
 
+# A call's two series, by (provider, operation, outcome), for the same reason (the clients,
+# methods and outcomes are bounded).
+_provider_series: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+
+
 def provider_call(*, provider: str, operation: str, outcome: str, seconds: float) -> None:
     found = families()
     if found is None:
         return
-    found.provider_calls.labels(provider, operation, outcome).inc()
-    found.provider_duration.labels(provider, operation).observe(seconds)
+    series = _provider_series.get((provider, operation, outcome))
+    if series is None:
+        series = _provider_series[(provider, operation, outcome)] = (
+            found.provider_calls.labels(provider, operation, outcome),
+            found.provider_duration.labels(provider, operation),
+        )
+    series[0].inc()
+    series[1].observe(seconds)
 
 
 def scheduler_claimed(lateness: Iterable[tuple[str, float]]) -> None:

@@ -19,7 +19,7 @@
   resolves to outside the ranges the IANA registries mark not globally reachable, multicast
   and the IPv6 forms that carry an IPv4 address (core/special_addresses.py), and the
   connection is pinned to the address that was checked, so a second DNS answer cannot point
-  it elsewhere (DNS rebinding).
+  it elsewhere (DNS rebinding); the pinned session is kept for the next call to that address.
   `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production refuses to start with it)
   lets http and private addresses through, still pinned.
 - Every call has one wall-clock deadline, its `timeout` (or the client's), covering its
@@ -44,21 +44,24 @@ import socket
 import ssl
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from http.cookiejar import DefaultCookiePolicy
+from http.cookiejar import CookieJar
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
+from requests.cookies import RequestsCookieJar
 from requests.structures import CaseInsensitiveDict
+from requests.utils import get_encoding_from_headers
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ClosedPoolError, NewConnectionError, ReadTimeoutError
 from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.exceptions import NewConnectionError, ReadTimeoutError
 from urllib3.util import create_urllib3_context
 
 from core import metrics, special_addresses
@@ -71,6 +74,7 @@ MAX_INLINE_RETRY_WAIT_SECONDS = 5.0  # a longer Retry-After is the caller's to s
 EXCERPT_BYTES = 1024
 POOL_SIZE = 64  # connections kept per host and client
 CHUNK_BYTES = 64 * 1024  # an answer's body is read at most this much at a time
+PINNED_SESSIONS = 64  # sessions (checked addresses of user-chosen hosts) a client keeps
 
 
 class OutboundError(Exception):
@@ -329,20 +333,46 @@ class _WatchedTLSSocket(ssl.SSLSocket):
         super().do_handshake(block)
 
 
-class _WatchedHTTPConnection(HTTPConnection):
+class _WatchedConnection(HTTPConnection):
+    """A connection whose request is watched from its first byte, and goes out in one write
+    when its body is small: urllib3 writes the head and then the body, two system calls and
+    two packets where one does (a part of a call's CPU, docs/performance.md)."""
+
+    _held: bytes | None = None  # while a request is sent: its head, until its body comes
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _watch(self.sock, sending=True)  # a new plain connection: connect() hands it over
+        self._held = b""
+        try:
+            super().request(*args, **kwargs)
+        finally:
+            held, self._held = self._held, None
+        if held:  # a request without a body
+            super().send(held)
+
+    def send(self, data: Any) -> None:
+        held = self._held
+        if held is None:
+            super().send(data)
+        elif not held and isinstance(data, bytes):  # the head
+            self._held = data
+        else:
+            self._held = None
+            if isinstance(data, bytes) and len(data) <= CHUNK_BYTES:
+                super().send(held + data)
+            else:
+                super().send(held)
+                super().send(data)
+
+
+class _WatchedHTTPConnection(_WatchedConnection):
     def connect(self) -> None:
         super().connect()
         _watch(self.sock)
 
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _watch(self.sock, sending=True)  # a new plain connection: connect() hands it over
-        super().request(*args, **kwargs)
 
-
-class _WatchedHTTPSConnection(HTTPSConnection):
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _watch(self.sock, sending=True)  # connected (and handed over) before the request
-        super().request(*args, **kwargs)
+class _WatchedHTTPSConnection(_WatchedConnection, HTTPSConnection):
+    """Connected (and handed over, before its TLS handshake) before its request is sent."""
 
 
 class _WatchedHTTPPool(HTTPConnectionPool):
@@ -361,10 +391,32 @@ def _tls_context() -> ssl.SSLContext:
     return context
 
 
+class _NoCookies(RequestsCookieJar):
+    """A session's jar that keeps nothing: one session serves every user's calls, so a cookie
+    one server sets is never sent with the next call (nor read from the answer at all)."""
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
+
+
 class _Adapter(HTTPAdapter):
     """requests' adapter, every connection it makes watched (see above)."""
 
     tls = _tls_context()
+
+    def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
+        """requests' response, without the answer's cookies read into a jar of its own (no
+        caller reads them; a part of a call's CPU, docs/performance.md)."""
+        response = requests.Response()
+        response.status_code = resp.status
+        response.headers = CaseInsensitiveDict(resp.headers)
+        response.encoding = get_encoding_from_headers(response.headers)
+        response.raw = resp
+        response.reason = resp.reason
+        response.url = str(req.url)
+        response.request = req
+        response.connection = self
+        return response
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
@@ -453,15 +505,42 @@ class Client:
         self.read_timeout = read_timeout
         self.retries = retries
         self.refine = classify
-        self.session = requests.Session()
+        self.user_agent = user_agent
         # Enough kept-alive connections for the scheduler's concurrent calls to one host.
-        pooled = _Adapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
-        self.session.mount("https://", pooled)
-        self.session.mount("http://", pooled)
-        self.session.headers["User-Agent"] = user_agent
-        self.session.trust_env = False  # no proxies or .netrc credentials picked up by accident
-        # One session serves every user's calls: a cookie one server sets is never kept.
-        self.session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))
+        self.session = self._session(
+            _Adapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
+        )
+        # Sessions pinned to checked addresses of user-chosen hosts, most recently used last.
+        self.pinned: OrderedDict[tuple[str, str, int, str], requests.Session] = OrderedDict()
+        self.pinned_lock = threading.Lock()
+
+    def _session(self, adapter: HTTPAdapter) -> requests.Session:
+        session = requests.Session()
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)
+        session.headers["User-Agent"] = self.user_agent
+        session.trust_env = False  # no proxies or .netrc credentials picked up by accident
+        session.cookies = _NoCookies()
+        return session
+
+    def _pinned_session(self, target: Target) -> requests.Session:
+        """The session pinned to a checked address, kept for the next call there with its
+        kept-alive connections (a new session and connection for each call cost a guarded
+        call twice the CPU of a plain one, docs/performance.md). A new DNS answer gets a
+        session of its own; past PINNED_SESSIONS the least recently used one is closed."""
+        key = (target.scheme, target.host, target.port, target.address)
+        evicted = None
+        with self.pinned_lock:
+            session = self.pinned.get(key)
+            if session is not None:
+                self.pinned.move_to_end(key)
+                return session
+            session = self.pinned[key] = self._session(_PinnedAdapter(target))
+            if len(self.pinned) > PINNED_SESSIONS:
+                evicted = self.pinned.popitem(last=False)[1]
+        if evicted is not None:
+            evicted.close()
+        return session
 
     def request(
         self,
@@ -561,22 +640,19 @@ class Client:
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
     ) -> requests.Response:
-        # A session of its own, pinned to the checked address, used for this call only.
-        session = requests.Session()
-        session.trust_env = False
-        session.headers.update(self.session.headers)
-        session.mount(f"{target.scheme}://", _PinnedAdapter(target))
         # urllib3 would name the pool's host (the address); the server must see the name.
         default_port = 443 if target.scheme == "https" else 80
         host_header = target.host if ":" not in target.host else f"[{target.host}]"
         if target.port != default_port:
             host_header = f"{host_header}:{target.port}"
-        try:
-            return self._exchange(
-                session, method, url, ends, {**(headers or {}), "Host": host_header}, kwargs
-            )
-        finally:
-            session.close()
+        return self._exchange(
+            self._pinned_session(target),
+            method,
+            url,
+            ends,
+            {**(headers or {}), "Host": host_header},
+            kwargs,
+        )
 
     def _exchange(
         self,
@@ -592,10 +668,8 @@ class Client:
         max_bytes = int(kwargs.pop("max_bytes"))
         sent = CaseInsensitiveDict(session.headers)
         sent.update(headers or {})
-        # Prepared here, not by Session.request: nothing of the session's is merged in but its
-        # headers (no cookies a server set for another user's call), for a tenth less CPU.
         try:
-            prepared = requests.Request(method, url, headers=sent, **kwargs).prepare()
+            prepared = _prepare(method, url, sent, session.cookies, **kwargs)
         except requests.RequestException as exc:  # a URL or a body requests cannot send
             raise PermanentError(f"The request could not be sent ({type(exc).__name__}).") from None
         deadline = _Deadline(ends)
@@ -658,6 +732,29 @@ class Client:
             raise error
 
 
+def _prepare(
+    method: str,
+    url: str,
+    headers: Mapping[str, str | bytes],
+    cookies: CookieJar,
+    *,
+    params: Any = None,
+    data: Any = None,
+    json: Any = None,
+    files: Any = None,
+) -> requests.PreparedRequest:
+    """The request as it will be sent, prepared here rather than by Session.request: nothing of
+    the session's is merged in but its headers and its (empty) jar, and no auth or hooks are
+    looked for (no call has them), for a part of a call's CPU (docs/performance.md)."""
+    prepared = requests.PreparedRequest()
+    prepared.prepare_method(method)
+    prepared.prepare_url(url, params)
+    prepared.prepare_headers(headers)
+    prepared.prepare_body(data, files, json)
+    prepared.prepare_cookies(cookies)  # none to send, but a 3xx answer's handling reads it
+    return prepared
+
+
 def _read_body(response: requests.Response, *, deadline: _Deadline, max_bytes: int) -> None:
     """Read the answer's body into the response, in chunks: past `max_bytes` (or a declared
     Content-Length past it) a permanent error, cut by the deadline a transient one (the
@@ -710,7 +807,9 @@ def _check_headers(headers: Mapping[str, str] | None) -> None:
 
 
 def _before_sending(exc: requests.ConnectionError) -> bool:
-    """True when the connection was never made (nothing can have reached the server)."""
+    """True when the connection was never made (nothing can have reached the server), or no
+    connection was taken at all: a kept session closed (Client._pinned_session) as the call
+    went to take one from it."""
     pending: list[Any] = [exc]
     seen: set[int] = set()
     while pending:
@@ -718,7 +817,10 @@ def _before_sending(exc: requests.ConnectionError) -> bool:
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, NewConnectionError | ConnectionRefusedError | socket.gaierror):
+        if isinstance(
+            current,
+            NewConnectionError | ConnectionRefusedError | socket.gaierror | ClosedPoolError,
+        ):
             return True
         if isinstance(current, BaseException):
             # requests wraps urllib3's MaxRetryError (args[0]), which names its `reason`.

@@ -156,6 +156,26 @@ def test_a_refused_connection_reached_nothing(outbound_client):
     assert (caught.value.timed_out, caught.value.maybe_delivered) == (False, False)
 
 
+def test_a_call_whose_kept_session_was_closed_under_it_reached_nothing(
+    keepalive_server, outbound_client, dns
+):
+    """Past PINNED_SESSIONS a kept session is closed, maybe while another thread is about to
+    take a connection from it: that call fails, but nothing was sent."""
+    port = keepalive_server.server_address[1]
+    dns["hooks.example.com"] = [["127.0.0.1"]]
+    target = f"http://hooks.example.com:{port}/"
+    assert outbound_client.request("POST", target, guarded=True).status_code == 200
+    [session] = outbound_client.pinned.values()
+    pools = session.get_adapter(target).poolmanager.pools
+    # Closed, and still where the next call takes its pool from (the container has keys()
+    # but cannot be iterated).
+    for key in pools.keys():  # noqa: SIM118
+        pools[key].close()
+    with pytest.raises(outbound.TransientError) as caught:
+        outbound_client.request("POST", target, guarded=True)
+    assert caught.value.maybe_delivered is False
+
+
 def test_a_provider_refines_the_classification(http_server):
     def facebook_like(response):
         if response.status_code == 400 and response.json()["error"]["code"] == 190:
@@ -587,6 +607,34 @@ def test_a_connection_the_server_closed_is_not_reused(keepalive_server, outbound
     time.sleep(0.05)  # the server's close reaches the idle connection
     assert outbound_client.request("POST", f"{base}/after", json={}).json()["path"] == "/after"
     assert keepalive_server.connections == 2
+
+
+def test_guarded_calls_to_one_checked_address_reuse_a_kept_alive_connection(
+    keepalive_server, outbound_client, dns
+):
+    """A webhook receiver or a Mastodon instance is called again and again: the session pinned
+    to its checked address is kept, and its connection with it."""
+    port = keepalive_server.server_address[1]
+    dns["hooks.example.com"] = [["127.0.0.1"]]
+    for path in ("/one", "/two", "/three"):
+        answer = outbound_client.request(
+            "POST", f"http://hooks.example.com:{port}{path}", guarded=True, json={}
+        )
+        assert answer.json()["path"] == path
+    assert keepalive_server.connections == 1
+
+
+def test_a_cookie_a_guarded_call_was_set_is_never_sent_with_the_next(
+    http_server, outbound_client, dns
+):
+    """The kept pinned session serves every user's calls to that host: it keeps no cookie."""
+    port = http_server.server_address[1]
+    dns["hooks.example.com"] = [["127.0.0.1"]]
+    for _ in range(2):
+        answer = outbound_client.request(
+            "GET", f"http://hooks.example.com:{port}/cookie", guarded=True
+        )
+        assert answer.json() == {"cookie": None}
 
 
 def test_kept_alive_connections_are_reused_past_descriptor_1023(keepalive_server):
