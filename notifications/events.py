@@ -566,7 +566,7 @@ class Event:
     user_id: Any
     payload: Payload
     actor: Actor
-    id: uuid.UUID
+    id: uuid.UUID | None  # a public event's; None for an internal one
     created_at: datetime
     live_id: int | None = None
     outbox: dict[str, Any] | None = None
@@ -629,15 +629,20 @@ def _dispatch(*, items: Sequence[Emitted], actor: Actor | None) -> list[Event]:
     """Hand each subscriber its events in one call, each subscriber once, the events in order."""
     events = []
     by_handler: dict[Subscriber, list[Event]] = {}
+    now = timezone.now()
     for user_id, payload in items:
         if payload.event not in KNOWN_EVENTS:
             raise ValueError(f"Unknown event {payload.event!r}")
+        # Only a public event has an identity of its own (its outbox row, webhooks, replay):
+        # an internal one (a post's new state, a notification made) takes the batch's moment
+        # and no id, which a burst's settle would otherwise make for thousands of them.
+        public = payload.event in EVENTS
         event = Event(
             user_id=user_id,
             payload=payload,
             actor=actor or user_actor(user_id),
-            id=uuid.uuid4(),
-            created_at=timezone.now(),
+            id=uuid.uuid4() if public else None,
+            created_at=timezone.now() if public else now,
         )
         events.append(event)
         for handler in _subscribers.get(payload.event, ()):
