@@ -29,8 +29,17 @@ from core.api.serializers import (
 from core.times import iso
 from social.api.filters import RangeFilter
 from social.api.recurrence import RecurrenceFields, RecurrenceOutput, post_recurrence
+from social.content import post_delete, post_preview, post_save, record_data, user_post
 from social.models import Post, PostStatus, Provider, RecordStatus, ScheduledRecord
 from social.outcomes import error_object, history_entry, record_error
+from social.planning import (
+    Scheduled,
+    record_cancel,
+    record_move,
+    schedule_to_accounts,
+    schedule_to_platforms,
+)
+from social.publishing import Outcome, publish_now
 from social.selectors import (
     media_urls_of,
     post_list,
@@ -39,17 +48,6 @@ from social.selectors import (
     record_errors,
     user_record,
     with_records,
-)
-from social.services.attempts import Outcome
-from social.services.posts import post_delete, post_save, record_data, user_post
-from social.services.preview import post_preview
-from social.services.publish_now import publish_now
-from social.services.records import (
-    Scheduled,
-    record_cancel,
-    record_move,
-    schedule_to_accounts,
-    schedule_to_platforms,
 )
 
 MAX_MEDIA = 20  # LinkedIn's multi-image post; each network's own limit is checked per target

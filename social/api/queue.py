@@ -26,15 +26,18 @@ from social.api.posts import (
 )
 from social.api.recurrence import RecurrenceFields
 from social.models import WEEKDAYS, AccountQueue
-from social.selectors import best_times, queue_of, queue_upcoming
-from social.services.queue import (
+from social.planning import (
     POSITIONS,
+    SLOT_TIME,
+    best_times,
     queue_add,
+    queue_of,
     queue_reorder,
     queue_slots_suggest,
+    queue_upcoming,
     queue_update,
+    slots_sorted,
 )
-from social.wallclock import SLOT_TIME, slots_sorted
 
 MAX_SLOTS = 50  # a week's slots at most
 MAX_REORDER = 10_000  # records in one reorder

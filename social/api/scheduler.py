@@ -17,8 +17,7 @@ from core.api.envelope import Envelope
 from core.api.serializers import NoBody
 from social.api.posts import outcome_error, outcomes_errors
 from social.errors import InvalidCronSecret
-from social.services.attempts import Outcome
-from social.services.scheduler import scheduler_run
+from social.publishing import Outcome, scheduler_run
 
 
 def _result(outcome: Outcome, errors: dict[str, Any]) -> dict[str, Any]:

@@ -241,7 +241,7 @@ ERRORS = {
 }
 SOURCES = [
     *sorted((ROOT / "social/providers").glob("*.py")),
-    ROOT / "social/services/attempts.py",
+    ROOT / "social/publishing/services/attempts.py",
     ROOT / "core/outbound.py",
 ]
 

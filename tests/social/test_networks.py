@@ -9,12 +9,12 @@ from django.conf import settings
 
 from core import outbound
 from social import outcomes
+from social.content.services.composition import Target, problems, target_problems
+from social.content.services.composition import compose as composed
 from social.models import Provider
 from social.networks import NETWORKS
 from social.networks.base import CONNECT_METHODS, COUNTS_BY, EXACTLY_ONCE, Network
-from social.providers.text import Draft
-from social.services.composition import Target, problems, target_problems
-from social.services.composition import compose as composed
+from social.providers.base import Draft
 from tests.social import example_network
 
 pytestmark = pytest.mark.django_db(transaction=False)
@@ -188,8 +188,8 @@ def test_no_options_at_all_is_a_variant_like_any_other(ada_client):
 
 def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
     from core.errors import ValidationFailed
+    from social.content.services.posts import draft_of, post_fill
     from social.models import Post
-    from social.services.posts import draft_of, post_fill
 
     post = Post(user=ada)
     for options, field in [

@@ -27,8 +27,8 @@ from social.models import (
     Series,
     SocialAccount,
 )
+from social.publishing.services.scheduler import scheduler_run
 from social.selectors import records_next_due, with_records
-from social.services.scheduler import scheduler_run
 from tests.factories import client_for
 from tests.social.conftest import connect
 

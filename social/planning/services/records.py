@@ -19,6 +19,16 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import ValidationFailed
 from notifications import events
+from social.content import (
+    account_target,
+    draft_of,
+    parts_missing,
+    post_apply,
+    post_counted,
+    post_scheduled_fresh,
+    post_status_refresh,
+    user_post,
+)
 from social.errors import (
     AccountExpiresBefore,
     AlreadyPublished,
@@ -28,6 +38,11 @@ from social.errors import (
     RecordNotFound,
     RecordNotScheduled,
 )
+from social.lifecycle import (
+    post_saved_emit,
+    record_moved_emit,
+    records_cancelled_emit,
+)
 from social.models import (
     HOLDING_STATUSES,
     AccountStatus,
@@ -36,27 +51,13 @@ from social.models import (
     ScheduledRecord,
     SocialAccount,
 )
-from social.selectors import settings_for
-from social.services.attempts import records_parts_end
-from social.services.lifecycle import (
-    post_saved_emit,
-    record_moved_emit,
-    records_cancelled_emit,
-)
-from social.services.posts import (
-    account_target,
-    post_apply,
-    post_counted,
-    post_scheduled_fresh,
-    post_status_refresh,
-    user_post,
-)
-from social.services.recurrence import (
+from social.planning.services.recurrence import (
     recurrence_read,
     series_continue,
     series_end,
     series_save,
 )
+from social.selectors import settings_for, user_accounts
 
 MAX_DAYS_AHEAD = 365
 
@@ -105,27 +106,6 @@ def resolve_time(value: str, *, zone_name: str | None, user: User, field: str) -
 
 
 # --- Targets ----------------------------------------------------------------------------------
-
-
-def user_accounts(*, user: User, account_ids: list[Any]) -> list[SocialAccount]:
-    """The user's connected accounts, in the order asked; 400 naming the others."""
-    wanted = list(dict.fromkeys(str(account_id) for account_id in account_ids))
-    found = {
-        str(account.pk): account
-        for account in SocialAccount.objects.filter(pk__in=wanted, user=user).select_related(
-            "app", "user"
-        )
-    }
-    problems = []
-    for account_id in wanted:
-        account = found.get(account_id)
-        if account is None or account.status == AccountStatus.DISCONNECTED:
-            problems.append(f"{account_id}: no such connected account.")
-        elif account.status == AccountStatus.EXPIRED:
-            problems.append(f"{account_id}: the connection expired; reconnect the account.")
-    if problems:
-        raise ValidationFailed(details={"accountIds": problems})
-    return [found[account_id] for account_id in wanted]
 
 
 def platform_accounts(*, user: User, platforms: list[str]) -> list[SocialAccount]:
@@ -361,6 +341,25 @@ def record_cancel(*, user: User, record_id: uuid.UUID, series: bool = False) -> 
         if record.series_id is not None:
             series_continue([record])
     return record
+
+
+def records_parts_end(account: Any, *, reason: str) -> int:
+    """The account's published records whose later parts wait (and are not being attempted
+    now): no further attempt, their warnings naming what is missing, with `reason`; how many
+    (in the caller's transaction: a disconnect)."""
+    waiting = ScheduledRecord.objects.filter(
+        account=account, status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False,
+        claim__isnull=True,
+    ).select_related("post")  # fmt: skip
+    ended = 0
+    for record in waiting:
+        warnings = parts_missing(draft_of(record.post, record.provider), record.provider,
+                            list(record.parts), reason=reason)  # fmt: skip
+        ended += ScheduledRecord.objects.filter(pk=record.pk, claim__isnull=True).update(
+            next_attempt_at=None, outcome_unknown=False, error_code="", error=reason,
+            warnings=warnings, updated_at=timezone.now(),
+        )  # fmt: skip
+    return ended
 
 
 def account_records_cancel(account: SocialAccount) -> int:

@@ -26,9 +26,9 @@ from django.utils import timezone
 
 from core import metrics
 from social.models import ScheduledRecord
+from social.publishing.services.attempts import records_attempt
+from social.publishing.services.scheduler import records_claim, records_reap
 from social.selectors import records_next_due
-from social.services.attempts import records_attempt
-from social.services.scheduler import records_claim, records_reap
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Publishing now (social.md section 4): the post's records are placed and claimed in one
 transaction, then attempted at once, concurrently, as the scheduler attempts its own
-(social.services.attempts)."""
+(social.publishing.services.attempts)."""
 
 import uuid
 from datetime import timedelta
@@ -11,11 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from social.content import post_status_refresh
 from social.models import Post, RecordStatus, ScheduledRecord
-from social.services.attempts import Outcome, records_attempt
-from social.services.caps import records_admit
-from social.services.posts import post_status_refresh
-from social.services.records import post_with_targets, record_of, user_accounts
+from social.planning import post_with_targets, record_of, records_admit
+from social.publishing.services.attempts import Outcome, records_attempt
+from social.selectors import user_accounts
 
 
 def publish_now(

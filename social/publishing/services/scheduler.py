@@ -27,11 +27,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from core import metrics
+from social.content import posts_live_of, posts_records
 from social.models import RecordStatus, ScheduledRecord
+from social.planning import records_admit
+from social.publishing.services.attempts import PARTS, RECORDS, Outcome, records_attempt
 from social.selectors import paused_queued
-from social.services.attempts import PARTS, RECORDS, Outcome, records_attempt
-from social.services.caps import records_admit
-from social.services.posts import posts_live_of, posts_records
 
 logger = logging.getLogger(__name__)
 

@@ -12,15 +12,15 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core import outbound
-from social.models import AccountStatus, ConnectState, Provider, SocialAccount
-from social.networks import NETWORKS
-from social.providers.mastodon import MastodonAdapter
-from social.services.accounts import (
+from social.connections.services.accounts import (
     Session,
     account_mark_expired,
     sessions_open,
 )
-from social.services.lifecycle import account_expiring_emit
+from social.lifecycle import account_expiring_emit
+from social.models import AccountStatus, ConnectState, Provider, SocialAccount
+from social.networks import NETWORKS
+from social.providers.mastodon import MastodonAdapter
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from social.errors import (
     VideoNotSupported,
 )
 from social.networks import NETWORKS
-from social.providers.base import Content, MediaFile, VideoRules
-from social.providers.text import Draft, Problem
+from social.providers.base import Content, Draft, MediaFile, VideoRules
+from social.providers.text import Problem
 
 __all__ = [
     "Draft",
@@ -221,3 +221,23 @@ def validate_targets(
         raise first
     if errors:
         raise ValidationFailed(details={"targets": errors})
+
+
+def parts_missing(
+    draft: Draft, provider: str, parts: list[dict[str, Any]], *, reason: str
+) -> list[dict[str, Any]]:
+    """What a Published record is missing: the thread from its first unpublished reply on,
+    and its first comment, each with the reason."""
+    published = {int(part["index"]) for part in parts}
+    missing = [part for part in parts_of(draft, provider) if part.index not in published]
+    found: list[dict[str, Any]] = []
+    reply = next((part for part in missing if part.kind == "reply"), None)
+    if reply is not None:
+        found.append({"code": "thread_incomplete", "index": reply.index,
+                      "message": f"The thread stops before part {reply.index + 1}: "
+                                 f"{reason}"})  # fmt: skip
+    comment = next((part for part in missing if part.kind == "comment"), None)
+    if comment is not None:
+        message = f"The first comment was not published: {reason}"
+        found.append({"code": "first_comment_failed", "index": comment.index, "message": message})
+    return found

@@ -36,6 +36,7 @@ from social.errors import (
     ProviderNotConfigured,
     ProviderUnavailable,
 )
+from social.lifecycle import account_connected_emit, account_expired_emit
 from social.models import (
     AccountStatus,
     ConnectState,
@@ -44,6 +45,7 @@ from social.models import (
     SocialAccount,
 )
 from social.networks import NETWORKS
+from social.planning import account_records_cancel
 from social.providers.base import (
     ConnectionRefused,
     ConnectRequest,
@@ -54,7 +56,6 @@ from social.providers.base import (
 )
 from social.providers.mastodon import MastodonAdapter, normalize_instance
 from social.selectors import settings_for_users
-from social.services.lifecycle import account_connected_emit, account_expired_emit
 
 logger = logging.getLogger(__name__)
 
@@ -517,7 +518,7 @@ def _disconnect(account: SocialAccount) -> tuple[Credentials, int]:
     account.access_token = account.refresh_token = ""
     account.status = AccountStatus.DISCONNECTED
     account.save(update_fields=["access_token", "refresh_token", "status", "updated_at"])
-    return credentials, _records_cancel(account)
+    return credentials, account_records_cancel(account)
 
 
 def accounts_release(user: User, *, revoke: bool = True) -> list[str]:
@@ -560,9 +561,3 @@ def connect_states_forget(user: User) -> list[str]:
     """The registry's cleanup: consents in progress end (a state opens nothing any more)."""
     ConnectState.objects.filter(user=user).delete()
     return []
-
-
-def _records_cancel(account: SocialAccount) -> int:
-    from social.services.records import account_records_cancel  # scheduling uses accounts
-
-    return account_records_cancel(account)

@@ -13,10 +13,14 @@ from django.utils import timezone
 
 from core import outbound
 from core.concurrency import bounded_map
+from social.connections.services.accounts import (
+    account_mark_expired,
+    credentials_keep,
+    sessions_open,
+)
 from social.models import AccountStatus, AnalyticsRecord, RecordStatus, ScheduledRecord
 from social.networks import NETWORKS
 from social.providers.base import Credentials, Metrics, Published
-from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
 
 logger = logging.getLogger(__name__)
 

@@ -22,6 +22,7 @@ from django.utils import timezone
 from core.errors import ValidationFailed
 from core.times import iso
 from notifications import events
+from social.content import post_status_refresh
 from social.models import (
     OPEN_STATUSES,
     AccountStatus,
@@ -30,8 +31,13 @@ from social.models import (
     ScheduledRecord,
     Series,
 )
-from social.services.posts import post_status_refresh
-from social.wallclock import HORIZON_YEARS, RuleError, local_end_of, rule_normalized, rule_times
+from social.planning.wallclock import (
+    HORIZON_YEARS,
+    RuleError,
+    local_end_of,
+    rule_normalized,
+    rule_times,
+)
 
 NEXT_OCCURRENCES = 5  # what a post record shows
 MAX_COUNT = 1000

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from social.content import posts_live
 from social.models import RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
 
@@ -119,8 +120,6 @@ def records_admit(records: list[ScheduledRecord]) -> list[ScheduledRecord]:
             if _defer(record, now=now, until=until, limit=limit):
                 deferred.add(record.pk)
         if deferred:
-            from social.services.posts import posts_live
-
             posts_live({record.post_id for record in capped if record.pk in deferred})
     return [record for record in records if record.pk not in deferred]
 

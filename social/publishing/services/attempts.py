@@ -34,19 +34,26 @@ from django.utils import timezone
 from core import outbound, slots
 from core.concurrency import bounded
 from core.leases import Backoff, Lease
-from core.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit, task_named
 from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
+from social.connections import account_mark_expired, credentials_keep, sessions_open
+from social.content import (
+    Draft,
+    Part,
+    draft_of,
+    parts_missing,
+    parts_of,
+    posts_outcome_refresh,
+    record_parts,
+)
+from social.lifecycle import record_failure_event
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.networks import NETWORKS
 from social.outcomes import attempt_error
 from social.providers.base import LOOKUP_SKEW, Adapter, Attempt, Credentials, Published
 from social.selectors import settings_for_users
-from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
-from social.services.composition import Draft, Part, parts_of
-from social.services.lifecycle import record_failure_event
-from social.services.posts import draft_of, posts_outcome_refresh, record_parts
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +89,8 @@ PARTS = Lease(
     waiting=RecordStatus.PUBLISHED,
     backoff=RECORDS.backoff,
 )
+# The next look at a processing video (social/tasks.py imports this module, so it is named here).
+PROCESSING_TASK = "social.tasks.record_processing_task"
 
 
 @dataclass
@@ -556,10 +565,11 @@ def _hold(job: Job) -> bool:
         return False
     for name, value in changes.items():
         setattr(record, name, value)
-    from social.tasks import record_processing_task
-
     enqueue_on_commit(
-        record_processing_task, countdown=delay, record_id=str(record.pk), claim=str(record.claim)
+        task_named(PROCESSING_TASK),
+        countdown=delay,
+        record_id=str(record.pk),
+        claim=str(record.claim),
     )
     return True
 
@@ -664,46 +674,7 @@ def _result(job: Job) -> dict[str, Any]:
 
 
 def _warnings(job: Job, error: outbound.OutboundError) -> list[dict[str, Any]]:
-    return _missing(job.draft, job.record.provider, job.parts, reason=error.message)
-
-
-def _missing(
-    draft: Draft, provider: str, parts: list[dict[str, Any]], *, reason: str
-) -> list[dict[str, Any]]:
-    """What a Published record is missing: the thread from its first unpublished reply on,
-    and its first comment, each with the reason."""
-    published = {int(part["index"]) for part in parts}
-    missing = [part for part in parts_of(draft, provider) if part.index not in published]
-    found: list[dict[str, Any]] = []
-    reply = next((part for part in missing if part.kind == "reply"), None)
-    if reply is not None:
-        found.append({"code": "thread_incomplete", "index": reply.index,
-                      "message": f"The thread stops before part {reply.index + 1}: "
-                                 f"{reason}"})  # fmt: skip
-    comment = next((part for part in missing if part.kind == "comment"), None)
-    if comment is not None:
-        message = f"The first comment was not published: {reason}"
-        found.append({"code": "first_comment_failed", "index": comment.index, "message": message})
-    return found
-
-
-def records_parts_end(account: Any, *, reason: str) -> int:
-    """The account's published records whose later parts wait (and are not being attempted
-    now): no further attempt, their warnings naming what is missing, with `reason`; how many
-    (in the caller's transaction: a disconnect)."""
-    waiting = ScheduledRecord.objects.filter(
-        account=account, status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False,
-        claim__isnull=True,
-    ).select_related("post")  # fmt: skip
-    ended = 0
-    for record in waiting:
-        warnings = _missing(draft_of(record.post, record.provider), record.provider,
-                            list(record.parts), reason=reason)  # fmt: skip
-        ended += ScheduledRecord.objects.filter(pk=record.pk, claim__isnull=True).update(
-            next_attempt_at=None, outcome_unknown=False, error_code="", error=reason,
-            warnings=warnings, updated_at=timezone.now(),
-        )  # fmt: skip
-    return ended
+    return parts_missing(job.draft, job.record.provider, job.parts, reason=error.message)
 
 
 def _deferred(job: Job, now: datetime) -> dict[str, Any]:

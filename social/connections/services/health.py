@@ -33,13 +33,17 @@ from core.times import iso
 from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
+from social.connections.services.accounts import (
+    account_mark_expired,
+    credentials_keep,
+    sessions_open,
+)
 from social.errors import AccountNotFound
 from social.models import AccountHealth, AccountStatus, RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
 from social.outcomes import attempt_error
+from social.planning import cap_use
 from social.selectors import settings_for_users
-from social.services.accounts import account_mark_expired, credentials_keep, sessions_open
-from social.services.caps import cap_use
 
 logger = logging.getLogger(__name__)
 

@@ -3,6 +3,8 @@
 from django.db import transaction
 
 from accounts.models import User
+from social.connections.services.accounts import accounts_release, connect_states_forget
+from social.content import media_erase
 from social.models import (
     AccountQueue,
     AnalyticsRecord,
@@ -11,8 +13,6 @@ from social.models import (
     PostCounter,
     SocialSettings,
 )
-from social.services.accounts import accounts_release, connect_states_forget
-from social.services.media import media_erase
 
 
 @transaction.atomic

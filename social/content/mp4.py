@@ -6,7 +6,7 @@ Only the boxes that say them are read (`ftyp`; in `moov`: `mvhd`, `mvex`/`mehd`,
 included, is stepped over by its size, never read. The walk is bounded by a count of boxes and a
 deadline, whatever the file holds: a file of millions of empty boxes is refused after
 MAX_BOXES, not parsed. The bytes come from a `Source`: a local file (an upload) or ranged reads
-of a hosted one (social.services.media).
+of a hosted one (social.content.services.media).
 """
 
 import struct

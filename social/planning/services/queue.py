@@ -23,11 +23,12 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import ValidationFailed
 from social.errors import QueueEmpty, QueueFull, QueueNotEmpty
+from social.lifecycle import records_moving
 from social.models import AccountQueue, RecordStatus, ScheduledRecord, SocialAccount
-from social.selectors import best_times, queue_account, queue_records, settings_for
-from social.services.lifecycle import records_moving
-from social.services.records import MAX_DAYS_AHEAD, Scheduled, schedule, user_accounts, zone_of
-from social.wallclock import Week, slots_sorted
+from social.planning.selectors import best_times, queue_account, queue_records
+from social.planning.services.records import MAX_DAYS_AHEAD, Scheduled, schedule, zone_of
+from social.planning.wallclock import Week, slots_sorted
+from social.selectors import settings_for, user_accounts
 
 POSITIONS = ("last", "next")
 FREE_SLOT_WINDOW = timedelta(days=28)  # the taken slots read at a time while looking for a gap

@@ -19,7 +19,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from accounts.models import User
 from core import outbound
 from core.errors import ValidationFailed
-from social import mp4
+from social.content import mp4
 from social.errors import ImageTooLarge, MediaNotFound, MediaQuotaExceeded
 from social.models import MediaItem
 from social.providers.base import MediaFile
@@ -223,8 +223,8 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
 
 def video_probe(stream: Any, size: int, mime: str) -> dict[str, Any]:
     """`duration` (seconds), `width`, `height` from the video's own header, read by the
-    bounded walker (social.mp4: the media data is stepped over, not read); 400 when the bytes
-    are not a video of `mime`."""
+    bounded walker (social.content.mp4: the media data is stepped over, not read); 400 when the
+    bytes are not a video of `mime`."""
     try:
         header = mp4.probe(_Uploaded(stream, size), deadline=time.monotonic() + PROBE_SECONDS)
     except mp4.NotAVideo as error:
@@ -237,7 +237,7 @@ def video_probe(stream: Any, size: int, mime: str) -> dict[str, Any]:
 
 
 # The header walk of an upload reads a few dozen small pieces of a local file: this is far
-# more than a real video needs, and bounds a crafted one (with social.mp4.MAX_BOXES).
+# more than a real video needs, and bounds a crafted one (with social.content.mp4.MAX_BOXES).
 PROBE_SECONDS = 2.0
 HOSTED_PROBE_SECONDS = 10.0  # all the ranged reads of one hosted file's header together
 HEADER_WINDOW_BYTES = 64 * 1024  # one ranged read: the start of the file, or of its moov

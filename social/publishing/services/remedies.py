@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import ValidationFailed
 from notifications import events
+from social.content import post_status_refresh, record_parts
 from social.errors import (
     AccountNotConnected,
     AccountNotFound,
@@ -32,11 +33,10 @@ from social.errors import (
     RecordNotUnconfirmed,
     TargetTaken,
 )
+from social.lifecycle import record_failure_event
 from social.models import AccountStatus, Post, RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
 from social.outcomes import CATEGORIES, record_error
-from social.services.lifecycle import record_failure_event
-from social.services.posts import post_status_refresh, record_parts
 
 RETRY_LIMIT = 1000  # failed records one filtered retry takes (a repeat takes the rest)
 

@@ -4,11 +4,8 @@ how long each network counts it, and what it would refuse; nothing stored, nothi
 from typing import Any
 
 from accounts.models import User
-from social.models import Post
-from social.networks import NETWORKS
-from social.providers.base import Adapter
-from social.services.composition import Part, Target, parts_of, target_problems
-from social.services.posts import (
+from social.content.services.composition import Part, Target, parts_of, target_problems
+from social.content.services.posts import (
     account_target,
     alt_required,
     draft_of,
@@ -17,7 +14,10 @@ from social.services.posts import (
     post_waiting_targets,
     user_post,
 )
-from social.services.records import user_accounts
+from social.models import Post
+from social.networks import NETWORKS
+from social.providers.base import Adapter
+from social.selectors import user_accounts
 
 
 def post_preview(

@@ -11,7 +11,10 @@ from accounts.models import User
 from core.errors import ValidationFailed
 from core.times import iso
 from notifications import events
+from social.content.services.composition import Draft, Target, option_problems, validate_targets
+from social.content.services.media import media_files, media_ids_check
 from social.errors import PostAlreadyPublished, PostNotFound
+from social.lifecycle import post_deleted_emit, post_saved_emit, posts_partially_published
 from social.models import (
     OPEN_STATUSES,
     AccountStatus,
@@ -26,9 +29,6 @@ from social.models import (
 from social.outcomes import record_error
 from social.providers.base import MediaFile
 from social.selectors import settings_for
-from social.services.composition import Draft, Target, option_problems, validate_targets
-from social.services.lifecycle import post_deleted_emit, post_saved_emit, posts_partially_published
-from social.services.media import media_files, media_ids_check
 
 # The post fields a client writes, by their API names.
 FIELDS = {
