@@ -16,14 +16,8 @@ from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody, TimeZoneField
 from core.times import iso
-from social.api.posts import (
-    MAX_TARGETS,
-    PostFields,
-    PostSerializer,
-    RecordSerializer,
-    _fields,
-    scheduled_data,
-)
+from social.api.post_input import MAX_TARGETS, PostFields, post_fields
+from social.api.post_output import PostSerializer, RecordSerializer, scheduled_data
 from social.api.recurrence import RecurrenceFields
 from social.models import WEEKDAYS, AccountQueue
 from social.planning import (
@@ -155,7 +149,7 @@ class QueueAddView(APIView):
         done = queue_add(
             user=request_user(request),
             account_ids=data["accountIds"],
-            fields=_fields(data),
+            fields=post_fields(data),
             post_id=data.get("postId"),
             position=data["position"],
             recurrence=dict(recurrence) if recurrence is not None else None,

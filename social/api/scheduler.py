@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from accounts.scopes import KEYS_REFUSED
 from core.api.envelope import Envelope
 from core.api.serializers import NoBody
-from social.api.posts import outcome_error, outcomes_errors
+from social.api.errors import outcome_error, outcomes_errors
 from social.errors import InvalidCronSecret
 from social.publishing import Outcome, scheduler_run
 

@@ -17,7 +17,7 @@ from rest_framework import serializers
 
 from core.times import iso
 from notifications.models import Notification, OutboxEvent
-from social.api.posts import PostSerializer
+from social.api.post_output import PostSerializer
 from social.models import (
     WEEKDAYS,
     AccountQueue,
