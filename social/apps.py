@@ -32,6 +32,7 @@ class SocialConfig(AppConfig):
         for content in (Post, Campaign, MediaItem, AnalyticsRecord, PostCounter, SocialSettings):
             user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=social_erase)
 
+        import social.tasks  # noqa: F401 (registers the tasks its services queue by name)
         from notifications.events import subscribe
         from social.connections import ACCOUNT_PREFERENCES, accounts_notify, at_risk_notify
         from social.planning import series_after_outcomes

@@ -2,9 +2,10 @@
 what a user does about an outcome. Siblings and the API import from here only."""
 
 from social.publishing.services.attempts import (
-    Outcome,
     record_processing_continue,
-    records_notify,
+)
+from social.publishing.services.job import (
+    Outcome,
 )
 from social.publishing.services.publish_now import (
     publish_now,
@@ -17,6 +18,9 @@ from social.publishing.services.remedies import (
 )
 from social.publishing.services.scheduler import (
     scheduler_run,
+)
+from social.publishing.services.settle import (
+    records_notify,
 )
 from social.publishing.services.timer import (
     SchedulerTimer,

@@ -407,9 +407,10 @@ def test_a_failed_batch_is_settled_record_by_record(
     from django.db import DatabaseError
 
     import social.publishing.services.attempts as publishing
+    import social.publishing.services.settle as settlement
 
     ids = schedule(ada_client, ada_accounts, "mastodon", "bluesky", "devto")
-    real, failed = publishing._announce, list[Any]()
+    real, failed = settlement._announce, list[Any]()
 
     def announce_failing_once(jobs: Any) -> None:
         if not failed:
@@ -417,7 +418,7 @@ def test_a_failed_batch_is_settled_record_by_record(
             raise DatabaseError("simulated")
         real(jobs)
 
-    monkeypatch.setattr(publishing, "_announce", announce_failing_once)
+    monkeypatch.setattr(settlement, "_announce", announce_failing_once)
     monkeypatch.setattr(publishing, "SETTLE_BATCH", 10)
     outcomes = scheduler_run().outcomes
     assert failed

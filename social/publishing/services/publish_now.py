@@ -14,7 +14,8 @@ from accounts.models import User
 from social.content import post_status_refresh
 from social.models import Post, RecordStatus, ScheduledRecord
 from social.planning import post_with_targets, record_of, records_admit
-from social.publishing.services.attempts import Outcome, records_attempt
+from social.publishing.services.attempts import records_attempt
+from social.publishing.services.job import Outcome
 from social.selectors import user_accounts
 
 

@@ -10,7 +10,7 @@ waiting), and the UPDATE that claims them only takes rows still `Scheduled`, sta
 with this run's claim token; the run then works on exactly the rows carrying its token. On
 SQLite the same conditional UPDATE is the claim (SQLite runs one write at a time). Published
 records whose later parts wait for their retry (social.md section 9) are claimed the same way
-when due, their status left Published (attempts.PARTS), and reaped the same way.
+when due, their status left Published (job.PARTS), and reaped the same way.
 
 The same service runs from beat (every SCHEDULER_INTERVAL_SECONDS), from
 `POST /api/social/scheduler/run` (cron, with X-Cron-Secret) and from
@@ -30,7 +30,8 @@ from core import metrics
 from social.content import posts_live_of, posts_records
 from social.models import RecordStatus, ScheduledRecord
 from social.planning import records_admit
-from social.publishing.services.attempts import PARTS, RECORDS, Outcome, records_attempt
+from social.publishing.services.attempts import records_attempt
+from social.publishing.services.job import PARTS, RECORDS, Outcome
 from social.selectors import paused_queued
 
 logger = logging.getLogger(__name__)
@@ -133,7 +134,7 @@ def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledR
 
 
 def _parts_claim(*, limit: int, now: datetime) -> list[ScheduledRecord]:
-    """Claim up to `limit` Published records whose later parts are due (attempts.PARTS: their
+    """Claim up to `limit` Published records whose later parts are due (job.PARTS: their
     status stays Published; no daily cap, which counts posts, and no live event: nothing a
     user sees changes until their result)."""
     due = ScheduledRecord.objects.filter(
