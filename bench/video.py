@@ -68,7 +68,7 @@ def reset_peak(pid: int) -> None:
 
 def connect(user: Any, providers: Any) -> list[str]:
     """The five accounts, connected through the services as the API connects them."""
-    from social.connections.services.accounts import account_connect, connect_authorize
+    from social.connections.services.connect import account_connect, connect_authorize
     from social.providers.base import ConnectRequest
     from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE
 

@@ -1,22 +1,23 @@
 """Connections: a user's social accounts from connect to disconnect: the consent flow and the
-credentials it stores (services/accounts.py), their upkeep and health, the daily analytics read
+credentials it stores, their upkeep and health, the daily analytics read
 through them, the hub's settings and the erasure of it all. Siblings and the API import from
 here only."""
 
 from social.connections.services.accounts import (
     ACCOUNT_PREFERENCES,
-    account_connect,
     account_disconnect,
-    account_mark_expired,
     accounts_notify,
     accounts_release,
-    connect_authorize,
     connect_states_forget,
-    credentials_keep,
-    sessions_open,
 )
 from social.connections.services.analytics import (
     metrics_collect,
+)
+from social.connections.services.connect import account_connect, connect_authorize
+from social.connections.services.credentials import (
+    account_mark_expired,
+    credentials_keep,
+    sessions_open,
 )
 from social.connections.services.erasure import (
     social_erase,

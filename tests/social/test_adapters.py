@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from core import outbound
 from notifications.models import Notification
-from social.connections.services.accounts import credentials_keep, credentials_of
+from social.connections.services.credentials import credentials_keep, credentials_of
 from social.models import SocialAccount
 from social.networks import NETWORKS
 from social.providers import bluesky, linkedin, mastodon, meta

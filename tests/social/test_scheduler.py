@@ -14,7 +14,7 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from notifications.models import Notification, OutboxEvent
-from social.connections.services.accounts import credentials_of
+from social.connections.services.credentials import credentials_of
 from social.content.services.composition import compose
 from social.content.services.posts import draft_of
 from social.models import Post, ScheduledRecord, SocialAccount, SocialSettings

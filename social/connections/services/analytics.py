@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from core import outbound
 from core.concurrency import bounded_map
-from social.connections.services.accounts import (
+from social.connections.services.credentials import (
     account_mark_expired,
     credentials_keep,
     sessions_open,

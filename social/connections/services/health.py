@@ -33,7 +33,7 @@ from core.times import iso
 from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
-from social.connections.services.accounts import (
+from social.connections.services.credentials import (
     account_mark_expired,
     credentials_keep,
     sessions_open,

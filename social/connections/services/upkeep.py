@@ -12,11 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core import outbound
-from social.connections.services.accounts import (
-    Session,
-    account_mark_expired,
-    sessions_open,
-)
+from social.connections.services.credentials import Session, account_mark_expired, sessions_open
 from social.lifecycle import account_expiring_emit
 from social.models import AccountStatus, ConnectState, Provider, SocialAccount
 from social.networks import NETWORKS
