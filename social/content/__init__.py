@@ -23,13 +23,7 @@ from social.content.services.media import (
     media_register,
     media_upload,
 )
-from social.content.services.posts import (
-    account_target,
-    draft_of,
-    post_apply,
-    post_counted,
-    post_delete,
-    post_save,
+from social.content.services.post_status import (
     post_scheduled_fresh,
     post_status_refresh,
     posts_live,
@@ -38,6 +32,14 @@ from social.content.services.posts import (
     posts_records,
     record_data,
     record_parts,
+)
+from social.content.services.posts import (
+    account_target,
+    draft_of,
+    post_apply,
+    post_counted,
+    post_delete,
+    post_save,
     user_post,
 )
 from social.content.services.preview import (

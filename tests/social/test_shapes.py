@@ -9,7 +9,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from social.api.post_output import PostSerializer, RecordSerializer
-from social.content.services.posts import record_data
+from social.content.services.post_status import record_data
 from social.models import Post, ScheduledRecord
 from social.selectors import with_records
 
