@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from notifications import events
+from social.error_objects import record_error
 from social.models import (
     AccountHealth,
     Post,
@@ -18,7 +19,6 @@ from social.models import (
     ScheduledRecord,
     SocialAccount,
 )
-from social.outcomes import record_error
 
 
 def record_failure_event(record: ScheduledRecord, context: dict[str, Any]) -> events.Public:

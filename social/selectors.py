@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from core.errors import ValidationFailed
+from social.error_objects import record_error
 from social.errors import RecordNotFound
 from social.models import (
     AccountQueue,
@@ -24,7 +25,6 @@ from social.models import (
     SocialAccount,
     SocialSettings,
 )
-from social.outcomes import record_error
 
 
 def account_list(*, user: User) -> QuerySet[SocialAccount]:

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.fields import SkipField
 
-from social.outcomes import error_object
+from social.error_objects import error_object
 from social.publishing import Outcome
 from social.selectors import (
     record_errors,

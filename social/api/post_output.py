@@ -10,8 +10,8 @@ from rest_framework import serializers
 from core.times import iso
 from social.api.recurrence import RecurrenceOutput, post_recurrence
 from social.content import record_data
+from social.error_objects import history_entry, record_error
 from social.models import Post, ScheduledRecord
-from social.outcomes import history_entry, record_error
 from social.planning import (
     Scheduled,
 )

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from core import outbound
-from social import outcomes
+from social import error_objects, outcomes
 from social.content.services.composition import Target, problems, target_problems
 from social.content.services.composition import compose as composed
 from social.models import Provider
@@ -149,7 +149,7 @@ def test_a_seventh_network_needs_only_its_module_and_registry_line(ada_client, s
         "refused", status=401, excerpt='{"error": "token_gone", "message": "gone"}'
     )
     assert outcomes.attempt_error("example", refused)["category"] == "auth_expired"
-    assert "Example" in outcomes.remedy_for("auth_expired", "example")
+    assert "Example" in error_objects.remedy_for("auth_expired", "example")
 
 
 def test_an_option_no_network_declares_is_400_naming_it_and_nothing_is_saved(ada_client):

@@ -9,6 +9,7 @@ from django.db.models import Count, Q
 
 from core.times import iso
 from notifications import events
+from social.error_objects import record_error
 from social.lifecycle import posts_partially_published
 from social.models import (
     OPEN_STATUSES,
@@ -17,7 +18,6 @@ from social.models import (
     RecordStatus,
     ScheduledRecord,
 )
-from social.outcomes import record_error
 
 # The post fields a client writes, by their API names.
 

@@ -24,6 +24,7 @@ from accounts.models import User
 from core.errors import ValidationFailed
 from notifications import events
 from social.content import post_status_refresh, record_parts
+from social.error_objects import record_error
 from social.errors import (
     AccountNotConnected,
     AccountNotFound,
@@ -36,7 +37,7 @@ from social.errors import (
 from social.lifecycle import record_failure_event
 from social.models import AccountStatus, Post, RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
-from social.outcomes import CATEGORIES, record_error
+from social.outcomes import CATEGORIES
 
 RETRY_LIMIT = 1000  # failed records one filtered retry takes (a repeat takes the rest)
 
