@@ -75,7 +75,7 @@ def fill(account: Any, count: int) -> list[str]:
     from django.utils import timezone
 
     from social.models import Post, ScheduledRecord
-    from social.wallclock import Week
+    from social.planning.wallclock import Week
 
     week = Week.of(SLOTS, ZoneInfo("Europe/Paris"))
     last = (

@@ -254,7 +254,7 @@ def lateness_periodic(
     from django.conf import settings
     from django.utils import timezone
 
-    from social.services.scheduler import scheduler_run
+    from social.publishing.services.scheduler import scheduler_run
 
     interval = float(settings.SCHEDULER_INTERVAL_SECONDS)
     start = timezone.now() + timedelta(seconds=2)
@@ -362,7 +362,7 @@ def cpu_split(args: argparse.Namespace, accounts: list[Any]) -> int:
     from django.conf import settings
     from django.utils import timezone
 
-    from social.services.timer import timer_pass
+    from social.publishing.services.timer import timer_pass
 
     platform = Platform(0.0)
     try:

@@ -68,8 +68,8 @@ def reset_peak(pid: int) -> None:
 
 def connect(user: Any, providers: Any) -> list[str]:
     """The five accounts, connected through the services as the API connects them."""
+    from social.connections.services.connect import account_connect, connect_authorize
     from social.providers.base import ConnectRequest
-    from social.services.accounts import account_connect, connect_authorize
     from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE
 
     ids = []
@@ -96,7 +96,7 @@ def video_item(user: Any, size_mb: int) -> Any:
     storage, probed from its header)."""
     from django.core.files.uploadedfile import TemporaryUploadedFile
 
-    from social.services.media import media_upload
+    from social.content.services.media import media_upload
     from tests.social.videos import mp4
 
     upload = TemporaryUploadedFile("launch.mp4", "application/octet-stream", 0, None)
@@ -148,7 +148,7 @@ def measure(bench: harness.Bench) -> int:
         bench.django_setup(**env)
         from django.utils import timezone
 
-        from social.services.records import schedule_to_accounts
+        from social.planning.services.records import schedule_to_accounts
 
         (user,) = harness.users_create("bench-video", 1)
         accounts = connect(user, providers)

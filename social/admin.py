@@ -12,6 +12,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.admin import PANEL_ROWS, user_admin_extend
 from core.admin import ReadOnlyAdmin
+from social.connections import account_mark_expired
 from social.models import (
     AccountQueue,
     AnalyticsRecord,
@@ -25,10 +26,8 @@ from social.models import (
     SocialAccount,
     SocialSettings,
 )
-from social.selectors import queue_records, scheduler_lateness
-from social.services.accounts import account_mark_expired
-from social.services.records import record_retry
-from social.services.recurrence import series_end
+from social.planning import queue_records, record_retry, series_end
+from social.selectors import scheduler_lateness
 
 
 @admin.register(SocialAccount)

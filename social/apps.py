@@ -11,6 +11,7 @@ class SocialConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.hooks import user_data
+        from social.connections import accounts_release, connect_states_forget, social_erase
         from social.models import (
             AnalyticsRecord,
             Campaign,
@@ -22,8 +23,6 @@ class SocialConfig(AppConfig):
             SocialAccount,
             SocialSettings,
         )
-        from social.services.accounts import accounts_release, connect_states_forget
-        from social.services.erasure import social_erase
 
         # Connected accounts act elsewhere in the user's name: none survives a takeover (their
         # waiting records are cancelled with them).
@@ -33,11 +32,11 @@ class SocialConfig(AppConfig):
         for content in (Post, Campaign, MediaItem, AnalyticsRecord, PostCounter, SocialSettings):
             user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=social_erase)
 
+        import social.tasks  # noqa: F401 (registers the tasks its services queue by name)
         from notifications.events import subscribe
-        from social.services.accounts import ACCOUNT_PREFERENCES, accounts_notify
-        from social.services.attempts import records_notify
-        from social.services.health import at_risk_notify
-        from social.services.recurrence import series_after_outcomes
+        from social.connections import ACCOUNT_PREFERENCES, accounts_notify, at_risk_notify
+        from social.planning import series_after_outcomes
+        from social.publishing import records_notify
 
         for event in ("post.published", "post.failed", "post.unconfirmed"):
             subscribe(event, records_notify)

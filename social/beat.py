@@ -22,7 +22,7 @@ def entries(settings: Any) -> dict[str, dict[str, Any]]:
     # instead). A run that waited longer than one interval in the queue is dropped: the next
     # one claims whatever is due.
     # The pre-flight check of accounts with posts due in the next 24 hours (each account once
-    # in 6 hours: social/services/health.py); 0: off.
+    # in 6 hours: social/connections/services/health.py); 0: off.
     preflight = float(settings.PREFLIGHT_INTERVAL_SECONDS)
     if preflight > 0:
         schedule["social-preflight-run"] = {

@@ -4,16 +4,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from social.errors import AccountNotFound, RecordNotFound
+from core.errors import ValidationFailed
+from social.error_objects import record_error
+from social.errors import RecordNotFound
 from social.models import (
-    WEEKDAYS,
     AccountQueue,
     AccountStatus,
     AnalyticsRecord,
@@ -25,9 +25,6 @@ from social.models import (
     SocialAccount,
     SocialSettings,
 )
-from social.networks import NETWORKS
-from social.outcomes import record_error
-from social.wallclock import Week
 
 
 def account_list(*, user: User) -> QuerySet[SocialAccount]:
@@ -46,6 +43,27 @@ def settings_for_users(user_ids: Iterable[Any]) -> dict[Any, SocialSettings]:
     ids = set(user_ids)
     found = {row.user_id: row for row in SocialSettings.objects.filter(user_id__any=list(ids))}
     return {pk: found.get(pk) or SocialSettings(user_id=pk) for pk in ids}
+
+
+def user_accounts(*, user: User, account_ids: list[Any]) -> list[SocialAccount]:
+    """The user's connected accounts, in the order asked; 400 naming the others."""
+    wanted = list(dict.fromkeys(str(account_id) for account_id in account_ids))
+    found = {
+        str(account.pk): account
+        for account in SocialAccount.objects.filter(pk__in=wanted, user=user).select_related(
+            "app", "user"
+        )
+    }
+    problems = []
+    for account_id in wanted:
+        account = found.get(account_id)
+        if account is None or account.status == AccountStatus.DISCONNECTED:
+            problems.append(f"{account_id}: no such connected account.")
+        elif account.status == AccountStatus.EXPIRED:
+            problems.append(f"{account_id}: the connection expired; reconnect the account.")
+    if problems:
+        raise ValidationFailed(details={"accountIds": problems})
+    return [found[account_id] for account_id in wanted]
 
 
 def post_total(*, user: User) -> int:
@@ -165,6 +183,13 @@ def analytics_list(
     return rows.order_by("-date", "provider", "id")
 
 
+def paused_queued() -> Q:
+    """Queued records of a paused queue: the scheduler skips them (exclude them from its
+    reads; one subquery over the few paused queues)."""
+    paused = AccountQueue.objects.filter(paused=True).values("account_id")
+    return Q(queued=True, account_id__in=paused)
+
+
 def records_due(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
     """What a run would claim now (for `run_scheduler --dry-run`); nothing is changed."""
     now = now or timezone.now()
@@ -243,137 +268,3 @@ def scheduler_lateness(*, hours: float = 1.0, now: datetime | None = None) -> La
         .exclude(paused_queued())
         .count(),
     )
-
-
-# --- The posting queue and best times (social.md section 11) ---------------------------------
-
-
-def paused_queued() -> Q:
-    """Queued records of a paused queue: the scheduler skips them (exclude them from its
-    reads; one subquery over the few paused queues)."""
-    paused = AccountQueue.objects.filter(paused=True).values("account_id")
-    return Q(queued=True, account_id__in=paused)
-
-
-def queue_account(*, user: User, account_id: Any) -> SocialAccount:
-    """The user's account (not disconnected) with its queue, if it has one; 404 otherwise."""
-    account = (
-        SocialAccount.objects.filter(pk=account_id, user=user)
-        .exclude(status=AccountStatus.DISCONNECTED)
-        .select_related("queue")
-        .first()
-    )
-    if account is None:
-        raise AccountNotFound()
-    return account
-
-
-def queue_of(*, user: User, account_id: Any) -> AccountQueue:
-    """The account's queue; an account without one has none of its own yet: no slots, the
-    user's default zone (unsaved)."""
-    account = queue_account(user=user, account_id=account_id)
-    queue: AccountQueue | None = getattr(account, "queue", None)
-    if queue is None:
-        queue = AccountQueue(account=account, time_zone=settings_for(user).default_timezone)
-    return queue
-
-
-def queue_records(*, account_id: Any) -> QuerySet[ScheduledRecord]:
-    """The account's queue: its waiting queued records never attempted yet (a retry waits at
-    its own time), in queue order."""
-    return ScheduledRecord.objects.filter(
-        account_id=account_id, queued=True, status=RecordStatus.SCHEDULED, attempts=0
-    ).order_by("scheduled_time", "id")
-
-
-UPCOMING_DAYS = 14  # how far ahead a queue shows its slots
-
-
-def queue_upcoming(
-    *, queue: AccountQueue, now: datetime | None = None
-) -> list[tuple[datetime, Any | None]]:
-    """The queue's slots in the next UPCOMING_DAYS, each with the waiting queued record that
-    holds it, or None (one query)."""
-    now = now or timezone.now()
-    week = Week.of(queue.slots, ZoneInfo(queue.time_zone))
-    times = week.between(now, now + timedelta(days=UPCOMING_DAYS))
-    if not times or queue._state.adding:
-        return [(at, None) for at in times]
-    held = dict(
-        ScheduledRecord.objects.filter(
-            account_id=queue.account_id,
-            queued=True,
-            status=RecordStatus.SCHEDULED,
-            scheduled_time__gte=times[0],
-            scheduled_time__lte=times[-1],
-        ).values_list("scheduled_time", "id")
-    )
-    return [(at, held.get(at)) for at in times]
-
-
-BEST_TIMES = 5
-BEST_TIMES_MIN_POSTS = 10  # published posts with metrics before the account's own data count
-BEST_TIMES_POSTS = 500  # the most recent published posts read
-
-
-@dataclass(frozen=True, slots=True)
-class BestTime:
-    day: str
-    time: str
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
-class BestTimes:
-    source: str  # "analytics" or "default"
-    times: list[BestTime]
-
-
-def best_times(*, account: SocialAccount, zone: Any) -> BestTimes:
-    """The account's BEST_TIMES best weekly times, best first: from its own analytics when
-    BEST_TIMES_MIN_POSTS of its published posts have metrics (engagement per impression of
-    each hour of the week, in `zone`, over its last BEST_TIMES_POSTS posts; a post counts
-    with its latest counters), otherwise the platform's defaults."""
-    latest = AnalyticsRecord.objects.filter(record=OuterRef("pk")).order_by("-date")
-    rows = list(
-        ScheduledRecord.objects.filter(
-            account=account, status=RecordStatus.PUBLISHED, published_at__isnull=False
-        )
-        .annotate(
-            seen=Subquery(latest.values("impressions")[:1]),
-            engaged=Subquery(latest.values("engagement")[:1]),
-        )
-        .filter(seen__isnull=False)
-        .order_by("-published_at")
-        .values_list("published_at", "seen", "engaged")[:BEST_TIMES_POSTS]
-    )
-    defaults = [
-        BestTime(day=day, time=at, score=round(1.0 - 0.1 * rank, 2))
-        for rank, (day, at) in enumerate(NETWORKS[account.provider].best_times)
-    ]
-    if len(rows) < BEST_TIMES_MIN_POSTS:
-        return BestTimes(source="default", times=defaults)
-    hours: dict[tuple[int, int], list[int]] = {}  # (weekday, hour) -> [engaged, seen, posts]
-    for published_at, seen, engaged in rows:
-        if published_at is None:  # filtered out above; for the type checker
-            continue
-        local = published_at.astimezone(zone)
-        total = hours.setdefault((local.weekday(), local.hour), [0, 0, 0])
-        total[0], total[1], total[2] = total[0] + engaged, total[1] + seen, total[2] + 1
-
-    def rate(total: list[int]) -> float:
-        return total[0] / total[1] if total[1] else 0.0
-
-    ranked = sorted(hours.items(), key=lambda item: (-rate(item[1]), -item[1][2], item[0]))
-    times = [
-        BestTime(day=WEEKDAYS[day], time=f"{hour:02d}:00", score=round(rate(total), 4))
-        for (day, hour), total in ranked[:BEST_TIMES]
-    ]
-    # Fewer hours than that with posts: the platform's defaults complete the list, scored 0.
-    taken = {(t.day, t.time) for t in times}
-    for default in defaults:
-        if len(times) == BEST_TIMES:
-            break
-        if (default.day, default.time) not in taken:
-            times.append(BestTime(day=default.day, time=default.time, score=0.0))
-    return BestTimes(source="analytics", times=times)

@@ -5,14 +5,10 @@ from typing import Any
 from celery import shared_task, signals
 from django.conf import settings
 
-from social.services.analytics import metrics_collect
-from social.services.attempts import record_processing_continue
-from social.services.health import preflight_run
-from social.services.scheduler import scheduler_run
-from social.services.timer import SchedulerTimer
-from social.services.upkeep import accounts_maintain
+from social.connections import accounts_maintain, metrics_collect, preflight_run
+from social.publishing import SchedulerTimer, record_processing_continue, scheduler_run
 
-timer = SchedulerTimer()  # one per process (social/services/timer.py)
+timer = SchedulerTimer()  # one per process (social/publishing/services/timer.py)
 
 
 @shared_task(acks_late=True)  # idempotent: each warning is sent once

@@ -9,7 +9,7 @@ from rest_framework.throttling import BaseThrottle
 
 from accounts.authentication import request_user
 from core import ratelimit
-from social.services.media import media_owner
+from social.content import media_owner
 
 UPLOAD_RATE_PERIOD_SECONDS = 3600
 

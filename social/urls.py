@@ -3,7 +3,17 @@
 from django.urls import path
 
 from social.api import accounts as api
-from social.api import analytics, library, outcomes, platforms, posts, queue, scheduler
+from social.api import (
+    analytics,
+    library,
+    outcomes,
+    platforms,
+    posts,
+    preview,
+    queue,
+    schedule,
+    scheduler,
+)
 
 urlpatterns = [
     path("social/platforms", platforms.PlatformListView.as_view(), name="social-platforms"),
@@ -22,9 +32,9 @@ urlpatterns = [
     path("social/disconnect", api.DisconnectView.as_view(), name="social-disconnect"),
     path("social/posts", posts.PostListView.as_view(), name="social-posts"),
     path("social/posts/<uuid:post_id>", posts.PostDetailView.as_view(), name="social-post"),
-    path("social/publish", posts.PublishView.as_view(), name="social-publish"),
-    path("social/preview", posts.PreviewView.as_view(), name="social-preview"),
-    path("social/schedule", posts.ScheduleView.as_view(), name="social-schedule"),
+    path("social/publish", schedule.PublishView.as_view(), name="social-publish"),
+    path("social/preview", preview.PreviewView.as_view(), name="social-preview"),
+    path("social/schedule", schedule.ScheduleView.as_view(), name="social-schedule"),
     path("social/campaigns", library.CampaignListView.as_view(), name="social-campaigns"),
     path(
         "social/campaigns/<uuid:campaign_id>",
@@ -40,7 +50,7 @@ urlpatterns = [
     path("social/analytics", analytics.AnalyticsListView.as_view(), name="social-analytics"),
     path(
         "social/schedule/<uuid:record_id>",
-        posts.ScheduleDetailView.as_view(),
+        schedule.ScheduleDetailView.as_view(),
         name="social-schedule-record",
     ),
     path("social/schedule/retry", outcomes.RecordsRetryView.as_view(), name="social-retry"),

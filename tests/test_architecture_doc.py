@@ -10,7 +10,10 @@ from tests.servers import ROOT
 DOC = ROOT / "docs" / "architecture.md"
 # The packages a newcomer looks for a behaviour in, one module per subject.
 MAPPED = (
-    "social/services",
+    "social/connections/services",
+    "social/content/services",
+    "social/planning/services",
+    "social/publishing/services",
     "social/networks",
     "social/providers",
     "notifications/services",
@@ -35,10 +38,22 @@ def test_every_module_of_the_package_is_in_the_table(package):
     assert sorted(modules - table_paths()) == []
 
 
+# The social hub's sub-domains: each one's facade and the modules beside its services.
+SUB_DOMAINS = ("social/connections", "social/content", "social/planning", "social/publishing")
+
+
+@pytest.mark.parametrize("package", SUB_DOMAINS)
+def test_every_sub_domain_has_its_facade_and_modules_in_the_table(package):
+    modules = {path.relative_to(ROOT).as_posix() for path in (ROOT / package).glob("*.py")}
+
+    assert f"{package}/__init__.py" in modules
+    assert sorted(modules - table_paths()) == []
+
+
 def test_every_module_in_the_table_exists():
     named = table_paths()
 
-    assert {"social/services/posts.py", "notifications/services/outbox.py"} <= named
+    assert {"social/content/services/posts.py", "notifications/services/outbox.py"} <= named
     # Repository paths (the rooms table's `models.py`, `tasks.py` name a file of any app).
     paths = {path for path in named if "/" in path}
     assert sorted(path for path in paths if not (ROOT / path).is_file()) == []

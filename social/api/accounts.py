@@ -13,11 +13,11 @@ from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer
 from core.errors import ValidationFailed
+from social.connections import account_connect, account_disconnect, connect_authorize
 from social.models import Provider, SocialAccount
 from social.networks import NETWORKS
 from social.providers.base import ConnectRequest
 from social.selectors import account_list
-from social.services.accounts import account_connect, account_disconnect, connect_authorize
 
 MAX_CODE_LENGTH = 4096  # OAuth codes, app passwords and API keys are far shorter
 # The platforms connected through a consent page (the others take credentials at connect).

@@ -17,19 +17,21 @@ from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.parsers import BoundedJSONParser
 from core.api.serializers import BodySerializer, TimeZoneField
-from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
-from social.selectors import settings_for
-from social.services.campaigns import campaign_delete, campaign_save, user_campaign
-from social.services.media import (
+from social.connections import settings_data, settings_update
+from social.content import (
     IMAGE_TYPES,
     MAX_ALT,
     VIDEO_TYPES,
+    campaign_delete,
+    campaign_save,
     media_alt_set,
     media_delete,
     media_register,
+    user_campaign,
 )
-from social.services.media import media_upload as media_store
-from social.services.preferences import settings_data, settings_update
+from social.content import media_upload as media_store
+from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
+from social.selectors import settings_for
 from social.throttling import MediaUploadThrottle
 
 Deleted = inline_serializer("LibraryItemDeleted", {"success": serializers.BooleanField()})

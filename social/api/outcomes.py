@@ -14,10 +14,10 @@ from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody
-from social.api.posts import RecordDetailSerializer
+from social.api.post_output import RecordDetailSerializer
+from social.connections import account_health
 from social.outcomes import CATEGORIES
-from social.services.health import account_health
-from social.services.remedies import RESOLUTIONS, record_resolve, record_retry, records_retry
+from social.publishing import RESOLUTIONS, record_resolve, record_retry, records_retry
 
 
 class RecordRetryView(APIView):

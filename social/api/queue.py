@@ -16,25 +16,22 @@ from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody, TimeZoneField
 from core.times import iso
-from social.api.posts import (
-    MAX_TARGETS,
-    PostFields,
-    PostSerializer,
-    RecordSerializer,
-    _fields,
-    scheduled_data,
-)
+from social.api.post_input import MAX_TARGETS, PostFields, post_fields
+from social.api.post_output import PostSerializer, RecordSerializer, scheduled_data
 from social.api.recurrence import RecurrenceFields
 from social.models import WEEKDAYS, AccountQueue
-from social.selectors import best_times, queue_of, queue_upcoming
-from social.services.queue import (
+from social.planning import (
     POSITIONS,
+    SLOT_TIME,
+    best_times,
     queue_add,
+    queue_of,
     queue_reorder,
     queue_slots_suggest,
+    queue_upcoming,
     queue_update,
+    slots_sorted,
 )
-from social.wallclock import SLOT_TIME, slots_sorted
 
 MAX_SLOTS = 50  # a week's slots at most
 MAX_REORDER = 10_000  # records in one reorder
@@ -152,7 +149,7 @@ class QueueAddView(APIView):
         done = queue_add(
             user=request_user(request),
             account_ids=data["accountIds"],
-            fields=_fields(data),
+            fields=post_fields(data),
             post_id=data.get("postId"),
             position=data["position"],
             recurrence=dict(recurrence) if recurrence is not None else None,

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from core.api.serializers import BodySerializer
 from core.times import iso
 from social.models import Post
-from social.services.recurrence import MAX_COUNT, occurrences_next, recurrence_data
+from social.planning import MAX_COUNT, occurrences_next, recurrence_data
 
 
 class RecurrenceFields(BodySerializer):

@@ -15,10 +15,9 @@ from rest_framework.views import APIView
 from accounts.scopes import KEYS_REFUSED
 from core.api.envelope import Envelope
 from core.api.serializers import NoBody
-from social.api.posts import outcome_error, outcomes_errors
+from social.api.errors import outcome_error, outcomes_errors
 from social.errors import InvalidCronSecret
-from social.services.attempts import Outcome
-from social.services.scheduler import scheduler_run
+from social.publishing import Outcome, scheduler_run
 
 
 def _result(outcome: Outcome, errors: dict[str, Any]) -> dict[str, Any]:

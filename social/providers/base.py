@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import requests
 from django.conf import settings
@@ -23,9 +23,6 @@ from django.utils import timezone
 from core import outbound
 
 logger = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    from social.providers.text import Draft
 
 
 class ConnectionRefused(Exception):
@@ -134,6 +131,34 @@ class MediaFile:
 
 
 @dataclass(frozen=True, slots=True)
+class Draft:
+    """The fields of a post that decide what is published on one network: the post merged
+    with that network's variant (social.md section 9). `thread` holds the follow-up parts
+    (each a Draft of content and media), `first_comment` the comment published right after,
+    `options` the network's own keys (its options schema checked them).
+    `provider` and `from_variant` name where each field came from, so that a problem is
+    reported at the field the user wrote (`variants.bluesky.content`)."""
+
+    content: str
+    title: str = ""
+    hashtags: str = ""
+    link: str = ""
+    media: tuple[MediaFile, ...] = ()
+    thread: tuple["Draft", ...] = ()
+    first_comment: str = ""
+    options: dict[str, Any] = field(default_factory=dict)  # the network's own keys
+    provider: str = ""
+    from_variant: frozenset[str] = frozenset()
+
+    def path(self, name: str) -> str:
+        """The request field a problem with draft field `name` is reported at."""
+        variant = name.split("[", 1)[0].split(".", 1)[0]
+        if self.provider and variant in self.from_variant:
+            return f"variants.{self.provider}.{name}"
+        return name
+
+
+@dataclass(frozen=True, slots=True)
 class VideoRules:
     """What a platform takes as a video (social.md section 10), checked before anything is
     sent."""
@@ -211,12 +236,12 @@ class Adapter(Protocol):
     provider: str
     name: str  # the network's name in the adapter's messages (its declaration's)
 
-    def compose(self, draft: "Draft") -> Content:
+    def compose(self, draft: Draft) -> Content:
         """What the draft becomes on the platform (social.providers.text.Composer)."""
         ...
 
     def problems(
-        self, draft: "Draft", content: Content, limits: dict[str, Any]
+        self, draft: Draft, content: Content, limits: dict[str, Any]
     ) -> list[tuple[str, str]]:
         """(field, message) for each of the platform's own rules the draft breaks."""
         ...

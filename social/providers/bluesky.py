@@ -30,6 +30,7 @@ from social.providers.base import (
     ConnectRequest,
     Content,
     Credentials,
+    Draft,
     Identity,
     Metrics,
     OAuthApp,
@@ -42,7 +43,7 @@ from social.providers.base import (
     same_text,
     stored_file,
 )
-from social.providers.text import Composer, Draft, Problem, graphemes
+from social.providers.text import Composer, Problem, graphemes
 
 # Expired or invalid sessions come back as HTTP 400 with these `error` values.
 AUTH_ERRORS = frozenset({"ExpiredToken", "InvalidToken", "AuthenticationRequired"})

@@ -12,6 +12,7 @@ from social.providers.base import (
     ConnectRequest,
     Content,
     Credentials,
+    Draft,
     Identity,
     Metrics,
     OAuthApp,
@@ -22,7 +23,7 @@ from social.providers.base import (
     moment,
     same_text,
 )
-from social.providers.text import Composer, Draft, Problem, hashtag_list
+from social.providers.text import Composer, Problem, hashtag_list
 
 ACCEPT = "application/vnd.forem.api-v1+json"
 METRICS_PAGES = 10  # /articles/me/all pages of 100 searched for one article's counters

@@ -27,6 +27,7 @@ from social.providers.base import (
     ConnectRequest,
     Content,
     Credentials,
+    Draft,
     Identity,
     Metrics,
     OAuthApp,
@@ -41,7 +42,7 @@ from social.providers.base import (
     same_text,
     stored_file,
 )
-from social.providers.text import URL, Composer, Draft, Problem
+from social.providers.text import URL, Composer, Problem
 
 SCOPES = "write:statuses write:media profile"
 UPLOAD_TIMEOUT_SECONDS = 300.0  # a video's upload: the whole body, then the answer

@@ -23,6 +23,7 @@ from social.providers.base import (
     ConnectRequest,
     Content,
     Credentials,
+    Draft,
     Identity,
     MediaFile,
     Metrics,
@@ -37,7 +38,7 @@ from social.providers.base import (
     moment,
     same_text,
 )
-from social.providers.text import HASHTAG, Composer, Draft, Problem
+from social.providers.text import HASHTAG, Composer, Problem
 
 FACEBOOK_SCOPES = "pages_manage_posts,pages_read_engagement,pages_show_list"
 INSTAGRAM_SCOPES = f"{FACEBOOK_SCOPES},instagram_basic,instagram_content_publish"

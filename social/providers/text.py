@@ -6,11 +6,10 @@ lines, and it must fit the platform's `maxCharacters`. A platform with other rul
 `compose` (LinkedIn and Facebook carry the link in their own field, Dev.to takes the title,
 the markdown and tags) or `problems` (Bluesky counts graphemes and bytes, Mastodon counts a
 link as a fixed length, Instagram needs an image, Dev.to a title). Rules every platform shares
-(how many images, images only) are checked by social.services.composition.
+(how many images, images only) are checked by social.content.services.composition.
 """
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import regex
@@ -20,41 +19,13 @@ from social.providers.base import (
     Attempt,
     Content,
     Credentials,
-    MediaFile,
+    Draft,
     Published,
     VideoRules,
 )
 
 URL = re.compile(r"https?://\S+")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
-
-
-@dataclass(frozen=True, slots=True)
-class Draft:
-    """The fields of a post that decide what is published on one network: the post merged
-    with that network's variant (social.md section 9). `thread` holds the follow-up parts
-    (each a Draft of content and media), `first_comment` the comment published right after,
-    `options` the network's own keys (its options schema checked them).
-    `provider` and `from_variant` name where each field came from, so that a problem is
-    reported at the field the user wrote (`variants.bluesky.content`)."""
-
-    content: str
-    title: str = ""
-    hashtags: str = ""
-    link: str = ""
-    media: tuple[MediaFile, ...] = ()
-    thread: tuple["Draft", ...] = ()
-    first_comment: str = ""
-    options: dict[str, Any] = field(default_factory=dict)  # the network's own keys
-    provider: str = ""
-    from_variant: frozenset[str] = frozenset()
-
-    def path(self, name: str) -> str:
-        """The request field a problem with draft field `name` is reported at."""
-        variant = name.split("[", 1)[0].split(".", 1)[0]
-        if self.provider and variant in self.from_variant:
-            return f"variants.{self.provider}.{name}"
-        return name
 
 
 Problem = tuple[str, str]  # (field, message)

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from social.models import Post, ScheduledRecord, SocialAccount
-from social.services.attempts import RECORDS
+from social.publishing.services.job import RECORDS
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from core.times import iso
 from notifications.models import LiveEvent, Notification, OutboxEvent
 from social import beat
 from social.models import AccountHealth, ScheduledRecord, SocialAccount
-from social.services.caps import records_admit
-from social.services.scheduler import records_claim
+from social.planning.services.caps import records_admit
+from social.publishing.services.scheduler import records_claim
 from social.tasks import preflight_run_task
 from tests.social.conftest import connect
 from tests.social.test_scheduler import make_due, record, run, schedule

@@ -12,11 +12,11 @@ from django.utils import timezone
 
 from core import outbound
 from notifications.models import Notification
+from social.connections.services.credentials import credentials_keep, credentials_of
 from social.models import SocialAccount
 from social.networks import NETWORKS
 from social.providers import bluesky, linkedin, mastodon, meta
 from social.providers.base import Attempt, Content, MediaFile, Published
-from social.services.accounts import credentials_keep, credentials_of
 from tests.social.conftest import connect
 
 pytestmark = pytest.mark.django_db

@@ -241,7 +241,7 @@ ERRORS = {
 }
 SOURCES = [
     *sorted((ROOT / "social/providers").glob("*.py")),
-    ROOT / "social/services/attempts.py",
+    *(ROOT / f"social/publishing/services/{name}.py" for name in ("attempts", "calls", "settle")),
     ROOT / "core/outbound.py",
 ]
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from notifications.models import Notification, OutboxEvent
 from social.models import ScheduledRecord
 from social.providers.bluesky import tid
+from social.publishing.services.scheduler import records_claim
 from social.selectors import records_next_due
-from social.services.scheduler import records_claim
 from tests.social.standins import stamp
 from tests.social.test_scheduler import make_due, run, schedule
 

@@ -1,4 +1,4 @@
-"""The bounded MP4 header walker (social.mp4): what it reads from real layouts, and what it
+"""The bounded MP4 header walker (social.content.mp4): what it reads from real layouts, and what it
 refuses, within its box budget, without reading the rest."""
 
 import struct
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from social import mp4
+from social.content import mp4
 from tests.social.videos import MATRIX, _box, _full
 from tests.social.videos import mp4 as video
 

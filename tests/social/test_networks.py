@@ -8,13 +8,13 @@ import pytest
 from django.conf import settings
 
 from core import outbound
-from social import outcomes
+from social import error_objects, outcomes
+from social.content.services.composition import Target, problems, target_problems
+from social.content.services.composition import compose as composed
 from social.models import Provider
 from social.networks import NETWORKS
 from social.networks.base import CONNECT_METHODS, COUNTS_BY, EXACTLY_ONCE, Network
-from social.providers.text import Draft
-from social.services.composition import Target, problems, target_problems
-from social.services.composition import compose as composed
+from social.providers.base import Draft
 from tests.social import example_network
 
 pytestmark = pytest.mark.django_db(transaction=False)
@@ -149,7 +149,7 @@ def test_a_seventh_network_needs_only_its_module_and_registry_line(ada_client, s
         "refused", status=401, excerpt='{"error": "token_gone", "message": "gone"}'
     )
     assert outcomes.attempt_error("example", refused)["category"] == "auth_expired"
-    assert "Example" in outcomes.remedy_for("auth_expired", "example")
+    assert "Example" in error_objects.remedy_for("auth_expired", "example")
 
 
 def test_an_option_no_network_declares_is_400_naming_it_and_nothing_is_saved(ada_client):
@@ -188,8 +188,8 @@ def test_no_options_at_all_is_a_variant_like_any_other(ada_client):
 
 def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
     from core.errors import ValidationFailed
+    from social.content.services.posts import draft_of, post_fill
     from social.models import Post
-    from social.services.posts import draft_of, post_fill
 
     post = Post(user=ada)
     for options, field in [

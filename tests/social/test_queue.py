@@ -17,7 +17,7 @@ from rest_framework import serializers
 
 from core.times import iso
 from notifications.models import Notification, OutboxEvent
-from social.api.posts import PostSerializer
+from social.api.post_output import PostSerializer
 from social.models import (
     WEEKDAYS,
     AccountQueue,
@@ -27,8 +27,8 @@ from social.models import (
     Series,
     SocialAccount,
 )
+from social.publishing.services.scheduler import scheduler_run
 from social.selectors import records_next_due, with_records
-from social.services.scheduler import scheduler_run
 from tests.factories import client_for
 from tests.social.conftest import connect
 

@@ -14,15 +14,15 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from notifications.models import Notification, OutboxEvent
+from social.connections.services.credentials import credentials_of
+from social.content.services.composition import compose
+from social.content.services.posts import draft_of
 from social.models import Post, ScheduledRecord, SocialAccount, SocialSettings
 from social.networks import NETWORKS
+from social.planning.services.records import record_retry
 from social.providers.base import Attempt
-from social.services.accounts import credentials_of
-from social.services.attempts import records_attempt
-from social.services.composition import compose
-from social.services.posts import draft_of
-from social.services.records import record_retry
-from social.services.scheduler import records_claim, scheduler_run
+from social.publishing.services.attempts import records_attempt
+from social.publishing.services.scheduler import records_claim, scheduler_run
 from tests.social.conftest import CRON_SECRET
 from tests.social.standins import FACEBOOK_PAGES, stamp
 
@@ -406,10 +406,11 @@ def test_a_failed_batch_is_settled_record_by_record(
     is written on its own from its stored state (no attempt counted twice)."""
     from django.db import DatabaseError
 
-    import social.services.attempts as publishing
+    import social.publishing.services.attempts as publishing
+    import social.publishing.services.settle as settlement
 
     ids = schedule(ada_client, ada_accounts, "mastodon", "bluesky", "devto")
-    real, failed = publishing._announce, list[Any]()
+    real, failed = settlement._announce, list[Any]()
 
     def announce_failing_once(jobs: Any) -> None:
         if not failed:
@@ -417,7 +418,7 @@ def test_a_failed_batch_is_settled_record_by_record(
             raise DatabaseError("simulated")
         real(jobs)
 
-    monkeypatch.setattr(publishing, "_announce", announce_failing_once)
+    monkeypatch.setattr(settlement, "_announce", announce_failing_once)
     monkeypatch.setattr(publishing, "SETTLE_BATCH", 10)
     outcomes = scheduler_run().outcomes
     assert failed

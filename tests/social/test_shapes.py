@@ -8,10 +8,10 @@ import pytest
 from django.utils import timezone
 from rest_framework import serializers
 
-from social.api.posts import PostSerializer, RecordSerializer
+from social.api.post_output import PostSerializer, RecordSerializer
+from social.content.services.post_status import record_data
 from social.models import Post, ScheduledRecord
 from social.selectors import with_records
-from social.services.posts import record_data
 
 pytestmark = pytest.mark.django_db
 

@@ -128,7 +128,7 @@ def test_erasure_stops_everything_the_user_set_going(
 
 
 def test_the_scheduler_and_webhooks_refuse_work_for_an_inactive_user(providers, settings):
-    from social.services.scheduler import records_claim
+    from social.publishing.services.scheduler import records_claim
 
     ada = signed_in("ada@example.com", password="Quiet-lake-42")
     integrations(ada, providers)

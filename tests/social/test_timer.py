@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from notifications.models import Notification
 from social.models import ScheduledRecord
-from social.services.scheduler import records_claim, scheduler_run
-from social.services.timer import SchedulerTimer, timer_pass
+from social.publishing.services.scheduler import records_claim, scheduler_run
+from social.publishing.services.timer import SchedulerTimer, timer_pass
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

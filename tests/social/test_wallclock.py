@@ -1,5 +1,5 @@
-"""Wall-clock slots and recurrence rules in a zone (social.wallclock): DST moves them with the
-zone, a time in a gap is skipped that day, one in an overlap is its first occurrence."""
+"""Wall-clock slots and recurrence rules in a zone (social.planning.wallclock): DST moves them with
+the zone, a time in a gap is skipped that day, one in an overlap is its first occurrence."""
 
 import cProfile
 import pstats
@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from dateutil.rrule import rrulestr
 
-from social.wallclock import RuleError, Week, moment, rule_normalized, rule_times
+from social.planning.wallclock import RuleError, Week, moment, rule_normalized, rule_times
 
 PARIS = ZoneInfo("Europe/Paris")
 NEW_YORK = ZoneInfo("America/New_York")

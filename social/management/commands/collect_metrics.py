@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from social.services.analytics import metrics_collect
+from social.connections import metrics_collect
 
 
 class Command(BaseCommand):

@@ -9,9 +9,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from social.publishing import SchedulerTimer, scheduler_run
 from social.selectors import records_due
-from social.services.scheduler import scheduler_run
-from social.services.timer import SchedulerTimer
 
 
 class Command(BaseCommand):

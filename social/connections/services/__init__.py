@@ -1,0 +1,1 @@
+"""The connections room's writers (facade: social/connections/__init__.py)."""

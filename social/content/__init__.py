@@ -1,0 +1,82 @@
+"""Content: what a user writes, before any schedule: posts and their per-network composition,
+the preview, the media library and campaigns. Siblings and the API import from here only."""
+
+from social.content.services.campaigns import (
+    campaign_delete,
+    campaign_save,
+    user_campaign,
+)
+from social.content.services.composition import (
+    Draft,
+    Part,
+    parts_missing,
+    parts_of,
+)
+from social.content.services.media import (
+    IMAGE_TYPES,
+    MAX_ALT,
+    VIDEO_TYPES,
+    media_alt_set,
+    media_delete,
+    media_erase,
+    media_owner,
+    media_register,
+    media_upload,
+)
+from social.content.services.post_status import (
+    post_scheduled_fresh,
+    post_status_refresh,
+    posts_live,
+    posts_live_of,
+    posts_outcome_refresh,
+    posts_records,
+    record_data,
+    record_parts,
+)
+from social.content.services.posts import (
+    account_target,
+    draft_of,
+    post_apply,
+    post_counted,
+    post_delete,
+    post_save,
+    user_post,
+)
+from social.content.services.preview import (
+    post_preview,
+)
+
+__all__ = [
+    "IMAGE_TYPES",
+    "MAX_ALT",
+    "VIDEO_TYPES",
+    "Draft",
+    "Part",
+    "account_target",
+    "campaign_delete",
+    "campaign_save",
+    "draft_of",
+    "media_alt_set",
+    "media_delete",
+    "media_erase",
+    "media_owner",
+    "media_register",
+    "media_upload",
+    "parts_missing",
+    "parts_of",
+    "post_apply",
+    "post_counted",
+    "post_delete",
+    "post_preview",
+    "post_save",
+    "post_scheduled_fresh",
+    "post_status_refresh",
+    "posts_live",
+    "posts_live_of",
+    "posts_outcome_refresh",
+    "posts_records",
+    "record_data",
+    "record_parts",
+    "user_campaign",
+    "user_post",
+]

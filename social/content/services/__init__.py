@@ -1,0 +1,1 @@
+"""The content room's writers (facade: social/content/__init__.py)."""

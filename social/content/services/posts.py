@@ -1,0 +1,268 @@
+"""Posts: create, edit, delete, and the status derived from their scheduled records."""
+
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+
+from accounts.models import User
+from core.errors import ValidationFailed
+from social.content.services.composition import Draft, Target, option_problems, validate_targets
+from social.content.services.media import media_files, media_ids_check
+from social.content.services.post_status import providers_of
+from social.errors import PostAlreadyPublished, PostNotFound
+from social.lifecycle import post_deleted_emit, post_saved_emit
+from social.models import (
+    AccountStatus,
+    Campaign,
+    Post,
+    PostCounter,
+    RecordStatus,
+    ScheduledRecord,
+    SocialAccount,
+)
+from social.providers.base import MediaFile
+from social.selectors import settings_for
+
+# The post fields a client writes, by their API names.
+FIELDS = {
+    "title": "title",
+    "content": "content",
+    "hashtags": "hashtags",
+    "mentions": "mentions",
+    "link": "link",
+    "mediaUrls": "media_urls",
+    "mediaIds": "media_ids",
+    "platforms": "platforms",
+    "campaignId": "campaign_id",
+    "variants": "variants",
+    "thread": "thread",
+    "firstComment": "first_comment",
+}
+# A variant's fields (social.md section 9), by their API names -> the draft field they set.
+VARIANT_FIELDS = {
+    "content": "content",
+    "title": "title",
+    "hashtags": "hashtags",
+    "link": "link",
+    "mediaIds": "media",
+    "mediaUrls": "media",
+    "firstComment": "firstComment",
+    "thread": "thread",
+}
+
+
+def draft_of(post: Post, provider: str = "") -> Draft:
+    """What the post publishes on `provider`: the post merged with that provider's variant
+    (a field the variant leaves out falls back to the post's own)."""
+    variant: dict[str, Any] = dict(post.variants.get(provider) or {}) if provider else {}
+    thread = variant.get("thread", post.thread)
+    return Draft(
+        content=variant.get("content", post.content),
+        title=variant.get("title", post.title),
+        hashtags=variant.get("hashtags", post.hashtags),
+        link=variant.get("link", post.link),
+        media=_attachments(
+            post.user_id,
+            variant.get("mediaUrls", post.media_urls),
+            variant.get("mediaIds", post.media_ids),
+        ),
+        thread=tuple(_follow_up(post.user_id, part) for part in thread or ()),
+        first_comment=variant.get("firstComment", post.first_comment) or "",
+        options=dict(variant.get("options") or {}),
+        provider=provider,
+        from_variant=frozenset(VARIANT_FIELDS[name] for name in variant if name in VARIANT_FIELDS),
+    )
+
+
+def _follow_up(user_id: Any, part: dict[str, Any]) -> Draft:
+    """A thread's follow-up part: its text and its own media."""
+    media = _attachments(user_id, [], part.get("mediaIds") or [])
+    return Draft(content=str(part.get("content") or ""), media=media)
+
+
+def _attachments(user_id: Any, urls: list[str], media_ids: list[str]) -> tuple[MediaFile, ...]:
+    items = media_files(user_id=user_id, media_ids=media_ids) if media_ids else ()
+    # A client may send back the mediaUrls the post record shows, which include its media
+    # items' URLs: each file is attached once.
+    attached = {item.url for item in items}
+    return tuple(MediaFile(url=url) for url in urls if url not in attached) + tuple(items)
+
+
+def _variants_check(
+    user: User, variants: dict[str, Any], *, check_options: bool = True
+) -> dict[str, Any]:
+    """Variants as stored: only the fields sent, media ids checked as the user's own, options
+    checked against each network's schema (unless the caller reports them itself)."""
+    checked: dict[str, Any] = {}
+    for provider, variant in variants.items():
+        variant = dict(variant)
+        if "mediaIds" in variant:
+            variant["mediaIds"] = _media_check(user, variant["mediaIds"],
+                                               f"variants.{provider}.mediaIds")  # fmt: skip
+        if "thread" in variant:
+            variant["thread"] = _thread_check(user, variant["thread"],
+                                              f"variants.{provider}.thread")  # fmt: skip
+        if "options" in variant and check_options:
+            _options_check(provider, variant["options"])
+        checked[provider] = variant
+    return checked
+
+
+def _options_check(provider: str, options: dict[str, Any]) -> None:
+    refused = option_problems(provider, options)
+    if refused:
+        raise ValidationFailed(details={name: [message] for name, message in refused})
+
+
+def _thread_check(user: User, thread: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    parts = []
+    for index, part in enumerate(thread):
+        stored: dict[str, Any] = {"content": part["content"]}
+        if part.get("mediaIds"):
+            stored["mediaIds"] = _media_check(user, part["mediaIds"],
+                                              f"{name}[{index}].mediaIds")  # fmt: skip
+        parts.append(stored)
+    return parts
+
+
+def _media_check(user: User, media_ids: list[Any], name: str) -> list[str]:
+    try:
+        return media_ids_check(user_id=user.pk, media_ids=[str(m) for m in media_ids])
+    except ValidationFailed as error:
+        raise ValidationFailed(details={name: error.details.get("mediaIds")}) from None
+
+
+def account_target(account: SocialAccount) -> Target:
+    return Target(provider=account.provider, account_id=str(account.id), limits=account.limits)
+
+
+def platform_targets(user: User, platforms: list[str]) -> list[Target]:
+    """A draft's intended platforms: the user's account there (its live limits) when there is
+    exactly one, the platform's limits otherwise."""
+    accounts: dict[str, list[SocialAccount]] = {}
+    for account in SocialAccount.objects.filter(
+        user=user, provider__in=platforms, status=AccountStatus.CONNECTED
+    ):
+        accounts.setdefault(account.provider, []).append(account)
+    return [
+        account_target(accounts[p][0]) if len(accounts.get(p, [])) == 1 else Target(provider=p)
+        for p in platforms
+    ]
+
+
+def user_post(*, user: User, post_id: uuid.UUID | str, lock: bool = False) -> Post:
+    posts = Post.objects.select_for_update() if lock else Post.objects
+    post = posts.filter(pk=post_id, user=user).first()
+    if post is None:
+        raise PostNotFound()
+    return post
+
+
+def _campaign(user: User, campaign_id: Any) -> Campaign | None:
+    if campaign_id in (None, ""):
+        return None
+    campaign = Campaign.objects.filter(pk=campaign_id, user=user).first()
+    if campaign is None:
+        raise ValidationFailed(details={"campaignId": ["No such campaign."]})
+    return campaign
+
+
+def post_apply(
+    *,
+    user: User,
+    post: Post,
+    fields: dict[str, Any],
+    extra_targets: list[Target] = (),  # type: ignore[assignment]
+) -> Post:
+    """Apply the given fields (API names) to the post in memory and validate it against its
+    intended platforms, its waiting records' accounts and `extra_targets`. Nothing is saved."""
+    post_fill(user=user, post=post, fields=fields)
+    targets = platform_targets(user, list(post.platforms)) + list(extra_targets)
+    if post.pk and not post._state.adding:
+        targets += post_waiting_targets(post)
+    validate_targets(
+        lambda provider: draft_of(post, provider), targets, require_alt=alt_required(user, post)
+    )
+    return post
+
+
+def post_fill(
+    *, user: User, post: Post, fields: dict[str, Any], check_options: bool = True
+) -> Post:
+    """Apply the given fields (API names) to the post in memory, the media checked as the
+    user's, the variants' options as their networks' (a 400; the preview reports them as its
+    targets' problems instead); nothing validated against the targets, nothing saved."""
+    for name, value in fields.items():
+        if name == "campaignId":
+            post.campaign = _campaign(user, value)
+        elif name == "mediaIds":
+            post.media_ids = media_ids_check(user_id=user.pk, media_ids=value)
+        elif name == "variants":
+            post.variants = _variants_check(user, value, check_options=check_options)
+        elif name == "thread":
+            post.thread = _thread_check(user, value, "thread")
+        elif name in FIELDS:
+            setattr(post, FIELDS[name], value)
+    return post
+
+
+def post_waiting_targets(post: Post) -> list[Target]:
+    """The accounts of the post's records still waiting: an edit must fit them too."""
+    waiting = ScheduledRecord.objects.filter(
+        post=post, status=RecordStatus.SCHEDULED
+    ).select_related("account")
+    return [account_target(record.account) for record in waiting]
+
+
+def alt_required(user: User, post: Post) -> bool:
+    """Whether the user requires alt text on images: read only for a post with media (a text
+    post costs no query for it)."""
+    return _has_media(post) and settings_for(user).require_alt_text
+
+
+def _has_media(post: Post) -> bool:
+    parts = [*post.variants.values(), *post.thread]
+    parts += [part for variant in post.variants.values() for part in variant.get("thread") or ()]
+    return bool(post.media_ids or post.media_urls) or any(
+        part.get("mediaIds") or part.get("mediaUrls") for part in parts
+    )
+
+
+def post_counted(post: Post, *, delta: int) -> None:
+    """Keep the user's post counter with a create (+1) or delete (-1), in its transaction.
+    No counter row yet: nothing to keep (its first read counts)."""
+    PostCounter.objects.filter(user_id=post.user_id).update(total=F("total") + delta)
+
+
+def post_save(*, user: User, fields: dict[str, Any], post_id: Any = None) -> Post:
+    """Create a post, or edit the user's post `post_id`. A published post cannot be edited;
+    editing a scheduled one changes what its waiting records will publish."""
+    with transaction.atomic():
+        if post_id is None:
+            post = Post(user=user)
+        else:
+            post = user_post(user=user, post_id=post_id, lock=True)
+            if post.records.filter(
+                status__in=(RecordStatus.PUBLISHED, RecordStatus.PUBLISHING)
+            ).exists():
+                raise PostAlreadyPublished()
+        post_apply(user=user, post=post, fields=fields)
+        post.provider_set = providers_of(post)
+        created = post._state.adding
+        post.save()
+        if created:
+            post_counted(post, delta=1)
+        post_saved_emit(post, created=created)
+    return post
+
+
+def post_delete(*, user: User, post_id: Any) -> None:
+    """Remove the post and its records. A record being published at this moment finishes at
+    the platform; its result finds no row and nothing is published again."""
+    with transaction.atomic():
+        post = user_post(user=user, post_id=post_id, lock=True)
+        post_deleted_emit(post, post.records.values_list("pk", flat=True))
+        post.delete()
+        post_counted(post, delta=-1)

@@ -1,0 +1,73 @@
+"""Planning: when a post goes where: scheduled records, the posting queue and its best times,
+recurring series on the wall clock, and the platforms' publishing caps. Siblings and the API
+import from here only."""
+
+from social.planning.selectors import (
+    best_times,
+    queue_of,
+    queue_records,
+    queue_upcoming,
+)
+from social.planning.services.caps import (
+    cap_use,
+    records_admit,
+)
+from social.planning.services.queue import (
+    POSITIONS,
+    queue_add,
+    queue_reorder,
+    queue_slots_suggest,
+    queue_update,
+)
+from social.planning.services.records import (
+    Scheduled,
+    account_records_cancel,
+    post_with_targets,
+    record_cancel,
+    record_move,
+    record_of,
+    record_retry,
+    schedule_to_accounts,
+    schedule_to_platforms,
+)
+from social.planning.services.recurrence import (
+    MAX_COUNT,
+    occurrences_next,
+    recurrence_data,
+    series_after_outcomes,
+    series_end,
+)
+from social.planning.wallclock import (
+    SLOT_TIME,
+    slots_sorted,
+)
+
+__all__ = [
+    "MAX_COUNT",
+    "POSITIONS",
+    "SLOT_TIME",
+    "Scheduled",
+    "account_records_cancel",
+    "best_times",
+    "cap_use",
+    "occurrences_next",
+    "post_with_targets",
+    "queue_add",
+    "queue_of",
+    "queue_records",
+    "queue_reorder",
+    "queue_slots_suggest",
+    "queue_upcoming",
+    "queue_update",
+    "record_cancel",
+    "record_move",
+    "record_of",
+    "record_retry",
+    "records_admit",
+    "recurrence_data",
+    "schedule_to_accounts",
+    "schedule_to_platforms",
+    "series_after_outcomes",
+    "series_end",
+    "slots_sorted",
+]

@@ -1,0 +1,1 @@
+"""The planning room's writers (facade: social/planning/__init__.py)."""

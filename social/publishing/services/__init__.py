@@ -1,0 +1,1 @@
+"""The publishing room's writers (facade: social/publishing/__init__.py)."""

@@ -1,0 +1,128 @@
+"""A claimed record's attempt as the attempt modules pass it around: the job, its outcome, the
+leases that fence it and the limits it runs under (social/publishing/services/attempts.py)."""
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from core import outbound
+from core.leases import Backoff, Lease
+from social.content import (
+    Draft,
+)
+from social.models import RecordStatus, ScheduledRecord, SocialSettings
+from social.providers.base import Attempt, Credentials, Published
+
+logger = logging.getLogger(__name__)
+
+
+MAX_ATTEMPTS = 3
+DEFER_SECONDS = 1.0  # a record deferred for want of a platform slot waits 1-2 s (jitter)
+SETTLE_BATCH = 100  # results written in one transaction at most
+# Results are written together: once this many have ended, or the oldest of them has waited
+# SETTLE_WITHIN_SECONDS, or no call is left running. A burst's results then settle in
+# transactions of 64 (a dozen statements each, whatever their size), not of the few that
+# ended in the same moment: fewer statements a record (docs/performance.md), and each
+# statement keeps the timer waiting while the call threads share its interpreter.
+SETTLE_AT_LEAST = 64
+SETTLE_WITHIN_SECONDS = 0.2
+SETTLE_GATHER_SECONDS = 0.01  # calls that end this close together are one group
+SETTLE_TICK_SECONDS = 0.05  # how often results held back are looked at while calls run
+
+# Records wait `Scheduled` (due at `due_at`), are claimed `Publishing` under a lease of
+# SCHEDULER_LEASE_SECONDS, and are retried after SCHEDULER_RETRY_BASE_SECONDS, doubling.
+RECORDS = Lease(
+    ScheduledRecord,
+    seconds=lambda: settings.SCHEDULER_LEASE_SECONDS,
+    waiting=RecordStatus.SCHEDULED,
+    leased=RecordStatus.PUBLISHING,
+    backoff=Backoff(base=lambda: settings.SCHEDULER_RETRY_BASE_SECONDS),
+)
+# A record is Published from its first part on (social.md section 9); its later parts that
+# failed wait for their retry with the record still Published, due at `next_attempt_at`
+# (set only while parts wait). Such a record is claimed under a lease of its own, its status
+# unchanged (the lease and the claim token alone hold it), and reaped the same way.
+PARTS = Lease(
+    ScheduledRecord,
+    seconds=lambda: settings.SCHEDULER_LEASE_SECONDS,
+    waiting=RecordStatus.PUBLISHED,
+    backoff=RECORDS.backoff,
+)
+# The next look at a processing video (social/tasks.py imports this module, so it is named here).
+PROCESSING_TASK = "social.tasks.record_processing_task"
+
+
+@dataclass
+class Job:
+    """A claimed record and what its attempt needs, prepared in the calling thread."""
+
+    record: ScheduledRecord
+    draft: Draft
+    credentials: Credentials
+    preferences: SocialSettings
+    claimed_at: datetime | None = None  # when the attempt began: its lateness is measured to it
+    published: Published | None = None
+    found: bool = False  # published by an earlier attempt, found by the lookup
+    error: outbound.OutboundError | None = None
+    deferred: bool = False  # no slot at the platform in time: not attempted, waits again
+    parts: list[dict[str, Any]] = field(default_factory=list)  # published, this attempt's too
+    complete: bool = False  # every part is published
+    # A video's upload at the platform (social.md section 10): its state after this attempt,
+    # and whether the platform is still processing it (the record then stays Publishing).
+    processing: dict[str, Any] = field(default_factory=dict)
+    pending: bool = False
+    # When this attempt began (the record as claimed: nothing it creates is older), and the
+    # posts other records of the account hold (never adopted by a lookup of this one).
+    began: datetime = field(default_factory=timezone.now)
+    taken: frozenset[str] = frozenset()
+    checked: bool = False  # the part in doubt was looked up, and the platform answered
+    # Published before this attempt (its post is out): the attempt is for its later parts.
+    continuing: bool = False
+
+    @property
+    def final(self) -> bool:
+        """Whether this attempt is the record's last: a failure ends it."""
+        return self.record.attempts + 1 >= MAX_ATTEMPTS or not self.preferences.auto_retry
+
+    @property
+    def window(self) -> datetime:
+        """When the record's first attempt began (nothing it made is older): its first
+        attempt entry's `began`, the record's creation for an entry written before entries
+        kept it, this attempt's start when none is before it."""
+        for entry in self.record.history:
+            if entry.get("attempt") is None:
+                continue  # a deferral, a retry asked for, a resolution: no call was made
+            began = entry.get("began")
+            return datetime.fromisoformat(began) if began else self.record.created_at
+        return self.began
+
+    def attempt(self, index: int, *, unknown: bool) -> Attempt:
+        return Attempt(key=part_key(self.record, index), since=self.record.created_at,
+                       part=index, after=self.window, taken=self.taken,
+                       unknown=unknown)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    record_id: str
+    post_id: str
+    account_id: str
+    provider: str
+    status: str
+    success: bool
+    url: str = ""
+    provider_post_id: str = ""
+    error_code: str = ""
+    error: str = ""
+    retry_at: datetime | None = None
+    attempts: int = 0
+
+
+def part_key(record: ScheduledRecord, index: int) -> str:
+    """A part's own key across the record's attempts (Mastodon's Idempotency-Key, Bluesky's
+    record key): the record's id for the post, with the part's index for the others."""
+    return str(record.id) if index == 0 else f"{record.id}:{index}"

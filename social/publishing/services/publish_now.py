@@ -1,0 +1,58 @@
+"""Publishing now (social.md section 4): the post's records are placed and claimed in one
+transaction, then attempted at once, concurrently, as the scheduler attempts its own
+(social.publishing.services.attempts)."""
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from social.content import post_status_refresh
+from social.models import Post, RecordStatus, ScheduledRecord
+from social.planning import post_with_targets, record_of, records_admit
+from social.publishing.services.attempts import records_attempt
+from social.publishing.services.job import Outcome
+from social.selectors import user_accounts
+
+
+def publish_now(
+    *, user: User, account_ids: list[Any], fields: dict[str, Any], post_id: Any = None
+) -> tuple[Post, list[Outcome]]:
+    """Publish the post (created from `fields`, or the user's `post_id` updated with them) to
+    the accounts at once, concurrently. Every target is validated before anything is sent."""
+    accounts = user_accounts(user=user, account_ids=account_ids)
+    now = timezone.now()
+    lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
+    with transaction.atomic():
+        post, holding = post_with_targets(
+            user=user, post_id=post_id, fields=fields, accounts=accounts
+        )
+        records = []
+        for account in accounts:
+            record = record_of(post, account, holding)
+            record.scheduled_time = record.due_at = now
+            record.status = RecordStatus.PUBLISHING
+            record.lease_expires_at = lease
+            record.claim = uuid.uuid4()
+            record.save()
+            record.post, record.account, record.user = post, account, user
+            records.append(record)
+        post_status_refresh(post.pk)
+    admitted = records_admit(records)  # over a daily cap: waits for its window (caps.py)
+    attempted = iter(records_attempt(admitted, concurrency=settings.SCHEDULER_CONCURRENCY))
+    outcomes = [next(attempted) if record in admitted else _deferred(record) for record in records]
+    post.refresh_from_db()
+    return post, outcomes
+
+
+def _deferred(record: ScheduledRecord) -> Outcome:
+    record.refresh_from_db(fields=["status", "error", "error_code", "next_attempt_at"])
+    return Outcome(
+        record_id=str(record.pk), post_id=str(record.post_id), account_id=str(record.account_id),
+        provider=record.provider, status=record.status, success=False,
+        error_code=record.error_code, error=record.error, retry_at=record.next_attempt_at,
+    )  # fmt: skip
