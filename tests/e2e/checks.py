@@ -41,6 +41,32 @@ class Check:
         print(f"{self.name}: ok   {what}", flush=True)
 
 
+def record_of(base: str, token: str, record_id: str) -> dict[str, Any]:
+    """A scheduled record as `GET /api/social/schedule/{id}` answers it."""
+    status, found = call(base, "GET", f"/api/social/schedule/{record_id}", token=token)
+    if status != 200:
+        raise AssertionError(f"the record is read: {found}")
+    return dict(found["data"])
+
+
+def wait_record(
+    base: str,
+    token: str,
+    record_id: str,
+    ok: Callable[[dict[str, Any]], bool],
+    timeout: float,
+    *,
+    every: float = 1.0,
+) -> dict[str, Any]:
+    """The record once `ok` holds for it, or as it is at the timeout (the caller checks)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = record_of(base, token, record_id)
+        if ok(found) or time.monotonic() > deadline:
+            return found
+        time.sleep(every)
+
+
 class Live(NamedTuple):
     arrived: float  # time.monotonic() when the reader had it
     id: int

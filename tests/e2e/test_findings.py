@@ -21,7 +21,6 @@ Exits non-zero on the first failed check; stops the server either way.
 """
 
 import time
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,8 +32,10 @@ from tests.e2e.checks import (
     against_server,
     call,
     connect,
+    record_of,
     sign_up,
     standin_settings,
+    wait_record,
 )
 from tests.e2e.test_video import upload
 from tests.harness import free_port
@@ -52,24 +53,6 @@ DOWN: Answer = (503, {"error": "Service Unavailable"}, {})
 BAD_GATEWAY: Answer = (502, {"error": "Bad Gateway"}, {})
 STATUSES = ("POST", r"/api/v1/statuses")
 check = Check("findings")
-
-
-def record_of(base: str, token: str, record_id: str) -> dict[str, Any]:
-    status, found = call(base, "GET", f"/api/social/schedule/{record_id}", token=token)
-    if status != 200:
-        check(False, "the record is read", found)
-    return dict(found["data"])
-
-
-def wait_record(
-    base: str, token: str, record_id: str, ok: Callable[[dict[str, Any]], bool], timeout: float
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = record_of(base, token, record_id)
-        if ok(found) or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
 
 
 def publish(base: str, token: str, account: str, **body: Any) -> dict[str, Any]:
@@ -124,7 +107,9 @@ def thread(base: str, token: str, account: str, providers: Providers, receiver: 
         "...post.published delivered with the parts out then",
         first,
     )
-    done = wait_record(base, token, record_id, lambda r: len(r["parts"]) == 3, 6 * RETRY_SECONDS)
+    done = wait_record(
+        base, token, record_id, lambda r: len(r["parts"]) == 3, 6 * RETRY_SECONDS, every=0.5
+    )
     sent = [c.body["status"] for c in mastodon.received(*STATUSES)]
     check(
         done["status"] == "Published"
@@ -220,7 +205,12 @@ def bluesky_video(
     entry = publish(base, token, account, content="A clip for Bluesky",
                     mediaIds=[item["data"]["id"]])  # fmt: skip
     done = wait_record(
-        base, token, entry["recordId"], lambda r: r["status"] not in ("Scheduled", "Publishing"), 60
+        base,
+        token,
+        entry["recordId"],
+        lambda r: r["status"] not in ("Scheduled", "Publishing"),
+        60,
+        every=0.5,
     )
     service_host = urlsplit(video_service).netloc
     video_calls = [c for c in providers.bluesky.calls if "app.bsky.video." in c.path]

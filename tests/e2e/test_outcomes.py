@@ -20,7 +20,6 @@ either way.
 """
 
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,6 +34,7 @@ from tests.e2e.checks import (
     connect,
     sign_up,
     standin_settings,
+    wait_record,
 )
 from tests.harness import free_port
 from tests.social.standins import Providers, provider_standins
@@ -67,24 +67,6 @@ def schedule(base: str, token: str, account: str, seconds: float, **body: Any) -
     check(status == 200, f"a post scheduled {seconds:g} s ahead", done)
     record = done["data"]["scheduledRecords"][0]
     return record["id"], record["scheduled_time"]
-
-
-def record_of(base: str, token: str, record_id: str) -> dict[str, Any]:
-    status, found = call(base, "GET", f"/api/social/schedule/{record_id}", token=token)
-    if status != 200:
-        check(False, "the record is read", found)
-    return dict(found["data"])
-
-
-def wait_record(
-    base: str, token: str, record_id: str, ok: Callable[[dict[str, Any]], bool], timeout: float
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = record_of(base, token, record_id)
-        if ok(found) or time.monotonic() > deadline:
-            return found
-        time.sleep(1.0)
 
 
 def walk(base: str, providers: Providers, receiver: Receiver) -> None:
