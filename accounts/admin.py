@@ -269,14 +269,32 @@ class ApiKeyAdmin(ReadOnlyAdmin):
     its hash is stored, and that is not shown either). Operators revoke, never delete: a
     revoked key stays listed for the audit trail."""
 
-    list_display = ("name", "user", "prefix", "scope_list", "status", "created_at",
-                    "expires_at", "last_used_at", "revoked_at")  # fmt: skip
+    list_display = (
+        "name",
+        "user",
+        "prefix",
+        "scope_list",
+        "status",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    )
     list_filter = (("revoked_at", admin.EmptyFieldListFilter), "created_at", "last_used_at")
     search_fields = ("user__email", "name", "prefix")
     list_select_related = ("user",)
     actions = ("revoke",)
-    fields = readonly_fields = ("id", "user", "name", "prefix", "scopes", "created_at",
-                                "expires_at", "last_used_at", "revoked_at")  # fmt: skip
+    fields = readonly_fields = (
+        "id",
+        "user",
+        "name",
+        "prefix",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    )
 
     @admin.display(description="Scopes")
     def scope_list(self, obj: ApiKey) -> str:

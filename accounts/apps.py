@@ -15,11 +15,14 @@ class AccountsConfig(AppConfig):
         from core.idempotency import idempotency_forget
 
         # Sessions (their refresh tokens) and stored replies end at a takeover and an erasure.
-        user_data("token_blacklist.OutstandingToken", takeover=sessions_end_all,
-                  erasure=sessions_end_all)  # fmt: skip
-        user_data("core.IdempotencyRecord", takeover=idempotency_forget,
-                  erasure=idempotency_forget)  # fmt: skip
+        user_data(
+            "token_blacklist.OutstandingToken", takeover=sessions_end_all, erasure=sessions_end_all
+        )
+        user_data("core.IdempotencyRecord", takeover=idempotency_forget, erasure=idempotency_forget)
         # A key acts in the user's name: none made before the owner proved the address survives.
         user_data("accounts.ApiKey", takeover=api_keys_revoke_all, erasure=api_keys_erase)
-        user_data("admin.LogEntry", takeover="staff actions: the operators' audit trail",
-                  erasure="staff actions: the operators' audit trail")  # fmt: skip
+        user_data(
+            "admin.LogEntry",
+            takeover="staff actions: the operators' audit trail",
+            erasure="staff actions: the operators' audit trail",
+        )

@@ -284,14 +284,23 @@ def generations_notify(emitted: list[events.Event]) -> None:
         label = TOOLS[data["tool"]].label
         metadata = {"generationId": data["generationId"], "tool": data["tool"]}
         if payload.event == "generation.completed" and context["asynchronous"]:
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.AI_COMPLETE, title=f"{label} ready",
-                message=f"Your {label} result is ready: {context['title']}", metadata=metadata,
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=user_id,
+                    type=NotificationType.AI_COMPLETE,
+                    title=f"{label} ready",
+                    message=f"Your {label} result is ready: {context['title']}",
+                    metadata=metadata,
+                )
+            )
         elif payload.event == "generation.failed":
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.AI_FAILED, title=f"{label} failed",
-                message=f"{data['error']} Your {context['refunded']} credit(s) were refunded.",
-                metadata=metadata,
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=user_id,
+                    type=NotificationType.AI_FAILED,
+                    title=f"{label} failed",
+                    message=f"{data['error']} Your {context['refunded']} credit(s) were refunded.",
+                    metadata=metadata,
+                )
+            )
     notify_many(drafts=drafts)

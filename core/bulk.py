@@ -144,8 +144,9 @@ def update_rows(
         f"FROM jsonb_to_recordset(%s::jsonb) AS v({typed}) WHERE {fences} RETURNING t.{key}"
     )
     keys = [str(field.column) for field in fields]
-    document = _document([dict(zip(keys, (row[name] for name in names), strict=True))
-                          for row in rows])  # fmt: skip
+    document = _document(
+        [dict(zip(keys, (row[name] for name in names), strict=True)) for row in rows]
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [document])
         return [found for (found,) in cursor.fetchall()]

@@ -24,9 +24,13 @@ def heartbeat_write(*, name: str, processes: int, started_at: object) -> None:
     now = timezone.now()
     WorkerHeartbeat.objects.update_or_create(
         name=name[:255],
-        defaults={"pid": os.getpid(), "processes": processes, "started_at": started_at,
-                  "seen_at": now},
-    )  # fmt: skip
+        defaults={
+            "pid": os.getpid(),
+            "processes": processes,
+            "started_at": started_at,
+            "seen_at": now,
+        },
+    )
     WorkerHeartbeat.objects.filter(seen_at__lt=now - FORGET_AFTER).delete()
 
 

@@ -190,13 +190,19 @@ class Lease(Generic[M]):
         names = sorted(set().union(*(changes.keys() for _, changes in results)))
         attnames = {field.name: field.attname for field in meta.concrete_fields}
         rows = [
-            {key: row.pk, "claim": row.claim,
-             **{name: changes[name] if name in changes else getattr(row, attnames[name])
-                for name in names}}
+            {
+                key: row.pk,
+                "claim": row.claim,
+                **{
+                    name: changes[name] if name in changes else getattr(row, attnames[name])
+                    for name in names
+                },
+            }
             for row, changes in results
-        ]  # fmt: skip
-        return set(update_rows(self.model, rows, match=(key, "claim"),
-                               nulls=("lease_expires_at", "claim")))  # fmt: skip
+        ]
+        return set(
+            update_rows(self.model, rows, match=(key, "claim"), nulls=("lease_expires_at", "claim"))
+        )
 
     def settle_many(self, rows: Iterable[M], **changes: Any) -> int:
         """The same for rows that end alike (each under its own claim)."""

@@ -204,8 +204,11 @@ def process_default() -> None:
     if not enabled() or ENV in os.environ:
         return
     if "prometheus_client" in sys.modules:  # imported before Django was set up
-        logger.warning("prometheus_client was imported before %s was set: this process's "
-                       "numbers stay out of /metrics", ENV)  # fmt: skip
+        logger.warning(
+            "prometheus_client was imported before %s was set: this process's "
+            "numbers stay out of /metrics",
+            ENV,
+        )
     folder = directory("other")
     folder.mkdir(parents=True, exist_ok=True)
     _forget_dead(folder)

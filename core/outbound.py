@@ -421,8 +421,9 @@ class _Adapter(HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {
-            "http": _WatchedHTTPPool, "https": _WatchedHTTPSPool,
-        }  # fmt: skip
+            "http": _WatchedHTTPPool,
+            "https": _WatchedHTTPSPool,
+        }
 
     def build_connection_pool_key_attributes(  # type: ignore[override]
         self, request: requests.PreparedRequest, verify: bool | str, cert: Any = None

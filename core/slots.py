@@ -147,9 +147,13 @@ class _RedisSlots:
         try:
             if self.script is None:
                 self.script = get_redis().register_script(_TAKE)
-            taken = int(self.script(keys=[_key(name)], args=[
-                now_ms, now_ms + int(hold_seconds * 1000), limit, prefix, wanted],
-                client=get_redis()))  # fmt: skip
+            taken = int(
+                self.script(
+                    keys=[_key(name)],
+                    args=[now_ms, now_ms + int(hold_seconds * 1000), limit, prefix, wanted],
+                    client=get_redis(),
+                )
+            )
         except RedisError:
             logger.warning("Slots store unavailable: %s granted without counting", name)
             return ""

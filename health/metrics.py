@@ -36,30 +36,52 @@ class StateCollector:
             return
         yield GaugeMetricFamily("fgp_state_up", STATE_UP, value=1)
         gauges = (
-            ("fgp_scheduler_records_due", "Scheduled records whose time has come, not yet claimed.",
-             state.records_due),
-            ("fgp_scheduler_oldest_due_seconds",
-             "How long the oldest due, unclaimed record has waited past its time.",
-             state.records_oldest_due_seconds),
-            ("fgp_scheduler_records_publishing", "Records claimed, their attempt under way.",
-             state.records_publishing),
-            ("fgp_webhook_pending_deliveries",
-             "Webhook deliveries not yet delivered or failed (retries waiting included).",
-             state.webhooks_pending),
-            ("fgp_webhook_due_deliveries", "Pending webhook deliveries whose attempt is due now.",
-             state.webhooks_due),
-            ("fgp_webhook_oldest_pending_seconds",
-             "How long the oldest due webhook delivery has waited past its time.",
-             state.webhooks_oldest_due_seconds),
-            ("fgp_outbox_backlog",
-             "Outbox events not yet dispatched, plus consumer runs due and not done.",
-             state.outbox_undispatched + state.outbox_consumptions_due),
-            ("fgp_outbox_lag_seconds",
-             "How long the oldest undispatched event or due consumer run has waited.",
-             state.outbox_lag_seconds),
-            ("fgp_workers_seen", "Celery workers whose heartbeat came within the last minute.",
-             state.workers_seen),
-        )  # fmt: skip
+            (
+                "fgp_scheduler_records_due",
+                "Scheduled records whose time has come, not yet claimed.",
+                state.records_due,
+            ),
+            (
+                "fgp_scheduler_oldest_due_seconds",
+                "How long the oldest due, unclaimed record has waited past its time.",
+                state.records_oldest_due_seconds,
+            ),
+            (
+                "fgp_scheduler_records_publishing",
+                "Records claimed, their attempt under way.",
+                state.records_publishing,
+            ),
+            (
+                "fgp_webhook_pending_deliveries",
+                "Webhook deliveries not yet delivered or failed (retries waiting included).",
+                state.webhooks_pending,
+            ),
+            (
+                "fgp_webhook_due_deliveries",
+                "Pending webhook deliveries whose attempt is due now.",
+                state.webhooks_due,
+            ),
+            (
+                "fgp_webhook_oldest_pending_seconds",
+                "How long the oldest due webhook delivery has waited past its time.",
+                state.webhooks_oldest_due_seconds,
+            ),
+            (
+                "fgp_outbox_backlog",
+                "Outbox events not yet dispatched, plus consumer runs due and not done.",
+                state.outbox_undispatched + state.outbox_consumptions_due,
+            ),
+            (
+                "fgp_outbox_lag_seconds",
+                "How long the oldest undispatched event or due consumer run has waited.",
+                state.outbox_lag_seconds,
+            ),
+            (
+                "fgp_workers_seen",
+                "Celery workers whose heartbeat came within the last minute.",
+                state.workers_seen,
+            ),
+        )
         for name, text, value in gauges:
             yield GaugeMetricFamily(name, text, value=value)
         queues = GaugeMetricFamily(
@@ -96,10 +118,12 @@ def records_ended_counted(emitted: list[events.Event]) -> None:
 def generations_counted(emitted: list[events.Event]) -> None:
     """`generation.completed`, `generation.failed`: counted once committed."""
     ended = [
-        (str(event.payload.data["tool"]),
-         "succeeded" if event.name == "generation.completed" else "failed")
+        (
+            str(event.payload.data["tool"]),
+            "succeeded" if event.name == "generation.completed" else "failed",
+        )
         for event in emitted
-    ]  # fmt: skip
+    ]
 
     def count() -> None:
         for tool, outcome in ended:

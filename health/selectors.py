@@ -142,11 +142,15 @@ def providers_failing(*, hours: float = 1.0, now: datetime | None = None) -> lis
                 if at > last.get(provider, ("", ""))[0]:
                     last[provider] = (at, str(entry.get("error", "")))
     found = [
-        ProviderFailures(provider=provider, attempts=attempts[provider], failed=count,
-                         last_error=last[provider][1],
-                         last_failed_at=_moment(last[provider][0]))
+        ProviderFailures(
+            provider=provider,
+            attempts=attempts[provider],
+            failed=count,
+            last_error=last[provider][1],
+            last_failed_at=_moment(last[provider][0]),
+        )
         for provider, count in failed.items()
-    ]  # fmt: skip
+    ]
     return sorted(found, key=lambda item: (-item.failed, item.provider))
 
 
@@ -171,7 +175,13 @@ def workers(*, now: datetime | None = None) -> list[Worker]:
     """The workers that sent a heartbeat in the last day, the most recently seen first."""
     now = now or timezone.now()
     return [
-        Worker(name=row.name, pid=row.pid, processes=row.processes, started_at=row.started_at,
-               seen_at=row.seen_at, seen_lately=row.seen_at >= now - SEEN_WITHIN)
+        Worker(
+            name=row.name,
+            pid=row.pid,
+            processes=row.processes,
+            started_at=row.started_at,
+            seen_at=row.seen_at,
+            seen_lately=row.seen_at >= now - SEEN_WITHIN,
+        )
         for row in WorkerHeartbeat.objects.order_by("-seen_at")[:50]
-    ]  # fmt: skip
+    ]

@@ -132,8 +132,14 @@ user_admin_extend(
 class WebhookEndpointAdmin(ReadOnlyAdmin):
     """Users' webhook receivers; their secrets are never shown."""
 
-    list_display = ("url", "user", "active", "disabled_reason", "consecutive_failures",
-                    "created_at")  # fmt: skip
+    list_display = (
+        "url",
+        "user",
+        "active",
+        "disabled_reason",
+        "consecutive_failures",
+        "created_at",
+    )
     list_filter = ("active",)
     search_fields = ("user__email", "url")
     list_select_related = ("user",)
@@ -174,8 +180,16 @@ class AttemptInline(admin.TabularInline[WebhookAttempt, WebhookDelivery]):
 class WebhookDeliveryAdmin(ReadOnlyAdmin):
     """Each event sent to each endpoint, with every attempt; failed ones can be sent again."""
 
-    list_display = ("created_at", "event", "endpoint", "status", "attempts", "last_status_code",
-                    "next_attempt_at", "delivered_at")  # fmt: skip
+    list_display = (
+        "created_at",
+        "event",
+        "endpoint",
+        "status",
+        "attempts",
+        "last_status_code",
+        "next_attempt_at",
+        "delivered_at",
+    )
     list_filter = ("status", "event")
     search_fields = ("endpoint__url", "endpoint__user__email", "event_id")
     list_select_related = ("endpoint",)
@@ -212,8 +226,14 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
 
 class ConsumptionInline(admin.TabularInline[OutboxConsumption, OutboxEvent]):
     model = OutboxConsumption
-    fields = readonly_fields = ("consumer", "status", "attempts", "next_attempt_at",
-                                "last_error", "done_at")  # fmt: skip
+    fields = readonly_fields = (
+        "consumer",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "last_error",
+        "done_at",
+    )
     extra = 0
     can_delete = False
 
@@ -232,16 +252,38 @@ class OutboxEventAdmin(ReadOnlyAdmin):
     list_select_related = ("user",)
     date_hierarchy = "created_at"
     inlines = (ConsumptionInline,)
-    fields = readonly_fields = ("sequence", "id", "event", "user", "data", "created_at",
-                                "dispatched_at")  # fmt: skip
+    fields = readonly_fields = (
+        "sequence",
+        "id",
+        "event",
+        "user",
+        "data",
+        "created_at",
+        "dispatched_at",
+    )
 
 
 @admin.register(OutboxConsumption)
 class OutboxConsumptionAdmin(ReadOnlyAdmin):
-    list_display = ("event", "consumer", "status", "attempts", "next_attempt_at", "last_error",
-                    "done_at")  # fmt: skip
+    list_display = (
+        "event",
+        "consumer",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "last_error",
+        "done_at",
+    )
     list_filter = ("consumer", "status")
     list_select_related = ("event",)
-    fields = readonly_fields = ("event", "consumer", "status", "attempts", "next_attempt_at",
-                                "lease_expires_at", "last_error", "created_at",
-                                "done_at")  # fmt: skip
+    fields = readonly_fields = (
+        "event",
+        "consumer",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "lease_expires_at",
+        "last_error",
+        "created_at",
+        "done_at",
+    )

@@ -463,8 +463,13 @@ def payment_plan_paid(
 ) -> Payload:
     """A plan was paid for and applied (`order.paid`): `credits` added, `amount` in the
     currency's smallest unit (billing notifies the user)."""
-    data: PlanPaidData = {"paymentEventId": payment_event_id, "plan": plan, "credits": credits,
-                          "amount": amount, "currency": currency}  # fmt: skip
+    data: PlanPaidData = {
+        "paymentEventId": payment_event_id,
+        "plan": plan,
+        "credits": credits,
+        "amount": amount,
+        "currency": currency,
+    }
     return Payload("payment.plan_paid", dict(data))
 
 
@@ -479,8 +484,11 @@ def payment_subscription_charged(
 ) -> Payload:
     """A subscription's charge was applied (`subscription.charged`): the balance topped up by
     `credits` (0: it was full) to `monthlyQuota`."""
-    data: SubscriptionChargedData = {"paymentEventId": payment_event_id, "credits": credits,
-                                     "monthlyQuota": monthly_quota}  # fmt: skip
+    data: SubscriptionChargedData = {
+        "paymentEventId": payment_event_id,
+        "credits": credits,
+        "monthlyQuota": monthly_quota,
+    }
     return Payload("payment.subscription_charged", dict(data))
 
 

@@ -263,10 +263,13 @@ class AccountQueueAdmin(ReadOnlyAdmin):
     def queued_records(self, queue: AccountQueue) -> str:
         records = queue_records(account_id=queue.account_id).select_related("post")
         rows = [
-            (reverse("admin:social_scheduledrecord_change", args=[r.pk]),
-             f"{r.scheduled_time:%Y-%m-%d %H:%M} UTC", str(r.post)[:80])
+            (
+                reverse("admin:social_scheduledrecord_change", args=[r.pk]),
+                f"{r.scheduled_time:%Y-%m-%d %H:%M} UTC",
+                str(r.post)[:80],
+            )
             for r in records[:QUEUE_ROWS]
-        ]  # fmt: skip
+        ]
         if not rows:
             return "-"
         return format_html(

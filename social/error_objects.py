@@ -122,9 +122,15 @@ def record_error(record: Any) -> dict[str, Any] | None:
         remedy = ABANDONED_REMEDY.format(name=_name(record.provider))
     if status == "Published" and not record.next_attempt_at:  # parts missing for good
         message = "; ".join(str(warning.get("message") or "") for warning in warnings)
-        return error_object(code=code, category=category, message=message,
-                            provider=record.provider, platform=entry.get("platform"),
-                            remedy=remedy, retryable=False)  # fmt: skip
+        return error_object(
+            code=code,
+            category=category,
+            message=message,
+            provider=record.provider,
+            platform=entry.get("platform"),
+            remedy=remedy,
+            retryable=False,
+        )
     # Waiting: for its attempt, or, published, for its later parts' next one.
     waiting = status in ("Scheduled", "Publishing") or record.next_attempt_at is not None
     return error_object(

@@ -92,12 +92,16 @@ def posts_partially_published(
             )
     events.emit_many(
         items=[
-            (user_id, events.post_partially_published(
-                post_id=str(pk), published=published[pk], not_published=missing[pk]))
+            (
+                user_id,
+                events.post_partially_published(
+                    post_id=str(pk), published=published[pk], not_published=missing[pk]
+                ),
+            )
             for pk, user_id in fresh.items()
         ],
         actor=actor,
-    )  # fmt: skip
+    )
 
 
 def record_moved_emit(record: ScheduledRecord, *, previous: datetime | None) -> None:
@@ -126,12 +130,21 @@ def records_moving(moves: Mapping[Any, datetime]) -> None:
     )
     events.emit_many(
         items=[
-            (user_id, events.schedule_moved(
-                record_id=str(pk), post_id=str(post_id), account_id=str(account_id),
-                platform=provider, scheduled_at=to[str(pk)], previous=previous, queued=True))
+            (
+                user_id,
+                events.schedule_moved(
+                    record_id=str(pk),
+                    post_id=str(post_id),
+                    account_id=str(account_id),
+                    platform=provider,
+                    scheduled_at=to[str(pk)],
+                    previous=previous,
+                    queued=True,
+                ),
+            )
             for pk, user_id, post_id, account_id, provider, previous in rows
         ]
-    )  # fmt: skip
+    )
 
 
 def records_cancelled_emit(records: Iterable[ScheduledRecord], *, reason: str) -> None:
@@ -139,13 +152,20 @@ def records_cancelled_emit(records: Iterable[ScheduledRecord], *, reason: str) -
     account_disconnected)."""
     events.emit_many(
         items=[
-            (record.user_id, events.schedule_cancelled(
-                record_id=str(record.pk), post_id=str(record.post_id),
-                account_id=str(record.account_id), platform=record.provider,
-                scheduled_at=record.scheduled_time, reason=reason))
+            (
+                record.user_id,
+                events.schedule_cancelled(
+                    record_id=str(record.pk),
+                    post_id=str(record.post_id),
+                    account_id=str(record.account_id),
+                    platform=record.provider,
+                    scheduled_at=record.scheduled_time,
+                    reason=reason,
+                ),
+            )
             for record in records
         ]
-    )  # fmt: skip
+    )
 
 
 def account_connected_emit(account: SocialAccount, *, reconnected: bool) -> None:

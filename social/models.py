@@ -307,9 +307,13 @@ class ScheduledRecord(Leased):
     queued = models.BooleanField(default=False)
     # An occurrence of a recurring post: when it ends, the series creates the next.
     series = models.ForeignKey(
-        "social.Series", null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="records", db_index=False,  # the constraints' indexes lead with it
-    )  # fmt: skip
+        "social.Series",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="records",
+        db_index=False,  # the constraints' indexes lead with it
+    )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -154,9 +154,12 @@ def record_errors(*, record_ids: Iterable[Any]) -> dict[str, dict[str, Any] | No
     ids = list(record_ids)
     if not ids:
         return {}
-    return {str(record.pk): record_error(record) for record in ScheduledRecord.objects.filter(
-        pk__in=ids).only("status", "provider", "error", "error_code", "history", "warnings",
-                         "next_attempt_at")}  # fmt: skip
+    return {
+        str(record.pk): record_error(record)
+        for record in ScheduledRecord.objects.filter(pk__in=ids).only(
+            "status", "provider", "error", "error_code", "history", "warnings", "next_attempt_at"
+        )
+    }
 
 
 def analytics_list(

@@ -29,8 +29,11 @@ def preflight_run_task() -> dict[str, int]:
 @shared_task(acks_late=False)  # a lost run is harmless: the next one claims what is due
 def scheduler_run_task() -> dict[str, int]:
     report = scheduler_run()
-    return {"processed": len(report.outcomes), "successful": report.successful,
-            "reaped": report.reaped}  # fmt: skip
+    return {
+        "processed": len(report.outcomes),
+        "successful": report.successful,
+        "reaped": report.reaped,
+    }
 
 
 @shared_task(acks_late=True)  # idempotent: fenced by the record's claim

@@ -197,10 +197,15 @@ def _apply_order_paid(event: PaymentEvent, user: User, facts: Facts) -> None:
     )
     events.emit(
         user=user,
-        payload=events.payment_plan_paid(payment_event_id=event.event_id, plan=plan,
-                                         credits=entry.delta, amount=price, currency=currency),
+        payload=events.payment_plan_paid(
+            payment_event_id=event.event_id,
+            plan=plan,
+            credits=entry.delta,
+            amount=price,
+            currency=currency,
+        ),
         actor=events.SYSTEM,
-    )  # fmt: skip
+    )
     event.status = PaymentEventStatus.APPLIED
 
 
@@ -246,41 +251,56 @@ def payments_notify(emitted: list[events.Event]) -> None:
         user_id, data = event.user_id, event.payload.data
         if event.name == "payment.plan_paid":
             tier = settings.PLANS[data["plan"]]["name"]
-            metadata = {"eventId": data["paymentEventId"], "plan": data["plan"],
-                        "credits": data["credits"]}  # fmt: skip
+            metadata = {
+                "eventId": data["paymentEventId"],
+                "plan": data["plan"],
+                "credits": data["credits"],
+            }
             money = _format_money(data["amount"], data["currency"])
             drafts += [
                 NotificationDraft(
-                    user_id=user_id, type=NotificationType.PLAN_UPGRADE,
+                    user_id=user_id,
+                    type=NotificationType.PLAN_UPGRADE,
                     title=f"Welcome to {tier}",
                     message=f"You are on the {tier} plan now: {data['credits']} credits were "
                     "added.",
-                    metadata=metadata),
+                    metadata=metadata,
+                ),
                 NotificationDraft(
-                    user_id=user_id, type=NotificationType.PAYMENT_SUCCESS,
+                    user_id=user_id,
+                    type=NotificationType.PAYMENT_SUCCESS,
                     title="Payment received",
                     message=f"We received your payment of {money}. Thank you!",
-                    metadata=metadata),
-            ]  # fmt: skip
+                    metadata=metadata,
+                ),
+            ]
         elif event.name == "payment.subscription_charged":
             added = data["credits"]
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.PAYMENT_SUCCESS,
-                title="Subscription renewed",
-                message=(
-                    f"Your subscription payment went through: {added} credits were added, "
-                    f"your balance is back to {data['monthlyQuota']}."
-                    if added
-                    else "Your subscription payment went through; your balance was already full."
-                ),
-                metadata={"eventId": data["paymentEventId"], "credits": added},
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=user_id,
+                    type=NotificationType.PAYMENT_SUCCESS,
+                    title="Subscription renewed",
+                    message=(
+                        f"Your subscription payment went through: {added} credits were added, "
+                        f"your balance is back to {data['monthlyQuota']}."
+                        if added
+                        else "Your subscription payment went through; "
+                        "your balance was already full."
+                    ),
+                    metadata={"eventId": data["paymentEventId"], "credits": added},
+                )
+            )
         else:
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.PAYMENT_FAILED, title="Payment failed",
-                message=f"Your payment could not be completed: {data['reason']}",
-                metadata={"eventId": data["paymentEventId"], "reason": data["reason"]},
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=user_id,
+                    type=NotificationType.PAYMENT_FAILED,
+                    title="Payment failed",
+                    message=f"Your payment could not be completed: {data['reason']}",
+                    metadata={"eventId": data["paymentEventId"], "reason": data["reason"]},
+                )
+            )
     notify_many(drafts=drafts)
 
 

@@ -450,16 +450,22 @@ async def stream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     try:
         if not isinstance(answer, StreamAdmitted):
             content = b"" if answer.streaming else answer.content
-            await send({"type": "http.response.start", "status": answer.status_code,
-                        "headers": _headers(answer, body=True)})  # fmt: skip
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": answer.status_code,
+                    "headers": _headers(answer, body=True),
+                }
+            )
             await send({"type": "http.response.body", "body": content})
             return
         admitted, headers = answer, _headers(answer, body=False)
     finally:
         answer.close()  # request_finished: Django's end of the request
     stream = hub.open(admitted.admission)
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [*STREAM_HEADERS, *headers]})  # fmt: skip
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": [*STREAM_HEADERS, *headers]}
+    )
 
     async def disconnected() -> None:
         while (await receive())["type"] != "http.disconnect":

@@ -31,8 +31,17 @@ from notifications.selectors import notification_get
 
 BATCH_SIZE = 1000  # one INSERT round trip per batch
 # A notification's values, as _row makes them and notification_data reads them.
-NOTIFICATION_FIELDS = ("id", "user_id", "title", "message", "category", "type", "read",
-                       "metadata", "created_at")  # fmt: skip
+NOTIFICATION_FIELDS = (
+    "id",
+    "user_id",
+    "title",
+    "message",
+    "category",
+    "type",
+    "read",
+    "metadata",
+    "created_at",
+)
 
 
 def notification_data(notification: Notification) -> dict[str, Any]:
@@ -71,9 +80,17 @@ def _row(
     *, user_id: Any, kind: NotificationType, title: str, message: str, metadata: dict[str, Any]
 ) -> dict[str, Any]:
     """A new notification's values, as the model's defaults and limits make them."""
-    return {"id": uuid4(), "user_id": user_id, "title": title[:200], "message": message[:2000],
-            "category": CATEGORY_OF_TYPE[kind], "type": kind.value, "read": False,
-            "metadata": metadata, "created_at": timezone.now()}  # fmt: skip
+    return {
+        "id": uuid4(),
+        "user_id": user_id,
+        "title": title[:200],
+        "message": message[:2000],
+        "category": CATEGORY_OF_TYPE[kind],
+        "type": kind.value,
+        "read": False,
+        "metadata": metadata,
+        "created_at": timezone.now(),
+    }
 
 
 def _write(rows: list[dict[str, Any]]) -> None:
@@ -140,8 +157,16 @@ class NotificationDraft:
 def notify_many(*, drafts: Sequence[NotificationDraft]) -> int:
     """Several notifications, to one user or many, in one INSERT with their counters, in the
     caller's transaction (a batch of results settled together). How many."""
-    rows = [_row(user_id=draft.user_id, kind=NotificationType(draft.type), title=draft.title,
-                 message=draft.message, metadata=draft.metadata) for draft in drafts]  # fmt: skip
+    rows = [
+        _row(
+            user_id=draft.user_id,
+            kind=NotificationType(draft.type),
+            title=draft.title,
+            message=draft.message,
+            metadata=draft.metadata,
+        )
+        for draft in drafts
+    ]
     if rows:
         _write(rows)
     return len(rows)
@@ -162,8 +187,9 @@ def notify_bulk(
     created = 0
     batch: list[dict[str, Any]] = []
     for user_id in user_ids:
-        batch.append(_row(user_id=user_id, kind=kind, title=title, message=message,
-                          metadata=metadata or {}))  # fmt: skip
+        batch.append(
+            _row(user_id=user_id, kind=kind, title=title, message=message, metadata=metadata or {})
+        )
         if len(batch) >= batch_size:
             _write(batch)
             created += len(batch)

@@ -75,9 +75,11 @@ def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any
     now = timezone.now()
     ids = insert_values(
         LiveEvent,
-        [{"user_id": user_id, "kind": str(kind), "data": data, "created_at": now}
-         for user_id, kind, data in items],
-    )  # fmt: skip
+        [
+            {"user_id": user_id, "kind": str(kind), "data": data, "created_at": now}
+            for user_id, kind, data in items
+        ],
+    )
     message = orjson.dumps(
         [message_data(event_id, *item) for event_id, item in zip(ids, items, strict=True)]
     ).decode()
@@ -95,8 +97,13 @@ def live_event_data(event: OutboxEvent) -> dict[str, Any]:
 def _event_data(
     event: str, created_at: datetime, data: Any, event_id: Any, actor: Any
 ) -> dict[str, Any]:
-    return {"type": event, "created_at": iso(created_at), "data": data, "eventId": str(event_id),
-            "actor": actor}  # fmt: skip
+    return {
+        "type": event,
+        "created_at": iso(created_at),
+        "data": data,
+        "eventId": str(event_id),
+        "actor": actor,
+    }
 
 
 def _announce(message: str, count: int) -> None:
@@ -128,11 +135,17 @@ def live_record(emitted: list[Event]) -> None:
     public = [event for event in emitted if event.name not in LIVE_KIND]
     ids = live_publish_many(
         items=[(event.user_id, LIVE_KIND[event.name], event.payload.data) for event in internal]
-        + [(event.user_id, LiveEventKind.EVENT,
-            _event_data(event.name, event.created_at, event.payload.data, event.id,
-                        event.actor))
-           for event in public]
-    )  # fmt: skip
+        + [
+            (
+                event.user_id,
+                LiveEventKind.EVENT,
+                _event_data(
+                    event.name, event.created_at, event.payload.data, event.id, event.actor
+                ),
+            )
+            for event in public
+        ]
+    )
     for event, live_id in zip(public, ids[len(internal) :], strict=True):
         event.live_id = live_id
 

@@ -118,11 +118,19 @@ def outbox_record(emitted: list[Event]) -> None:
     consumer wants are recorded dispatched already, with nothing queued."""
     wanted = outbox_wanted([(event.name, event.user_id) for event in emitted])
     now = timezone.now()
-    rows = [{"id": event.id, "event": event.name, "user_id": event.user_id,
-             "data": event.payload.data, "created_at": event.created_at,
-             "dispatched_at": None if wants else now, "live_id": event.live_id,
-             "actor": event.actor}
-            for event, wants in zip(emitted, wanted, strict=True)]  # fmt: skip
+    rows = [
+        {
+            "id": event.id,
+            "event": event.name,
+            "user_id": event.user_id,
+            "data": event.payload.data,
+            "created_at": event.created_at,
+            "dispatched_at": None if wants else now,
+            "live_id": event.live_id,
+            "actor": event.actor,
+        }
+        for event, wants in zip(emitted, wanted, strict=True)
+    ]
     for event, row, sequence in zip(emitted, rows, insert_values(OutboxEvent, rows), strict=True):
         row["sequence"] = sequence
         event.outbox = row

@@ -99,9 +99,11 @@ def events_check(events: Iterable[str]) -> list[str]:
     unknown = sorted(set(chosen) - EVENTS)
     if not chosen or unknown:
         raise ValidationFailed(
-            details={"events": [f"Choose one or more of: {', '.join(sorted(EVENTS))}."]
-                     + [f"Unknown event: {name}." for name in unknown]}
-        )  # fmt: skip
+            details={
+                "events": [f"Choose one or more of: {', '.join(sorted(EVENTS))}."]
+                + [f"Unknown event: {name}." for name in unknown]
+            }
+        )
     return chosen
 
 
@@ -240,8 +242,14 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User, 
 
 
 def _event_body(event: OutboxEvent, user: User) -> str:
-    return _body(event_id=str(event.id), event=event.event, created_at=event.created_at,
-                 data=event.data, user=user, actor=event.acted_by())  # fmt: skip
+    return _body(
+        event_id=str(event.id),
+        event=event.event,
+        created_at=event.created_at,
+        data=event.data,
+        user=user,
+        actor=event.acted_by(),
+    )
 
 
 def deliveries_create(event: OutboxEvent) -> int:
@@ -320,8 +328,11 @@ def _claim_turn() -> list[WebhookDelivery]:
     due = WebhookDelivery.objects.filter(
         DELIVERIES.free(now), next_attempt_at__lte=now, endpoint__user__is_active=True
     )
-    in_turn = Window(RowNumber(), partition_by=[F(DELIVERY_OWNER)],
-                     order_by=[F("next_attempt_at").asc(), F("pk").asc()])  # fmt: skip
+    in_turn = Window(
+        RowNumber(),
+        partition_by=[F(DELIVERY_OWNER)],
+        order_by=[F("next_attempt_at").asc(), F("pk").asc()],
+    )
     turns = due.annotate(turn=in_turn).order_by("turn", "next_attempt_at", "pk")
     for _ in range(CLAIM_TRIES):
         chosen = list(turns.values_list("pk", flat=True)[:DELIVERY_BATCH])
@@ -346,8 +357,9 @@ def deliveries_send() -> dict[str, int]:
     """The delivery task: one turn (_claim_turn), its deliveries sent at once; how many ended
     in each status."""
     statuses = _send(_claim_turn()).values()
-    metrics.webhook_delivered(RETRY if status == DeliveryStatus.PENDING else status
-                              for status in statuses)  # fmt: skip
+    metrics.webhook_delivered(
+        RETRY if status == DeliveryStatus.PENDING else status for status in statuses
+    )
     return dict(Counter(statuses))
 
 
@@ -365,13 +377,22 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> _Answer:
     started = time.monotonic()
     try:
         response = _client.request(
-            "POST", url, guarded=True, idempotent=False, data=body, headers=headers,
+            "POST",
+            url,
+            guarded=True,
+            idempotent=False,
+            data=body,
+            headers=headers,
             timeout=settings.WEBHOOK_TIMEOUT_SECONDS,
-        )  # fmt: skip
+        )
         answer = _Answer(status_code=response.status_code, excerpt=outbound.excerpt(response))
     except outbound.OutboundError as failure:
-        answer = _Answer(status_code=failure.status, excerpt=failure.excerpt,
-                         error=failure.message, gone=failure.status == 410)  # fmt: skip
+        answer = _Answer(
+            status_code=failure.status,
+            excerpt=failure.excerpt,
+            error=failure.message,
+            gone=failure.status == 410,
+        )
     duration_ms = int((time.monotonic() - started) * 1000)
     return _Answer(answer.status_code, answer.excerpt, answer.error, answer.gone, duration_ms)
 
@@ -394,9 +415,12 @@ def _send(deliveries: list[WebhookDelivery]) -> dict[str, str]:
             secrets[endpoint.pk] = active_secrets(endpoint)
         body = delivery.body.encode()
         headers = signature_headers(
-            body=body, event_id=str(delivery.event_id), event=delivery.event,
-            timestamp=int(time.time()), secrets=secrets[endpoint.pk],
-        )  # fmt: skip
+            body=body,
+            event_id=str(delivery.event_id),
+            event=delivery.event,
+            timestamp=int(time.time()),
+            secrets=secrets[endpoint.pk],
+        )
         calls.append((delivery, body, headers))
 
     def post(call: tuple[WebhookDelivery, bytes, dict[str, str]]) -> _Answer:
@@ -431,9 +455,13 @@ def _record(delivery: WebhookDelivery, answer: _Answer) -> str:
     endpoint = delivery.endpoint
     with transaction.atomic():
         WebhookAttempt.objects.create(
-            delivery=delivery, at=now, status_code=status_code, duration_ms=answer.duration_ms,
-            response=answer.excerpt[:1024], error=error[:500],
-        )  # fmt: skip
+            delivery=delivery,
+            at=now,
+            status_code=status_code,
+            duration_ms=answer.duration_ms,
+            response=answer.excerpt[:1024],
+            error=error[:500],
+        )
         settled = DELIVERIES.settle(
             delivery,
             status=status,
@@ -508,14 +536,23 @@ def endpoint_test(*, user: User, endpoint_id: Any) -> WebhookDelivery:
     """Send `webhook.test` to this endpoint only (one attempt, no retries)."""
     endpoint = endpoint_get(user=user, endpoint_id=endpoint_id)
     event_id, now = uuid.uuid4(), timezone.now()
-    body = _body(event_id=str(event_id), event=TEST_EVENT, created_at=now,
-                 data={"message": "A test event from the Freelancer Growth Platform."},
-                 user=user, actor=user_actor(user.pk))  # fmt: skip
+    body = _body(
+        event_id=str(event_id),
+        event=TEST_EVENT,
+        created_at=now,
+        data={"message": "A test event from the Freelancer Growth Platform."},
+        user=user,
+        actor=user_actor(user.pk),
+    )
     with transaction.atomic():
         delivery = WebhookDelivery.objects.create(
-            endpoint=endpoint, event_id=event_id, event=TEST_EVENT, body=body,
-            next_attempt_at=now, created_at=now,
-        )  # fmt: skip
+            endpoint=endpoint,
+            event_id=event_id,
+            event=TEST_EVENT,
+            body=body,
+            next_attempt_at=now,
+            created_at=now,
+        )
         _queue(1)
     return delivery
 

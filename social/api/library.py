@@ -148,8 +148,18 @@ class CampaignDetailView(APIView):
 class MediaSerializer(serializers.ModelSerializer[MediaItem]):
     class Meta:
         model = MediaItem
-        fields = ("id", "type", "url", "filename", "size", "width", "height", "duration", "alt",
-                  "created_at")  # fmt: skip
+        fields = (
+            "id",
+            "type",
+            "url",
+            "filename",
+            "size",
+            "width",
+            "height",
+            "duration",
+            "alt",
+            "created_at",
+        )
 
 
 class MediaListView(generics.ListAPIView[MediaItem]):

@@ -96,8 +96,12 @@ class RecordResolveView(APIView):
 
         def schema_constraints(self) -> dict[str, Any]:
             others = "|".join(action for action in RESOLUTIONS if action != "published")
-            return {"anyOf": [{"properties": {"action": {"pattern": f"^({others})$"}}},
-                              {"required": ["url"]}]}  # fmt: skip
+            return {
+                "anyOf": [
+                    {"properties": {"action": {"pattern": f"^({others})$"}}},
+                    {"required": ["url"]},
+                ]
+            }
 
     @extend_schema(
         operation_id="social_schedule_resolve",

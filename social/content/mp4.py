@@ -164,10 +164,13 @@ def _coded_size(walk: _Walk, start: int, end: int) -> tuple[int, int]:
     """The first visual sample description's width and height (minf > stbl > stsd)."""
     for name in (b"stbl", b"stsd"):
         found = next(
-            ((child, child_end) for kind, child, child_end in walk.children(start, end)
-             if kind == name),
+            (
+                (child, child_end)
+                for kind, child, child_end in walk.children(start, end)
+                if kind == name
+            ),
             None,
-        )  # fmt: skip
+        )
         if found is None:
             return 0, 0
         start, end = found

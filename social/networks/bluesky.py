@@ -6,35 +6,73 @@ from social.providers.bluesky import BlueskyAdapter
 
 SOURCE = "bluesky"
 # XRPC errors are named by `error`.
-# fmt: off
 ERRORS: tuple[Rule, ...] = (
     Rule(SOURCE, "auth_expired", "ExpiredToken: the session ran out.", code="ExpiredToken"),
-    Rule(SOURCE, "auth_expired", "InvalidToken: the session is not valid.",
-         code="InvalidToken"),
-    Rule(SOURCE, "auth_expired", "AuthenticationRequired: the app password was refused or "
-         "revoked.", code="AuthenticationRequired"),
-    Rule(SOURCE, "auth_expired", "AccountTakedown: the account was taken down.",
-         code="AccountTakedown"),
-    Rule(SOURCE, "auth_expired", "AccountDeactivated: the account is deactivated.",
-         code="AccountDeactivated"),
-    Rule(SOURCE, "rate_limited", "RateLimitExceeded (HTTP 429, RateLimit-Reset).",
-         code="RateLimitExceeded"),
-    Rule(SOURCE, "media_invalid", "BlobTooLarge: an image over 1,000,000 bytes.",
-         code="BlobTooLarge"),
-    Rule(SOURCE, "media_invalid", "InvalidMimeType: a file type Bluesky refuses.",
-         code="InvalidMimeType"),
-    Rule(SOURCE, "content_rejected", "InvalidSwap: a record with this key exists already.",
-         code="InvalidSwap"),
-    Rule(SOURCE, "content_rejected", "RecordNotFound: the post replied to is gone.",
-         code="RecordNotFound"),
-    Rule(SOURCE, "content_rejected", "InvalidRequest: the record was refused (length, "
-         "facets, an unknown handle).", code="InvalidRequest"),
-    Rule(SOURCE, "platform_outage", "UpstreamFailure, InternalServerError, "
-         "ServiceUnavailable (HTTP 5xx).", status=(500, 599)),
-    Rule(SOURCE, "content_rejected", "Any other XRPC error of a request (HTTP 4xx).",
-         status=(400, 428)),
+    Rule(SOURCE, "auth_expired", "InvalidToken: the session is not valid.", code="InvalidToken"),
+    Rule(
+        SOURCE,
+        "auth_expired",
+        "AuthenticationRequired: the app password was refused or revoked.",
+        code="AuthenticationRequired",
+    ),
+    Rule(
+        SOURCE,
+        "auth_expired",
+        "AccountTakedown: the account was taken down.",
+        code="AccountTakedown",
+    ),
+    Rule(
+        SOURCE,
+        "auth_expired",
+        "AccountDeactivated: the account is deactivated.",
+        code="AccountDeactivated",
+    ),
+    Rule(
+        SOURCE,
+        "rate_limited",
+        "RateLimitExceeded (HTTP 429, RateLimit-Reset).",
+        code="RateLimitExceeded",
+    ),
+    Rule(
+        SOURCE, "media_invalid", "BlobTooLarge: an image over 1,000,000 bytes.", code="BlobTooLarge"
+    ),
+    Rule(
+        SOURCE,
+        "media_invalid",
+        "InvalidMimeType: a file type Bluesky refuses.",
+        code="InvalidMimeType",
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "InvalidSwap: a record with this key exists already.",
+        code="InvalidSwap",
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "RecordNotFound: the post replied to is gone.",
+        code="RecordNotFound",
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "InvalidRequest: the record was refused (length, facets, an unknown handle).",
+        code="InvalidRequest",
+    ),
+    Rule(
+        SOURCE,
+        "platform_outage",
+        "UpstreamFailure, InternalServerError, ServiceUnavailable (HTTP 5xx).",
+        status=(500, 599),
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "Any other XRPC error of a request (HTTP 4xx).",
+        status=(400, 428),
+    ),
 )
-# fmt: on
 
 
 NETWORK = Network(

@@ -6,22 +6,30 @@ from social.providers.devto import DevtoAdapter
 
 SOURCE = "devto"
 # Errors are `{"error": "<text>", "status"}`.
-# fmt: off
 ERRORS: tuple[Rule, ...] = (
-    Rule(SOURCE, "auth_expired", "unauthorized: the API key was revoked (HTTP 401).",
-         status=401),
-    Rule(SOURCE, "permission_missing", "forbidden: the key may not do this (HTTP 403).",
-         status=403),
-    Rule(SOURCE, "content_rejected", "422 Canonical url has already been taken (a duplicate "
-         "guard).", status=422, text="canonical",
-         remedy="Change the post's link: DEV refuses a canonical URL it already has."),
+    Rule(SOURCE, "auth_expired", "unauthorized: the API key was revoked (HTTP 401).", status=401),
+    Rule(
+        SOURCE, "permission_missing", "forbidden: the key may not do this (HTTP 403).", status=403
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "422 Canonical url has already been taken (a duplicate guard).",
+        status=422,
+        text="canonical",
+        remedy="Change the post's link: DEV refuses a canonical URL it already has.",
+    ),
     Rule(SOURCE, "media_invalid", "422 on the main image.", status=422, text="image"),
-    Rule(SOURCE, "content_rejected", "422 Title can't be blank, Tag list exceeds 4 tags, "
-         "other validation.", status=422),
-    Rule(SOURCE, "content_rejected", "Any other refusal of a request (HTTP 4xx).",
-         status=(400, 428)),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "422 Title can't be blank, Tag list exceeds 4 tags, other validation.",
+        status=422,
+    ),
+    Rule(
+        SOURCE, "content_rejected", "Any other refusal of a request (HTTP 4xx).", status=(400, 428)
+    ),
 )
-# fmt: on
 
 
 NETWORK = Network(

@@ -6,32 +6,53 @@ from social.providers.linkedin import SCOPES, LinkedInAdapter
 
 SOURCE = "linkedin"
 # Errors are `{status, serviceErrorCode, code, message}`.
-# fmt: off
 ERRORS: tuple[Rule, ...] = (
-    Rule(SOURCE, "auth_expired", "EXPIRED_ACCESS_TOKEN: the 60-day token ran out.",
-         code="65602"),
-    Rule(SOURCE, "auth_expired", "REVOKED_ACCESS_TOKEN: the member revoked the app.",
-         code="65601"),
+    Rule(SOURCE, "auth_expired", "EXPIRED_ACCESS_TOKEN: the 60-day token ran out.", code="65602"),
+    Rule(SOURCE, "auth_expired", "REVOKED_ACCESS_TOKEN: the member revoked the app.", code="65601"),
     Rule(SOURCE, "auth_expired", "INVALID_ACCESS_TOKEN.", code="65600"),
     Rule(SOURCE, "auth_expired", "Any other refused token (HTTP 401).", status=401),
-    Rule(SOURCE, "permission_missing", "ACCESS_DENIED: the token lacks w_member_social "
-         "(HTTP 403).", status=403),
-    Rule(SOURCE, "content_rejected", "DUPLICATE_POST: the same text was published "
-         "already.", code="DUPLICATE_POST",
-         remedy="Change the text: LinkedIn refuses the same text twice."),
-    Rule(SOURCE, "internal", "NONEXISTENT_VERSION: the LinkedIn-Version header names a "
-         "retired version (an operator setting).", status=426,
-         remedy="Contact support: this server calls a retired LinkedIn API version."),
-    Rule(SOURCE, "content_rejected", "The post was refused as invalid (HTTP 400, 404, "
-         "422).", status=(400, 425)),
+    Rule(
+        SOURCE,
+        "permission_missing",
+        "ACCESS_DENIED: the token lacks w_member_social (HTTP 403).",
+        status=403,
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "DUPLICATE_POST: the same text was published already.",
+        code="DUPLICATE_POST",
+        remedy="Change the text: LinkedIn refuses the same text twice.",
+    ),
+    Rule(
+        SOURCE,
+        "internal",
+        "NONEXISTENT_VERSION: the LinkedIn-Version header names a "
+        "retired version (an operator setting).",
+        status=426,
+        remedy="Contact support: this server calls a retired LinkedIn API version.",
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "The post was refused as invalid (HTTP 400, 404, 422).",
+        status=(400, 425),
+    ),
     # OAuth token endpoint (renewing a token during an attempt)
-    Rule(SOURCE, "auth_expired", "invalid_grant: the refresh token or code is no longer "
-         "valid.", code="invalid_grant"),
-    Rule(SOURCE, "internal", "invalid_client: this server's app credentials were "
-         "refused (an operator setting).", code="invalid_client",
-         remedy="Contact support: this server's app credentials were refused."),
+    Rule(
+        SOURCE,
+        "auth_expired",
+        "invalid_grant: the refresh token or code is no longer valid.",
+        code="invalid_grant",
+    ),
+    Rule(
+        SOURCE,
+        "internal",
+        "invalid_client: this server's app credentials were refused (an operator setting).",
+        code="invalid_client",
+        remedy="Contact support: this server's app credentials were refused.",
+    ),
 )
-# fmt: on
 
 
 NETWORK = Network(

@@ -6,38 +6,78 @@ from social.providers.mastodon import SCOPES, MastodonAdapter
 
 SOURCE = "mastodon"
 # Errors are `{"error": "<text>"}`, 422 for validation.
-# fmt: off
 ERRORS: tuple[Rule, ...] = (
-    Rule(SOURCE, "permission_missing", "This action is outside the authorized scopes "
-         "(HTTP 403).", status=403, text="outside the authorized scopes"),
-    Rule(SOURCE, "auth_expired", "The access token was revoked or is invalid (HTTP 401).",
-         status=401),
-    Rule(SOURCE, "auth_expired", "The login is disabled or the account suspended "
-         "(HTTP 403).", status=403),
-    Rule(SOURCE, "content_rejected", "422 Text character limit exceeded.", status=422,
-         text="character limit",
-         remedy="Shorten the post to your instance's character limit."),
-    Rule(SOURCE, "content_rejected", "422 Text can't be blank.", status=422,
-         text="can't be blank"),
-    Rule(SOURCE, "platform_outage", "422 Cannot attach files that have not finished "
-         "processing (try again in a moment).", status=422, text="finished processing"),
-    Rule(SOURCE, "media_invalid", "422 on an attachment: the file's type, size or "
-         "processing.", status=422, text="file"),
-    Rule(SOURCE, "media_invalid", "422 on an attachment: the media refused.", status=422,
-         text="media"),
+    Rule(
+        SOURCE,
+        "permission_missing",
+        "This action is outside the authorized scopes (HTTP 403).",
+        status=403,
+        text="outside the authorized scopes",
+    ),
+    Rule(
+        SOURCE, "auth_expired", "The access token was revoked or is invalid (HTTP 401).", status=401
+    ),
+    Rule(
+        SOURCE,
+        "auth_expired",
+        "The login is disabled or the account suspended (HTTP 403).",
+        status=403,
+    ),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "422 Text character limit exceeded.",
+        status=422,
+        text="character limit",
+        remedy="Shorten the post to your instance's character limit.",
+    ),
+    Rule(SOURCE, "content_rejected", "422 Text can't be blank.", status=422, text="can't be blank"),
+    Rule(
+        SOURCE,
+        "platform_outage",
+        "422 Cannot attach files that have not finished processing (try again in a moment).",
+        status=422,
+        text="finished processing",
+    ),
+    Rule(
+        SOURCE,
+        "media_invalid",
+        "422 on an attachment: the file's type, size or processing.",
+        status=422,
+        text="file",
+    ),
+    Rule(
+        SOURCE,
+        "media_invalid",
+        "422 on an attachment: the media refused.",
+        status=422,
+        text="media",
+    ),
     Rule(SOURCE, "content_rejected", "Any other 422 Validation failed.", status=422),
-    Rule(SOURCE, "content_rejected", "Record not found: the status replied to is gone "
-         "(HTTP 404).", status=404),
-    Rule(SOURCE, "content_rejected", "Any other refusal of a request (HTTP 4xx).",
-         status=(400, 428)),
+    Rule(
+        SOURCE,
+        "content_rejected",
+        "Record not found: the status replied to is gone (HTTP 404).",
+        status=404,
+    ),
+    Rule(
+        SOURCE, "content_rejected", "Any other refusal of a request (HTTP 4xx).", status=(400, 428)
+    ),
     # OAuth token endpoint (renewing a token during an attempt)
-    Rule(SOURCE, "auth_expired", "invalid_grant: the refresh token or code is no longer "
-         "valid.", code="invalid_grant"),
-    Rule(SOURCE, "internal", "invalid_client: this server's app credentials were "
-         "refused (an operator setting).", code="invalid_client",
-         remedy="Contact support: this server's app credentials were refused."),
+    Rule(
+        SOURCE,
+        "auth_expired",
+        "invalid_grant: the refresh token or code is no longer valid.",
+        code="invalid_grant",
+    ),
+    Rule(
+        SOURCE,
+        "internal",
+        "invalid_client: this server's app credentials were refused (an operator setting).",
+        code="invalid_client",
+        remedy="Contact support: this server's app credentials were refused.",
+    ),
 )
-# fmt: on
 
 
 NETWORK = Network(

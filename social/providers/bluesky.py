@@ -105,21 +105,27 @@ def facets(text: str, resolve: Any = None) -> list[dict[str, Any]]:
 
     for match in URL.finditer(text):
         found.append(
-            {"index": span(*match.span()),
-             "features": [{"$type": "app.bsky.richtext.facet#link", "uri": match.group(0)}]}
-        )  # fmt: skip
+            {
+                "index": span(*match.span()),
+                "features": [{"$type": "app.bsky.richtext.facet#link", "uri": match.group(0)}],
+            }
+        )
     for match in TAG.finditer(text):
         found.append(
-            {"index": span(*match.span()),
-             "features": [{"$type": "app.bsky.richtext.facet#tag", "tag": match.group(1)}]}
-        )  # fmt: skip
+            {
+                "index": span(*match.span()),
+                "features": [{"$type": "app.bsky.richtext.facet#tag", "tag": match.group(1)}],
+            }
+        )
     for match in MENTION.finditer(text) if resolve else ():
         did = resolve(match.group(1))
         if did:
             found.append(
-                {"index": span(*match.span()),
-                 "features": [{"$type": "app.bsky.richtext.facet#mention", "did": did}]}
-            )  # fmt: skip
+                {
+                    "index": span(*match.span()),
+                    "features": [{"$type": "app.bsky.richtext.facet#mention", "did": did}],
+                }
+            )
     return sorted(found, key=lambda facet: facet["index"]["byteStart"])
 
 
@@ -163,11 +169,17 @@ class BlueskyAdapter(Composer):
         text = content.text
         count, size = graphemes(text), len(text.encode())
         if count > int(limits["maxCharacters"]):
-            found.append(("content", f"Bluesky posts are at most {limits['maxCharacters']} "
-                                     f"characters; this one is {count}."))  # fmt: skip
+            found.append(
+                (
+                    "content",
+                    f"Bluesky posts are at most {limits['maxCharacters']} "
+                    f"characters; this one is {count}.",
+                )
+            )
         if size > MAX_BYTES:
-            found.append(("content", f"Bluesky posts are at most {MAX_BYTES} bytes; "
-                                     f"this one is {size}."))  # fmt: skip
+            found.append(
+                ("content", f"Bluesky posts are at most {MAX_BYTES} bytes; this one is {size}.")
+            )
         if any((media.size or 0) > MAX_IMAGE_BYTES for media in draft.media if not media.video):
             found.append(("media", "Bluesky images are at most 1,000,000 bytes."))
         return found
@@ -295,13 +307,17 @@ class BlueskyAdapter(Composer):
                 job: dict[str, Any] = self._client.json(
                     "POST",
                     f"{settings.BLUESKY_VIDEO_SERVICE_URL}/xrpc/app.bsky.video.uploadVideo",
-                    params={"did": credentials.provider_user_id,
-                            "name": f"{self._record_key(attempt)}.mp4"},
-                    headers={"Authorization": f"Bearer {service['token']}",
-                             "Content-Type": video.mime},
+                    params={
+                        "did": credentials.provider_user_id,
+                        "name": f"{self._record_key(attempt)}.mp4",
+                    },
+                    headers={
+                        "Authorization": f"Bearer {service['token']}",
+                        "Content-Type": video.mime,
+                    },
                     data=stored,  # streamed, with its Content-Length
                     timeout=UPLOAD_TIMEOUT_SECONDS,
-                )  # fmt: skip
+                )
             except outbound.PermanentError as error:
                 found = json_of_excerpt(error.excerpt)
                 if error.status != 409 or not found.get("jobId"):
@@ -368,8 +384,9 @@ class BlueskyAdapter(Composer):
     def _published(self, credentials: Credentials, uri: str, cid: str = "") -> Published:
         rkey = uri.rsplit("/", 1)[-1]
         handle = credentials.username or credentials.provider_user_id
-        return Published(provider_post_id=uri, url=f"https://bsky.app/profile/{handle}/post/{rkey}",
-                         ref=cid)  # fmt: skip
+        return Published(
+            provider_post_id=uri, url=f"https://bsky.app/profile/{handle}/post/{rkey}", ref=cid
+        )
 
     def publish(self, credentials: Credentials, content: Content, attempt: Attempt) -> Published:
         return self._create(credentials, content, attempt)

@@ -46,8 +46,14 @@ class DevtoAdapter(Composer):
 
     def compose(self, draft: Draft) -> Content:
         """The title, the content as markdown, the hashtags as tags."""
-        return Content(text=draft.content.strip(), link=draft.link, title=draft.title,
-                       tags=tags_of(draft), media=draft.media, options=draft.options)  # fmt: skip
+        return Content(
+            text=draft.content.strip(),
+            link=draft.link,
+            title=draft.title,
+            tags=tags_of(draft),
+            media=draft.media,
+            options=draft.options,
+        )
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         found: list[Problem] = []
@@ -141,12 +147,16 @@ class DevtoAdapter(Composer):
             return articles, number + 1 if len(articles) >= LOOKUP_PAGE_SIZE else None
 
         article = lookup_pages(
-            "DEV", page, attempt=attempt,
+            "DEV",
+            page,
+            attempt=attempt,
             created=lambda article: moment(article.get("published_at")),
-            matches=lambda article: attempt.ours(str(article.get("id")))
-            and same_text(str(article.get("title") or ""), content.title)
-            and same_text(str(article.get("body_markdown") or content.text), content.text),
-        )  # fmt: skip
+            matches=lambda article: (
+                attempt.ours(str(article.get("id")))
+                and same_text(str(article.get("title") or ""), content.title)
+                and same_text(str(article.get("body_markdown") or content.text), content.text)
+            ),
+        )
         if article is None:
             return None
         return Published(provider_post_id=str(article["id"]), url=str(article.get("url") or ""))

@@ -224,11 +224,15 @@ class LinkedInAdapter(Composer):
             f"{settings.LINKEDIN_API_URL}/rest/videos",
             params={"action": "initializeUpload"},
             headers=self._rest_headers(credentials),
-            json={"initializeUploadRequest": {"owner": self._author(credentials),
-                                              "fileSizeBytes": int(video.size or 0),
-                                              "uploadCaptions": False,
-                                              "uploadThumbnail": False}},
-        )  # fmt: skip
+            json={
+                "initializeUploadRequest": {
+                    "owner": self._author(credentials),
+                    "fileSizeBytes": int(video.size or 0),
+                    "uploadCaptions": False,
+                    "uploadThumbnail": False,
+                }
+            },
+        )
         value = initialized["value"]
         etags = []
         for part in value.get("uploadInstructions") or []:
@@ -236,20 +240,26 @@ class LinkedInAdapter(Composer):
                 "PUT",
                 str(part["uploadUrl"]),
                 data=stored_range(video, int(part["firstByte"]), int(part["lastByte"])),
-                headers={"Authorization": f"Bearer {credentials.access_token}",
-                         "Content-Type": "application/octet-stream"},
+                headers={
+                    "Authorization": f"Bearer {credentials.access_token}",
+                    "Content-Type": "application/octet-stream",
+                },
                 timeout=UPLOAD_TIMEOUT_SECONDS,
-            )  # fmt: skip
+            )
             etags.append(response.headers.get("etag", ""))
         self._client.call(
             "POST",
             f"{settings.LINKEDIN_API_URL}/rest/videos",
             params={"action": "finalizeUpload"},
             headers=self._rest_headers(credentials),
-            json={"finalizeUploadRequest": {"video": value["video"],
-                                            "uploadToken": value.get("uploadToken") or "",
-                                            "uploadedPartIds": etags}},
-        )  # fmt: skip
+            json={
+                "finalizeUploadRequest": {
+                    "video": value["video"],
+                    "uploadToken": value.get("uploadToken") or "",
+                    "uploadedPartIds": etags,
+                }
+            },
+        )
         return {"video": str(value["video"])}
 
     def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
@@ -280,11 +290,13 @@ class LinkedInAdapter(Composer):
             "isReshareDisabledByAuthor": False,
         }
         images = [
-            {"id": self._upload_image(credentials, media), **({"altText": media.alt[:4086]}
-                                                              if media.alt else {})}
+            {
+                "id": self._upload_image(credentials, media),
+                **({"altText": media.alt[:4086]} if media.alt else {}),
+            }
             for media in content.media
             if not content.video
-        ]  # fmt: skip
+        ]
         if content.video:
             body["content"] = {"media": {"id": content.video["video"], "title": content.title}}
         elif len(images) == 1:
@@ -328,21 +340,30 @@ class LinkedInAdapter(Composer):
             found: dict[str, Any] = self._client.json(
                 "GET",
                 f"{settings.LINKEDIN_API_URL}/rest/posts",
-                params={"q": "author", "author": self._author(credentials),
-                        "sortBy": "CREATED", "start": start or 0, "count": LOOKUP_PAGE_SIZE},
+                params={
+                    "q": "author",
+                    "author": self._author(credentials),
+                    "sortBy": "CREATED",
+                    "start": start or 0,
+                    "count": LOOKUP_PAGE_SIZE,
+                },
                 headers=headers,
-            )  # fmt: skip
+            )
             elements = list(found.get("elements") or [])
             more = len(elements) >= LOOKUP_PAGE_SIZE
             return elements, (start or 0) + len(elements) if more else None
 
         expected = commentary(content.text)
         element = lookup_pages(
-            "LinkedIn", page, attempt=attempt,
+            "LinkedIn",
+            page,
+            attempt=attempt,
             created=lambda element: moment(element.get("createdAt")),
-            matches=lambda element: attempt.ours(str(element.get("id")))
-            and same_text(str(element.get("commentary") or ""), expected),
-        )  # fmt: skip
+            matches=lambda element: (
+                attempt.ours(str(element.get("id")))
+                and same_text(str(element.get("commentary") or ""), expected)
+            ),
+        )
         if element is None:
             return None
         urn = str(element["id"])
@@ -381,21 +402,27 @@ class LinkedInAdapter(Composer):
 
         def page(start: int | None) -> Page:
             found: dict[str, Any] = self._client.json(
-                "GET", self._comments_url(on), headers=self._rest_headers(credentials),
+                "GET",
+                self._comments_url(on),
+                headers=self._rest_headers(credentials),
                 params={"start": start or 0, "count": LOOKUP_PAGE_SIZE},
-            )  # fmt: skip
+            )
             elements = list(found.get("elements") or [])
             more = len(elements) >= LOOKUP_PAGE_SIZE
             return elements, (start or 0) + len(elements) if more else None
 
         author = self._author(credentials)
         element = lookup_pages(
-            "LinkedIn", page, attempt=attempt,
+            "LinkedIn",
+            page,
+            attempt=attempt,
             # Every comment of the post is younger than the attempt: read them all.
             created=lambda element: None,
-            matches=lambda element: element.get("actor") == author
-            and same_text(str((element.get("message") or {}).get("text") or ""), text),
-        )  # fmt: skip
+            matches=lambda element: (
+                element.get("actor") == author
+                and same_text(str((element.get("message") or {}).get("text") or ""), text)
+            ),
+        )
         if element is None:
             return None
         urn = str(element.get("$URN") or element.get("commentUrn") or element.get("id"))

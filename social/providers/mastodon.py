@@ -105,8 +105,13 @@ class MastodonAdapter(Composer):
         count = self.length(content.text, limits)
         maximum = int(limits.get("maxCharacters") or 500)
         if count > maximum:
-            return [("content", f"This Mastodon server takes at most {maximum} characters "
-                                f"(links count as {per_url}); this post is {count}.")]  # fmt: skip
+            return [
+                (
+                    "content",
+                    f"This Mastodon server takes at most {maximum} characters "
+                    f"(links count as {per_url}); this post is {count}.",
+                )
+            ]
         return []
 
     @staticmethod
@@ -353,10 +358,13 @@ class MastodonAdapter(Composer):
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
         return self._find(
-            credentials, attempt, replies=False,
-            matches=lambda status: same_text(status_text(str(status.get("content") or "")),
-                                             content.text),
-        )  # fmt: skip
+            credentials,
+            attempt,
+            replies=False,
+            matches=lambda status: same_text(
+                status_text(str(status.get("content") or "")), content.text
+            ),
+        )
 
     def _find(
         self,
@@ -370,9 +378,12 @@ class MastodonAdapter(Composer):
         page after page (`max_id`) back to the attempt's window (base.lookup_pages)."""
 
         def page(max_id: str | None) -> Page:
-            params = {"limit": LOOKUP_PAGE_SIZE, "exclude_reblogs": "true",
-                      **({} if replies else {"exclude_replies": "true"}),
-                      **({"max_id": max_id} if max_id else {})}  # fmt: skip
+            params = {
+                "limit": LOOKUP_PAGE_SIZE,
+                "exclude_reblogs": "true",
+                **({} if replies else {"exclude_replies": "true"}),
+                **({"max_id": max_id} if max_id else {}),
+            }
             statuses: list[dict[str, Any]] = self._call(
                 "GET",
                 credentials.instance,
@@ -384,10 +395,12 @@ class MastodonAdapter(Composer):
             return statuses, str(statuses[-1]["id"]) if more else None
 
         status = lookup_pages(
-            "Mastodon", page, attempt=attempt,
+            "Mastodon",
+            page,
+            attempt=attempt,
             created=lambda status: moment(status.get("created_at")),
             matches=lambda status: attempt.ours(str(status.get("id"))) and matches(status),
-        )  # fmt: skip
+        )
         if status is None:
             return None
         return Published(provider_post_id=str(status["id"]), url=str(status.get("url") or ""))

@@ -145,18 +145,24 @@ class _Meta(Composer):
 
         def page(after: str | None) -> Page:
             found = self._get(
-                edge, credentials.access_token, fields=fields, limit=LOOKUP_PAGE_SIZE,
-                since=int(attempt.window.timestamp()), **({"after": after} if after else {}),
-            )  # fmt: skip
+                edge,
+                credentials.access_token,
+                fields=fields,
+                limit=LOOKUP_PAGE_SIZE,
+                since=int(attempt.window.timestamp()),
+                **({"after": after} if after else {}),
+            )
             paging = found.get("paging") or {}
             cursor = (paging.get("cursors") or {}).get("after") if paging.get("next") else None
             return list(found.get("data") or []), cursor
 
         return lookup_pages(
-            self.name, page, attempt=attempt,
+            self.name,
+            page,
+            attempt=attempt,
             created=lambda item: moment(item.get(created)),
             matches=lambda item: attempt.ours(str(item.get("id"))) and matches(item),
-        )  # fmt: skip
+        )
 
     comment_text_field = "message"  # how the comments edge names a comment's text
     comment_time_field = "created_time"  # and its time
@@ -176,10 +182,13 @@ class _Meta(Composer):
     ) -> Published | None:
         field = self.comment_text_field
         comment = self._find(
-            f"{on.provider_post_id}/comments", credentials, attempt,
-            fields=f"id,{field},{self.comment_time_field}", created=self.comment_time_field,
+            f"{on.provider_post_id}/comments",
+            credentials,
+            attempt,
+            fields=f"id,{field},{self.comment_time_field}",
+            created=self.comment_time_field,
             matches=lambda comment: same_text(str(comment.get(field) or ""), text),
-        )  # fmt: skip
+        )
         if comment is None:
             return None
         return Published(provider_post_id=str(comment["id"]), url=on.url)
@@ -298,8 +307,7 @@ class FacebookAdapter(_Meta):
     def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
         """`GET /{video-id}?fields=status,permalink_url`: `status.video_status` is `ready`
         once processed, `error` with the processing phase's errors."""
-        found = self._get(state["videoId"], credentials.access_token,
-                          fields="status,permalink_url")  # fmt: skip
+        found = self._get(state["videoId"], credentials.access_token, fields="status,permalink_url")
         status = found.get("status") or {}
         if status.get("video_status") == "error":
             errors = (status.get("processing_phase") or {}).get("errors") or [{}]
@@ -333,17 +341,25 @@ class FacebookAdapter(_Meta):
             return Published(provider_post_id=video_id, url=url)
         if len(content.media) == 1:
             photo = self._post(
-                f"{page}/photos", token, url=content.media[0].url, caption=content.text,
+                f"{page}/photos",
+                token,
+                url=content.media[0].url,
+                caption=content.text,
                 **_alt(content.media[0], "alt_text_custom"),
-            )  # fmt: skip
+            )
             post_id = str(photo.get("post_id") or photo["id"])
         else:
             fields: dict[str, Any] = {"message": content.text}
             if content.link:
                 fields["link"] = content.link
             for index, media in enumerate(content.media):
-                photo = self._post(f"{page}/photos", token, url=media.url, published="false",
-                                   **_alt(media, "alt_text_custom"))  # fmt: skip
+                photo = self._post(
+                    f"{page}/photos",
+                    token,
+                    url=media.url,
+                    published="false",
+                    **_alt(media, "alt_text_custom"),
+                )
                 fields[f"attached_media[{index}]"] = f'{{"media_fbid":"{photo["id"]}"}}'
             post_id = str(self._post(f"{page}/feed", token, **fields)["id"])
         # "{page}_{post}" opens the post at facebook.com: no extra round trip for its permalink.
@@ -353,10 +369,13 @@ class FacebookAdapter(_Meta):
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
         post = self._find(
-            f"{credentials.provider_user_id}/feed", credentials, attempt,
-            fields="id,message,created_time,permalink_url", created="created_time",
+            f"{credentials.provider_user_id}/feed",
+            credentials,
+            attempt,
+            fields="id,message,created_time,permalink_url",
+            created="created_time",
             matches=lambda post: same_text(str(post.get("message") or ""), content.text),
-        )  # fmt: skip
+        )
         if post is None:
             return None
         post_id = str(post["id"])
@@ -413,8 +432,9 @@ class InstagramAdapter(_Meta):
             found.append(("media", "Instagram posts need at least one image or video."))
         tags = len(HASHTAG.findall(content.text))
         if tags > int(limits.get("maxHashtags") or 30):
-            found.append(("hashtags", f"Instagram captions take at most 30 hashtags; "
-                                      f"this one has {tags}."))  # fmt: skip
+            found.append(
+                ("hashtags", f"Instagram captions take at most 30 hashtags; this one has {tags}.")
+            )
         return found
 
     def connect(self, request: ConnectRequest) -> Identity:
@@ -485,11 +505,17 @@ class InstagramAdapter(_Meta):
             )
             return {"container": reel, "children": [], "finished": []}
         children = [
-            self._container(credentials, is_carousel_item="true",
-                            **({"media_type": "VIDEO", "video_url": media.url} if media.video
-                               else {"image_url": media.url, **_alt(media, "alt_text")}))
+            self._container(
+                credentials,
+                is_carousel_item="true",
+                **(
+                    {"media_type": "VIDEO", "video_url": media.url}
+                    if media.video
+                    else {"image_url": media.url, **_alt(media, "alt_text")}
+                ),
+            )
             for media in content.media
-        ]  # fmt: skip
+        ]
         return {"container": "", "children": children, "finished": []}
 
     def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
@@ -512,26 +538,36 @@ class InstagramAdapter(_Meta):
             raise outbound.PermanentError("Instagram needs an image.")
         if content.video and content.video.get("children"):
             container = self._container(
-                credentials, media_type="CAROUSEL", children=",".join(content.video["children"]),
+                credentials,
+                media_type="CAROUSEL",
+                children=",".join(content.video["children"]),
                 caption=content.text,
-            )  # fmt: skip
+            )
         elif content.video:
             container = str(content.video["container"])
         elif len(content.media) == 1:
             container = self._container(
-                credentials, image_url=content.media[0].url, caption=content.text,
+                credentials,
+                image_url=content.media[0].url,
+                caption=content.text,
                 **_alt(content.media[0], "alt_text"),
-            )  # fmt: skip
+            )
         else:
             children = [
-                self._container(credentials, image_url=media.url, is_carousel_item="true",
-                                **_alt(media, "alt_text"))
+                self._container(
+                    credentials,
+                    image_url=media.url,
+                    is_carousel_item="true",
+                    **_alt(media, "alt_text"),
+                )
                 for media in content.media
-            ]  # fmt: skip
+            ]
             container = self._container(
-                credentials, media_type="CAROUSEL", children=",".join(children),
+                credentials,
+                media_type="CAROUSEL",
+                children=",".join(children),
                 caption=content.text,
-            )  # fmt: skip
+            )
         # An image container is usually ready at once: publish, and wait only when Graph
         # says it is not (code 9007), instead of polling its status before every publish.
         try:
@@ -554,10 +590,13 @@ class InstagramAdapter(_Meta):
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
         item = self._find(
-            f"{credentials.provider_user_id}/media", credentials, attempt,
-            fields="id,caption,permalink,timestamp", created="timestamp",
+            f"{credentials.provider_user_id}/media",
+            credentials,
+            attempt,
+            fields="id,caption,permalink,timestamp",
+            created="timestamp",
             matches=lambda item: same_text(str(item.get("caption") or ""), content.text),
-        )  # fmt: skip
+        )
         if item is None:
             return None
         return Published(provider_post_id=str(item["id"]), url=str(item.get("permalink") or ""))

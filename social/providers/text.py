@@ -80,8 +80,12 @@ class Composer:
         """The platform's own rules the composed draft breaks."""
         maximum, length = int(limits["maxCharacters"]), len(content.text)
         if length > maximum:
-            return [("content", f"{self.name} posts are at most {maximum} characters; "
-                                f"this one is {length}.")]  # fmt: skip
+            return [
+                (
+                    "content",
+                    f"{self.name} posts are at most {maximum} characters; this one is {length}.",
+                )
+            ]
         return []
 
     # Parts beyond the post (social.md section 9): a network whose capabilities have no threads

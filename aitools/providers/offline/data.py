@@ -396,17 +396,22 @@ SOCIAL_HASHTAGS: Final[dict[str, int]] = {
 DEFAULT_HASHTAGS: Final = 3
 # What a post is about decides what it says. Words that tell the kind of a prompt:
 POST_KINDS: Final[tuple[tuple[str, frozenset[str]], ...]] = (
-    ("lesson", wordset(
-        "tips tip how lessons lesson mistakes mistake guide learned learn avoid pricing ways"
-    )),
-    ("announcement", wordset(
-        "announce announcing launch launching launched release releasing introducing"
-    )),
-    ("milestone", wordset(
-        "finished completed delivered milestone anniversary celebrating celebrate reached"
-    )),
+    (
+        "lesson",
+        wordset(
+            "tips tip how lessons lesson mistakes mistake guide learned learn avoid pricing ways"
+        ),
+    ),
+    (
+        "announcement",
+        wordset("announce announcing launch launching launched release releasing introducing"),
+    ),
+    (
+        "milestone",
+        wordset("finished completed delivered milestone anniversary celebrating celebrate reached"),
+    ),
     ("offer", wordset("discount offer deal booking slots hire hiring sale promo spots")),
-)  # fmt: skip
+)
 DEFAULT_POST_KIND: Final = "lesson"
 
 # Post skeletons per kind, several each: every call picks one at random (a regeneration is a

@@ -52,11 +52,15 @@ def accounts_notify(emitted: list[events.Event]) -> None:
         data = event.payload.data
         name = NETWORKS[data["platform"]].name
         if event.name == "account.connect_failed":
-            drafts.append(NotificationDraft(
-                user_id=event.user_id, type=NotificationType.ACCOUNT_CONNECT_FAILED,
-                title=f"{name} could not be connected", message=data["reason"],
-                metadata={"platform": data["platform"]},
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=event.user_id,
+                    type=NotificationType.ACCOUNT_CONNECT_FAILED,
+                    title=f"{name} could not be connected",
+                    message=data["reason"],
+                    metadata={"platform": data["platform"]},
+                )
+            )
             continue
         account = data["username"] or name
         common = {"accountId": data["accountId"], "platform": data["platform"]}
@@ -64,29 +68,38 @@ def accounts_notify(emitted: list[events.Event]) -> None:
             when = "tomorrow" if data["days"] == 1 else f"within {data['days']} days"
             # The notification's own format for the time: isoformat's `+00:00`.
             expires_at = data["expiresAt"] and datetime.fromisoformat(data["expiresAt"]).isoformat()
-            drafts.append(NotificationDraft(
-                user_id=event.user_id, type=NotificationType.TOKEN_EXPIRING,
-                title=f"Reconnect {name} soon",
-                message=f"The connection to {account} expires {when}. Reconnect it to "
-                "keep your scheduled posts publishing.",
-                metadata={**common, "expiresAt": expires_at or None},
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=event.user_id,
+                    type=NotificationType.TOKEN_EXPIRING,
+                    title=f"Reconnect {name} soon",
+                    message=f"The connection to {account} expires {when}. Reconnect it to "
+                    "keep your scheduled posts publishing.",
+                    metadata={**common, "expiresAt": expires_at or None},
+                )
+            )
         elif event.name == "account.expired":
             reason = data["reason"]
-            drafts.append(NotificationDraft(
-                user_id=event.user_id, type=NotificationType.TOKEN_EXPIRING,
-                title=f"Reconnect {name}",
-                message=f"{name} no longer accepts the connection of {account}: reconnect it "
-                "to keep publishing." + (f" ({reason})" if reason else ""),
-                metadata={**common, "expired": True},
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=event.user_id,
+                    type=NotificationType.TOKEN_EXPIRING,
+                    title=f"Reconnect {name}",
+                    message=f"{name} no longer accepts the connection of {account}: reconnect it "
+                    "to keep publishing." + (f" ({reason})" if reason else ""),
+                    metadata={**common, "expired": True},
+                )
+            )
         else:
-            drafts.append(NotificationDraft(
-                user_id=event.user_id, type=NotificationType.ACCOUNT_CONNECTED,
-                title=f"{name} connected",
-                message=f"{account} is connected: you can publish and schedule to it.",
-                metadata=common,
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=event.user_id,
+                    type=NotificationType.ACCOUNT_CONNECTED,
+                    title=f"{name} connected",
+                    message=f"{account} is connected: you can publish and schedule to it.",
+                    metadata=common,
+                )
+            )
     notify_many(drafts=drafts)
 
 

@@ -68,10 +68,11 @@ def metrics_collect(*, concurrency: int | None = None) -> dict[str, int]:
     concurrency = concurrency or settings.SCHEDULER_CONCURRENCY
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     readings = [
-        Reading(record, sessions[record.account_id].credentials,
-                error=sessions[record.account_id].error)
+        Reading(
+            record, sessions[record.account_id].credentials, error=sessions[record.account_id].error
+        )
         for record in records
-    ]  # fmt: skip
+    ]
     bounded_map(_read, readings, limit=concurrency)
     done: Counter[str] = Counter()
     today = now.date()

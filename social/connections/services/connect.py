@@ -175,10 +175,17 @@ def _consume_state(*, user: User, provider: str, state: str, redirect_uri: str) 
     or concurrent use finds it taken). A request that does not match it (another redirect
     URI) is refused before the state is spent: a typo does not cost the user's consent."""
     now = timezone.now()
-    consent = ConnectState.objects.filter(
-        state_hash=_state_hash(state), user=user, provider=provider, used_at__isnull=True,
-        expires_at__gt=now,
-    ).select_related("app").first()  # fmt: skip
+    consent = (
+        ConnectState.objects.filter(
+            state_hash=_state_hash(state),
+            user=user,
+            provider=provider,
+            used_at__isnull=True,
+            expires_at__gt=now,
+        )
+        .select_related("app")
+        .first()
+    )
     if consent is None:
         raise InvalidState()
     if redirect_uri and redirect_uri != consent.redirect_uri:
@@ -252,16 +259,21 @@ def account_connect(
         with answers_checked(provider):
             identity = adapter.connect(request)
     except ConnectionRefused as refusal:
-        events.emit(user=user, payload=events.account_connect_failed(
-            platform=provider, reason=refusal.message))  # fmt: skip
+        events.emit(
+            user=user,
+            payload=events.account_connect_failed(platform=provider, reason=refusal.message),
+        )
         raise REFUSALS[refusal.code](refusal.message) from None
     except outbound.OutboundError as error:
-        events.emit(user=user, payload=events.account_connect_failed(
-            platform=provider, reason=error.message))  # fmt: skip
+        events.emit(
+            user=user,
+            payload=events.account_connect_failed(platform=provider, reason=error.message),
+        )
         raise _provider_error(provider, error) from error
     try:
-        return _store(user=user, provider=provider, instance=request.instance, identity=identity,
-                      app=app)  # fmt: skip
+        return _store(
+            user=user, provider=provider, instance=request.instance, identity=identity, app=app
+        )
     except IntegrityError:  # another user connected the same account a moment ago
         raise AccountAlreadyConnected() from None
 

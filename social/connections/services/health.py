@@ -96,8 +96,9 @@ def _probe_all(accounts: list[SocialAccount]) -> list[Probe]:
         except outbound.OutboundError as error:
             return error
         except Exception as error:  # an answer we did not expect: this account only
-            logger.exception("Checking %s account %s failed", probe.account.provider,
-                             probe.account.pk)  # fmt: skip
+            logger.exception(
+                "Checking %s account %s failed", probe.account.provider, probe.account.pk
+            )
             return outbound.TransientError(f"Unexpected error ({type(error).__name__}).")
         return None
 
@@ -122,53 +123,76 @@ def _report(probe: Probe, now: datetime) -> dict[str, Any]:
         if category == "auth_expired" and isinstance(error, outbound.AuthenticationError):
             account_mark_expired(account=account, reason=error.message)  # as an attempt does
         elif category == "auth_expired":
-            problems.append(_problem(
-                "account_expired", f"{name} refused the account's credentials: {error.message}",
-                f"Reconnect your {name} account.",
-            ))  # fmt: skip
+            problems.append(
+                _problem(
+                    "account_expired",
+                    f"{name} refused the account's credentials: {error.message}",
+                    f"Reconnect your {name} account.",
+                )
+            )
         elif category == "permission_missing":
             said = f"{error.message} {error.excerpt}"
             named = [scope for scope in NETWORKS[account.provider].scopes if scope in said]
             scopes_missing = named or list(NETWORKS[account.provider].scopes)
-            problems.append(_problem(
-                "permission_missing",
-                f"{name} refused a permission this app needs: {error.message}",
-                f"Reconnect {name} and grant every permission it asks for.",
-            ))  # fmt: skip
+            problems.append(
+                _problem(
+                    "permission_missing",
+                    f"{name} refused a permission this app needs: {error.message}",
+                    f"Reconnect {name} and grant every permission it asks for.",
+                )
+            )
         elif isinstance(error, outbound.TransientError):
-            problems.append(_problem(
-                "platform_unreachable", f"{name} did not answer: {error.message}",
-                "Nothing to do now: posts due meanwhile are retried.",
-            ))  # fmt: skip
+            problems.append(
+                _problem(
+                    "platform_unreachable",
+                    f"{name} did not answer: {error.message}",
+                    "Nothing to do now: posts due meanwhile are retried.",
+                )
+            )
         else:
-            problems.append(_problem(
-                "account_unavailable", f"{name} refused to describe the account: "
-                f"{error.message}", f"Check the account on {name}, then reconnect it.",
-            ))  # fmt: skip
+            problems.append(
+                _problem(
+                    "account_unavailable",
+                    f"{name} refused to describe the account: {error.message}",
+                    f"Check the account on {name}, then reconnect it.",
+                )
+            )
     if account.status == AccountStatus.EXPIRED:
-        problems.insert(0, _problem(
-            "account_expired",
-            f"{name} no longer accepts the connection of {account.username or name}.",
-            f"Reconnect your {name} account.",
-        ))  # fmt: skip
+        problems.insert(
+            0,
+            _problem(
+                "account_expired",
+                f"{name} no longer accepts the connection of {account.username or name}.",
+                f"Reconnect your {name} account.",
+            ),
+        )
     elif account.status == AccountStatus.DISCONNECTED:
-        problems.insert(0, _problem(
-            "account_disconnected", f"{account.username or name} was disconnected.",
-            f"Connect your {name} account again.",
-        ))  # fmt: skip
+        problems.insert(
+            0,
+            _problem(
+                "account_disconnected",
+                f"{account.username or name} was disconnected.",
+                f"Connect your {name} account again.",
+            ),
+        )
     elif account.expires_at is not None and account.expires_at - now <= EXPIRING_WITHIN:
-        problems.append(_problem(
-            "token_expiring",
-            f"The connection to {account.username or name} ends at {iso(account.expires_at)}.",
-            f"Reconnect your {name} account before then.",
-        ))  # fmt: skip
+        problems.append(
+            _problem(
+                "token_expiring",
+                f"The connection to {account.username or name} ends at {iso(account.expires_at)}.",
+                f"Reconnect your {name} account before then.",
+            )
+        )
     use = cap_use(account, now=now)
     if use is not None and use.used >= use.limit:
-        problems.append(_problem(
-            "daily_cap_reached",
-            f"{name} takes {use.limit} posts a day from an app; {use.used} in the last 24 "
-            "hours.", "Nothing to do: posts due meanwhile wait for the next window.",
-        ))  # fmt: skip
+        problems.append(
+            _problem(
+                "daily_cap_reached",
+                f"{name} takes {use.limit} posts a day from an app; {use.used} in the last 24 "
+                "hours.",
+                "Nothing to do: posts due meanwhile wait for the next window.",
+            )
+        )
     platform = NETWORKS[account.provider]
     return {
         "status": account.status,
@@ -256,8 +280,11 @@ def preflight_run(*, now: datetime | None = None) -> dict[str, int]:
         problems = _blocking(account, report, records)
         with transaction.atomic():
             row, _ = AccountHealth.objects.select_for_update().get_or_create(account=account)
-            announced = {code: at for code, at in row.announced.items()
-                         if code in {p["code"] for p in problems}}  # fmt: skip
+            announced = {
+                code: at
+                for code, at in row.announced.items()
+                if code in {p["code"] for p in problems}
+            }
             new = [problem for problem in problems if problem["code"] not in announced]
             if new:
                 events.emit(
@@ -267,11 +294,17 @@ def preflight_run(*, now: datetime | None = None) -> dict[str, int]:
                         account_id=str(account.pk),
                         platform=account.provider,
                         problems=new,
-                        records=[{"recordId": str(r.pk), "postId": str(r.post_id),
-                                  "scheduledAt": iso(r.scheduled_time)} for r in records],
+                        records=[
+                            {
+                                "recordId": str(r.pk),
+                                "postId": str(r.post_id),
+                                "scheduledAt": iso(r.scheduled_time),
+                            }
+                            for r in records
+                        ],
                         context={"notify": preferences[account.user_id].wants("postFailed")},
                     ),
-                )  # fmt: skip
+                )
                 announced.update({problem["code"]: iso(now) for problem in new})
                 done["announced"] += 1
             row.checked_at, row.report, row.preflight_at = now, report, now
@@ -302,13 +335,15 @@ def _blocking(
     if cap is not None and cap["used"] + len(records) > cap["limit"]:
         name = NETWORKS[account.provider].name
         waiting = cap["used"] + len(records) - cap["limit"]
-        problems.append(_problem(
-            "daily_cap_reached",
-            f"{name} takes {cap['limit']} posts a day from an app: {waiting} of the posts due "
-            "in the next 24 hours will wait for the next window.",
-            "Nothing to do: they publish as soon as the window allows; move them to spread "
-            "them out.",
-        ))  # fmt: skip
+        problems.append(
+            _problem(
+                "daily_cap_reached",
+                f"{name} takes {cap['limit']} posts a day from an app: {waiting} of the posts due "
+                "in the next 24 hours will wait for the next window.",
+                "Nothing to do: they publish as soon as the window allows; move them to spread "
+                "them out.",
+            )
+        )
     return problems
 
 
@@ -325,12 +360,18 @@ def at_risk_notify(emitted: list[events.Event]) -> None:
         count = len(data["records"])
         posts = "1 scheduled post" if count == 1 else f"{count} scheduled posts"
         problem = data["problems"][0]
-        drafts.append(NotificationDraft(
-            user_id=user_id, type=NotificationType.POST_AT_RISK,
-            title=f"{posts.capitalize()} on {name} at risk",
-            message=f"{problem['message']} {problem['remedy']}",
-            metadata={"accountId": data["accountId"], "platform": data["platform"],
-                      "problems": [p["code"] for p in data["problems"]],
-                      "recordIds": [r["recordId"] for r in data["records"]]},
-        ))  # fmt: skip
+        drafts.append(
+            NotificationDraft(
+                user_id=user_id,
+                type=NotificationType.POST_AT_RISK,
+                title=f"{posts.capitalize()} on {name} at risk",
+                message=f"{problem['message']} {problem['remedy']}",
+                metadata={
+                    "accountId": data["accountId"],
+                    "platform": data["platform"],
+                    "problems": [p["code"] for p in data["problems"]],
+                    "recordIds": [r["recordId"] for r in data["records"]],
+                },
+            )
+        )
     notify_many(drafts=drafts)

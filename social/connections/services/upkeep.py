@@ -84,8 +84,9 @@ def _renewed(
             done["expired"] += 1
         return
     if session.error is not None:
-        logger.info("Could not renew %s account %s: %s", account.provider, account.pk,
-                    session.error)  # fmt: skip
+        logger.info(
+            "Could not renew %s account %s: %s", account.provider, account.pk, session.error
+        )
         return
     if session.credentials.expires_at != previous_credentials_end:
         done["renewed"] += 1

@@ -104,15 +104,25 @@ def _video_problems(
     for video in videos:
         seconds = video.duration
         if seconds is not None and not rules.min_seconds <= seconds <= rules.max_seconds:
-            found.append(("media", f"{name} takes videos of {rules.min_seconds:g} to "
-                                   f"{rules.max_seconds:g} seconds; this one is "
-                                   f"{seconds:g}."))  # fmt: skip
+            found.append(
+                (
+                    "media",
+                    f"{name} takes videos of {rules.min_seconds:g} to "
+                    f"{rules.max_seconds:g} seconds; this one is "
+                    f"{seconds:g}.",
+                )
+            )
         if not rules.by_url and not video.stored:
             message = f"{name} needs the video's own bytes: upload it to the media library."
             found.append(("media", message))
         if (video.size or 0) > rules.max_bytes:
-            found.append(("media", f"{name} takes videos of at most {rules.max_bytes} bytes; "
-                                   f"this one is {video.size}."))  # fmt: skip
+            found.append(
+                (
+                    "media",
+                    f"{name} takes videos of at most {rules.max_bytes} bytes; "
+                    f"this one is {video.size}.",
+                )
+            )
     return found
 
 
@@ -233,9 +243,13 @@ def parts_missing(
     found: list[dict[str, Any]] = []
     reply = next((part for part in missing if part.kind == "reply"), None)
     if reply is not None:
-        found.append({"code": "thread_incomplete", "index": reply.index,
-                      "message": f"The thread stops before part {reply.index + 1}: "
-                                 f"{reason}"})  # fmt: skip
+        found.append(
+            {
+                "code": "thread_incomplete",
+                "index": reply.index,
+                "message": f"The thread stops before part {reply.index + 1}: {reason}",
+            }
+        )
     comment = next((part for part in missing if part.kind == "comment"), None)
     if comment is not None:
         message = f"The first comment was not published: {reason}"

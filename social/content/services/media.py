@@ -94,8 +94,14 @@ IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 VIDEO_TYPES = frozenset({"video/mp4", "video/quicktime"})
 PILLOW_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
 ANIMATED = ("GIF", "WEBP")  # kinds whose every frame is re-encoded (other kinds: the first)
-EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
-              "video/mp4": "mp4", "video/quicktime": "mov"}  # fmt: skip
+EXTENSIONS = {
+    "image/jpeg": "jpg",
+    "image/png": "png",
+    "image/gif": "gif",
+    "image/webp": "webp",
+    "video/mp4": "mp4",
+    "video/quicktime": "mov",
+}
 
 
 def media_register(
@@ -123,9 +129,16 @@ def media_register(
             )
         duration, width, height = header.duration, header.width, header.height
     return MediaItem.objects.create(
-        user=user, type=type, url=url, filename=filename, size=size, alt=alt,
-        duration=duration, width=width, height=height,
-    )  # fmt: skip
+        user=user,
+        type=type,
+        url=url,
+        filename=filename,
+        size=size,
+        alt=alt,
+        duration=duration,
+        width=width,
+        height=height,
+    )
 
 
 def media_alt_set(*, user: User, media_id: Any, alt: str) -> MediaItem:
@@ -254,8 +267,11 @@ def _reencoded(data: bytes) -> tuple[bytes, int, int]:
         out = io.BytesIO()
         options: dict[str, object] = {"icc_profile": icc} if icc else {}
         if frames > 1 and kind in ANIMATED:  # animations keep their frames and timing
-            options.update(save_all=True, loop=source.info.get("loop", 0),
-                           duration=source.info.get("duration", 100))  # fmt: skip
+            options.update(
+                save_all=True,
+                loop=source.info.get("loop", 0),
+                duration=source.info.get("duration", 100),
+            )
             source.save(out, format=kind, **options)
             width, height = source.size
         else:

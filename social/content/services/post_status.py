@@ -78,8 +78,14 @@ def record_parts(record: ScheduledRecord) -> list[dict[str, Any]]:
     if record.parts:
         return [{key: part.get(key) for key in PART_KEYS} for part in record.parts]
     if record.provider_post_id and record.status == RecordStatus.PUBLISHED:
-        return [{"index": 0, "kind": "post", "providerPostId": record.provider_post_id,
-                 "url": record.url}]  # fmt: skip
+        return [
+            {
+                "index": 0,
+                "kind": "post",
+                "providerPostId": record.provider_post_id,
+                "url": record.url,
+            }
+        ]
     return []
 
 
@@ -95,12 +101,15 @@ def posts_live(post_ids: Iterable[Any]) -> None:
     posts = Post.objects.filter(pk__in=ids).only("id", "user_id", "status")
     events.emit_many(
         items=[
-            (post.user_id,
-             events.post_changed(post_id=str(post.pk), status=post.status,
-                                 records=records[post.pk]))
+            (
+                post.user_id,
+                events.post_changed(
+                    post_id=str(post.pk), status=post.status, records=records[post.pk]
+                ),
+            )
             for post in posts
         ]
-    )  # fmt: skip
+    )
 
 
 def posts_records(records: Iterable[ScheduledRecord]) -> dict[Any, list[ScheduledRecord]]:
@@ -134,8 +143,9 @@ def posts_live_of(
         post = records[0].post
         status = statuses[post_id] if statuses is not None else post.status
         data = [record_data(record) for record in records]
-        items.append((post.user_id, events.post_changed(post_id=str(post_id), status=status,
-                                                        records=data)))  # fmt: skip
+        items.append(
+            (post.user_id, events.post_changed(post_id=str(post_id), status=status, records=data))
+        )
     events.emit_many(items=items)
 
 
@@ -174,11 +184,17 @@ def post_scheduled_fresh(post: Post, records: list[ScheduledRecord]) -> None:
     post.provider_set = providers_of(post, (record.provider for record in records))
     Post.objects.filter(pk=post.pk).update(status=post.status, provider_set=post.provider_set)
     events.emit_many(
-        items=[(post.user_id, events.post_changed(
-            post_id=str(post.pk), status=post.status,
-            records=[record_data(record) for record in records],
-        ))]
-    )  # fmt: skip
+        items=[
+            (
+                post.user_id,
+                events.post_changed(
+                    post_id=str(post.pk),
+                    status=post.status,
+                    records=[record_data(record) for record in records],
+                ),
+            )
+        ]
+    )
 
 
 def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str | None:

@@ -99,11 +99,13 @@ def _variants_check(
     for provider, variant in variants.items():
         variant = dict(variant)
         if "mediaIds" in variant:
-            variant["mediaIds"] = _media_check(user, variant["mediaIds"],
-                                               f"variants.{provider}.mediaIds")  # fmt: skip
+            variant["mediaIds"] = _media_check(
+                user, variant["mediaIds"], f"variants.{provider}.mediaIds"
+            )
         if "thread" in variant:
-            variant["thread"] = _thread_check(user, variant["thread"],
-                                              f"variants.{provider}.thread")  # fmt: skip
+            variant["thread"] = _thread_check(
+                user, variant["thread"], f"variants.{provider}.thread"
+            )
         if "options" in variant and check_options:
             _options_check(provider, variant["options"])
         checked[provider] = variant
@@ -121,8 +123,7 @@ def _thread_check(user: User, thread: list[dict[str, Any]], name: str) -> list[d
     for index, part in enumerate(thread):
         stored: dict[str, Any] = {"content": part["content"]}
         if part.get("mediaIds"):
-            stored["mediaIds"] = _media_check(user, part["mediaIds"],
-                                              f"{name}[{index}].mediaIds")  # fmt: skip
+            stored["mediaIds"] = _media_check(user, part["mediaIds"], f"{name}[{index}].mediaIds")
         parts.append(stored)
     return parts
 

@@ -130,8 +130,13 @@ def _defer(record: ScheduledRecord, *, now: datetime, until: datetime, limit: in
         f"{name} takes {limit} posts a day from an app: this one waits until "
         f"{until:%Y-%m-%d %H:%M} UTC, when the oldest of them is a day old."
     )
-    entry = {"at": now.isoformat(), "outcome": "deferred", "until": until.isoformat(),
-             "error": message, "category": "account_limit"}  # fmt: skip
+    entry = {
+        "at": now.isoformat(),
+        "outcome": "deferred",
+        "until": until.isoformat(),
+        "error": message,
+        "category": "account_limit",
+    }
     changed = ScheduledRecord.objects.filter(
         pk=record.pk, status=RecordStatus.PUBLISHING, claim=record.claim
     ).update(

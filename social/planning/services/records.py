@@ -153,8 +153,9 @@ def post_with_targets(
         post = user_post(user=user, post_id=post_id, lock=True)
         if "content" not in fields and not post.content:
             raise ValidationFailed(details={"content": ["This field is required."]})
-    post_apply(user=user, post=post, fields=fields,
-               extra_targets=[account_target(a) for a in accounts])  # fmt: skip
+    post_apply(
+        user=user, post=post, fields=fields, extra_targets=[account_target(a) for a in accounts]
+    )
     created = post._state.adding
     post.save()
     post_saved_emit(post, created=created)
@@ -209,8 +210,15 @@ def schedule_to_accounts(
     zone = None
     if recurrence is not None:
         zone = zone_of(zone_name or settings_for(user).default_timezone or "UTC")
-    return schedule(user=user, accounts=accounts, when=when, fields=fields, post_id=post_id,
-                    recurrence=recurrence, zone=zone)  # fmt: skip
+    return schedule(
+        user=user,
+        accounts=accounts,
+        when=when,
+        fields=fields,
+        post_id=post_id,
+        recurrence=recurrence,
+        zone=zone,
+    )
 
 
 def schedule_to_platforms(
@@ -240,8 +248,11 @@ def schedule(
     recurs, `when` being its first occurrence and the rule read in `zone`. Emits
     `post.scheduled`."""
     times = times or {}
-    expiring = [str(a.pk) for a in accounts
-                if a.expires_at is not None and a.expires_at < times.get(a.pk, when)]  # fmt: skip
+    expiring = [
+        str(a.pk)
+        for a in accounts
+        if a.expires_at is not None and a.expires_at < times.get(a.pk, when)
+    ]
     if expiring:
         raise AccountExpiresBefore(details={"accountIds": expiring})
     repeat = None
@@ -253,8 +264,9 @@ def schedule(
         )
         series = None
         if repeat is not None:
-            series = series_save(post=post, recurrence=repeat,
-                                 zone=zone or zoneinfo.ZoneInfo("UTC"), starts_at=when)  # fmt: skip
+            series = series_save(
+                post=post, recurrence=repeat, zone=zone or zoneinfo.ZoneInfo("UTC"), starts_at=when
+            )
         records = []
         for account in accounts:
             record = record_of(post, account, holding)
@@ -348,17 +360,27 @@ def records_parts_end(account: Any, *, reason: str) -> int:
     now): no further attempt, their warnings naming what is missing, with `reason`; how many
     (in the caller's transaction: a disconnect)."""
     waiting = ScheduledRecord.objects.filter(
-        account=account, status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False,
+        account=account,
+        status=RecordStatus.PUBLISHED,
+        next_attempt_at__isnull=False,
         claim__isnull=True,
-    ).select_related("post")  # fmt: skip
+    ).select_related("post")
     ended = 0
     for record in waiting:
-        warnings = parts_missing(draft_of(record.post, record.provider), record.provider,
-                            list(record.parts), reason=reason)  # fmt: skip
+        warnings = parts_missing(
+            draft_of(record.post, record.provider),
+            record.provider,
+            list(record.parts),
+            reason=reason,
+        )
         ended += ScheduledRecord.objects.filter(pk=record.pk, claim__isnull=True).update(
-            next_attempt_at=None, outcome_unknown=False, error_code="", error=reason,
-            warnings=warnings, updated_at=timezone.now(),
-        )  # fmt: skip
+            next_attempt_at=None,
+            outcome_unknown=False,
+            error_code="",
+            error=reason,
+            warnings=warnings,
+            updated_at=timezone.now(),
+        )
     return ended
 
 

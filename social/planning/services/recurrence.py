@@ -66,8 +66,10 @@ def recurrence_read(value: dict[str, Any], *, zone: ZoneInfo, starts_at: datetim
     except RuleError as error:
         raise ValidationFailed(details={"recurrence.rule": [str(error)]}) from None
     if next(rule_times(rule, zone, starts_at, starts_at), None) is None:
-        message = (f"The rule has no occurrence within {HORIZON_YEARS} years after the first "
-                   f"({iso(starts_at)}).")  # fmt: skip
+        message = (
+            f"The rule has no occurrence within {HORIZON_YEARS} years after the first "
+            f"({iso(starts_at)})."
+        )
         raise ValidationFailed(details={"recurrence.rule": [message]})
     until = _until(value.get("until"), zone)
     if until is not None and until < starts_at:
@@ -105,9 +107,15 @@ def series_save(
     transaction."""
     series, _ = Series.objects.update_or_create(
         post=post,
-        defaults={"rule": recurrence.rule, "time_zone": str(zone), "starts_at": starts_at,
-                  "until": recurrence.until, "count": recurrence.count, "ended_at": None},
-    )  # fmt: skip
+        defaults={
+            "rule": recurrence.rule,
+            "time_zone": str(zone),
+            "starts_at": starts_at,
+            "until": recurrence.until,
+            "count": recurrence.count,
+            "ended_at": None,
+        },
+    )
     return series
 
 
@@ -152,23 +160,33 @@ def series_continue(
             continue
         created.append(
             ScheduledRecord.objects.create(
-                post_id=record.post_id, user_id=record.user_id, account=record.account,
-                provider=record.provider, scheduled_time=when, due_at=when, series=series,
+                post_id=record.post_id,
+                user_id=record.user_id,
+                account=record.account,
+                provider=record.provider,
+                scheduled_time=when,
+                due_at=when,
+                series=series,
                 created_at=now + LOOKUP_MARGIN,
             )
-        )  # fmt: skip
+        )
     for post_id in dict.fromkeys(record.post_id for record in created):
         post_status_refresh(post_id)
     events.emit_many(
         items=[
-            (record.user_id,
-             events.post_scheduled(post_id=str(record.post_id), platforms=[record.provider],
-                                   account_ids=[str(record.account_id)],
-                                   scheduled_at=record.scheduled_time))
+            (
+                record.user_id,
+                events.post_scheduled(
+                    post_id=str(record.post_id),
+                    platforms=[record.provider],
+                    account_ids=[str(record.account_id)],
+                    scheduled_at=record.scheduled_time,
+                ),
+            )
             for record in created
         ],
         actor=actor,
-    )  # fmt: skip
+    )
     return len(created)
 
 
@@ -177,8 +195,11 @@ def series_after_outcomes(emitted: list[events.Event]) -> None:
     records that belong to a series get their next occurrence (one query for a batch of
     results without any; none when each emitter said whether its record has a series, in the
     event's context, and none has)."""
-    ids = [event.payload.data["recordId"] for event in emitted
-           if event.payload.context.get("series", True)]  # fmt: skip
+    ids = [
+        event.payload.data["recordId"]
+        for event in emitted
+        if event.payload.context.get("series", True)
+    ]
     if not ids:
         return
     ended = ScheduledRecord.objects.filter(pk__in=ids, series__isnull=False).select_related(

@@ -86,9 +86,14 @@ def records_attempt(
     # transaction (SETTLE_AT_LEAST, SETTLE_WITHIN_SECONDS; each record's writes stay fenced
     # by its claim; a failed batch leaves its records to the lease, then the lookup).
     outcomes: dict[int, Outcome] = {}
-    calls = bounded(attempt_call, list(jobs), limit=concurrency, gather=SETTLE_GATHER_SECONDS,
-                    more=more(refill) if refill is not None else None,
-                    tick=SETTLE_TICK_SECONDS)  # fmt: skip
+    calls = bounded(
+        attempt_call,
+        list(jobs),
+        limit=concurrency,
+        gather=SETTLE_GATHER_SECONDS,
+        more=more(refill) if refill is not None else None,
+        tick=SETTLE_TICK_SECONDS,
+    )
     held: list[int] = []  # ended, not yet written
     since = 0.0
     for ended in calls:
@@ -183,11 +188,12 @@ def record_processing_continue(*, record_id: Any, claim: Any) -> str:
     """The next look at a video the platform is processing, from a task (`_hold` queued it):
     the same attempt goes on, if the record is still under that claim; its status after."""
     record = (
-        ScheduledRecord.objects.select_related("post", "account", "account__app",
-                                               "account__user", "user")
+        ScheduledRecord.objects.select_related(
+            "post", "account", "account__app", "account__user", "user"
+        )
         .filter(pk=record_id, claim=claim, status=RecordStatus.PUBLISHING)
         .first()
-    )  # fmt: skip
+    )
     if record is None:
         return "gone"  # reclaimed after its lease, cancelled with its post, or done already
     (outcome,) = records_attempt([record], concurrency=1, continued=True)
@@ -198,10 +204,25 @@ def _settle_alone(job: Job) -> Outcome:
     """Settle one result in its own transaction, from the record as stored (a failed batch
     may have changed the object in memory)."""
     job.record.refresh_from_db(
-        fields=["status", "attempts", "history", "outcome_unknown", "claim", "next_attempt_at",
-                "due_at", "url", "provider_post_id", "published_at", "error", "error_code",
-                "lease_expires_at", "parts", "warnings", "processing"]
-    )  # fmt: skip
+        fields=[
+            "status",
+            "attempts",
+            "history",
+            "outcome_unknown",
+            "claim",
+            "next_attempt_at",
+            "due_at",
+            "url",
+            "provider_post_id",
+            "published_at",
+            "error",
+            "error_code",
+            "lease_expires_at",
+            "parts",
+            "warnings",
+            "processing",
+        ]
+    )
     try:
         with transaction.atomic():
             return jobs_settle([job])[0]
@@ -209,7 +230,12 @@ def _settle_alone(job: Job) -> Outcome:
         logger.exception("Settling record %s failed: its lease will bring it back", job.record.pk)
         record = job.record
         return Outcome(
-            record_id=str(record.pk), post_id=str(record.post_id),
-            account_id=str(record.account_id), provider=record.provider, status="Lost",
-            success=False, error_code="settle_failed", error="The result could not be saved.",
-        )  # fmt: skip
+            record_id=str(record.pk),
+            post_id=str(record.post_id),
+            account_id=str(record.account_id),
+            provider=record.provider,
+            status="Lost",
+            success=False,
+            error_code="settle_failed",
+            error="The result could not be saved.",
+        )

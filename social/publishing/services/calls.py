@@ -78,8 +78,9 @@ def _calls(job: Job) -> None:
                 except outbound.TransientError as error:
                     if not (job.final and error.maybe_delivered):
                         raise
-                    published = _asked(adapter, job, part, replace(attempt, unknown=True),
-                                       done, error)  # fmt: skip
+                    published = _asked(
+                        adapter, job, part, replace(attempt, unknown=True), done, error
+                    )
                 if published is None:  # the platform is processing a video: a task looks again
                     job.pending = True
                     return
@@ -200,8 +201,12 @@ def _part_lookup(
 
 def _part_data(part: Part, published: Published) -> dict[str, Any]:
     """A published part as the record stores it (`ref`: what a reply to it must name)."""
-    data = {"index": part.index, "kind": part.kind,
-            "providerPostId": published.provider_post_id, "url": published.url}  # fmt: skip
+    data = {
+        "index": part.index,
+        "kind": part.kind,
+        "providerPostId": published.provider_post_id,
+        "url": published.url,
+    }
     if published.ref:
         data["ref"] = published.ref
     return data
@@ -213,5 +218,8 @@ def published_post(record: ScheduledRecord) -> Published | None:
 
 
 def _published_of(part: dict[str, Any]) -> Published:
-    return Published(provider_post_id=str(part.get("providerPostId") or ""),
-                     url=str(part.get("url") or ""), ref=str(part.get("ref") or ""))  # fmt: skip
+    return Published(
+        provider_post_id=str(part.get("providerPostId") or ""),
+        url=str(part.get("url") or ""),
+        ref=str(part.get("ref") or ""),
+    )

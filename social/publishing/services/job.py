@@ -101,9 +101,14 @@ class Job:
         return self.began
 
     def attempt(self, index: int, *, unknown: bool) -> Attempt:
-        return Attempt(key=part_key(self.record, index), since=self.record.created_at,
-                       part=index, after=self.window, taken=self.taken,
-                       unknown=unknown)  # fmt: skip
+        return Attempt(
+            key=part_key(self.record, index),
+            since=self.record.created_at,
+            part=index,
+            after=self.window,
+            taken=self.taken,
+            unknown=unknown,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,13 @@ def publish_now(
 def _deferred(record: ScheduledRecord) -> Outcome:
     record.refresh_from_db(fields=["status", "error", "error_code", "next_attempt_at"])
     return Outcome(
-        record_id=str(record.pk), post_id=str(record.post_id), account_id=str(record.account_id),
-        provider=record.provider, status=record.status, success=False,
-        error_code=record.error_code, error=record.error, retry_at=record.next_attempt_at,
-    )  # fmt: skip
+        record_id=str(record.pk),
+        post_id=str(record.post_id),
+        account_id=str(record.account_id),
+        provider=record.provider,
+        status=record.status,
+        success=False,
+        error_code=record.error_code,
+        error=record.error,
+        retry_at=record.next_attempt_at,
+    )

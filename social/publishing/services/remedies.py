@@ -75,10 +75,19 @@ def _waiting_again(record: ScheduledRecord, *, now: datetime, entry: dict[str, A
     try:
         with transaction.atomic():
             record.save(
-                update_fields=["status", "due_at", "next_attempt_at", "attempts", "error",
-                               "error_code", "series", "history", "outcome_unknown",
-                               "updated_at"]
-            )  # fmt: skip
+                update_fields=[
+                    "status",
+                    "due_at",
+                    "next_attempt_at",
+                    "attempts",
+                    "error",
+                    "error_code",
+                    "series",
+                    "history",
+                    "outcome_unknown",
+                    "updated_at",
+                ]
+            )
     except IntegrityError:
         raise TargetTaken(details={"recordId": str(record.pk)}) from None
 
@@ -188,8 +197,12 @@ def record_resolve(
     if action == "published" and not url:
         raise ValidationFailed(details={"url": ["The post's URL on the platform is required."]})
     now = timezone.now()
-    entry: dict[str, Any] = {"at": now.isoformat(), "outcome": "resolved", "action": action,
-                             "by": "user"}  # fmt: skip
+    entry: dict[str, Any] = {
+        "at": now.isoformat(),
+        "outcome": "resolved",
+        "action": action,
+        "by": "user",
+    }
     with transaction.atomic():
         record = _locked_record(user, record_id)
         if record.status != RecordStatus.UNCONFIRMED:
@@ -215,18 +228,31 @@ def record_resolve(
             record.outcome_unknown = True  # a later retry still looks it up first
         record.history = [*record.history, entry]
         record.save(
-            update_fields=["status", "url", "published_at", "outcome_unknown", "error",
-                           "error_code", "history", "updated_at"]
-        )  # fmt: skip
+            update_fields=[
+                "status",
+                "url",
+                "published_at",
+                "outcome_unknown",
+                "error",
+                "error_code",
+                "history",
+                "updated_at",
+            ]
+        )
         post_status_refresh(record.post_id, providers_changed=False)
         # The user settled it: no notification of their own doing, the event for the others.
         if action == "published":
             payload: events.Payload = events.post_published(
-                post_id=str(record.post_id), record_id=str(record.pk),
-                account_id=str(record.account_id), platform=record.provider,
-                post_url=record.url, provider_post_id=record.provider_post_id,
-                published_at=now, parts=record_parts(record), context={"notify": False},
-            )  # fmt: skip
+                post_id=str(record.post_id),
+                record_id=str(record.pk),
+                account_id=str(record.account_id),
+                platform=record.provider,
+                post_url=record.url,
+                provider_post_id=record.provider_post_id,
+                published_at=now,
+                parts=record_parts(record),
+                context={"notify": False},
+            )
         else:
             payload = record_failure_event(record, {"notify": False, "unconfirmed": False})
         events.emit(user=user, payload=payload)

@@ -65,9 +65,11 @@ def records_reap(*, now: datetime | None = None) -> int:
     # Published records whose later parts' attempt outlived its lease (among the few of the
     # parts' due index): they stay Published, their parts due now.
     parts = ScheduledRecord.objects.filter(
-        status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False, claim__isnull=False,
+        status=RecordStatus.PUBLISHED,
+        next_attempt_at__isnull=False,
+        claim__isnull=False,
         lease_expires_at__lt=now,
-    )  # fmt: skip
+    )
     reaped += _reap(parts, held=RecordStatus.PUBLISHED, now=now)
     if reaped:
         logger.warning("Scheduler: %s records reclaimed after their lease ran out", reaped)
@@ -138,9 +140,11 @@ def _parts_claim(*, limit: int, now: datetime) -> list[ScheduledRecord]:
     status stays Published; no daily cap, which counts posts, and no live event: nothing a
     user sees changes until their result)."""
     due = ScheduledRecord.objects.filter(
-        next_attempt_at__isnull=False, due_at__lte=now, claim__isnull=True,
+        next_attempt_at__isnull=False,
+        due_at__lte=now,
+        claim__isnull=True,
         user__is_active=True,
-    )  # fmt: skip
+    )
     with transaction.atomic():
         # Not due again while its lease lasts (it stays Published, in the due set's index):
         # the timers do not wake for it; the reaper makes it due at once if its worker dies.

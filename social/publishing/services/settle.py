@@ -70,8 +70,12 @@ def _hold(job: Job) -> bool:
     delay = poll_delay(job.processing)
     changes: dict[str, Any] = {"processing": job.processing, "updated_at": now}
     if not record.processing:  # the processing began with this attempt: the history says so
-        began = {"attempt": record.attempts + 1, "at": now.isoformat(),
-                 "began": job.began.isoformat(), "outcome": "processing"}  # fmt: skip
+        began = {
+            "attempt": record.attempts + 1,
+            "at": now.isoformat(),
+            "began": job.began.isoformat(),
+            "outcome": "processing",
+        }
         changes["history"] = [*record.history, began]
     renewed = RECORDS.renew(record, seconds=delay + settings.SCHEDULER_LEASE_SECONDS, **changes)
     if not renewed:
@@ -95,8 +99,11 @@ def _result(job: Job) -> dict[str, Any]:
     if job.deferred:
         return _deferred(job, now)
     attempts = record.attempts + 1
-    entry: dict[str, Any] = {"attempt": attempts, "at": now.isoformat(),
-                             "began": job.began.isoformat()}  # fmt: skip
+    entry: dict[str, Any] = {
+        "attempt": attempts,
+        "at": now.isoformat(),
+        "began": job.began.isoformat(),
+    }
     if job.claimed_at is not None:  # how long after its due time the attempt began
         # (later parts of a published record: their due time is `next_attempt_at`, `due_at`
         # having moved past the claim's lease)
@@ -114,8 +121,9 @@ def _result(job: Job) -> dict[str, Any]:
         # once it ends.
         changes["processing"] = job.processing
     if job.published is not None:
-        changes.update(url=job.published.url[:2000],
-                       provider_post_id=job.published.provider_post_id[:500])  # fmt: skip
+        changes.update(
+            url=job.published.url[:2000], provider_post_id=job.published.provider_post_id[:500]
+        )
     if job.published is not None and not job.continuing:
         changes["published_at"] = now  # out from its first part on: Published now
     if error is None and job.published is not None and job.complete:
@@ -172,8 +180,12 @@ def _result(job: Job) -> dict[str, Any]:
             )
             changes.update(status=RecordStatus.FAILED, error_code=code)
         changes["error"] = error.message[:2000]
-        entry.update(outcome="error", error=error.message, status=error.status,
-                     maybeDelivered=error.maybe_delivered)  # fmt: skip
+        entry.update(
+            outcome="error",
+            error=error.message,
+            status=error.status,
+            maybeDelivered=error.maybe_delivered,
+        )
         entry.update(attempt_error(record.provider, error))  # category, platform's answer
         if job.checked:  # the platform was asked about the part in doubt
             entry["found"] = job.found
@@ -201,21 +213,31 @@ def _deferred(job: Job, now: datetime) -> dict[str, Any]:
         "next_attempt_at": due,
         "error_code": "retry_scheduled",
         "updated_at": now,
-        "history": [*job.record.history, {"at": now.isoformat(), "outcome": "deferred",
-                                          "error": "The platform's slots were all busy."}],
-    }  # fmt: skip
+        "history": [
+            *job.record.history,
+            {
+                "at": now.isoformat(),
+                "outcome": "deferred",
+                "error": "The platform's slots were all busy.",
+            },
+        ],
+    }
 
 
 def _outcome(job: Job, won: bool) -> Outcome:
     record = job.record
     if job.pending and won:
         return Outcome(
-            record_id=str(record.pk), post_id=str(record.post_id),
-            account_id=str(record.account_id), provider=record.provider,
-            status=RecordStatus.PUBLISHING, success=False, error_code="processing",
+            record_id=str(record.pk),
+            post_id=str(record.post_id),
+            account_id=str(record.account_id),
+            provider=record.provider,
+            status=RecordStatus.PUBLISHING,
+            success=False,
+            error_code="processing",
             error="The platform is processing the video: the post is published once it is done.",
             attempts=record.attempts,
-        )  # fmt: skip
+        )
     return Outcome(
         record_id=str(record.pk),
         post_id=str(record.post_id),
@@ -248,23 +270,39 @@ def _announce(jobs: list[Job]) -> None:
                 and not record.next_attempt_at
                 and job.preferences.wants("postFailed")
             ):
-                missing.append(_missing_parts(record.user_id, post_id=post_id,
-                                              record_id=str(record.pk),
-                                              platform=record.provider,
-                                              warnings=list(record.warnings)))  # fmt: skip
+                missing.append(
+                    _missing_parts(
+                        record.user_id,
+                        post_id=post_id,
+                        record_id=str(record.pk),
+                        platform=record.provider,
+                        warnings=list(record.warnings),
+                    )
+                )
             continue
         if record.status == RecordStatus.PUBLISHED:
-            context = {"notify": job.preferences.wants("postPublished"),
-                       "notify_missing": job.preferences.wants("postFailed"),
-                       "warnings": list(record.warnings),
-                       "series": record.series_id is not None}  # fmt: skip
-            emitted.append((record.user_id, events.post_published(
-                post_id=post_id, record_id=str(record.pk), account_id=str(record.account_id),
-                platform=record.provider, post_url=record.url,
-                provider_post_id=record.provider_post_id,
-                published_at=record.published_at or timezone.now(),
-                parts=record_parts(record), context=context,
-            )))  # fmt: skip
+            context = {
+                "notify": job.preferences.wants("postPublished"),
+                "notify_missing": job.preferences.wants("postFailed"),
+                "warnings": list(record.warnings),
+                "series": record.series_id is not None,
+            }
+            emitted.append(
+                (
+                    record.user_id,
+                    events.post_published(
+                        post_id=post_id,
+                        record_id=str(record.pk),
+                        account_id=str(record.account_id),
+                        platform=record.provider,
+                        post_url=record.url,
+                        provider_post_id=record.provider_post_id,
+                        published_at=record.published_at or timezone.now(),
+                        parts=record_parts(record),
+                        context=context,
+                    ),
+                )
+            )
         elif record.status in (RecordStatus.FAILED, RecordStatus.UNCONFIRMED):
             context = {
                 "notify": job.preferences.wants("postFailed"),
@@ -284,12 +322,17 @@ def _missing_parts(
     name = NETWORKS[platform].name
     missing = "; ".join(str(warning["message"]) for warning in warnings)
     return NotificationDraft(
-        user_id=user_id, type=NotificationType.POST_FAILED,
+        user_id=user_id,
+        type=NotificationType.POST_FAILED,
         title=f"Published on {name}, but not all of it",
         message=f"Your post is live on {name}, but part of it is missing: {missing}",
-        metadata={"postId": post_id, "platform": platform, "recordId": record_id,
-                  "warnings": warnings},
-    )  # fmt: skip
+        metadata={
+            "postId": post_id,
+            "platform": platform,
+            "recordId": record_id,
+            "warnings": warnings,
+        },
+    )
 
 
 def records_notify(emitted: list[events.Event]) -> None:
@@ -302,20 +345,32 @@ def records_notify(emitted: list[events.Event]) -> None:
         name = NETWORKS[data["platform"]].name
         warnings = context.get("warnings")
         if warnings and context.get("notify_missing"):
-            drafts.append(_missing_parts(user_id, post_id=data["postId"],
-                                         record_id=data["recordId"],
-                                         platform=data["platform"],
-                                         warnings=warnings))  # fmt: skip
+            drafts.append(
+                _missing_parts(
+                    user_id,
+                    post_id=data["postId"],
+                    record_id=data["recordId"],
+                    platform=data["platform"],
+                    warnings=warnings,
+                )
+            )
         if not context["notify"]:
             continue
         if payload.event == "post.published":
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.POST_PUBLISHED,
-                title=f"Published on {name}",
-                message=f"Your post is live on {name}: {data['postUrl']}".rstrip(": "),
-                metadata={"postId": data["postId"], "platform": data["platform"],
-                          "url": data["postUrl"], "recordId": data["recordId"]},
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=user_id,
+                    type=NotificationType.POST_PUBLISHED,
+                    title=f"Published on {name}",
+                    message=f"Your post is live on {name}: {data['postUrl']}".rstrip(": "),
+                    metadata={
+                        "postId": data["postId"],
+                        "platform": data["platform"],
+                        "url": data["postUrl"],
+                        "recordId": data["recordId"],
+                    },
+                )
+            )
         else:
             message = (
                 f"We could not confirm whether your post appeared on {name}: check your "
@@ -323,11 +378,20 @@ def records_notify(emitted: list[events.Event]) -> None:
                 if context["unconfirmed"]
                 else f"Your post could not be published on {name}: {data['error']}"
             )
-            drafts.append(NotificationDraft(
-                user_id=user_id, type=NotificationType.POST_FAILED,
-                title=f"Not published on {name}", message=message,
-                metadata={"postId": data["postId"], "platform": data["platform"],
-                          "error": data["error"], "attempts": data["retryCount"],
-                          "recordId": data["recordId"], "unconfirmed": context["unconfirmed"]},
-            ))  # fmt: skip
+            drafts.append(
+                NotificationDraft(
+                    user_id=user_id,
+                    type=NotificationType.POST_FAILED,
+                    title=f"Not published on {name}",
+                    message=message,
+                    metadata={
+                        "postId": data["postId"],
+                        "platform": data["platform"],
+                        "error": data["error"],
+                        "attempts": data["retryCount"],
+                        "recordId": data["recordId"],
+                        "unconfirmed": context["unconfirmed"],
+                    },
+                )
+            )
     notify_many(drafts=drafts)
