@@ -1,8 +1,10 @@
 """The one way out of the process: every call to a provider's API or to a URL a user gave us.
 
-- One pooled `requests` session per client (a provider, the AI server, webhooks), connect
-  timeout 5 s; one transport for every call (requests over urllib3), traced or not. No
-  redirect is followed (a 3xx is a permanent error), no cookie kept.
+- One set of urllib3 connection pools per client (a provider, the AI server, webhooks),
+  connect timeout 5 s; one transport for every call, traced or not (urllib3's public pool
+  API; OpenTelemetry's urllib3 instrumentation makes the spans). Bodies and queries are
+  encoded by requests' PreparedRequest, the one part of requests used. No redirect is
+  followed (a 3xx is a permanent error), no cookie sent or kept.
 - Failures are classified once, here: `TransientError` (timeout, connection error, 408, 429,
   5xx: try again later, `retry_after` when the server said so, `maybe_delivered` when the
   request may have reached the server and done its work), `AuthenticationError` (401, 403: the
@@ -19,7 +21,7 @@
   resolves to outside the ranges the IANA registries mark not globally reachable, multicast
   and the IPv6 forms that carry an IPv4 address (core/special_addresses.py), and the
   connection is pinned to the address that was checked, so a second DNS answer cannot point
-  it elsewhere (DNS rebinding); the pinned session is kept for the next call to that address.
+  it elsewhere (DNS rebinding); the pinned pool is kept for the next call to that address.
   `OUTBOUND_ALLOW_PRIVATE` (development and tests only; production refuses to start with it)
   lets http and private addresses through, still pinned.
 - Every call has one wall-clock deadline, its `timeout` (or the client's), covering its
@@ -38,6 +40,7 @@
 import contextlib
 import heapq
 import itertools
+import json
 import logging
 import os
 import socket
@@ -48,19 +51,23 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from http.cookiejar import CookieJar
+from email.message import Message
 from typing import Any
 from urllib.parse import urlsplit
 
+import certifi
 import requests
 from django.conf import settings
-from requests.adapters import HTTPAdapter
-from requests.cookies import RequestsCookieJar
-from requests.structures import CaseInsensitiveDict
-from requests.utils import get_encoding_from_headers
+from urllib3 import BaseHTTPResponse, HTTPHeaderDict, PoolManager, Timeout
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import ClosedPoolError, NewConnectionError, ReadTimeoutError
+from urllib3.exceptions import (
+    ClosedPoolError,
+    ConnectTimeoutError,
+    LocationValueError,
+    NewConnectionError,
+    ReadTimeoutError,
+)
 from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.util import create_urllib3_context
 
@@ -74,7 +81,7 @@ MAX_INLINE_RETRY_WAIT_SECONDS = 5.0  # a longer Retry-After is the caller's to s
 EXCERPT_BYTES = 1024
 POOL_SIZE = 64  # connections kept per host and client
 CHUNK_BYTES = 64 * 1024  # an answer's body is read at most this much at a time
-PINNED_SESSIONS = 64  # sessions (checked addresses of user-chosen hosts) a client keeps
+PINNED_SESSIONS = 64  # pinned pools (checked addresses of user-chosen hosts) a client keeps
 
 
 class OutboundError(Exception):
@@ -121,14 +128,14 @@ class UnsafeURL(PermanentError):
 
 # A provider's refinement: look at a response, return the error to raise, or None to keep the
 # default classification by status code.
-Classifier = Callable[[requests.Response], OutboundError | None]
+Classifier = Callable[["Response"], OutboundError | None]
 
 
-def excerpt(response: requests.Response) -> str:
+def excerpt(response: "Response") -> str:
     return response.content[:EXCERPT_BYTES].decode("utf-8", errors="replace")
 
 
-def retry_after_seconds(response: requests.Response) -> float | None:
+def retry_after_seconds(response: "Response") -> float | None:
     """`Retry-After` in seconds (delta-seconds or an HTTP date), None when absent or bad."""
     value = response.headers.get("Retry-After", "").strip()
     if not value:
@@ -144,7 +151,7 @@ def retry_after_seconds(response: requests.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def classify(response: requests.Response) -> OutboundError | None:
+def classify(response: "Response") -> OutboundError | None:
     """The default classification by status code; None for a success (2xx)."""
     status = response.status_code
     if 200 <= status < 300:
@@ -384,77 +391,89 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
 
 
 def _tls_context() -> ssl.SSLContext:
-    """urllib3's default TLS settings, its sockets watched (the certificates are requests'
-    own bundle, which it passes with every connection)."""
+    """urllib3's default TLS settings, its sockets watched (the certificates: certifi's
+    bundle, which the pools pass with every connection)."""
     context = create_urllib3_context()
     context.sslsocket_class = _WatchedTLSSocket
     return context
 
 
-class _NoCookies(RequestsCookieJar):
-    """A session's jar that keeps nothing: one session serves every user's calls, so a cookie
-    one server sets is never sent with the next call (nor read from the answer at all)."""
+class _Pools(PoolManager):
+    """urllib3's pool manager, every connection it makes watched (see above), verified against
+    the same certificate bundle requests uses, never blocking for a connection (a call beyond
+    POOL_SIZE to one host opens one more, not kept)."""
 
-    def extract_cookies(self, response: Any, request: Any) -> None:
-        return None
-
-
-class _Adapter(HTTPAdapter):
-    """requests' adapter, every connection it makes watched (see above)."""
-
-    tls = _tls_context()
-
-    def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
-        """requests' response, without the answer's cookies read into a jar of its own (no
-        caller reads them; a part of a call's CPU, docs/performance.md)."""
-        response = requests.Response()
-        response.status_code = resp.status
-        response.headers = CaseInsensitiveDict(resp.headers)
-        response.encoding = get_encoding_from_headers(response.headers)
-        response.raw = resp
-        response.reason = resp.reason
-        response.url = str(req.url)
-        response.request = req
-        response.connection = self
-        return response
-
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {
-            "http": _WatchedHTTPPool,
-            "https": _WatchedHTTPSPool,
-        }
-
-    def build_connection_pool_key_attributes(  # type: ignore[override]
-        self, request: requests.PreparedRequest, verify: bool | str, cert: Any = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:  # the stubs' TypedDicts lack ssl_context
-        params, kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
-        host_params, pool_kwargs = dict(params), dict(kwargs)
-        pool_kwargs["ssl_context"] = self.tls
-        return host_params, pool_kwargs
+    def __init__(self, tls: ssl.SSLContext, **pool_kwargs: Any) -> None:
+        super().__init__(
+            num_pools=16,
+            maxsize=POOL_SIZE,
+            block=False,
+            ssl_context=tls,
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=certifi.where(),
+            **pool_kwargs,
+        )
+        self.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 
 
-class _PinnedAdapter(_Adapter):
-    """Connects to the checked address while speaking to (and verifying) the host name."""
+_TLS = _tls_context()
+# Pinned pools' own: urllib3 turns the context's check of the name off when it is told which
+# name to check (`assert_hostname`), as it then checks it itself.
+_PINNED_TLS = _tls_context()
 
-    tls = _tls_context()  # its own: urllib3 turns the check of the name off in it (it checks)
 
-    def __init__(self, target: Target) -> None:
-        self.target = target
-        super().__init__(max_retries=0)
+def _pinned_pools(target: Target) -> _Pools:
+    """Pools that connect to the checked address while speaking to (and verifying) the host
+    name."""
+    if target.scheme != "https":
+        return _Pools(_PINNED_TLS)
+    return _Pools(_PINNED_TLS, server_hostname=target.host, assert_hostname=target.host)
 
-    def build_connection_pool_key_attributes(  # type: ignore[override]
-        self, request: requests.PreparedRequest, verify: bool | str, cert: Any = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:  # the stubs' TypedDicts lack assert_hostname
-        params, kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
-        host_params, pool_kwargs = dict(params), dict(kwargs)
-        if host_params["host"] != self.target.host:
-            raise UnsafeURL("A request left the checked host.")
-        host_params["host"] = self.target.address
-        if self.target.scheme == "https":
-            pool_kwargs["server_hostname"] = self.target.host  # SNI
-            pool_kwargs["assert_hostname"] = self.target.host  # certificate check
-        return host_params, pool_kwargs
+
+class Response:
+    """An answer, read whole within the call's deadline and size cap: what callers read of it
+    (the names are requests', which the providers' code was written against)."""
+
+    __slots__ = ("content", "headers", "reason", "status_code", "url")
+
+    def __init__(
+        self,
+        status_code: int,
+        content: bytes = b"",
+        headers: Mapping[str, str] | None = None,
+        *,
+        url: str = "",
+        reason: str = "",
+    ) -> None:
+        self.status_code = status_code
+        self.content = content
+        self.headers: Mapping[str, str] = (
+            headers if isinstance(headers, HTTPHeaderDict) else HTTPHeaderDict(headers or {})
+        )
+        self.url = url
+        self.reason = reason
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status_code < 300
+
+    @property
+    def text(self) -> str:
+        """The body as text: in the charset the answer names, else UTF-8 (bad bytes replaced)."""
+        charset = Message()
+        charset["Content-Type"] = self.headers.get("Content-Type", "")
+        encoding = charset.get_content_charset() or "utf-8"
+        try:
+            return self.content.decode(encoding, errors="replace")
+        except LookupError:  # a charset Python does not know
+            return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The body as JSON; ValueError when it is not."""
+        return json.loads(self.content)
+
+    def __repr__(self) -> str:
+        return f"<Response [{self.status_code}]>"
 
 
 def _forget_threads() -> None:
@@ -485,7 +504,7 @@ def _gate(host: str) -> threading.BoundedSemaphore:
 
 
 class Client:
-    """One purpose's way out: a pooled session, its timeouts, retries and classification."""
+    """One purpose's way out: its pools, timeouts, retries and classification."""
 
     def __init__(
         self,
@@ -506,42 +525,36 @@ class Client:
         self.read_timeout = read_timeout
         self.retries = retries
         self.refine = classify
-        self.user_agent = user_agent
+        self.headers = {
+            "User-Agent": user_agent,
+            "Accept-Encoding": "gzip, deflate",
+            "Accept": "*/*",
+            "Connection": "keep-alive",
+        }
         # Enough kept-alive connections for the scheduler's concurrent calls to one host.
-        self.session = self._session(
-            _Adapter(pool_connections=16, pool_maxsize=POOL_SIZE, max_retries=0)
-        )
-        # Sessions pinned to checked addresses of user-chosen hosts, most recently used last.
-        self.pinned: OrderedDict[tuple[str, str, int, str], requests.Session] = OrderedDict()
+        self.pools = _Pools(_TLS)
+        # Pools pinned to checked addresses of user-chosen hosts, most recently used last.
+        self.pinned: OrderedDict[tuple[str, str, int, str], _Pools] = OrderedDict()
         self.pinned_lock = threading.Lock()
 
-    def _session(self, adapter: HTTPAdapter) -> requests.Session:
-        session = requests.Session()
-        session.mount("https://", adapter)
-        session.mount("http://", adapter)
-        session.headers["User-Agent"] = self.user_agent
-        session.trust_env = False  # no proxies or .netrc credentials picked up by accident
-        session.cookies = _NoCookies()
-        return session
-
-    def _pinned_session(self, target: Target) -> requests.Session:
-        """The session pinned to a checked address, kept for the next call there with its
-        kept-alive connections (a new session and connection for each call cost a guarded
-        call twice the CPU of a plain one, docs/performance.md). A new DNS answer gets a
-        session of its own; past PINNED_SESSIONS the least recently used one is closed."""
+    def _pinned_pool(self, target: Target) -> HTTPConnectionPool:
+        """The pool pinned to a checked address, kept for the next call there with its
+        kept-alive connections (a new one for each call cost a guarded call twice the CPU of a
+        plain one, docs/performance.md). A new DNS answer gets pools of their own; past
+        PINNED_SESSIONS the least recently used ones are closed."""
         key = (target.scheme, target.host, target.port, target.address)
         evicted = None
         with self.pinned_lock:
-            session = self.pinned.get(key)
-            if session is not None:
+            pools = self.pinned.get(key)
+            if pools is not None:
                 self.pinned.move_to_end(key)
-                return session
-            session = self.pinned[key] = self._session(_PinnedAdapter(target))
-            if len(self.pinned) > PINNED_SESSIONS:
-                evicted = self.pinned.popitem(last=False)[1]
+            else:
+                pools = self.pinned[key] = _pinned_pools(target)
+                if len(self.pinned) > PINNED_SESSIONS:
+                    evicted = self.pinned.popitem(last=False)[1]
         if evicted is not None:
-            evicted.close()
-        return session
+            evicted.clear()
+        return pools.connection_from_host(target.address, target.port, target.scheme)
 
     def request(
         self,
@@ -554,7 +567,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         max_bytes: int | None = None,
         **kwargs: Any,
-    ) -> requests.Response:
+    ) -> Response:
         """Send one request (and its retries); the 2xx response, or an OutboundError.
         `timeout` is the call's whole budget, its retries included (connect, headers, body);
         `max_bytes` caps the answer."""
@@ -614,10 +627,10 @@ class Client:
         ends: float,
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
-    ) -> requests.Response:
+    ) -> Response:
         _check_headers(headers)
         if not guarded:
-            return self._exchange(self.session, method, url, ends, headers, kwargs)
+            return self._exchange(None, method, url, ends, headers, kwargs)
         target = guard_url(url)
         gate = _gate(target.host)
         taken = (
@@ -628,50 +641,40 @@ class Client:
         if not taken:
             raise HostBusy(f"Too many calls to {target.host} at once; try again shortly.")
         try:
-            return self._send_guarded(target, method, url, ends, headers, kwargs)
+            # urllib3 would name the pool's host (the address); the server must see the name.
+            default_port = 443 if target.scheme == "https" else 80
+            host_header = target.host if ":" not in target.host else f"[{target.host}]"
+            if target.port != default_port:
+                host_header = f"{host_header}:{target.port}"
+            return self._exchange(
+                target, method, url, ends, {**(headers or {}), "Host": host_header}, kwargs
+            )
         finally:
             gate.release()
 
-    def _send_guarded(
-        self,
-        target: Target,
-        method: str,
-        url: str,
-        ends: float,
-        headers: Mapping[str, str] | None,
-        kwargs: dict[str, Any],
-    ) -> requests.Response:
-        # urllib3 would name the pool's host (the address); the server must see the name.
-        default_port = 443 if target.scheme == "https" else 80
-        host_header = target.host if ":" not in target.host else f"[{target.host}]"
-        if target.port != default_port:
-            host_header = f"{host_header}:{target.port}"
-        return self._exchange(
-            self._pinned_session(target),
-            method,
-            url,
-            ends,
-            {**(headers or {}), "Host": host_header},
-            kwargs,
-        )
-
     def _exchange(
         self,
-        session: requests.Session,
+        target: Target | None,
         method: str,
         url: str,
         ends: float,
         headers: Mapping[str, str] | None,
         kwargs: dict[str, Any],
-    ) -> requests.Response:
-        """One request and its whole answer, by the call's deadline and within its size cap."""
+    ) -> Response:
+        """One request and its whole answer, by the call's deadline and within its size cap:
+        to the pool of its host, or (`target`) the one pinned to the checked address."""
         kwargs = dict(kwargs)  # the caller's retries send the same again
         max_bytes = int(kwargs.pop("max_bytes"))
-        sent = CaseInsensitiveDict(session.headers)
-        sent.update(headers or {})
         try:
-            prepared = _prepare(method, url, sent, session.cookies, **kwargs)
-        except requests.RequestException as exc:  # a URL or a body requests cannot send
+            prepared = _prepare(method, url, {**self.headers, **(headers or {})}, **kwargs)
+            if target is None:
+                pool = self.pools.connection_from_url(str(prepared.url))
+            elif urlsplit(str(prepared.url)).hostname != target.host:
+                raise UnsafeURL("A request left the checked host.")
+            else:
+                pool = self._pinned_pool(target)
+        except (requests.RequestException, LocationValueError) as exc:
+            # a URL or a body that cannot be sent
             raise PermanentError(f"The request could not be sent ({type(exc).__name__}).") from None
         deadline = _Deadline(ends)
         budget = max(deadline.remaining(), 0.001)
@@ -679,43 +682,58 @@ class Client:
         _watchdog.arm(deadline)
         try:
             try:
-                response = session.send(
-                    prepared,
-                    allow_redirects=False,
-                    timeout=(min(CONNECT_TIMEOUT_SECONDS, budget), budget),
-                    stream=True,
+                raw = pool.urlopen(
+                    method,
+                    prepared.path_url,
+                    body=prepared.body,
+                    headers=prepared.headers,
+                    retries=False,
+                    redirect=False,
+                    assert_same_host=False,
+                    timeout=Timeout(connect=min(CONNECT_TIMEOUT_SECONDS, budget), read=budget),
+                    preload_content=False,
+                    decode_content=False,
+                    # A body of unknown length (a stream) goes in chunks, as requests sends it.
+                    chunked=not (prepared.body is None or "Content-Length" in prepared.headers),
                 )
-            except requests.RequestException as exc:
+            except (Urllib3Error, OSError) as exc:
                 raise self._failure(exc, deadline, method, url) from None
             try:
-                _read_body(response, deadline=deadline, max_bytes=max_bytes)
+                content = _read_body(raw, deadline=deadline, max_bytes=max_bytes)
+            except BaseException:
+                raw.close()  # its connection is not reused: the answer was not read to its end
+                raise
             finally:
-                response.close()
+                raw.release_conn()
         finally:
             _watchdog.disarm(deadline)
             _current.reset(token)
+        response = Response(
+            raw.status, content, raw.headers, url=str(prepared.url), reason=raw.reason or ""
+        )
         self._raise_for(response, method, url)
         return response
 
     def _failure(
-        self, exc: requests.RequestException, deadline: _Deadline, method: str, url: str
+        self, exc: Urllib3Error | OSError, deadline: _Deadline, method: str, url: str
     ) -> OutboundError:
         """A request that got no answer, classified (the deadline's end first: the watchdog
         cut it, whatever the exception says)."""
-        if isinstance(exc, requests.ConnectTimeout) or (deadline.expired and not deadline.sending):
+        connect_timeout = isinstance(exc, ConnectTimeoutError) and not isinstance(
+            exc, NewConnectionError
+        )  # urllib3 makes a refused connection a kind of connect timeout
+        if connect_timeout or (deadline.expired and not deadline.sending):
             return TransientError("The server could not be reached in time.", timed_out=True)
-        if isinstance(exc, requests.ReadTimeout) or deadline.expired:
+        if isinstance(exc, ReadTimeoutError) or deadline.expired:
             return TransientError(
                 "The server did not answer in time.", maybe_delivered=True, timed_out=True
             )
-        if isinstance(exc, requests.ConnectionError):
-            logger.info("%s: %s %s: connection error: %s", self.name, method, _safe(url), exc)
-            return TransientError(
-                "The server could not be reached.", maybe_delivered=not _before_sending(exc)
-            )
-        return PermanentError(f"The request could not be sent ({type(exc).__name__}).")
+        logger.info("%s: %s %s: connection error: %s", self.name, method, _safe(url), exc)
+        return TransientError(
+            "The server could not be reached.", maybe_delivered=not _before_sending(exc)
+        )
 
-    def _raise_for(self, response: requests.Response, method: str, url: str) -> None:
+    def _raise_for(self, response: Response, method: str, url: str) -> None:
         """The answer's error, classified (the provider's refinement first), raised; logged at
         WARNING when the server failed (5xx) or refused our credentials (401)."""
         error = (self.refine(response) if self.refine else None) or classify(response)
@@ -736,45 +754,41 @@ class Client:
 def _prepare(
     method: str,
     url: str,
-    headers: Mapping[str, str | bytes],
-    cookies: CookieJar,
+    headers: Mapping[str, str],
     *,
     params: Any = None,
     data: Any = None,
     json: Any = None,
     files: Any = None,
 ) -> requests.PreparedRequest:
-    """The request as it will be sent, prepared here rather than by Session.request: nothing of
-    the session's is merged in but its headers and its (empty) jar, and no auth or hooks are
-    looked for (no call has them), for a part of a call's CPU (docs/performance.md)."""
+    """The request's URL, headers and body encoded as requests encodes them (a query from
+    `params`, a form or bytes or a stream from `data`, `json`, multipart `files`): requests'
+    public PreparedRequest, nothing of its sessions. No cookie is sent and none is kept."""
     prepared = requests.PreparedRequest()
     prepared.prepare_method(method)
     prepared.prepare_url(url, params)
     prepared.prepare_headers(headers)
     prepared.prepare_body(data, files, json)
-    prepared.prepare_cookies(cookies)  # none to send, but a 3xx answer's handling reads it
     return prepared
 
 
-def _read_body(response: requests.Response, *, deadline: _Deadline, max_bytes: int) -> None:
-    """Read the answer's body into the response, in chunks: past `max_bytes` (or a declared
-    Content-Length past it) a permanent error, cut by the deadline a transient one (the
-    request was sent: maybe delivered)."""
-    declared = response.headers.get("Content-Length", "")
+def _read_body(raw: BaseHTTPResponse, *, deadline: _Deadline, max_bytes: int) -> bytes:
+    """The answer's body, read in chunks: past `max_bytes` (or a declared Content-Length past
+    it) a permanent error, cut by the deadline a transient one (the request was sent: maybe
+    delivered). Its size is counted decoded (a compressed answer's cap is on what it becomes)."""
+    declared = raw.headers.get("Content-Length", "")
     if declared.isdigit() and int(declared) > max_bytes:
-        raise PermanentError(
-            f"The answer is larger than {max_bytes} bytes.", status=response.status_code
-        )
+        raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=raw.status)
     chunks: list[bytes] = []
     size = 0
     try:
         # read1: what has arrived (up to a chunk), so a large answer is refused once past the
         # cap, never read whole.
-        while chunk := response.raw.read1(CHUNK_BYTES, decode_content=True):
+        while chunk := raw.read1(CHUNK_BYTES, decode_content=True):
             size += len(chunk)
             if size > max_bytes:
                 raise PermanentError(
-                    f"The answer is larger than {max_bytes} bytes.", status=response.status_code
+                    f"The answer is larger than {max_bytes} bytes.", status=raw.status
                 )
             chunks.append(chunk)
     except (Urllib3Error, OSError) as exc:
@@ -790,8 +804,7 @@ def _read_body(response: requests.Response, *, deadline: _Deadline, max_bytes: i
         raise TransientError(
             "The server did not finish answering in time.", maybe_delivered=True, timed_out=True
         )
-    response._content = b"".join(chunks)  # what requests' .content and .json() read
-    response._content_consumed = True  # type: ignore[attr-defined]
+    return b"".join(chunks)
 
 
 def _check_headers(headers: Mapping[str, str] | None) -> None:
@@ -807,10 +820,10 @@ def _check_headers(headers: Mapping[str, str] | None) -> None:
             raise PermanentError(f"The {name} header cannot carry a line break.")
 
 
-def _before_sending(exc: requests.ConnectionError) -> bool:
+def _before_sending(exc: BaseException) -> bool:
     """True when the connection was never made (nothing can have reached the server), or no
-    connection was taken at all: a kept session closed (Client._pinned_session) as the call
-    went to take one from it."""
+    connection was taken at all: kept pools closed (Client._pinned_pool) as the call went to
+    take one from them."""
     pending: list[Any] = [exc]
     seen: set[int] = set()
     while pending:
@@ -824,7 +837,7 @@ def _before_sending(exc: requests.ConnectionError) -> bool:
         ):
             return True
         if isinstance(current, BaseException):
-            # requests wraps urllib3's MaxRetryError (args[0]), which names its `reason`.
+            # urllib3 wraps the socket's error (args, or a MaxRetryError's `reason`).
             pending.extend(
                 [current.__cause__, current.__context__, getattr(current, "reason", None)]
             )

@@ -2,10 +2,10 @@
 errors"); unconfigured, neither library is even imported, so nothing of them runs on a request.
 
 - OTEL_EXPORTER_OTLP_ENDPOINT set: OpenTelemetry traces of Django's requests, Celery's tasks
-  (the queuing and the run, linked), outbound HTTP (`requests`: provider calls, webhooks) and
-  PostgreSQL (psycopg), through the official instrumentation packages, exported over OTLP/HTTP
-  in batches by a background thread. The exporter reads the standard OTEL_* variables too
-  (OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, ...); OTEL_SERVICE_NAME names the service.
+  (the queuing and the run, linked), outbound HTTP (urllib3, through which core.outbound
+  sends every call: provider calls, webhooks) and PostgreSQL (psycopg), through the official
+  instrumentation packages, exported over OTLP/HTTP in batches by a background thread. The
+  exporter reads the standard OTEL_* variables too (OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, ...); OTEL_SERVICE_NAME names the service.
 - SENTRY_DSN set: errors to Sentry (uncaught exceptions of requests and tasks, ERROR log lines),
   each tagged with the request id the logs carry; no personal data; performance traces only at
   SENTRY_TRACES_SAMPLE_RATE (0 by default: OpenTelemetry does traces).
@@ -13,7 +13,7 @@ errors"); unconfigured, neither library is even imported, so nothing of them run
 Trace context (`traceparent`, `tracestate`, `sentry-trace`, `baggage`) goes out only to our
 own services, the hosts in TRACE_PROPAGATION_HOSTS (none by default): never to a user-chosen
 host (a webhook URL, a Mastodon instance) nor to a platform. Sentry is told so by its
-`trace_propagation_targets`; for OpenTelemetry, the requests instrumentation's request hook
+`trace_propagation_targets`; for OpenTelemetry, the urllib3 instrumentation's request hook
 marks a call to any other host and the process's propagator, which injects through the
 standard ones, writes nothing into that call's headers. The call keeps its span.
 
@@ -47,8 +47,8 @@ def setup() -> None:
 
 
 def tracing() -> bool:
-    """Whether this process sends traces (its outbound calls then go through requests, whose
-    instrumentation makes their spans and sends `traceparent`)."""
+    """Whether this process sends traces (urllib3's instrumentation then makes its outbound
+    calls' spans and sends `traceparent` to our own services)."""
     return "otel" in _done
 
 
@@ -69,8 +69,9 @@ def propagation_targets(hosts: Iterable[str]) -> list[str]:
 _withheld: ContextVar[object | None] = ContextVar("trace_context_withheld", default=None)
 
 
-def _outbound_call_seen(span: Any, request: Any) -> None:
-    """The requests instrumentation's request hook."""
+def _outbound_call_seen(span: Any, pool: Any, request: Any) -> None:
+    """The urllib3 instrumentation's request hook (`request`: its RequestInfo; a pinned
+    pool's URL names the checked address, never one of our own hosts)."""
     _withheld.set(None if own_service(str(request.url)) else request.headers)
 
 
@@ -103,7 +104,7 @@ def _tracing() -> None:
     from opentelemetry.instrumentation.celery import CeleryInstrumentor
     from opentelemetry.instrumentation.django import DjangoInstrumentor
     from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
-    from opentelemetry.instrumentation.requests import RequestsInstrumentor
+    from opentelemetry.instrumentation.urllib3 import URLLib3Instrumentor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -124,7 +125,7 @@ def _tracing() -> None:
     propagate.set_global_textmap(_own_services_only(propagate.get_global_textmap()))
     DjangoInstrumentor().instrument(is_sql_commentor_enabled=False)
     CeleryInstrumentor().instrument()  # type: ignore[no-untyped-call]
-    RequestsInstrumentor().instrument(request_hook=_outbound_call_seen)
+    URLLib3Instrumentor().instrument(request_hook=_outbound_call_seen)
     PsycopgInstrumentor().instrument(enable_commenter=False)
     logger.info("OpenTelemetry traces go to %s", endpoint)
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-import requests
 from django.conf import settings
 from django.utils import timezone
 
@@ -371,7 +370,7 @@ class ProviderClient:
             name, read_timeout=settings.SOCIAL_HTTP_TIMEOUT_SECONDS, classify=classify
         )
 
-    def call(self, method: str, url: str, **kwargs: Any) -> requests.Response:
+    def call(self, method: str, url: str, **kwargs: Any) -> outbound.Response:
         kwargs.setdefault("timeout", settings.SOCIAL_HTTP_TIMEOUT_SECONDS)
         try:
             return self._client.request(method, url, **kwargs)
@@ -439,7 +438,7 @@ def moment(value: Any) -> datetime | None:
     return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
-def json_of(response: requests.Response) -> Any:
+def json_of(response: outbound.Response) -> Any:
     """The JSON body of a successful answer. A success we cannot read may still have done its
     work (a publish): transient, possibly delivered, so the next attempt looks it up first."""
     try:
@@ -453,7 +452,7 @@ def json_of(response: requests.Response) -> Any:
         ) from None
 
 
-def body_of(response: requests.Response) -> dict[str, Any]:
+def body_of(response: outbound.Response) -> dict[str, Any]:
     """An error response's JSON object, or {} (error bodies are not always JSON)."""
     try:
         body = response.json()

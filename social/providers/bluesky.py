@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-import requests
 from django.conf import settings
 from django.utils import timezone
 
@@ -62,7 +61,7 @@ UPLOAD_TIMEOUT_SECONDS = 300.0
 MAX_IMAGE_BYTES = 1_000_000
 
 
-def classify(response: requests.Response) -> outbound.OutboundError | None:
+def classify(response: outbound.Response) -> outbound.OutboundError | None:
     """XRPC errors are named in the body's `error`; expired sessions are HTTP 400."""
     if 200 <= response.status_code < 300:
         return None
@@ -524,7 +523,7 @@ class BlueskyAdapter(Composer):
             )
 
 
-def _reset_in(response: requests.Response) -> float | None:
+def _reset_in(response: outbound.Response) -> float | None:
     """`RateLimit-Reset` is a Unix time."""
     try:
         reset = float(response.headers.get("RateLimit-Reset", ""))

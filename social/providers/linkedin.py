@@ -9,7 +9,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
-import requests
 from django.conf import settings
 from django.utils import timezone
 
@@ -45,7 +44,7 @@ HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
 RENEW_WITHIN = timedelta(days=7)  # a refresh token (partners only) renews within a week
 
 
-def classify(response: requests.Response) -> outbound.OutboundError | None:
+def classify(response: outbound.Response) -> outbound.OutboundError | None:
     """401 (code 65602: expired) is authentication; 429 and 5xx are transient (the default);
     400, 403 and 422 (DUPLICATE_POST among them) are permanent."""
     body = body_of(response)

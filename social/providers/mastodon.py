@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-import requests
 from django.conf import settings
 from requests_toolbelt import MultipartEncoder
 
@@ -52,7 +51,7 @@ TAG = re.compile(r"<[^>]+>")
 BREAK = re.compile(r"<br\s*/?>|</p>\s*<p>", re.IGNORECASE)
 
 
-def classify(response: requests.Response) -> outbound.OutboundError | None:
+def classify(response: outbound.Response) -> outbound.OutboundError | None:
     """401 is authentication, 422 a rejected status (permanent, the default); a 429 says when
     the window resets in `X-RateLimit-Reset` (an ISO time) rather than `Retry-After`."""
     if response.status_code == 429 and "Retry-After" not in response.headers:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
-import requests
 from django.conf import settings
 
 from core import outbound
@@ -49,7 +48,7 @@ DUPLICATE_POST = 506
 CONTAINER_POLL_SECONDS = (1.0, 2.0, 3.0, 4.0)  # about 10 s for an image container
 
 
-def _graph_error(response: requests.Response) -> tuple[int, str]:
+def _graph_error(response: outbound.Response) -> tuple[int, str]:
     error = body_of(response).get("error")
     if not isinstance(error, dict):
         return 0, ""
@@ -60,7 +59,7 @@ def _graph_error(response: requests.Response) -> tuple[int, str]:
     return code, str(error.get("message") or "")
 
 
-def classify(response: requests.Response) -> outbound.OutboundError | None:
+def classify(response: outbound.Response) -> outbound.OutboundError | None:
     """Graph answers most errors with HTTP 400 and names them by `error.code`."""
     if 200 <= response.status_code < 300:
         return None
@@ -90,7 +89,7 @@ def classify(response: requests.Response) -> outbound.OutboundError | None:
     return None  # no Graph error body: by status code
 
 
-def classify_exchange(response: requests.Response) -> outbound.OutboundError | None:
+def classify_exchange(response: outbound.Response) -> outbound.OutboundError | None:
     """During the code exchange any Graph error means the connection failed (a wrong app
     secret answers code 1, which elsewhere is transient): never retried."""
     if 200 <= response.status_code < 300 or response.status_code >= 500:

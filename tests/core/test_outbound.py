@@ -159,18 +159,15 @@ def test_a_refused_connection_reached_nothing(outbound_client):
 def test_a_call_whose_kept_session_was_closed_under_it_reached_nothing(
     keepalive_server, outbound_client, dns
 ):
-    """Past PINNED_SESSIONS a kept session is closed, maybe while another thread is about to
-    take a connection from it: that call fails, but nothing was sent."""
+    """Past PINNED_SESSIONS kept pools are closed, maybe while another thread is about to
+    take a connection from them: that call fails, but nothing was sent."""
     port = keepalive_server.server_address[1]
     dns["hooks.example.com"] = [["127.0.0.1"]]
     target = f"http://hooks.example.com:{port}/"
     assert outbound_client.request("POST", target, guarded=True).status_code == 200
-    [session] = outbound_client.pinned.values()
-    pools = session.get_adapter(target).poolmanager.pools
-    # Closed, and still where the next call takes its pool from (the container has keys()
-    # but cannot be iterated).
-    for key in pools.keys():  # noqa: SIM118
-        pools[key].close()
+    [pools] = outbound_client.pinned.values()
+    # Closed, and still where the next call takes its pool from.
+    pools.connection_from_host("127.0.0.1", port, "http").close()
     with pytest.raises(outbound.TransientError) as caught:
         outbound_client.request("POST", target, guarded=True)
     assert caught.value.maybe_delivered is False

@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-import requests
 from django.utils import timezone
 
 from core import outbound
@@ -23,11 +22,8 @@ pytestmark = pytest.mark.django_db
 
 
 def answer(status: int, body: Any = None, headers: dict[str, str] | None = None) -> Any:
-    response = requests.Response()
-    response.status_code = status
-    response._content = json.dumps(body).encode() if body is not None else b""
-    response.headers.update(headers or {})
-    return response
+    content = json.dumps(body).encode() if body is not None else b""
+    return outbound.Response(status, content, headers)
 
 
 def classified(classify: Any, response: Any) -> type[outbound.OutboundError] | None:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 from core import outbound
 from social import outcomes
@@ -37,11 +36,8 @@ STANDINS = {
 
 
 def answer(status: int, body: Any = None, headers: dict[str, str] | None = None) -> Any:
-    response = requests.Response()
-    response.status_code = status
-    response._content = json.dumps(body).encode() if body is not None else b""
-    response.headers.update(headers or {})
-    return response
+    content = json.dumps(body).encode() if body is not None else b""
+    return outbound.Response(status, content, headers)
 
 
 def error_of(provider: str, response: Any) -> outbound.OutboundError:
