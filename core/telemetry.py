@@ -5,7 +5,8 @@ errors"); unconfigured, neither library is even imported, so nothing of them run
   (the queuing and the run, linked), outbound HTTP (urllib3, through which core.outbound
   sends every call: provider calls, webhooks) and PostgreSQL (psycopg), through the official
   instrumentation packages, exported over OTLP/HTTP in batches by a background thread. The
-  exporter reads the standard OTEL_* variables too (OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, ...); OTEL_SERVICE_NAME names the service.
+  exporter reads the standard OTEL_* variables too (OTEL_EXPORTER_OTLP_HEADERS,
+  OTEL_TRACES_SAMPLER, ...); OTEL_SERVICE_NAME names the service.
 - SENTRY_DSN set: errors to Sentry (uncaught exceptions of requests and tasks, ERROR log lines),
   each tagged with the request id the logs carry; no personal data; performance traces only at
   SENTRY_TRACES_SAMPLE_RATE (0 by default: OpenTelemetry does traces).
