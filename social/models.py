@@ -11,14 +11,11 @@ from django.utils import timezone
 from core.crypto import EncryptedTextField
 from core.leases import Leased
 
-
-class Provider(models.TextChoices):
-    LINKEDIN = "linkedin", "LinkedIn"
-    FACEBOOK = "facebook", "Facebook"
-    INSTAGRAM = "instagram", "Instagram"
-    BLUESKY = "bluesky", "Bluesky"
-    MASTODON = "mastodon", "Mastodon"
-    DEVTO = "devto", "DEV Community"
+# A network's identifier (`provider`, `platform`): one of social.networks' registry. The
+# columns hold it without `choices`: the registry, not a list here, says which identifiers
+# exist (the API checks them against it, the admin names them from it), so adding a network
+# writes no migration. The registry's completeness test keeps every identifier this short.
+PROVIDER_LENGTH = 16
 
 
 class AccountStatus(models.TextChoices):
@@ -38,7 +35,7 @@ class SocialAccount(models.Model):
         related_name="social_accounts",
         db_index=False,  # the (user, status) index leads with user
     )
-    provider = models.CharField(max_length=16, choices=Provider.choices)
+    provider = models.CharField(max_length=PROVIDER_LENGTH)
     provider_user_id = models.CharField(max_length=255)
     instance = models.CharField(max_length=255, blank=True, default="")  # Mastodon's server
     username = models.CharField(max_length=255, blank=True, default="")
@@ -114,7 +111,7 @@ class ConnectState(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    provider = models.CharField(max_length=16, choices=Provider.choices)
+    provider = models.CharField(max_length=PROVIDER_LENGTH)
     state_hash = models.CharField(max_length=64, unique=True)
     redirect_uri = models.CharField(max_length=2000)
     instance = models.CharField(max_length=255, blank=True, default="")
@@ -149,7 +146,7 @@ class SocialSettings(models.Model):
         related_name="social_settings",
     )
     default_platform = models.CharField(  # noqa: DJ001 (null is the API's "no default")
-        max_length=16, choices=Provider.choices, null=True, blank=True
+        max_length=PROVIDER_LENGTH, null=True, blank=True
     )
     default_timezone = models.CharField(max_length=64, default="UTC")
     auto_retry = models.BooleanField(default=True)
@@ -282,7 +279,7 @@ class ScheduledRecord(Leased):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     account = models.ForeignKey(SocialAccount, on_delete=models.CASCADE, related_name="records")
-    provider = models.CharField(max_length=16, choices=Provider.choices)
+    provider = models.CharField(max_length=PROVIDER_LENGTH)
     scheduled_time = models.DateTimeField()
     due_at = models.DateTimeField()
     status = models.CharField(
@@ -404,7 +401,7 @@ class AnalyticsRecord(models.Model):
     )
     post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="+")
     account = models.ForeignKey(SocialAccount, on_delete=models.CASCADE, related_name="+")
-    provider = models.CharField(max_length=16, choices=Provider.choices)
+    provider = models.CharField(max_length=PROVIDER_LENGTH)
     date = models.DateField()
     impressions = models.PositiveBigIntegerField(default=0)
     engagement = models.PositiveBigIntegerField(default=0)

@@ -155,6 +155,9 @@ class Network:
     # local time), best first.
     best_times: tuple[tuple[str, str], ...]
     error_source: str = ""  # defaults to the provider
+    # What `POST /api/social/connect` must carry for it besides `code` (its body's field),
+    # each with what its absence tells the user: Bluesky's handle, a Mastodon server.
+    connect_fields: tuple[tuple[str, str], ...] = ()
     # The connection renews itself for as long as it is used (a Bluesky session: the daily
     # upkeep refreshes it before its refresh token's 90 days run out), so it has no end.
     renews_itself: bool = False

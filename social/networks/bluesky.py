@@ -1,6 +1,5 @@
 """Bluesky: an AT Protocol account, by app password (social.md section 1)."""
 
-from social.models import Provider
 from social.networks.base import Capabilities, Network, Rule, limits
 from social.providers.bluesky import BlueskyAdapter
 
@@ -76,7 +75,7 @@ ERRORS: tuple[Rule, ...] = (
 
 
 NETWORK = Network(
-    provider=Provider.BLUESKY,
+    provider="bluesky",
     name="Bluesky",
     connect_method="app_password",
     settings=("BLUESKY_SERVICE_URL", "BLUESKY_VIDEO_SERVICE_URL"),
@@ -106,4 +105,5 @@ NETWORK = Network(
         ("wed", "17:00"),
     ),
     renews_itself=True,
+    connect_fields=(("identifier", "Your Bluesky handle or e-mail is required."),),
 )

@@ -1,12 +1,11 @@
 """Facebook Pages: a page the user manages, by OAuth with the Meta app."""
 
-from social.models import Provider
 from social.networks import meta
 from social.networks.base import Capabilities, Network, limits
 from social.providers.meta import FACEBOOK_SCOPES, FacebookAdapter
 
 NETWORK = Network(
-    provider=Provider.FACEBOOK,
+    provider="facebook",
     name="Facebook Pages",
     connect_method="oauth",
     settings=meta.SETTINGS,

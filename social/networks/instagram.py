@@ -1,12 +1,11 @@
 """Instagram: a business account linked to a Facebook page, by OAuth with the Meta app."""
 
-from social.models import Provider
 from social.networks import meta
 from social.networks.base import Capabilities, Network, limits
 from social.providers.meta import INSTAGRAM_SCOPES, InstagramAdapter
 
 NETWORK = Network(
-    provider=Provider.INSTAGRAM,
+    provider="instagram",
     name="Instagram",
     connect_method="oauth",
     settings=meta.SETTINGS,

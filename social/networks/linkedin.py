@@ -1,6 +1,5 @@
 """LinkedIn: a member's profile, by OAuth (social.md section 1)."""
 
-from social.models import Provider
 from social.networks.base import Capabilities, Network, Rule, limits
 from social.providers.linkedin import SCOPES, LinkedInAdapter
 
@@ -56,7 +55,7 @@ ERRORS: tuple[Rule, ...] = (
 
 
 NETWORK = Network(
-    provider=Provider.LINKEDIN,
+    provider="linkedin",
     name="LinkedIn",
     connect_method="oauth",
     settings=(

@@ -1,6 +1,5 @@
 """Mastodon: an account on any instance, by OAuth with an app registered there."""
 
-from social.models import Provider
 from social.networks.base import Capabilities, Network, Rule, limits
 from social.providers.mastodon import SCOPES, MastodonAdapter
 
@@ -81,7 +80,7 @@ ERRORS: tuple[Rule, ...] = (
 
 
 NETWORK = Network(
-    provider=Provider.MASTODON,
+    provider="mastodon",
     name="Mastodon",
     connect_method="oauth",
     settings=("MASTODON_CLIENT_NAME",),
@@ -111,4 +110,5 @@ NETWORK = Network(
         ("tue", "17:00"),
         ("wed", "17:00"),
     ),
+    connect_fields=(("instance", "Your Mastodon server's address is required."),),
 )

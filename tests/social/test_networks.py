@@ -3,6 +3,7 @@ network is, `GET /api/social/platforms` serves its capabilities from that one ta
 seventh network needs nothing beyond its module, its stand-in and its registry line."""
 
 import re
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -11,7 +12,13 @@ from core import outbound
 from social import error_objects, outcomes
 from social.content.services.composition import Target, problems, target_problems
 from social.content.services.composition import compose as composed
-from social.models import Provider
+from social.models import (
+    AnalyticsRecord,
+    ConnectState,
+    ScheduledRecord,
+    SocialAccount,
+    SocialSettings,
+)
 from social.networks import NETWORKS
 from social.networks.base import CONNECT_METHODS, COUNTS_BY, EXACTLY_ONCE, Network
 from social.providers.base import Draft
@@ -90,10 +97,40 @@ def test_every_network_declares_all_a_network_is(provider):
     assert hasattr(standins, STANDINS[provider])
 
 
-def test_the_registry_and_the_stored_identifiers_agree():
-    """A record stores its network's identifier (`social.models.Provider`, what the API's
-    fields accept): every registered network has one, and none is left without a network."""
-    assert list(NETWORKS) == list(Provider.values)
+def test_the_registry_is_the_one_list_of_networks(seventh):
+    """What the API's provider fields accept and the schema's enum lists is the registry,
+    a network registered late included; the tables keep no list of their own (adding a network
+    writes no migration), and every identifier fits their column."""
+    from social.api.accounts import ConnectView
+    from social.api.post_input import PostFields
+
+    registered = list(NETWORKS)
+    assert registered[-1] == "example"
+    provider: Any = ConnectView.InputSerializer().fields["provider"]
+    assert list(provider.choices) == registered
+    platforms: Any = PostFields().fields["platforms"]
+    assert (list(platforms.child.choices), platforms.max_length) == (registered, len(registered))
+    assert [value for value, _ in spectacular_enum("SocialProviderEnum")] == registered
+    columns = [
+        (SocialAccount, "provider"),
+        (ScheduledRecord, "provider"),
+        (AnalyticsRecord, "provider"),
+        (ConnectState, "provider"),
+        (SocialSettings, "default_platform"),
+    ]
+    for model, name in columns:
+        column: Any = model._meta.get_field(name)
+        assert column.choices is None, f"{model.__name__}.{name} lists networks"
+        assert all(len(provider) <= column.max_length for provider in registered)
+
+
+def spectacular_enum(name: str) -> list[tuple[str, str]]:
+    """An enum named in the OpenAPI settings, as drf-spectacular loads it."""
+    from django.utils.module_loading import import_string
+
+    overrides: Any = settings.SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]
+    found: list[tuple[str, str]] = import_string(overrides[name])()
+    return found
 
 
 def test_a_network_missing_a_declaration_is_caught():
