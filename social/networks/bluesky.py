@@ -1,6 +1,6 @@
 """Bluesky: an AT Protocol account, by app password (social.md section 1)."""
 
-from social.networks.base import Capabilities, Network, Rule, limits
+from social.networks.base import Capabilities, Network, Rule, VideoRules, limits
 from social.providers.bluesky import BlueskyAdapter
 
 SOURCE = "bluesky"
@@ -84,7 +84,12 @@ NETWORK = Network(
         links=True,
         images=True,
         alt_text=True,
-        video=True,
+        # 300 MB (decimal, the lexicon's maxSize) since September 2025, 100 MB before.
+        video=VideoRules(
+            max_seconds=180,
+            max_bytes=300_000_000,
+            source="https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/video.json",
+        ),
         documents=False,
         carousel=False,
         threads=True,

@@ -159,19 +159,6 @@ class Draft:
 
 
 @dataclass(frozen=True, slots=True)
-class VideoRules:
-    """What a platform takes as a video (social.md section 10), checked before anything is
-    sent."""
-
-    max_seconds: float
-    max_bytes: int
-    source: str  # where the platform states these limits: read it again before changing them
-    min_seconds: float = 0.0
-    carousel: bool = False  # several videos, with images, in one post (Instagram)
-    by_url: bool = False  # the platform fetches the file from its URL (else we send the bytes)
-
-
-@dataclass(frozen=True, slots=True)
 class Content:
     """What to publish, already composed for the platform (the posts service composes):
     `text` is the body (a link is in it, except where the platform has a link field and
@@ -326,8 +313,6 @@ class Adapter(Protocol):
     ) -> Published | None:
         """The comment an earlier attempt may have published; None when it is not there."""
         ...
-
-    video: VideoRules | None  # None: the platform takes no video
 
     def video_upload(
         self, credentials: Credentials, content: Content, attempt: Attempt

@@ -36,7 +36,6 @@ from social.providers.base import (
     OAuthApp,
     ProviderClient,
     Published,
-    VideoRules,
     body_of,
     json_of_excerpt,
     media_bytes,
@@ -153,12 +152,6 @@ class BlueskyAdapter(Composer):
 
     name = "Bluesky"
     comment_limit = 300  # a reply is a post: graphemes, as the post's own limit
-    # 300 MB (decimal, the lexicon's maxSize) since September 2025, 100 MB before.
-    video: VideoRules | None = VideoRules(
-        max_seconds=180,
-        max_bytes=300_000_000,
-        source="https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/video.json",
-    )
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         return graphemes(text)

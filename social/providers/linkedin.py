@@ -26,7 +26,6 @@ from social.providers.base import (
     Page,
     ProviderClient,
     Published,
-    VideoRules,
     body_of,
     lookup_pages,
     media_bytes,
@@ -93,12 +92,6 @@ class LinkedInAdapter(Composer):
 
     name = "LinkedIn"
     link_field = True
-    video: VideoRules | None = VideoRules(
-        min_seconds=3,
-        max_seconds=1800,
-        max_bytes=500 * 1024 * 1024,
-        source="https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api",
-    )
 
     def sent_text(self, text: str, *, kind: str) -> str:
         """A post's commentary is little text (escaped by `commentary`, which `publish` and

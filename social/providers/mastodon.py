@@ -34,7 +34,6 @@ from social.providers.base import (
     Page,
     ProviderClient,
     Published,
-    VideoRules,
     json_of_excerpt,
     lookup_pages,
     media_bytes,
@@ -88,12 +87,6 @@ class MastodonAdapter(Composer):
 
     name = "Mastodon"
     comment_limit = 500  # a reply is a status: the common instance limit
-    # Mastodon 4's default video limit (an instance may set another); no length limit.
-    video: VideoRules | None = VideoRules(
-        max_seconds=24 * 3600,
-        max_bytes=99 * 1024 * 1024,
-        source="https://github.com/mastodon/mastodon/blob/main/app/models/media_attachment.rb",
-    )
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         """Each link counts as `charactersPerUrl`, whatever its length."""

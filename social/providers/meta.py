@@ -31,7 +31,6 @@ from social.providers.base import (
     Page,
     ProviderClient,
     Published,
-    VideoRules,
     body_of,
     json_of_excerpt,
     lookup_pages,
@@ -251,14 +250,6 @@ class FacebookAdapter(_Meta):
     name = "Facebook Pages"
     link_field = True
     comment_limit = 8000
-    # Facebook fetches the file from its public URL; it publishes the video itself once
-    # processed.
-    video: VideoRules | None = VideoRules(
-        max_seconds=4 * 3600,
-        max_bytes=4 * 1024**3,
-        by_url=True,
-        source="https://developers.facebook.com/docs/video-api/guides/publishing",
-    )
 
     def connect(self, request: ConnectRequest) -> Identity:
         pages = self._pages(request)
@@ -415,15 +406,6 @@ class InstagramAdapter(_Meta):
     comment_limit = 2200
     comment_text_field = "text"
     comment_time_field = "timestamp"
-    # Reels, and videos among a carousel's items; Instagram fetches each file by its URL.
-    video: VideoRules | None = VideoRules(
-        min_seconds=3,
-        max_seconds=900,
-        max_bytes=300 * 1024 * 1024,
-        carousel=True,
-        by_url=True,
-        source="https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media#reels-specifications",
-    )
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The caption's length, at least one image, at most 30 hashtags."""

@@ -21,7 +21,6 @@ from social.providers.base import (
     Credentials,
     Draft,
     Published,
-    VideoRules,
 )
 
 URL = re.compile(r"https?://\S+")
@@ -53,7 +52,6 @@ class Composer:
 
     name: str = ""  # the platform's name in messages
     link_field: bool = False  # the platform takes the link in a field of its own
-    video: VideoRules | None = None  # what the platform takes as a video; None: no video
     comment_limit: int = 1250  # characters of a comment
 
     def compose(self, draft: Draft) -> Content:

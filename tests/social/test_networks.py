@@ -67,8 +67,13 @@ def incomplete(network: Network) -> list[str]:
         missing.append("limits")
     if list(network.capabilities_json()) != CAPABILITY_KEYS:
         missing.append("capabilities")
-    if network.capabilities.video != (getattr(network.adapter, "video", None) is not None):
-        missing.append("capabilities.video (as its adapter's video rules)")
+    video = network.capabilities.video
+    if video is not None and not (
+        video.source.startswith("https://")
+        and 0 <= video.min_seconds < video.max_seconds
+        and video.max_bytes > 0
+    ):
+        missing.append("capabilities.video (its rules, each with its source)")
     if not network.errors or any(rule.source != network.source for rule in network.errors):
         missing.append("errors (its own rows)")
     if {rule.category for rule in network.errors} - set(outcomes.CATEGORIES):
@@ -143,6 +148,11 @@ def test_a_network_missing_a_declaration_is_caught():
         "scopes (what its consent asks for)",
         "best_times (five (day, HH:MM))",
     ]
+    bluesky = NETWORKS["bluesky"]
+    assert bluesky.capabilities.video is not None
+    unsourced = replace(bluesky.capabilities.video, source="")
+    network = replace(bluesky, capabilities=replace(bluesky.capabilities, video=unsourced))
+    assert incomplete(network) == ["capabilities.video (its rules, each with its source)"]
 
 
 def test_platforms_serve_each_networks_capabilities(ada_client):
