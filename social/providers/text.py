@@ -15,13 +15,7 @@ from typing import Any
 import regex
 
 from core import outbound
-from social.providers.base import (
-    Attempt,
-    Content,
-    Credentials,
-    Draft,
-    Published,
-)
+from social.providers.base import Attempt, Content, Credentials, Draft, Published
 
 URL = re.compile(r"https?://\S+")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")

@@ -39,13 +39,8 @@ from social.models import (
     SocialAccount,
 )
 from social.networks import NETWORKS
-from social.providers.base import (
-    ConnectionRefused,
-    ConnectRequest,
-    Identity,
-    OAuthApp,
-    answers_checked,
-)
+from social.providers.base import ConnectionRefused, ConnectRequest, Identity, OAuthApp
+from social.providers.client import answers_checked
 from social.providers.mastodon import MastodonAdapter, normalize_instance
 
 logger = logging.getLogger(__name__)
