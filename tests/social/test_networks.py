@@ -3,6 +3,7 @@ network is, `GET /api/social/platforms` serves its capabilities from that one ta
 seventh network needs nothing beyond its module, its stand-in and its registry line."""
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from social import error_objects, outcomes
 from social.content.services.composition import Target, problems, target_problems
 from social.content.services.composition import compose as composed
 from social.models import (
+    PROVIDER_LENGTH,
     AnalyticsRecord,
     ConnectState,
     ScheduledRecord,
@@ -23,6 +25,8 @@ from social.networks import NETWORKS
 from social.networks.base import CONNECT_METHODS, COUNTS_BY, EXACTLY_ONCE, Network
 from social.providers.base import Draft
 from tests.social import example_network
+from tests.social.example_standin import EXAMPLE_KEY, ExampleStandIn
+from tests.social.standins import serve
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -45,7 +49,16 @@ STANDINS = {
 
 
 @pytest.fixture
-def seventh():
+def example_api(settings) -> Iterator[ExampleStandIn]:
+    """The seventh network's stand-in, its base URL setting pointed at it."""
+    standin = ExampleStandIn()
+    with serve(standin):
+        settings.EXAMPLE_API_URL = standin.url
+        yield standin
+
+
+@pytest.fixture
+def seventh(example_api: ExampleStandIn) -> Iterator[Network]:
     """The throwaway network registered, as its one registry line would."""
     NETWORKS[example_network.NETWORK.provider] = example_network.NETWORK
     yield example_network.NETWORK
@@ -57,6 +70,8 @@ def incomplete(network: Network) -> list[str]:
     missing = []
     if not network.provider or network.provider != network.adapter.provider:
         missing.append("provider (its adapter's)")
+    if len(network.provider) > PROVIDER_LENGTH:
+        missing.append("provider (as long as the tables' column at most)")
     if not network.name or network.name != network.adapter.name:
         missing.append("name (its adapter's, in messages)")
     if network.connect_method not in CONNECT_METHODS:
@@ -143,6 +158,11 @@ def test_a_network_missing_a_declaration_is_caught():
 
     network = replace(NETWORKS["devto"], exactly_once="", settings=("NO_SUCH_SETTING",))
     assert incomplete(network) == ["settings (each a Django setting)", "exactly_once"]
+    network = replace(NETWORKS["devto"], provider="devto_community_pages", error_source="devto")
+    assert incomplete(network) == [
+        "provider (its adapter's)",
+        "provider (as long as the tables' column at most)",
+    ]
     network = replace(NETWORKS["linkedin"], scopes=(), best_times=(("someday", "09:00"),))
     assert incomplete(network) == [
         "scopes (what its consent asks for)",
@@ -197,6 +217,73 @@ def test_a_seventh_network_needs_only_its_module_and_registry_line(ada_client, s
     )
     assert outcomes.attempt_error("example", refused)["category"] == "auth_expired"
     assert "Example" in error_objects.remedy_for("auth_expired", "example")
+
+
+@pytest.mark.usefixtures("cron_secret")
+def test_a_seventh_network_connects_and_publishes_over_http(
+    client, ada_client, seventh, example_api, settings
+):
+    """Through the API alone, from its module, its stand-in and its registry line: connected
+    (a refused key storing nothing), published now with its own option, its limits enforced,
+    a lost answer found by its lookup (published once), its metrics collected."""
+    from social.tasks import metrics_collect_task
+    from tests.social.test_scheduler import make_due, run, schedule
+
+    body = {"provider": "example", "code": "wrong-key"}
+    refused = ada_client.post("/api/social/connect", body, format="json")
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["error"]["code"] == "provider_auth_failed"
+    assert not SocialAccount.objects.exists()
+    body = {"provider": "example", "code": EXAMPLE_KEY}
+    connected = ada_client.post("/api/social/connect", body, format="json")
+    assert connected.status_code == 200, connected.content
+    account = connected.json()["data"]
+    assert (account["provider"], account["username"], account["status"]) == (
+        "example",
+        "ada",
+        "connected",
+    )
+    assert account["limits"]["maxCharacters"] == 40
+    listed = ada_client.get("/api/social/accounts").json()["data"]
+    assert [a["provider"] for a in listed] == ["example"]
+
+    published = ada_client.post(
+        "/api/social/publish",
+        {"content": "Hello from the seventh", "accountIds": [account["id"]],
+         "variants": {"example": {"options": {"audience": "friends"}}}},
+        format="json",
+    )  # fmt: skip
+    assert published.status_code == 200, published.content
+    (result,) = published.json()["data"]
+    assert (result["provider"], result["success"]) == ("example", True), result
+    (post,) = example_api.posts
+    assert (post["text"], post["options"]) == ("Hello from the seventh", {"audience": "friends"})
+    assert result["url"] == post["url"]
+
+    too_long = ada_client.post(
+        "/api/social/publish",
+        {"content": "x" * 41, "accountIds": [account["id"]]},
+        format="json",
+    )
+    assert too_long.status_code == 400, too_long.content
+    assert "content" in str(too_long.json()["error"]["details"])
+    assert len(example_api.posts) == 1
+
+    settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
+    (record_id,) = schedule(ada_client, {"example": account}, "example", content="Once only")
+    example_api.fail, example_api.hang = "timeout", 0.8
+    assert run(client).json()["data"]["results"][0]["status"] == "Scheduled"
+    assert ScheduledRecord.objects.get(pk=record_id).outcome_unknown is True
+    assert example_api.wait_idle()
+    example_api.fail = ""
+    make_due([record_id])
+    second = run(client).json()["data"]["results"][0]
+    assert (second["success"], second["status"]) == (True, "Published")
+    assert [post["text"] for post in example_api.posts] == ["Hello from the seventh", "Once only"]
+
+    assert metrics_collect_task.delay().get() == {"records": 2, "collected": 2}
+    rows = ada_client.get("/api/social/analytics").json()["data"]
+    assert {(row["provider"], row["impressions"]) for row in rows} == {("example", 12)}
 
 
 def test_an_option_no_network_declares_is_400_naming_it_and_nothing_is_saved(ada_client):
