@@ -65,6 +65,13 @@ def seventh(example_api: ExampleStandIn) -> Iterator[Network]:
     del NETWORKS[example_network.NETWORK.provider]
 
 
+def connect_body() -> set[str]:
+    """The fields `POST /api/social/connect` takes."""
+    from social.api.accounts import ConnectView
+
+    return set(ConnectView.InputSerializer().fields)
+
+
 def incomplete(network: Network) -> list[str]:
     """What the network fails to declare."""
     missing = []
@@ -76,6 +83,8 @@ def incomplete(network: Network) -> list[str]:
         missing.append("name (its adapter's, in messages)")
     if network.connect_method not in CONNECT_METHODS:
         missing.append("connect_method")
+    if any(name not in connect_body() or not said for name, said in network.connect_fields):
+        missing.append("connect_fields (fields of the connect body, each with its message)")
     if not network.settings or any(not hasattr(settings, name) for name in network.settings):
         missing.append("settings (each a Django setting)")
     if set(network.limits) != LIMIT_KEYS or network.limits["countsBy"] not in COUNTS_BY:
@@ -158,6 +167,10 @@ def test_a_network_missing_a_declaration_is_caught():
 
     network = replace(NETWORKS["devto"], exactly_once="", settings=("NO_SUCH_SETTING",))
     assert incomplete(network) == ["settings (each a Django setting)", "exactly_once"]
+    network = replace(NETWORKS["bluesky"], connect_fields=(("handle", "Your handle."),))
+    assert incomplete(network) == [
+        "connect_fields (fields of the connect body, each with its message)"
+    ]
     network = replace(NETWORKS["devto"], provider="devto_community_pages", error_source="devto")
     assert incomplete(network) == [
         "provider (its adapter's)",
