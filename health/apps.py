@@ -29,10 +29,10 @@ class HealthConfig(AppConfig):
         from aitools.tools import TOOLS
         from health.metrics import generations_counted, records_ended_counted
         from notifications.events import subscribe
-        from social.models import Provider
+        from social.networks import NETWORKS
 
         # Their series are at zero from the start (core.metrics.known).
-        metrics.known(platforms=Provider.values, tools=TOOLS)
+        metrics.known(platforms=list(NETWORKS), tools=TOOLS)
 
         for event in ("post.published", "post.failed"):
             subscribe(event, records_ended_counted)

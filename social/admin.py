@@ -26,6 +26,7 @@ from social.models import (
     SocialAccount,
     SocialSettings,
 )
+from social.networks import NETWORKS
 from social.planning import queue_records, record_retry, series_end
 from social.selectors import scheduler_lateness
 
@@ -354,10 +355,15 @@ class AnalyticsRecordAdmin(ReadOnlyAdmin):
     date_hierarchy = "date"
 
 
+def _network_name(provider: str) -> str:
+    network = NETWORKS.get(provider)
+    return network.name if network is not None else provider
+
+
 def _social_accounts(user: Any) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
     rows = SocialAccount.objects.filter(user=user).order_by("-created_at")
     return ("connected", "platform", "account", "status", "expires"), [
-        (a.created_at, a.get_provider_display(), a.username, a.status, a.expires_at)
+        (a.created_at, _network_name(a.provider), a.username, a.status, a.expires_at)
         for a in rows[:PANEL_ROWS]
     ]
 

@@ -343,7 +343,7 @@ SPECTACULAR_SETTINGS = {
         "ProposalStatusEnum": "aitools.models.ProposalStatus",
         "GenerationStatusEnum": "aitools.models.GenerationStatus",
         "LevelEnum": ["low", "medium", "high"],
-        "SocialProviderEnum": "social.models.Provider",
+        "SocialProviderEnum": "social.networks.choices",  # the registry's networks
         "SocialAccountStatusEnum": "social.models.AccountStatus",
         "PostStatusEnum": "social.models.PostStatus",
         "RecordStatusEnum": "social.models.RecordStatus",

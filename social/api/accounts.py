@@ -13,8 +13,9 @@ from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer
 from core.errors import ValidationFailed
+from social.api.providers import ProviderField
 from social.connections import account_connect, account_disconnect, connect_authorize
-from social.models import Provider, SocialAccount
+from social.models import SocialAccount
 from social.networks import NETWORKS
 from social.providers.base import ConnectRequest
 from social.selectors import account_list
@@ -28,6 +29,7 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
     """The social account record; credentials are never part of it."""
 
     user_id = serializers.UUIDField(read_only=True)
+    provider = ProviderField()
     limits = serializers.SerializerMethodField()
 
     class Meta:
@@ -97,7 +99,7 @@ class ConnectView(APIView):
     api_key_scopes = KEYS_REFUSED
 
     class InputSerializer(BodySerializer):
-        provider = serializers.ChoiceField(choices=Provider.choices)
+        provider = ProviderField()
         code = serializers.CharField(max_length=MAX_CODE_LENGTH, trim_whitespace=False)
         redirectUri = serializers.URLField(required=False, max_length=2000)
         state = serializers.CharField(required=False, max_length=200)
@@ -106,14 +108,13 @@ class ConnectView(APIView):
         pageId = serializers.CharField(required=False, max_length=64)
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            if attrs["provider"] == Provider.BLUESKY and not attrs.get("identifier"):
-                raise serializers.ValidationError(
-                    {"identifier": ["Your Bluesky handle or e-mail is required."]}
-                )
-            if attrs["provider"] == Provider.MASTODON and not attrs.get("instance"):
-                raise serializers.ValidationError(
-                    {"instance": ["Your Mastodon server's address is required."]}
-                )
+            """The fields the network needs besides `code` (its `connect_fields`)."""
+            network = NETWORKS[attrs["provider"]]
+            missing = {
+                name: [message] for name, message in network.connect_fields if not attrs.get(name)
+            }
+            if missing:
+                raise serializers.ValidationError(missing)
             return attrs
 
     @extend_schema(

@@ -11,7 +11,8 @@ from rest_framework.response import Response
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from social.api.filters import RangeFilter
-from social.models import AnalyticsRecord, Provider
+from social.api.providers import ProviderField
+from social.models import AnalyticsRecord
 from social.selectors import analytics_list
 
 
@@ -19,6 +20,7 @@ class AnalyticsSerializer(serializers.ModelSerializer[AnalyticsRecord]):
     accountId = serializers.UUIDField(source="account_id", read_only=True)
     postId = serializers.UUIDField(source="post_id", read_only=True)
     recordId = serializers.UUIDField(source="record_id", read_only=True)
+    provider = ProviderField()
 
     class Meta:
         model = AnalyticsRecord
@@ -45,7 +47,7 @@ class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
     default_sort = "date"
 
     class FilterSerializer(RangeFilter):
-        provider = serializers.ChoiceField(choices=Provider.choices, required=False)
+        provider = ProviderField(required=False)
         accountId = serializers.UUIDField(required=False)
         postId = serializers.UUIDField(required=False)
         start = serializers.DateField(required=False, help_text="YYYY-MM-DD, inclusive")

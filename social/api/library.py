@@ -17,6 +17,7 @@ from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.parsers import BoundedJSONParser
 from core.api.serializers import BodySerializer, TimeZoneField
+from social.api.providers import ProviderField
 from social.connections import settings_data, settings_update
 from social.content import (
     IMAGE_TYPES,
@@ -30,7 +31,7 @@ from social.content import (
     user_campaign,
 )
 from social.content import media_upload as media_store
-from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem, Provider
+from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem
 from social.selectors import settings_for
 from social.throttling import MediaUploadThrottle
 
@@ -297,9 +298,7 @@ class SettingsView(APIView):
     api_key_scopes = KEYS_REFUSED
 
     class SettingsSerializer(BodySerializer):
-        defaultPlatform = serializers.ChoiceField(
-            choices=Provider.choices, required=False, allow_null=True
-        )
+        defaultPlatform = ProviderField(required=False, allow_null=True)
         defaultTimezone = TimeZoneField(required=False)
         autoRetry = serializers.BooleanField(required=False)
         requireAltText = serializers.BooleanField(required=False)

@@ -14,7 +14,9 @@ from core.api.serializers import (
     BodySerializer,
     not_blank,
 )
-from social.models import PostStatus, Provider
+from social.api.providers import ProviderListField
+from social.models import PostStatus
+from social.networks import NETWORKS
 
 MAX_MEDIA = 20  # LinkedIn's multi-image post; each network's own limit is checked per target
 MAX_TARGETS = 20
@@ -99,15 +101,15 @@ class VariantsFields(BodySerializer):
     """`variants`: a VariantFields per network, keyed by provider; any other key is refused."""
 
     def get_fields(self) -> dict[str, Any]:
-        return {provider: VariantFields(required=False) for provider in Provider.values}
+        return {provider: VariantFields(required=False) for provider in NETWORKS}
 
     def to_internal_value(self, data: Any) -> Any:
-        unknown = sorted(set(data) - set(Provider.values)) if isinstance(data, Mapping) else []
+        unknown = sorted(set(data) - set(NETWORKS)) if isinstance(data, Mapping) else []
         if unknown:  # said of `variants` itself, with the keys it takes
             raise serializers.ValidationError(
                 [
                     f"Unknown provider {', '.join(map(str, unknown))}: variants are keyed by "
-                    f"{', '.join(Provider.values)}."
+                    f"{', '.join(NETWORKS)}."
                 ]
             )
         return super().to_internal_value(data)
@@ -150,9 +152,7 @@ class PostFields(BodySerializer):
     mediaIds = serializers.ListField(
         child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA
     )
-    platforms = serializers.ListField(
-        child=serializers.ChoiceField(choices=Provider.choices), required=False, max_length=6
-    )
+    platforms = ProviderListField(required=False)
     campaignId = serializers.UUIDField(required=False, allow_null=True)
     status = serializers.ChoiceField(
         choices=[PostStatus.DRAFT],

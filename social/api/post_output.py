@@ -8,6 +8,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from core.times import iso
+from social.api.providers import ProviderField
 from social.api.recurrence import RecurrenceOutput, post_recurrence
 from social.content import record_data
 from social.error_objects import history_entry, record_error
@@ -27,6 +28,7 @@ class RecordSerializer(serializers.ModelSerializer[ScheduledRecord]):
 
     postId = serializers.UUIDField(source="post_id", read_only=True)
     accountId = serializers.UUIDField(source="account_id", read_only=True)
+    provider = ProviderField()
     providerPostId = serializers.CharField(source="provider_post_id", read_only=True)
     # {code, category, message, remedy, retryable, platform?, retryAt?} (social.md section
     # 12), null when nothing went wrong.

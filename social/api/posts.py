@@ -25,8 +25,9 @@ from social.api.post_output import (
     PostSerializer,
     post_data,
 )
+from social.api.providers import ProviderField
 from social.content import post_delete, post_save, user_post
-from social.models import Post, PostStatus, Provider
+from social.models import Post, PostStatus
 from social.selectors import (
     media_urls_of,
     post_list,
@@ -51,7 +52,7 @@ class PostListView(generics.ListAPIView[Post]):
     max_page_size = 100
 
     class FilterSerializer(serializers.Serializer[Any]):
-        platform = serializers.ChoiceField(choices=Provider.choices, required=False)
+        platform = ProviderField(required=False)
         status = serializers.ChoiceField(choices=PostStatus.choices, required=False)
         campaignId = serializers.UUIDField(required=False)
 

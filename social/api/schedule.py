@@ -41,8 +41,9 @@ from social.api.post_output import (
     RecordSerializer,
     scheduled_data,
 )
+from social.api.providers import ProviderListField
 from social.api.recurrence import RecurrenceFields
-from social.models import Provider, RecordStatus, ScheduledRecord
+from social.models import RecordStatus, ScheduledRecord
 from social.planning import (
     record_cancel,
     record_move,
@@ -121,9 +122,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         content = serializers.CharField(
             max_length=100_000, trim_whitespace=False, validators=[not_blank]
         )
-        platforms = serializers.ListField(
-            child=serializers.ChoiceField(choices=Provider.choices), min_length=1, max_length=6
-        )
+        platforms = ProviderListField(min_length=1)
         scheduledAt = LocalDateTimeField()
         mediaIds = serializers.ListField(
             child=serializers.UUIDField(), required=False, max_length=MAX_MEDIA

@@ -4,6 +4,11 @@ Each network is a module of this package declaring a `NETWORK` (social.networks.
 one is its module, its stand-in in the tests and its line here. A network whose app
 credentials are not set (LinkedIn, Facebook and Instagram need ours) is listed but not
 `configured`, and connecting to it answers 503 `provider_not_configured`.
+
+The registry is the one list of networks: the API's provider fields accept its identifiers
+(social.api.providers), OpenAPI's `SocialProviderEnum` is `choices()`, and the tables store the
+identifier without a `choices` list of their own (social.models), so no network is listed
+anywhere else.
 """
 
 from social.networks import bluesky, devto, facebook, instagram, linkedin, mastodon
@@ -20,3 +25,8 @@ NETWORKS: dict[str, Network] = {
         devto.NETWORK,
     )
 }
+
+
+def choices() -> list[tuple[str, str]]:
+    """(identifier, name) of each registered network, in the registry's order."""
+    return [(provider, network.name) for provider, network in NETWORKS.items()]

@@ -69,15 +69,32 @@ def _code_matches(code: str, answer: dict[str, Any] | None) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class VideoRules:
+    """What a network takes as a video (social.md section 10), checked before anything is
+    sent (social.content.services.composition): one video per post, alone unless `carousel`,
+    `min_seconds` to `max_seconds` long (the duration the file's header gives), at most
+    `max_bytes`; `by_url`: the platform fetches the file from its URL (else the adapter sends
+    the bytes, so the file must be one we store)."""
+
+    max_seconds: float
+    max_bytes: int
+    source: str  # where the platform states these limits: read it again before changing them
+    min_seconds: float = 0.0
+    carousel: bool = False  # several videos, with images, in one post (Instagram)
+    by_url: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Capabilities:
     """What a post may hold on the network (social.md section 13). How many images is the
-    limits' `maxMedia`, so that one number is never declared twice."""
+    limits' `maxMedia`, so that one number is never declared twice; `video` is the rules a
+    video must meet there, None where the network takes none."""
 
     text: bool
     links: bool
     images: bool
     alt_text: bool
-    video: bool
+    video: VideoRules | None
     documents: bool
     carousel: bool
     threads: bool
@@ -155,6 +172,9 @@ class Network:
     # local time), best first.
     best_times: tuple[tuple[str, str], ...]
     error_source: str = ""  # defaults to the provider
+    # What `POST /api/social/connect` must carry for it besides `code` (its body's field),
+    # each with what its absence tells the user: Bluesky's handle, a Mastodon server.
+    connect_fields: tuple[tuple[str, str], ...] = ()
     # The connection renews itself for as long as it is used (a Bluesky session: the daily
     # upkeep refreshes it before its refresh token's 90 days run out), so it has no end.
     renews_itself: bool = False
@@ -176,7 +196,7 @@ class Network:
             "images": can.images,
             "maxImages": int(self.limits["maxMedia"]) if can.images else 0,
             "altText": can.alt_text,
-            "video": can.video,
+            "video": can.video is not None,
             "documents": can.documents,
             "carousel": can.carousel,
             "threads": can.threads,

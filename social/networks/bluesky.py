@@ -1,7 +1,6 @@
 """Bluesky: an AT Protocol account, by app password (social.md section 1)."""
 
-from social.models import Provider
-from social.networks.base import Capabilities, Network, Rule, limits
+from social.networks.base import Capabilities, Network, Rule, VideoRules, limits
 from social.providers.bluesky import BlueskyAdapter
 
 SOURCE = "bluesky"
@@ -76,7 +75,7 @@ ERRORS: tuple[Rule, ...] = (
 
 
 NETWORK = Network(
-    provider=Provider.BLUESKY,
+    provider="bluesky",
     name="Bluesky",
     connect_method="app_password",
     settings=("BLUESKY_SERVICE_URL", "BLUESKY_VIDEO_SERVICE_URL"),
@@ -85,7 +84,12 @@ NETWORK = Network(
         links=True,
         images=True,
         alt_text=True,
-        video=True,
+        # 300 MB (decimal, the lexicon's maxSize) since September 2025, 100 MB before.
+        video=VideoRules(
+            max_seconds=180,
+            max_bytes=300_000_000,
+            source="https://github.com/bluesky-social/atproto/blob/main/lexicons/app/bsky/embed/video.json",
+        ),
         documents=False,
         carousel=False,
         threads=True,
@@ -106,4 +110,5 @@ NETWORK = Network(
         ("wed", "17:00"),
     ),
     renews_itself=True,
+    connect_fields=(("identifier", "Your Bluesky handle or e-mail is required."),),
 )

@@ -1,6 +1,5 @@
 """DEV Community (Forem): articles, by API key (social.md section 1)."""
 
-from social.models import Provider
 from social.networks.base import Capabilities, Network, Rule, limits
 from social.providers.devto import DevtoAdapter
 
@@ -33,7 +32,7 @@ ERRORS: tuple[Rule, ...] = (
 
 
 NETWORK = Network(
-    provider=Provider.DEVTO,
+    provider="devto",
     name="DEV Community",
     connect_method="api_key",
     settings=("DEVTO_API_URL",),
@@ -42,7 +41,7 @@ NETWORK = Network(
         links=True,  # the canonical URL
         images=True,  # the main image
         alt_text=False,
-        video=False,
+        video=None,
         documents=False,
         carousel=False,
         threads=False,

@@ -1,12 +1,11 @@
 """Facebook Pages: a page the user manages, by OAuth with the Meta app."""
 
-from social.models import Provider
 from social.networks import meta
-from social.networks.base import Capabilities, Network, limits
+from social.networks.base import Capabilities, Network, VideoRules, limits
 from social.providers.meta import FACEBOOK_SCOPES, FacebookAdapter
 
 NETWORK = Network(
-    provider=Provider.FACEBOOK,
+    provider="facebook",
     name="Facebook Pages",
     connect_method="oauth",
     settings=meta.SETTINGS,
@@ -15,7 +14,12 @@ NETWORK = Network(
         links=True,
         images=True,
         alt_text=True,
-        video=True,
+        video=VideoRules(  # Facebook fetches the file by its URL and publishes it once processed
+            max_seconds=4 * 3600,
+            max_bytes=4 * 1024**3,
+            by_url=True,
+            source="https://developers.facebook.com/docs/video-api/guides/publishing",
+        ),
         documents=False,
         carousel=False,
         threads=False,

@@ -1,12 +1,11 @@
 """Instagram: a business account linked to a Facebook page, by OAuth with the Meta app."""
 
-from social.models import Provider
 from social.networks import meta
-from social.networks.base import Capabilities, Network, limits
+from social.networks.base import Capabilities, Network, VideoRules, limits
 from social.providers.meta import INSTAGRAM_SCOPES, InstagramAdapter
 
 NETWORK = Network(
-    provider=Provider.INSTAGRAM,
+    provider="instagram",
     name="Instagram",
     connect_method="oauth",
     settings=meta.SETTINGS,
@@ -15,7 +14,14 @@ NETWORK = Network(
         links=True,  # carried in the caption, as text
         images=True,
         alt_text=True,
-        video=True,
+        video=VideoRules(  # Reels, and videos among a carousel's items, fetched by their URL
+            min_seconds=3,
+            max_seconds=900,
+            max_bytes=300 * 1024 * 1024,
+            carousel=True,
+            by_url=True,
+            source="https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media#reels-specifications",
+        ),
         documents=False,
         carousel=True,  # 2 to 10 images and videos
         threads=False,

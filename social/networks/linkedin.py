@@ -1,7 +1,6 @@
 """LinkedIn: a member's profile, by OAuth (social.md section 1)."""
 
-from social.models import Provider
-from social.networks.base import Capabilities, Network, Rule, limits
+from social.networks.base import Capabilities, Network, Rule, VideoRules, limits
 from social.providers.linkedin import SCOPES, LinkedInAdapter
 
 SOURCE = "linkedin"
@@ -56,7 +55,7 @@ ERRORS: tuple[Rule, ...] = (
 
 
 NETWORK = Network(
-    provider=Provider.LINKEDIN,
+    provider="linkedin",
     name="LinkedIn",
     connect_method="oauth",
     settings=(
@@ -71,7 +70,12 @@ NETWORK = Network(
         links=True,
         images=True,  # up to 20, a `multiImage` post
         alt_text=True,
-        video=True,
+        video=VideoRules(
+            min_seconds=3,
+            max_seconds=1800,
+            max_bytes=500 * 1024 * 1024,
+            source="https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api",
+        ),
         documents=False,
         carousel=False,
         threads=False,

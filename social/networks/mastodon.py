@@ -1,7 +1,6 @@
 """Mastodon: an account on any instance, by OAuth with an app registered there."""
 
-from social.models import Provider
-from social.networks.base import Capabilities, Network, Rule, limits
+from social.networks.base import Capabilities, Network, Rule, VideoRules, limits
 from social.providers.mastodon import SCOPES, MastodonAdapter
 
 SOURCE = "mastodon"
@@ -81,7 +80,7 @@ ERRORS: tuple[Rule, ...] = (
 
 
 NETWORK = Network(
-    provider=Provider.MASTODON,
+    provider="mastodon",
     name="Mastodon",
     connect_method="oauth",
     settings=("MASTODON_CLIENT_NAME",),
@@ -90,7 +89,11 @@ NETWORK = Network(
         links=True,
         images=True,
         alt_text=True,
-        video=True,
+        video=VideoRules(  # Mastodon 4's defaults (an instance may set others); no length limit
+            max_seconds=24 * 3600,
+            max_bytes=99 * 1024 * 1024,
+            source="https://github.com/mastodon/mastodon/blob/main/app/models/media_attachment.rb",
+        ),
         documents=False,
         carousel=False,
         threads=True,
@@ -111,4 +114,5 @@ NETWORK = Network(
         ("tue", "17:00"),
         ("wed", "17:00"),
     ),
+    connect_fields=(("instance", "Your Mastodon server's address is required."),),
 )

@@ -1,27 +1,22 @@
-"""The one small interface every provider adapter implements, and what it takes and returns.
+"""The one small interface every provider adapter implements (`Adapter`), and what it takes
+and returns.
 
-Adapters speak to a provider's API through the outbound layer (core/outbound.py) and raise
-its errors (TransientError, PermanentError, AuthenticationError), refined per provider by
-their `classify` hook. They never touch the database: services load the account into
-`Credentials`, call the adapter outside any transaction, and store what the adapter renewed
-(`Credentials.renewed`) afterwards.
+Adapters speak to a provider's API through the outbound layer (core/outbound.py, reached
+through social.providers.client) and raise its errors (TransientError, PermanentError,
+AuthenticationError), refined per provider by their `classify` hook. They never touch the
+database: services load the account into `Credentials`, call the adapter outside any
+transaction, and store what the adapter renewed (`Credentials.renewed`) afterwards. What
+several adapters share lives beside this module: `client` (calls and their answers),
+`lookup` (finding what an earlier attempt made), `media` (a file's bytes), `text` (`Composer`).
 """
 
-import json
-import logging
-import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from django.conf import settings
 from django.utils import timezone
 
-from core import outbound
-
-logger = logging.getLogger(__name__)
+LOOKUP_SKEW = timedelta(seconds=60)  # the platform's clock may be behind ours
 
 
 class ConnectionRefused(Exception):
@@ -155,19 +150,6 @@ class Draft:
         if self.provider and variant in self.from_variant:
             return f"variants.{self.provider}.{name}"
         return name
-
-
-@dataclass(frozen=True, slots=True)
-class VideoRules:
-    """What a platform takes as a video (social.md section 10), checked before anything is
-    sent."""
-
-    max_seconds: float
-    max_bytes: int
-    source: str  # where the platform states these limits: read it again before changing them
-    min_seconds: float = 0.0
-    carousel: bool = False  # several videos, with images, in one post (Instagram)
-    by_url: bool = False  # the platform fetches the file from its URL (else we send the bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,8 +308,6 @@ class Adapter(Protocol):
         """The comment an earlier attempt may have published; None when it is not there."""
         ...
 
-    video: VideoRules | None  # None: the platform takes no video
-
     def video_upload(
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> dict[str, Any]:
@@ -346,204 +326,3 @@ class Adapter(Protocol):
     def revoke(self, credentials: Credentials) -> None:
         """End the provider session or token, where the provider offers it."""
         ...
-
-
-def same_text(a: str, b: str) -> bool:
-    """Whether a platform's copy of a text is ours: whitespace differences and the
-    platform's own trimming ignored."""
-    return " ".join(a.split()) == " ".join(b.split())
-
-
-# A platform answering these says it did not act (overloaded, or limited: it refused before
-# doing anything), whatever the call: a failure to count, never an outcome to look up. Any
-# other 5xx (500, 502, 504) may come after the work was done.
-NOT_ACTED = frozenset({429, 503})
-
-
-class ProviderClient:
-    """A provider's way out: the outbound client with the provider's classification, and the
-    configured read timeout read at each call (tests and operators change it)."""
-
-    def __init__(self, name: str, classify: outbound.Classifier | None = None) -> None:
-        self.name = name
-        self._client = outbound.Client(
-            name, read_timeout=settings.SOCIAL_HTTP_TIMEOUT_SECONDS, classify=classify
-        )
-
-    def call(self, method: str, url: str, **kwargs: Any) -> outbound.Response:
-        kwargs.setdefault("timeout", settings.SOCIAL_HTTP_TIMEOUT_SECONDS)
-        try:
-            return self._client.request(method, url, **kwargs)
-        except outbound.TransientError as error:
-            if error.status in NOT_ACTED:
-                error.maybe_delivered = False
-            raise
-
-    def json(self, method: str, url: str, **kwargs: Any) -> Any:
-        return json_of(self.call(method, url, **kwargs))
-
-
-LOOKUP_SKEW = timedelta(seconds=60)  # the platform's clock may be behind ours
-LOOKUP_PAGES = 10  # pages one lookup reads at most: an account's busiest hours, not its years
-LOOKUP_PAGE_SIZE = 40  # posts a page asks for (Mastodon's most; LinkedIn and Graph take it)
-
-Page = tuple[list[dict[str, Any]], Any]  # a page's items, newest first, and the next cursor
-
-
-def lookup_pages(
-    provider: str,
-    fetch: Callable[[Any], Page],
-    *,
-    attempt: Attempt,
-    created: Callable[[dict[str, Any]], datetime | None],
-    matches: Callable[[dict[str, Any]], bool],
-) -> dict[str, Any] | None:
-    """The account's item that `matches`, read page after page (`fetch(cursor)`: the first
-    page for None) back to the attempt's window; None once the window is covered (an item
-    older than it, or the list's end) without a match. A window still not covered after
-    LOOKUP_PAGES pages is not "not found": the outcome stays unknown (TransientError, maybe
-    delivered), so the record is never created again from a truncated page."""
-    window = attempt.window
-    cursor: Any = None
-    for _ in range(LOOKUP_PAGES):
-        items, cursor = fetch(cursor)
-        for item in items:
-            when = created(item)
-            if when is not None and when < window:
-                return None  # newest first: the rest is older still
-            if matches(item):
-                return item
-        if not items or cursor is None:
-            return None
-    raise outbound.TransientError(
-        f"{provider} lists more posts since the attempt than a lookup reads: its outcome "
-        "could not be established.",
-        maybe_delivered=True,
-    )
-
-
-def moment(value: Any) -> datetime | None:
-    """A platform's timestamp (ISO 8601, Graph's "+0000" offsets, or Unix seconds or
-    milliseconds) as an aware datetime; None when absent or unreadable."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = value / 1000 if value > 10**11 else value
-        return datetime.fromtimestamp(seconds, tz=UTC)
-    if not isinstance(value, str) or not value:
-        return None
-    text = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", value.replace("Z", "+00:00"))
-    try:
-        found = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return found if found.tzinfo else found.replace(tzinfo=UTC)
-
-
-def json_of(response: outbound.Response) -> Any:
-    """The JSON body of a successful answer. A success we cannot read may still have done its
-    work (a publish): transient, possibly delivered, so the next attempt looks it up first."""
-    try:
-        return response.json()
-    except ValueError:
-        raise outbound.TransientError(
-            "The provider's answer could not be read.",
-            status=response.status_code,
-            maybe_delivered=True,
-            excerpt=outbound.excerpt(response),
-        ) from None
-
-
-def body_of(response: outbound.Response) -> dict[str, Any]:
-    """An error response's JSON object, or {} (error bodies are not always JSON)."""
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
-def json_of_excerpt(excerpt: str) -> dict[str, Any]:
-    """An error's recorded answer (OutboundError.excerpt) as its JSON object, or {}."""
-    try:
-        found = json.loads(excerpt)
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def seconds_from_now(seconds: Any) -> datetime | None:
-    try:
-        return timezone.now() + timedelta(seconds=int(seconds))
-    except (TypeError, ValueError):
-        return None
-
-
-MAX_MEDIA_FETCH_BYTES = 8 * 1024 * 1024  # the largest image any of the platforms accepts
-_media_client = outbound.Client("media", read_timeout=20.0, retries=1)
-
-
-def media_bytes(media: MediaFile) -> bytes:
-    """The file's bytes: ours as stored, a hosted one fetched through the guard (a user gave
-    the URL), at most MAX_MEDIA_FETCH_BYTES."""
-    if media.data is not None:
-        return media.data
-    if media.stored:
-        from django.core.files.storage import default_storage
-
-        with default_storage.open(media.stored, "rb") as stored:
-            data = bytes(stored.read(MAX_MEDIA_FETCH_BYTES + 1))
-        if len(data) > MAX_MEDIA_FETCH_BYTES:
-            raise outbound.PermanentError("The media file is too large to publish.")
-        return data
-    try:
-        response = _media_client.request(
-            "GET", media.url, guarded=True, max_bytes=MAX_MEDIA_FETCH_BYTES
-        )
-    except outbound.PermanentError as error:
-        if error.message.startswith("The answer is larger"):
-            raise outbound.PermanentError("The media file is too large to publish.") from None
-        raise
-    return response.content
-
-
-VIDEO_CHUNK_BYTES = 4 * 1024 * 1024  # what an upload holds in memory at once
-
-
-@contextmanager
-def stored_file(media: MediaFile) -> Iterator[Any]:
-    """A video we store, opened for reading from storage (streamed to the platform in
-    chunks, never read whole)."""
-    from django.core.files.storage import default_storage
-
-    if not media.stored:
-        raise outbound.PermanentError(
-            "This network needs the video's bytes: upload it to the media library."
-        )
-    with default_storage.open(media.stored, "rb") as stored:
-        yield stored
-
-
-def stored_range(media: MediaFile, first: int, last: int) -> bytes:
-    """Bytes `first`..`last` (inclusive) of a stored video: one part of a chunked upload."""
-    with stored_file(media) as stored:
-        stored.seek(first)
-        return bytes(stored.read(last - first + 1))
-
-
-def file_chunks(stored: Any) -> Iterator[bytes]:
-    """A file's bytes, VIDEO_CHUNK_BYTES at a time (a streamed request body)."""
-    while chunk := stored.read(VIDEO_CHUNK_BYTES):
-        yield bytes(chunk)
-
-
-@contextmanager
-def answers_checked(provider: str) -> Iterator[None]:
-    """Around an adapter's connect-time calls: an answer of a shape its API does not document
-    (a field missing, a list for an object, a number for a string) is the provider's failure,
-    classified like an outage (transient), never an exception out of our code (a 500)."""
-    try:
-        yield
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        logger.warning("%s answered in an unexpected shape: %s", provider, repr(error)[:200])
-        raise outbound.TransientError(
-            f"{provider} answered in a shape its API does not document."
-        ) from None

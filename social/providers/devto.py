@@ -7,7 +7,6 @@ from django.conf import settings
 
 from core import outbound
 from social.providers.base import (
-    LOOKUP_PAGE_SIZE,
     Attempt,
     ConnectRequest,
     Content,
@@ -16,13 +15,10 @@ from social.providers.base import (
     Identity,
     Metrics,
     OAuthApp,
-    Page,
-    ProviderClient,
     Published,
-    lookup_pages,
-    moment,
-    same_text,
 )
+from social.providers.client import ProviderClient, moment
+from social.providers.lookup import LOOKUP_PAGE_SIZE, Page, lookup_pages, same_text
 from social.providers.text import Composer, Problem, hashtag_list
 
 ACCEPT = "application/vnd.forem.api-v1+json"
@@ -137,7 +133,7 @@ class DevtoAdapter(Composer):
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
         """The user's articles, newest first, page after page back to the attempt's window
-        (base.lookup_pages): the one with this title and body no other record holds."""
+        (lookup.lookup_pages): the one with this title and body no other record holds."""
 
         def page(number: int | None) -> Page:
             number = number or 1

@@ -15,14 +15,7 @@ from typing import Any
 import regex
 
 from core import outbound
-from social.providers.base import (
-    Attempt,
-    Content,
-    Credentials,
-    Draft,
-    Published,
-    VideoRules,
-)
+from social.providers.base import Attempt, Content, Credentials, Draft, Published
 
 URL = re.compile(r"https?://\S+")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
@@ -53,7 +46,6 @@ class Composer:
 
     name: str = ""  # the platform's name in messages
     link_field: bool = False  # the platform takes the link in a field of its own
-    video: VideoRules | None = None  # what the platform takes as a video; None: no video
     comment_limit: int = 1250  # characters of a comment
 
     def compose(self, draft: Draft) -> Content:

@@ -200,7 +200,7 @@ def test_every_family_is_there_before_its_first_event(tmp_path):
     import sys
 
     from aitools.tools import TOOLS
-    from social.models import Provider
+    from social.networks import NETWORKS
     from tests.servers import ROOT, server_env
 
     env = server_env(DATABASE_URL="sqlite:///:memory:", METRICS_TOKEN="fresh-token",
@@ -222,7 +222,7 @@ def test_every_family_is_there_before_its_first_event(tmp_path):
 
     for outcome in ("succeeded", "retry", "failed"):
         assert zero("fgp_webhook_deliveries_total", outcome=outcome)
-    for platform in Provider.values:
+    for platform in NETWORKS:
         for outcome in ("published", "scheduled", "failed", "unconfirmed", "lost"):
             assert zero("fgp_scheduler_attempts_total", provider=platform, outcome=outcome)
         for outcome in ("published", "failed", "unconfirmed"):

@@ -77,14 +77,14 @@ def test_only_the_last_30_days_are_collected(ada_client, providers, published):
 
 
 def test_analytics_pages_by_20_by_default(ada_client, ada):
-    from social.models import Post, Provider, RecordStatus
+    from social.models import Post, RecordStatus
 
     account = SocialAccount.objects.create(
-        user=ada, provider=Provider.DEVTO, provider_user_id="1", username="ada"
+        user=ada, provider="devto", provider_user_id="1", username="ada"
     )
     post = Post.objects.create(user=ada, title="T", content="x")
     record = ScheduledRecord.objects.create(
-        user=ada, post=post, account=account, provider=Provider.DEVTO,
+        user=ada, post=post, account=account, provider="devto",
         status=RecordStatus.PUBLISHED,
         scheduled_time=timezone.now(), due_at=timezone.now(),
     )  # fmt: skip

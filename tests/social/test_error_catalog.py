@@ -236,7 +236,7 @@ ERRORS = {
     "UnsafeURL": outbound.UnsafeURL,
 }
 SOURCES = [
-    *sorted((ROOT / "social/providers").glob("*.py")),
+    *sorted((ROOT / "social/providers").rglob("*.py")),
     *(ROOT / f"social/publishing/services/{name}.py" for name in ("attempts", "calls", "settle")),
     ROOT / "core/outbound.py",
 ]
@@ -271,13 +271,13 @@ def raised_errors() -> Iterator[tuple[str, str, type[outbound.OutboundError], bo
                     for k in node.keywords
                 )
                 for message in _messages(node.args[0]):
-                    yield path.name, message, ERRORS[name], bool(maybe)
+                    yield path.relative_to(ROOT).as_posix(), message, ERRORS[name], bool(maybe)
 
 
 def test_the_walk_finds_the_raised_errors():
     found = {(path, message) for path, message, _, _ in raised_errors()}
-    assert ("outbound.py", "The server did not answer in time.") in found
-    assert ("meta.py", "Instagram needs an image.") in found
+    assert ("core/outbound.py", "The server did not answer in time.") in found
+    assert ("social/providers/meta/instagram.py", "Instagram needs an image.") in found
     assert len(found) > 25
 
 

@@ -36,20 +36,16 @@ from social.models import (
     AccountStatus,
     ConnectState,
     MastodonApp,
-    Provider,
     SocialAccount,
 )
 from social.networks import NETWORKS
-from social.providers.base import (
-    ConnectionRefused,
-    ConnectRequest,
-    Identity,
-    OAuthApp,
-    answers_checked,
-)
+from social.providers.base import ConnectionRefused, ConnectRequest, Identity, OAuthApp
+from social.providers.client import answers_checked
 from social.providers.mastodon import MastodonAdapter, normalize_instance
 
 logger = logging.getLogger(__name__)
+
+MASTODON = MastodonAdapter.provider  # connected through an app registered on its instance
 
 
 REFUSALS = {"no_facebook_page": NoFacebookPage, "no_instagram_account": NoInstagramAccount}
@@ -122,7 +118,7 @@ def connect_authorize(
             }
         )
     app: MastodonApp | None = None
-    if provider == Provider.MASTODON:
+    if provider == MASTODON:
         if not instance:
             raise ValidationFailed(details={"instance": ["Your Mastodon server is required."]})
         instance = _checked_instance(instance)
@@ -152,12 +148,12 @@ def _mastodon_app(*, instance: str, redirect_uri: str) -> MastodonApp:
     existing = MastodonApp.objects.filter(instance=instance, redirect_uri=redirect_uri).first()
     if existing is not None:
         return existing
-    adapter: MastodonAdapter = NETWORKS[Provider.MASTODON].adapter  # type: ignore[assignment]
+    adapter: MastodonAdapter = NETWORKS[MASTODON].adapter  # type: ignore[assignment]
     try:
-        with answers_checked(Provider.MASTODON):
+        with answers_checked(MASTODON):
             registered = adapter.register_app(instance=instance, redirect_uri=redirect_uri)
     except outbound.OutboundError as error:
-        raise _provider_error(Provider.MASTODON, error) from error
+        raise _provider_error(MASTODON, error) from error
     try:
         with transaction.atomic():
             return MastodonApp.objects.create(
@@ -228,7 +224,7 @@ def account_connect(
     adapter = _platform_adapter(provider)
     if NETWORKS[provider].connect_method == "oauth" and not state:
         if (
-            provider == Provider.MASTODON
+            provider == MASTODON
             and not ConnectState.objects.filter(
                 user=user, provider=provider, instance=_checked_instance(request.instance)
             ).exists()
@@ -253,7 +249,7 @@ def account_connect(
             page_id=request.page_id,
         )
     app: MastodonApp | None = None
-    if provider == Provider.MASTODON and consent is not None:
+    if provider == MASTODON and consent is not None:
         request, app = _mastodon_request(request=request, consent=consent)
     try:
         with answers_checked(provider):

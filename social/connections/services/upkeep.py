@@ -14,11 +14,13 @@ from django.utils import timezone
 from core import outbound
 from social.connections.services.credentials import Session, account_mark_expired, sessions_open
 from social.lifecycle import account_expiring_emit
-from social.models import AccountStatus, ConnectState, Provider, SocialAccount
+from social.models import AccountStatus, ConnectState, SocialAccount
 from social.networks import NETWORKS
 from social.providers.mastodon import MastodonAdapter
 
 logger = logging.getLogger(__name__)
+
+MASTODON = MastodonAdapter.provider  # connected through an app registered on its instance
 
 WARN_DAYS = (7, 1)  # warnings this many days before a connection expires
 
@@ -94,9 +96,9 @@ def _renewed(
 
 def _mastodon_limits_refresh() -> int:
     """One `GET /api/v2/instance` per instance, written to every account on it."""
-    adapter: MastodonAdapter = NETWORKS[Provider.MASTODON].adapter  # type: ignore[assignment]
+    adapter: MastodonAdapter = NETWORKS[MASTODON].adapter  # type: ignore[assignment]
     instances = (
-        SocialAccount.objects.filter(provider=Provider.MASTODON)
+        SocialAccount.objects.filter(provider=MASTODON)
         .exclude(status=AccountStatus.DISCONNECTED)
         .values_list("instance", flat=True)
         .distinct()
@@ -104,7 +106,7 @@ def _mastodon_limits_refresh() -> int:
     refreshed = 0
     for instance in instances:
         limits = adapter.limits(instance)  # the defaults when the instance does not answer
-        refreshed += SocialAccount.objects.filter(
-            provider=Provider.MASTODON, instance=instance
-        ).update(limits=limits, last_sync=timezone.now())
+        refreshed += SocialAccount.objects.filter(provider=MASTODON, instance=instance).update(
+            limits=limits, last_sync=timezone.now()
+        )
     return refreshed

@@ -20,7 +20,8 @@ from social.errors import (
     VideoNotSupported,
 )
 from social.networks import NETWORKS
-from social.providers.base import Content, Draft, MediaFile, VideoRules
+from social.networks.base import VideoRules
+from social.providers.base import Content, Draft, MediaFile
 from social.providers.text import Problem
 
 __all__ = [
@@ -86,8 +87,8 @@ def _part_problems(draft: Draft, target: Target, *, reply: bool = False) -> list
         found.append(("media", f"Only images and videos can be published to {platform.name}."))
     elif videos and reply:
         found.append(("media", "A video goes in the post itself, not in a reply."))
-    elif videos and platform.adapter.video is not None:
-        found += _video_problems(draft, videos, platform.adapter.video, platform.name)
+    elif videos and platform.capabilities.video is not None:
+        found += _video_problems(draft, videos, platform.capabilities.video, platform.name)
     return found
 
 

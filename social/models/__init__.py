@@ -1,0 +1,49 @@
+"""The social hub's tables, a module per sub-domain (`connections`, `content`, `planning`,
+`analytics`); `from social.models import X` names any of them."""
+
+from social.models.analytics import AnalyticsRecord
+from social.models.connections import (
+    NOTIFICATION_PREFERENCES,
+    PROVIDER_LENGTH,
+    AccountHealth,
+    AccountStatus,
+    ConnectState,
+    MastodonApp,
+    SocialAccount,
+    SocialSettings,
+)
+from social.models.content import Campaign, CampaignStatus, MediaItem, Post, PostCounter, PostStatus
+from social.models.planning import (
+    HOLDING_STATUSES,
+    OPEN_STATUSES,
+    WEEKDAYS,
+    AccountQueue,
+    RecordStatus,
+    ScheduledRecord,
+    Series,
+)
+
+__all__ = [
+    "HOLDING_STATUSES",
+    "NOTIFICATION_PREFERENCES",
+    "OPEN_STATUSES",
+    "PROVIDER_LENGTH",
+    "WEEKDAYS",
+    "AccountHealth",
+    "AccountQueue",
+    "AccountStatus",
+    "AnalyticsRecord",
+    "Campaign",
+    "CampaignStatus",
+    "ConnectState",
+    "MastodonApp",
+    "MediaItem",
+    "Post",
+    "PostCounter",
+    "PostStatus",
+    "RecordStatus",
+    "ScheduledRecord",
+    "Series",
+    "SocialAccount",
+    "SocialSettings",
+]
