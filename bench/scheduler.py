@@ -8,8 +8,8 @@ Usage: DATABASE_URL=postgres://USER@HOST:PORT/DB [REDIS_URL=redis://HOST:PORT/N]
            [--cpu-records N] [--parts lateness,burst2,burst4,killed,cpu]
 
 On a throwaway database of the PostgreSQL server of DATABASE_URL (dropped at the end), with the
-lean Dev.to of bench/platform.py in a process of its own answering every call after
---latency-ms, which notes when each create reached it:
+tests' Dev.to stand-in (bench/platform.py: on one asyncio loop, a key per account) in a process
+of its own answering every call after --latency-ms, which notes when each create reached it:
 
 1. lateness, side by side: --lateness-records records due at random moments over --window
    seconds, (a) with the periodic run alone every SCHEDULER_INTERVAL_SECONDS (the design before
@@ -49,7 +49,7 @@ from typing import Any
 
 from bench import harness
 from bench.harness import verdict
-from bench.platform import KEY_PREFIX, lean_devto_process
+from bench.platform import KEY_PREFIX, devto_process
 from tests.harness import celery_worker_command
 
 NAME = "scheduler"
@@ -86,7 +86,7 @@ class Platform:
     def __init__(self, latency: float) -> None:
         self.pipe, theirs = multiprocessing.Pipe()
         self.process = multiprocessing.Process(
-            target=lean_devto_process, args=(latency, theirs), daemon=True
+            target=devto_process, args=(latency, theirs), daemon=True
         )
         self.process.start()
         self.url: str = self.pipe.recv()
@@ -390,13 +390,17 @@ def measure(bench: harness.Bench) -> int:
     args = bench.args
     bench.django_setup()
     from django.conf import settings
+    from django.test import override_settings
 
     platform = Platform(args.latency_ms / 1000)
     failures = 0
     try:
         settings.DEVTO_API_URL = f"{platform.url}/api"
         settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 10.0
-        settings.SCHEDULER_BATCH_SIZE = max(settings.SCHEDULER_BATCH_SIZE, args.lateness_records)
+        # Through override_settings, whose setting_changed rebuilds the scheduler's configuration
+        # (social/conf.py); an assignment to `settings` would leave it as it was.
+        batch = max(settings.SCHEDULER_BATCH_SIZE, args.lateness_records)
+        override_settings(SCHEDULER_BATCH_SIZE=batch).enable()
         env = {"DATABASE_URL": bench.database_url or "", "DEVTO_API_URL": settings.DEVTO_API_URL,
                "SOCIAL_HTTP_TIMEOUT_SECONDS": "10", "SCHEDULER_LEASE_SECONDS": str(args.lease),
                "SCHEDULER_INTERVAL_SECONDS": str(settings.SCHEDULER_INTERVAL_SECONDS),

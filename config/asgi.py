@@ -14,8 +14,10 @@ import os
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
+# Which settings to load is the one thing read before they are: from the environment.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 
 _requests_app = get_wsgi_application()  # sets Django up before the live feed is imported
@@ -24,11 +26,9 @@ from notifications.api.stream import stream_app  # noqa: E402
 
 # Paths served asynchronously; everything else is a short request for the thread pool.
 ASYNC_PATHS = frozenset({"/api/events/stream", "/api/v1/events/stream"})
-# Requests in flight per process; a request beyond them waits for a free thread. Slow provider
-# calls (publish now, AI generation) hold a thread each, so this is more than the cores.
-WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
-_requests = WSGIMiddleware(_requests_app, workers=WEB_THREADS)  # type: ignore[arg-type]
+# Requests in flight per process (WEB_THREADS); a request beyond them waits for a free thread.
+_requests = WSGIMiddleware(_requests_app, workers=settings.WEB_THREADS)  # type: ignore[arg-type]
 
 
 # Typed loosely: Django and a2wsgi each declare the ASGI callables in their own incompatible way.

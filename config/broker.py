@@ -20,6 +20,18 @@ other's (a binding lost: messages routed to nothing). Once the file exists, komb
 rewrites it under its lock, safely. So every process declares the queues it uses through
 kombu's public API while holding an exclusive lock of ours (`bindings_declared`, at start):
 the first creates each file, alone; the others find it there.
+
+Why a subclass and no setting: kombu's file-system transport takes its four folders and
+`store_processed` (with every virtual transport's `polling_interval`), none about how a message
+is written or claimed, and Celery's `broker_transport_options` only passes them on. `_put`
+and `_get` are the two methods kombu's virtual transports implement (kombu.transport.virtual's
+`AbstractChannel`: "the channel methods you'd usually want to implement in a virtual channel";
+Redis, SQS and kombu's own file-system channel are such subclasses), so replacing them is
+kombu's way to write a transport, not a reach into its internals; everything else (size,
+purge, delete, the exchange tables) is kombu's, on kombu's own file names.
+tests/config/test_broker_against_kombu.py pins this against kombu: only those two are
+replaced, each channel reads what the other wrote, and kombu's own writer still leaves the gap
+closed here (when a kombu release closes it, that test says so, and this can go).
 """
 
 import fcntl

@@ -9,6 +9,7 @@ from celery import Celery, Task, signals
 
 from core import logs, metrics
 
+# Which settings to load is the one thing read before they are: from the environment.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("config")

@@ -6,9 +6,11 @@ Server-Sent Events, which must not hold a worker thread each (the stream is its 
 application); ordinary requests run through Django's WSGI handler on a fixed thread pool
 (config/asgi.py), and PostgreSQL connections come from psycopg's pool.
 
-Environment: HOST (127.0.0.1), PORT (8000), WEB_CONCURRENCY (worker processes, 2),
-FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none); the access log is the
-application's (ACCESS_LOG, LOG_FORMAT: config.settings).
+Settings (config/settings/base.py, "Serving", read from the environment): HOST (127.0.0.1),
+PORT (8000), WEB_CONCURRENCY (worker processes, 2), WEB_THREADS (request threads in each, 16:
+config/asgi.py), FORWARDED_ALLOW_IPS (proxies whose X-Forwarded-Proto is trusted, none); the
+access log is the application's (ACCESS_LOG, LOG_FORMAT). They are read once the settings have
+loaded, which the server does first (`settings_refused`).
 """
 
 import copy
@@ -46,10 +48,12 @@ class RedactedQueryFilter(logging.Filter):
 
 def log_config() -> dict[str, Any]:
     """uvicorn's own lines (start, stop, errors) in the application's LOG_FORMAT."""
+    from django.conf import settings
+
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     config.setdefault("filters", {})["redact_query"] = {"()": "config.serve.RedactedQueryFilter"}
     config["handlers"]["access"]["filters"] = ["redact_query"]
-    if os.environ.get("LOG_FORMAT", "").strip().lower() == "json":
+    if settings.LOG_FORMAT == "json":
         for name in ("default", "access"):
             config["formatters"][name] = {"()": "core.logs.JsonFormatter"}
     return config
@@ -59,6 +63,8 @@ def settings_refused() -> str | None:
     """Load the settings and the apps here, once, before any worker process starts: refused
     settings then stop the server with their message and a non-zero exit, instead of each
     worker dying on them and being restarted forever while the container looks alive."""
+    # Which settings to load is the one thing read before they are: from the environment (the
+    # worker processes uvicorn starts inherit it and load the same ones, config/asgi.py).
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
     import django
     from django.core.exceptions import ImproperlyConfigured
@@ -74,21 +80,23 @@ def main() -> None:
     if refused := settings_refused():
         print(refused, file=sys.stderr)  # noqa: T201 (the operator's one message)
         sys.exit(1)
+    from django.conf import settings
+
     from core import metrics
 
     # The server's processes write their numbers under the web folder, emptied now.
     metrics.process_prepared("web")
     uvicorn.run(
         "config.asgi:application",
-        host=os.environ.get("HOST", "127.0.0.1"),
-        port=int(os.environ.get("PORT", "8000")),
-        workers=int(os.environ.get("WEB_CONCURRENCY", "2")),
+        host=settings.SERVER_HOST,
+        port=settings.SERVER_PORT,
+        workers=settings.WEB_CONCURRENCY,
         loop="uvloop",
         http="httptools",
         # Django's ASGI handler speaks no lifespan protocol; saying so keeps the log clean.
         lifespan="off",
-        proxy_headers=bool(os.environ.get("FORWARDED_ALLOW_IPS")),
-        forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS") or None,
+        proxy_headers=bool(settings.FORWARDED_ALLOW_IPS),
+        forwarded_allow_ips=settings.FORWARDED_ALLOW_IPS or None,
         # The application writes each request's access line (ACCESS_LOG), with its id, route
         # and user (core/api/access.py); uvicorn's own would say the same again without them.
         access_log=False,

@@ -27,10 +27,6 @@ R = TypeVar("R")
 # each batch was a visible part of its time (docs/performance.md). Each caller's own `limit` bounds
 # its calls; this bounds them all in one process.
 POOL_THREADS = 256
-# bounded(more=...): further items are asked for once those not ended fit this many rounds of
-# the lanes. With one (every item started), a burst's lanes often ran dry while the timer
-# wrote a batch of results (bench.scheduler's burst, docs/performance.md).
-AHEAD_ROUNDS = 2
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -59,6 +55,7 @@ def bounded(
     limit: int,
     gather: float = 0.0,
     more: Callable[[], Sequence[T]] | None = None,
+    ahead: int = 1,
     tick: float | None = None,
 ) -> Iterator[list[tuple[int, R]]]:
     """Call `call(item)` for each item, at most `limit` at once; yield the (index, result)
@@ -73,11 +70,12 @@ def bounded(
     during which short calls would otherwise all end and none start).
 
     `more`: asked, in the caller's thread, for further items whenever those not yet ended
-    are no more than AHEAD_ROUNDS rounds of the lanes (`limit` running, `limit` waiting), as
-    a rule while calls are still running (a caller that keeps its calls busy: the scheduler's
-    timer claims its next records a round ahead, so that lanes whose calls end while it
-    writes results find the next ones waiting); their indexes follow the earlier ones'. Once
-    it returns none it is not asked again.
+    are no more than `ahead` rounds of the lanes (with 2: `limit` running, `limit` waiting),
+    as a rule while calls are still running (a caller that keeps its calls busy: the
+    scheduler's timer claims its next records a round ahead, so that lanes whose calls end
+    while it writes results find the next ones waiting; its `ahead` is its configuration's,
+    social/conf.py); their indexes follow the earlier ones'. Once it returns none it is not
+    asked again.
 
     `tick`: when no call ends within that many seconds, an empty group is yielded, so that a
     caller holding results back (to write more of them at once) gets its turn."""
@@ -93,7 +91,7 @@ def bounded(
     try:
         lanes.fill()
         while True:
-            if more is not None and len(queue) - received <= AHEAD_ROUNDS * lanes.limit:
+            if more is not None and len(queue) - received <= ahead * lanes.limit:
                 extra = more()
                 if extra:
                     lanes.extend(extra)

@@ -14,15 +14,6 @@ class HealthConfig(AppConfig):
 
     def ready(self) -> None:
         from core import metrics
-        from core.bulk import allow_any
-        from social.models import Post, ScheduledRecord, SocialSettings
-
-        # `__any` (core/bulk.py) on the social fields whose batch reads use it (the posts'
-        # records and statuses, the users' settings): declared here, by the app that already
-        # names social's, while social is being split into packages; it belongs beside them.
-        allow_any(Post, "pk")
-        allow_any(ScheduledRecord, "pk", "post")
-        allow_any(SocialSettings, "user")
 
         if not metrics.enabled():  # nothing recorded: nothing to subscribe
             return

@@ -1,4 +1,5 @@
-"""App configuration: the social hub's part in accounts' writes and in the event channel."""
+"""App configuration: the social hub's part in accounts' writes and in the event channel, and
+the fields its batch reads take `__any` on."""
 
 from django.apps import AppConfig
 
@@ -11,6 +12,7 @@ class SocialConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.hooks import user_data
+        from core.bulk import allow_any
         from social.connections import accounts_release, connect_states_forget, social_erase
         from social.models import (
             AnalyticsRecord,
@@ -31,6 +33,12 @@ class SocialConfig(AppConfig):
         user_data(ConnectState, takeover=connect_states_forget, erasure=social_erase)
         for content in (Post, Campaign, MediaItem, AnalyticsRecord, PostCounter, SocialSettings):
             user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=social_erase)
+
+        # `__any` (core/bulk.py) on the fields social's batch reads use: the posts' records and
+        # statuses (content/services/post_status.py), the users' settings (selectors.py).
+        allow_any(Post, "pk")
+        allow_any(ScheduledRecord, "pk", "post")
+        allow_any(SocialSettings, "user")
 
         import social.tasks  # noqa: F401 (registers the tasks its services queue by name)
         from notifications.events import subscribe

@@ -4,6 +4,8 @@ from typing import Any
 
 from celery.schedules import crontab
 
+from social.conf import scheduler_config
+
 
 def entries(settings: Any) -> dict[str, dict[str, Any]]:
     schedule: dict[str, dict[str, Any]] = {
@@ -30,7 +32,7 @@ def entries(settings: Any) -> dict[str, dict[str, Any]]:
             "schedule": preflight,
             "options": {"expires": preflight},
         }
-    interval = float(settings.SCHEDULER_INTERVAL_SECONDS)
+    interval = scheduler_config().interval_seconds
     if interval > 0:
         schedule["social-scheduler-run"] = {
             "task": "social.tasks.scheduler_run_task",

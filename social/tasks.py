@@ -3,8 +3,8 @@
 from typing import Any
 
 from celery import shared_task, signals
-from django.conf import settings
 
+from social.conf import scheduler_config
 from social.connections import accounts_maintain, metrics_collect, preflight_run
 from social.publishing import SchedulerTimer, record_processing_continue, scheduler_run
 
@@ -55,13 +55,13 @@ def _pool_noted(sender: Any = None, **kwargs: Any) -> None:
 
 @signals.worker_process_init.connect
 def _timer_started_in_child(**kwargs: Any) -> None:
-    if settings.SCHEDULER_TIMER:
+    if scheduler_config().timer:
         timer.start()
 
 
 @signals.worker_ready.connect
 def _timer_started_in_worker(**kwargs: Any) -> None:
-    if settings.SCHEDULER_TIMER and not _prefork:
+    if scheduler_config().timer and not _prefork:
         timer.start()
 
 

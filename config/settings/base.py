@@ -237,6 +237,16 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+# --- Serving (config/serve.py, config/asgi.py) -----------------------------------------------
+# The server's address (`make run`, the image), its processes, the request threads in each
+# process (a request beyond them waits for a free one: slow provider calls hold a thread each,
+# so more than the cores), and the proxies whose X-Forwarded-* headers uvicorn trusts ("": none).
+SERVER_HOST = env.str("HOST", default="127.0.0.1")
+SERVER_PORT = env.int("PORT", default=8000)
+WEB_CONCURRENCY = env.int("WEB_CONCURRENCY", default=2)
+WEB_THREADS = env.int("WEB_THREADS", default=16)
+FORWARDED_ALLOW_IPS = env.str("FORWARDED_ALLOW_IPS", default="")
+
 # --- HTTP edge --------------------------------------------------------------------------------
 # Largest request body the API reads (413 past it); also Django's own limit for form bodies.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
@@ -485,6 +495,8 @@ FACEBOOK_GRAPH_VERSION = env.str("FACEBOOK_GRAPH_VERSION", default="v24.0")
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
+# The code reads these nine, and the scheduler's tuning without a variable, as one object:
+# social/conf.py's SchedulerConfig (a SCHEDULER_* setting changed there, not read here).
 SCHEDULER_INTERVAL_SECONDS = env.float("SCHEDULER_INTERVAL_SECONDS", default=10.0)
 # The timer in every worker process (docs/social.md, "The timer"): records are attempted at their
 # due time; it looks again at least every SCHEDULER_TICK_SECONDS for records scheduled meanwhile.
@@ -531,10 +543,7 @@ IDEMPOTENCY_ABANDONED_SECONDS = 15 * 60
 # An OAuth `state` (and the consent it stands for) is good for this long, once.
 SOCIAL_CONNECT_STATE_SECONDS = 10 * 60
 # The API's own public address: absolute URLs of uploaded media, the Mastodon app's website.
-PUBLIC_URL = env.str(
-    "PUBLIC_URL",
-    default=f"http://{env.str('HOST', default='127.0.0.1')}:{env.int('PORT', default=8000)}",
-).rstrip("/")
+PUBLIC_URL = env.str("PUBLIC_URL", default=f"http://{SERVER_HOST}:{SERVER_PORT}").rstrip("/")
 # Domain events (and their per-consumer rows) are kept this long, then purged daily.
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 # Outcomes users can act on (docs/social.md): `GET /api/events` holds its newest seconds back

@@ -201,3 +201,16 @@ def test_the_access_log_never_shows_a_ticket_or_a_resume_point():
     assert "lastEventId=42" not in line
     assert "ticket=[redacted]" in line
     assert "&x=1" in line
+
+
+def test_the_servers_own_lines_follow_the_settings_log_format(settings):
+    """config.serve reads LOG_FORMAT from the settings (as the application's lines do), not
+    from the environment a second time."""
+    from config.serve import log_config
+
+    settings.LOG_FORMAT = "json"
+    formatters = log_config()["formatters"]
+    assert formatters["default"] == formatters["access"] == {"()": "core.logs.JsonFormatter"}
+
+    settings.LOG_FORMAT = "text"
+    assert log_config()["formatters"]["default"]["()"] == "uvicorn.logging.DefaultFormatter"

@@ -11,8 +11,10 @@ hand: `log` is told a line for every call, and `GET /_standin/received` on any s
 what it received.
 """
 
+import asyncio
 import base64
 import calendar
+import functools
 import itertools
 import json
 import re
@@ -23,6 +25,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
@@ -148,10 +151,35 @@ class StandIn:
     def down(self) -> Answer:
         return 503, {"error": "ServiceUnavailable"}, {}
 
+    def arrived(self, call: Call) -> None:
+        with self.lock:
+            self.calls.append(call)
+            self.in_flight += 1
+
+    def answered(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
+
+    def answer(self, call: Call) -> Answer:
+        """The answer to `call`, once its `latency` (and a "timeout" failure's `hang`) has
+        passed: what is scripted first, then an outage or a rate limit, then the route's."""
+        scripted = self.take_scripted(call) if self.scripted else None
+        acted = self.take_scripted(call, self.acted) if self.acted else None
+        if scripted is not None:
+            return scripted
+        if acted is not None:
+            self.dispatch(call)
+            return acted
+        if self.fail == "down":
+            return self.down()
+        if self.fail == "busy":
+            return self.busy()
+        return self.dispatch(call)
+
     def dispatch(self, call: Call) -> Answer:
         for method, pattern, handler in self.routes:
-            match = re.fullmatch(pattern, call.path)
-            if method == call.method and match:
+            match = method == call.method and re.fullmatch(pattern, call.path)
+            if match:
                 answer: Answer = getattr(self, handler)(call, *match.groups())
                 return answer
         return 404, {"error": "NotFound", "message": f"{call.method} {call.path}"}, {}
@@ -963,6 +991,14 @@ class MastodonStandIn(StandIn):
 
 @dataclass
 class DevtoStandIn(StandIn):
+    """Dev.to's articles API. `key_prefix`: "" accepts DEVTO_KEY alone; otherwise any key
+    starting with it, each key a user of its own whose list holds its own articles only (the
+    scheduler bench's hundreds of accounts, bench/platform.py)."""
+
+    key_prefix: str = ""
+    # Article id -> the key that made it (an article a test puts in `posts` is DEVTO_KEY's).
+    owners: dict[int, str] = field(default_factory=dict)
+
     routes = (
         ("GET", r"/api/users/me", "me"),
         ("POST", r"/api/articles", "create_article"),
@@ -970,7 +1006,9 @@ class DevtoStandIn(StandIn):
     )
 
     def _key_ok(self, call: Call) -> Answer | None:
-        if self.expired or call.headers.get("api-key") != DEVTO_KEY:
+        key = call.headers.get("api-key") or ""
+        known = key.startswith(self.key_prefix) if self.key_prefix else key == DEVTO_KEY
+        if self.expired or not known:
             return 401, {"error": "unauthorized", "status": 401}, {}
         return None
 
@@ -998,13 +1036,18 @@ class DevtoStandIn(StandIn):
                    "url": f"https://dev.to/ada/post-{number}",
                    "published_at": stamp(time.time()), "page_views_count": 30,
                    "public_reactions_count": 4, "comments_count": 1}  # fmt: skip
-        self.posts.append({**created, "article": article})
+        with self.lock:
+            self.posts.append({**created, "article": article})
+            self.owners[number] = call.headers["api-key"]
         return 201, created, {}
 
     def my_articles(self, call: Call) -> Answer:
-        """Newest first, `per_page` (30 by default) a page, pages from 1."""
+        """The key's articles, newest first, `per_page` (30 by default) a page, pages from 1."""
         per_page, page = int(call.q("per_page") or 30), int(call.q("page") or 1)
-        articles = list(reversed(self.posts))[(page - 1) * per_page : page * per_page]
+        key = call.headers.get("api-key")
+        with self.lock:
+            mine = [p for p in reversed(self.posts) if self.owners.get(p["id"], DEVTO_KEY) == key]
+        articles = mine[(page - 1) * per_page : page * per_page]
         return self._key_ok(call) or (200, articles, {})
 
 
@@ -1129,33 +1172,15 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 return
             call = Call(self.command, parsed.path, parse_qs(parsed.query), dict(self.headers),
                         _parse_body(self.headers, raw))  # fmt: skip
-            with standin.lock:
-                standin.calls.append(call)
-                standin.in_flight += 1
+            standin.arrived(call)
             try:
-                self._answer(call)
+                if standin.latency:
+                    time.sleep(standin.latency)
+                if standin.fail == "timeout":
+                    time.sleep(standin.hang)
+                self._send(standin.answer(call))
             finally:
-                with standin.lock:
-                    standin.in_flight -= 1
-
-        def _answer(self, call: Call) -> None:
-            if standin.latency:
-                time.sleep(standin.latency)
-            if standin.fail == "timeout":
-                time.sleep(standin.hang)
-            scripted = standin.take_scripted(call)
-            acted = standin.take_scripted(call, standin.acted)
-            if scripted is not None:
-                self._send(scripted)
-            elif acted is not None:
-                standin.dispatch(call)
-                self._send(acted)
-            elif standin.fail == "down":
-                self._send(standin.down())
-            elif standin.fail == "busy":
-                self._send(standin.busy())
-            else:
-                self._send(standin.dispatch(call))
+                standin.answered()
 
         do_GET = do_POST = do_PUT = do_DELETE = _handle
 
@@ -1168,11 +1193,104 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024
 
 
+async def _connection(
+    standin: StandIn, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """One kept-alive connection to `standin` on the loop: the same calls recorded and the same
+    answers as the threaded server's, read with no more parsing than a call needs."""
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            arrived = time.time()
+            request, *lines = head.decode("latin-1").split("\r\n")
+            method, target, _ = request.split(" ", 2)
+            headers, lower = {}, {}
+            for line in lines:
+                if line:
+                    name, _, value = line.partition(":")
+                    headers[name.strip()] = lower[name.strip().lower()] = value.strip()
+            raw = await reader.readexactly(int(lower.get("content-length") or 0))
+            path, _, query = target.partition("?")
+            if (method, path) == ("GET", RECEIVED_PATH):
+                answer: Answer = (200, _received(standin), {})
+            else:
+                kind = {"Content-Type": lower.get("content-type", "")}
+                call = Call(method, path, parse_qs(query), headers,
+                            _parse_body(kind, raw), received_at=arrived)  # fmt: skip
+                standin.arrived(call)
+                try:
+                    if standin.latency:
+                        await asyncio.sleep(standin.latency)
+                    if standin.fail == "timeout":
+                        await asyncio.sleep(standin.hang)
+                    answer = standin.answer(call)
+                finally:
+                    standin.answered()
+            writer.write(_response(standin, method, path, answer))
+            await writer.drain()
+            if lower.get("connection", "").lower() == "close":
+                return
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass  # the client went away
+    finally:
+        writer.close()
+
+
+def _response(standin: StandIn, method: str, path: str, answer: Answer) -> bytes:
+    status, body, extra = answer
+    if standin.log is not None:
+        standin.log(f"[{standin.name}] {method} {path} -> {status}")
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    headers = {} if isinstance(body, bytes) else {"Content-Type": "application/json; charset=utf-8"}
+    headers |= {**extra, "Content-Length": str(len(raw))}
+    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + raw
+
+
 @contextmanager
-def listen(standin: StandIn, port: int = 0) -> Iterator[str]:
+def _on_a_loop(standin: StandIn, port: int) -> Iterator[str]:
+    """`standin` served by one asyncio loop in a thread of its own (see `listen`)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name=f"standin-{standin.name}", daemon=True)
+    thread.start()
+
+    async def started() -> asyncio.Server:
+        connected = functools.partial(_connection, standin)
+        return await asyncio.start_server(connected, "127.0.0.1", port, backlog=1024)
+
+    async def stopped() -> None:
+        server.close()
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task():
+                task.cancel()
+
+    server = asyncio.run_coroutine_threadsafe(started(), loop).result(10)
+    try:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    finally:
+        asyncio.run_coroutine_threadsafe(stopped(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+@contextmanager
+def listen(standin: StandIn, port: int = 0, *, loop: bool = False) -> Iterator[str]:
     """`standin` answering at a new address on loopback (`port`, any free one by default), its
     URL: a second one serves a platform's other host (Bluesky's video service beside the PDS),
-    each call's `Host` header saying which was asked."""
+    each call's `Host` header saying which was asked.
+
+    `loop`: every connection a coroutine of one asyncio loop instead of a thread, `latency`
+    waited without holding one: for a load of thousands of calls (the scheduler bench's burst,
+    bench/platform.py), where a thread per connection made the platform's CPU a large part of
+    what the bench measured (docs/performance.md). The routes run on the loop, so they must
+    not block (none does: a stand-in's waiting is its `latency` and `hang`, which the loop
+    waits without blocking)."""
+    if loop:
+        with _on_a_loop(standin, port) as url:
+            yield url
+        return
     server = _Server(("127.0.0.1", port), _handler(standin))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
@@ -1185,8 +1303,8 @@ def listen(standin: StandIn, port: int = 0) -> Iterator[str]:
 
 
 @contextmanager
-def serve(standin: StandIn, port: int = 0) -> Iterator[StandIn]:
-    with listen(standin, port) as url:
+def serve(standin: StandIn, port: int = 0, *, loop: bool = False) -> Iterator[StandIn]:
+    with listen(standin, port, loop=loop) as url:
         standin.url = url
         yield standin
 

@@ -400,13 +400,12 @@ def test_concurrent_runs_publish_each_record_once(ada_client, ada_accounts, prov
 
 
 def test_a_failed_batch_is_settled_record_by_record(
-    ada_client, ada_accounts, providers, monkeypatch
+    ada_client, ada_accounts, providers, monkeypatch, settings
 ):
     """Results that end together are written in one transaction; when it fails, each record
     is written on its own from its stored state (no attempt counted twice)."""
     from django.db import DatabaseError
 
-    import social.publishing.services.attempts as publishing
     import social.publishing.services.settle as settlement
 
     ids = schedule(ada_client, ada_accounts, "mastodon", "bluesky", "devto")
@@ -419,7 +418,7 @@ def test_a_failed_batch_is_settled_record_by_record(
         real(jobs)
 
     monkeypatch.setattr(settlement, "_announce", announce_failing_once)
-    monkeypatch.setattr(publishing, "SETTLE_BATCH", 10)
+    settings.SCHEDULER_SETTLE_BATCH = 10
     outcomes = scheduler_run().outcomes
     assert failed
     assert sorted(o.record_id for o in outcomes) == sorted(ids)

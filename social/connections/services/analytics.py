@@ -7,12 +7,12 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from core import outbound
 from core.concurrency import bounded_map
+from social.conf import scheduler_config
 from social.connections.services.credentials import (
     account_mark_expired,
     credentials_keep,
@@ -65,7 +65,7 @@ def metrics_collect(*, concurrency: int | None = None) -> dict[str, int]:
         .exclude(provider_post_id="")
         .select_related("account", "account__app", "account__user")
     )
-    concurrency = concurrency or settings.SCHEDULER_CONCURRENCY
+    concurrency = concurrency or scheduler_config().concurrency
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     readings = [
         Reading(

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -33,6 +32,7 @@ from core.times import iso
 from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
+from social.conf import scheduler_config
 from social.connections.services.credentials import (
     account_mark_expired,
     credentials_keep,
@@ -84,7 +84,7 @@ def _probe_all(accounts: list[SocialAccount]) -> list[Probe]:
     live = [probe for probe in probes if probe.account.status == AccountStatus.CONNECTED]
     if not live:
         return probes
-    concurrency = settings.SCHEDULER_CONCURRENCY
+    concurrency = scheduler_config().concurrency
     sessions = sessions_open([probe.account for probe in live], concurrency=concurrency)
 
     def ask(probe: Probe) -> outbound.OutboundError | None:

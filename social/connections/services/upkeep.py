@@ -7,11 +7,11 @@ import logging
 from collections import Counter
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
 from core import outbound
+from social.conf import scheduler_config
 from social.connections.services.credentials import Session, account_mark_expired, sessions_open
 from social.lifecycle import account_expiring_emit
 from social.models import AccountStatus, ConnectState, SocialAccount
@@ -40,7 +40,7 @@ def accounts_maintain() -> dict[str, int]:
     before = {account.pk: account.credentials_expire_at for account in expiring}
     sessions = sessions_open(
         [a for a in expiring if a.credentials_expire_at and a.credentials_expire_at > now],
-        concurrency=settings.SCHEDULER_CONCURRENCY,
+        concurrency=scheduler_config().concurrency,
     )
     for account in expiring:
         session = sessions.get(account.pk)

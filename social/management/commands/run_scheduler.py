@@ -6,9 +6,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from social.conf import scheduler_config
 from social.publishing import SchedulerTimer, scheduler_run
 from social.selectors import records_due
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["dry_run"]:
-            due = records_due(limit=settings.SCHEDULER_BATCH_SIZE)
+            due = records_due(limit=scheduler_config().batch_size)
             for record in due:
                 self.stdout.write(
                     f"{record.due_at:%Y-%m-%d %H:%M:%S} {record.provider:<10} {record.id} "
@@ -42,7 +42,7 @@ class Command(BaseCommand):
         if options["loop"]:
             signal.signal(signal.SIGTERM, stop)
             signal.signal(signal.SIGINT, stop)
-            if settings.SCHEDULER_TIMER:
+            if scheduler_config().timer:
                 timer.start()
         try:
             self._periodic(loop=options["loop"], stopping=lambda: stopping)
@@ -51,7 +51,7 @@ class Command(BaseCommand):
 
     def _periodic(self, *, loop: bool, stopping: Callable[[], bool]) -> None:
         """The safety net: a run every SCHEDULER_INTERVAL_SECONDS (once without --loop)."""
-        interval = max(float(settings.SCHEDULER_INTERVAL_SECONDS), 1.0)
+        interval = max(scheduler_config().interval_seconds, 1.0)
         while True:
             report = scheduler_run()
             self.stdout.write(

@@ -29,6 +29,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from core.concurrency import bounded
+from social.conf import scheduler_config
 from social.connections import credentials_keep, sessions_open
 from social.content import (
     draft_of,
@@ -37,11 +38,6 @@ from social.models import RecordStatus, ScheduledRecord
 from social.providers.base import LOOKUP_SKEW
 from social.publishing.services.calls import attempt_call, published_post
 from social.publishing.services.job import (
-    SETTLE_AT_LEAST,
-    SETTLE_BATCH,
-    SETTLE_GATHER_SECONDS,
-    SETTLE_TICK_SECONDS,
-    SETTLE_WITHIN_SECONDS,
     Job,
     Outcome,
 )
@@ -83,16 +79,18 @@ def records_attempt(
         return claimed_jobs
 
     # Results are settled while the other calls are still in flight, several to a
-    # transaction (SETTLE_AT_LEAST, SETTLE_WITHIN_SECONDS; each record's writes stay fenced
+    # transaction (settle_at_least, settle_within_seconds; each record's writes stay fenced
     # by its claim; a failed batch leaves its records to the lease, then the lookup).
+    config = scheduler_config()
     outcomes: dict[int, Outcome] = {}
     calls = bounded(
         attempt_call,
         list(jobs),
         limit=concurrency,
-        gather=SETTLE_GATHER_SECONDS,
+        gather=config.settle_gather_seconds,
         more=more(refill) if refill is not None else None,
-        tick=SETTLE_TICK_SECONDS,
+        ahead=config.ahead_rounds,
+        tick=config.settle_tick_seconds,
     )
     held: list[int] = []  # ended, not yet written
     since = 0.0
@@ -101,7 +99,8 @@ def records_attempt(
             since = time.monotonic()
         held += [index for index, _ in ended]
         if held and (
-            len(held) >= SETTLE_AT_LEAST or time.monotonic() - since >= SETTLE_WITHIN_SECONDS
+            len(held) >= config.settle_at_least
+            or time.monotonic() - since >= config.settle_within_seconds
         ):
             _settle_ended(jobs, held, outcomes)
             held = []
@@ -110,7 +109,7 @@ def records_attempt(
 
 
 def _settle_ended(jobs: list[Job], ended: list[int], outcomes: dict[int, Outcome]) -> None:
-    """Write the results of these jobs (by index) into `outcomes`, SETTLE_BATCH to a
+    """Write the results of these jobs (by index) into `outcomes`, settle_batch to a
     transaction; each record's writes fenced by its claim. A batch that fails leaves nothing
     written: each of its records is then settled on its own (one that fails again is left to
     its lease, then the lookup)."""
@@ -121,8 +120,9 @@ def _settle_ended(jobs: list[Job], ended: list[int], outcomes: dict[int, Outcome
     )
     for index in indexes:  # renewed during the calls: kept whatever the batch does
         credentials_keep(jobs[index].record.account, jobs[index].credentials)
-    for start in range(0, len(indexes), SETTLE_BATCH):
-        batch = indexes[start : start + SETTLE_BATCH]
+    size = scheduler_config().settle_batch
+    for start in range(0, len(indexes), size):
+        batch = indexes[start : start + size]
         try:
             with transaction.atomic():
                 settled = jobs_settle([jobs[index] for index in batch])

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from core import outbound, slots
+from social.conf import scheduler_config
 from social.content import (
     Part,
     parts_of,
@@ -18,7 +19,7 @@ from social.content import (
 from social.models import ScheduledRecord
 from social.networks import NETWORKS
 from social.providers.base import Adapter, Attempt, Published
-from social.publishing.services.job import MAX_ATTEMPTS, Job
+from social.publishing.services.job import Job
 
 logger = logging.getLogger(__name__)
 
@@ -28,12 +29,13 @@ def attempt_call(job: Job) -> None:
     process (SCHEDULER_PROVIDER_CONCURRENCY); no database (a worker thread)."""
     if job.error is not None:
         return
+    config = scheduler_config()
     with slots.slot(
         f"provider:{job.record.provider}",
-        limit=settings.SCHEDULER_PROVIDER_CONCURRENCY,
-        wait=settings.SCHEDULER_PROVIDER_WAIT_SECONDS,
-        hold_seconds=settings.SCHEDULER_LEASE_SECONDS,
-        keep=settings.SCHEDULER_CONCURRENCY,  # this process's calls at most
+        limit=config.provider_concurrency,
+        wait=config.provider_wait_seconds,
+        hold_seconds=config.lease_seconds,
+        keep=config.concurrency,  # this process's calls at most
     ) as held:
         if held:
             _calls(job)
@@ -64,7 +66,7 @@ def _calls(job: Job) -> None:
                 published = _part_lookup(adapter, job, part, attempt, done)
                 job.checked = True
                 job.found = job.found or (part.index == 0 and published is not None)
-                if published is None and record.attempts >= MAX_ATTEMPTS:
+                if published is None and record.attempts >= scheduler_config().max_attempts:
                     # Its attempts are used up (the last one's worker died) and the platform
                     # says the part is not there: never a new create, and nothing in doubt.
                     job.error = outbound.TransientError(

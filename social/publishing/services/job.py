@@ -1,16 +1,17 @@
-"""A claimed record's attempt as the attempt modules pass it around: the job, its outcome, the
-leases that fence it and the limits it runs under (social/publishing/services/attempts.py)."""
+"""A claimed record's attempt as the attempt modules pass it around: the job, its outcome and the
+leases that fence it (social/publishing/services/attempts.py); the limits it runs under are the
+scheduler's configuration (social/conf.py)."""
 
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
 from core import outbound
 from core.leases import Backoff, Lease
+from social.conf import scheduler_config
 from social.content import (
     Draft,
 )
@@ -20,27 +21,15 @@ from social.providers.base import Attempt, Credentials, Published
 logger = logging.getLogger(__name__)
 
 
-MAX_ATTEMPTS = 3
-DEFER_SECONDS = 1.0  # a record deferred for want of a platform slot waits 1-2 s (jitter)
-SETTLE_BATCH = 100  # results written in one transaction at most
-# Results are written together: once this many have ended, or the oldest of them has waited
-# SETTLE_WITHIN_SECONDS, or no call is left running. A burst's results then settle in
-# transactions of 64 (a dozen statements each, whatever their size), not of the few that
-# ended in the same moment: fewer statements a record (docs/performance.md), and each
-# statement keeps the timer waiting while the call threads share its interpreter.
-SETTLE_AT_LEAST = 64
-SETTLE_WITHIN_SECONDS = 0.2
-SETTLE_GATHER_SECONDS = 0.01  # calls that end this close together are one group
-SETTLE_TICK_SECONDS = 0.05  # how often results held back are looked at while calls run
-
-# Records wait `Scheduled` (due at `due_at`), are claimed `Publishing` under a lease of
-# SCHEDULER_LEASE_SECONDS, and are retried after SCHEDULER_RETRY_BASE_SECONDS, doubling.
+# Records wait `Scheduled` (due at `due_at`), are claimed `Publishing` under a lease of the
+# scheduler's lease_seconds, and are retried after its retry_base_seconds, doubling
+# (social/conf.py).
 RECORDS = Lease(
     ScheduledRecord,
-    seconds=lambda: settings.SCHEDULER_LEASE_SECONDS,
+    seconds=lambda: scheduler_config().lease_seconds,
     waiting=RecordStatus.SCHEDULED,
     leased=RecordStatus.PUBLISHING,
-    backoff=Backoff(base=lambda: settings.SCHEDULER_RETRY_BASE_SECONDS),
+    backoff=Backoff(base=lambda: scheduler_config().retry_base_seconds),
 )
 # A record is Published from its first part on (social.md section 9); its later parts that
 # failed wait for their retry with the record still Published, due at `next_attempt_at`
@@ -48,7 +37,7 @@ RECORDS = Lease(
 # unchanged (the lease and the claim token alone hold it), and reaped the same way.
 PARTS = Lease(
     ScheduledRecord,
-    seconds=lambda: settings.SCHEDULER_LEASE_SECONDS,
+    seconds=lambda: scheduler_config().lease_seconds,
     waiting=RecordStatus.PUBLISHED,
     backoff=RECORDS.backoff,
 )
@@ -86,7 +75,8 @@ class Job:
     @property
     def final(self) -> bool:
         """Whether this attempt is the record's last: a failure ends it."""
-        return self.record.attempts + 1 >= MAX_ATTEMPTS or not self.preferences.auto_retry
+        final = self.record.attempts + 1 >= scheduler_config().max_attempts
+        return final or not self.preferences.auto_retry
 
     @property
     def window(self) -> datetime:

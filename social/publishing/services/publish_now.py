@@ -6,11 +6,11 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from social.conf import scheduler_config
 from social.content import post_status_refresh
 from social.models import Post, RecordStatus, ScheduledRecord
 from social.planning import post_with_targets, record_of, records_admit
@@ -26,7 +26,7 @@ def publish_now(
     the accounts at once, concurrently. Every target is validated before anything is sent."""
     accounts = user_accounts(user=user, account_ids=account_ids)
     now = timezone.now()
-    lease = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
+    lease = now + timedelta(seconds=scheduler_config().lease_seconds)
     with transaction.atomic():
         post, holding = post_with_targets(
             user=user, post_id=post_id, fields=fields, accounts=accounts
@@ -43,7 +43,7 @@ def publish_now(
             records.append(record)
         post_status_refresh(post.pk)
     admitted = records_admit(records)  # over a daily cap: waits for its window (caps.py)
-    attempted = iter(records_attempt(admitted, concurrency=settings.SCHEDULER_CONCURRENCY))
+    attempted = iter(records_attempt(admitted, concurrency=scheduler_config().concurrency))
     outcomes = [next(attempted) if record in admitted else _deferred(record) for record in records]
     post.refresh_from_db()
     return post, outcomes

@@ -21,12 +21,12 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from core import metrics
+from social.conf import scheduler_config
 from social.content import posts_live_of, posts_records
 from social.models import RecordStatus, ScheduledRecord
 from social.planning import records_admit
@@ -82,7 +82,7 @@ def _reap(stale: QuerySet[ScheduledRecord], *, held: str, now: datetime) -> int:
     Scheduled; a Published one with parts to come stays Published."""
     reaped = 0
     rows = stale.values_list("pk", "claim", "attempts", "history", "updated_at")
-    for pk, claim, attempts, history, claimed in list(rows[: settings.SCHEDULER_BATCH_SIZE]):
+    for pk, claim, attempts, history, claimed in list(rows[: scheduler_config().batch_size]):
         entry = {
             "attempt": attempts + 1,
             "at": now.isoformat(),
@@ -148,7 +148,7 @@ def _parts_claim(*, limit: int, now: datetime) -> list[ScheduledRecord]:
     with transaction.atomic():
         # Not due again while its lease lasts (it stays Published, in the due set's index):
         # the timers do not wake for it; the reaper makes it due at once if its worker dies.
-        held_until = now + timedelta(seconds=settings.SCHEDULER_LEASE_SECONDS)
+        held_until = now + timedelta(seconds=scheduler_config().lease_seconds)
         token, ids = PARTS.claim_some(
             due, now=now, limit=limit, order_by=("due_at",), updated_at=now, due_at=held_until
         )
@@ -165,10 +165,9 @@ def scheduler_run(*, limit: int | None = None) -> RunReport:
     """One run over the due set: reap, claim, publish, report."""
     executed_at = timezone.now()
     reaped = records_reap(now=executed_at)
-    claimed = records_claim(limit=limit or settings.SCHEDULER_BATCH_SIZE, now=executed_at)
-    outcomes = records_attempt(
-        claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=executed_at
-    )
+    config = scheduler_config()
+    claimed = records_claim(limit=limit or config.batch_size, now=executed_at)
+    outcomes = records_attempt(claimed, concurrency=config.concurrency, claimed_at=executed_at)
     metrics.scheduler_attempted((outcome.provider, outcome.status) for outcome in outcomes)
     if outcomes:
         logger.info(

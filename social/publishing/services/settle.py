@@ -6,7 +6,6 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
 from core import outbound
@@ -14,6 +13,7 @@ from core.tasks import enqueue_on_commit, task_named
 from notifications import events
 from notifications.models import NotificationType
 from notifications.services.center import NotificationDraft, notify_many
+from social.conf import scheduler_config
 from social.connections import account_mark_expired
 from social.content import (
     parts_missing,
@@ -26,8 +26,6 @@ from social.networks import NETWORKS
 from social.outcomes import attempt_error
 from social.publishing.services.calls import poll_delay
 from social.publishing.services.job import (
-    DEFER_SECONDS,
-    MAX_ATTEMPTS,
     PROCESSING_TASK,
     RECORDS,
     Job,
@@ -77,7 +75,7 @@ def _hold(job: Job) -> bool:
             "outcome": "processing",
         }
         changes["history"] = [*record.history, began]
-    renewed = RECORDS.renew(record, seconds=delay + settings.SCHEDULER_LEASE_SECONDS, **changes)
+    renewed = RECORDS.renew(record, seconds=delay + scheduler_config().lease_seconds, **changes)
     if not renewed:
         logger.warning("Record %s: result of a lost lease discarded", record.pk)
         return False
@@ -146,7 +144,7 @@ def _result(job: Job) -> dict[str, Any]:
         retry = (
             isinstance(error, outbound.TransientError)
             and job.preferences.auto_retry
-            and attempts < MAX_ATTEMPTS
+            and attempts < scheduler_config().max_attempts
         )
         if retry:
             due = now + RECORDS.backoff.delay(attempts, at_least=error.retry_after or 0)
@@ -206,7 +204,8 @@ def _warnings(job: Job, error: outbound.OutboundError) -> list[dict[str, Any]]:
 def _deferred(job: Job, now: datetime) -> dict[str, Any]:
     """No slot at the platform in time: the record waits again, due in a moment, no attempt
     counted (the platform was never called); its history says so."""
-    due = now + timedelta(seconds=DEFER_SECONDS * (1 + random.random()))  # noqa: S311
+    wait = scheduler_config().defer_seconds * (1 + random.random())  # noqa: S311 (jitter)
+    due = now + timedelta(seconds=wait)
     return {
         "status": RecordStatus.PUBLISHED if job.continuing else RecordStatus.SCHEDULED,
         "due_at": due,

@@ -20,32 +20,17 @@ import threading
 import time
 from datetime import datetime
 
-from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from core import metrics
+from social.conf import scheduler_config
 from social.models import ScheduledRecord
 from social.publishing.services.attempts import records_attempt
 from social.publishing.services.scheduler import records_claim, records_reap
 from social.selectors import records_next_due
 
 logger = logging.getLogger(__name__)
-
-MIN_SLEEP_SECONDS = 0.02  # never spin: a due record another process holds is gone in a moment
-ERROR_PAUSE_SECONDS = 1.0  # after a failed pass (the database restarting, say)
-# The first look waits this long: a Celery pool process starts its timer from the signal that
-# also has Celery's Django fixup close the database pool inherited from the parent; a timer
-# that took a connection from that pool first found it closed ("the pool is closed"), or waited
-# 10 s for a connection the parent's pool threads, absent after the fork, never gave.
-STARTUP_DELAY_SECONDS = 1.0
-REAP_EVERY_SECONDS = 5.0  # expired leases are looked for this often by each timer
-
-
-def timer_batch() -> int:
-    """Records one timer claims at a time: enough to keep its provider calls busy, few enough
-    that the records due at one moment are shared among every worker process."""
-    return max(1, min(settings.SCHEDULER_BATCH_SIZE, 2 * settings.SCHEDULER_CONCURRENCY))
 
 
 def timer_pass(*, stop: threading.Event | None = None, reap: bool = True) -> float:
@@ -58,20 +43,21 @@ def timer_pass(*, stop: threading.Event | None = None, reap: bool = True) -> flo
         now = timezone.now()
         if stop is not None and stop.is_set():
             return [], now
-        return records_claim(limit=timer_batch(), now=now), now
+        return records_claim(limit=scheduler_config().timer_batch, now=now), now
 
     # The next batch is claimed while the last calls of this one are in flight (refill): a
     # burst's calls never wait for the claims in between.
     claimed, now = claim()
     outcomes = records_attempt(
-        claimed, concurrency=settings.SCHEDULER_CONCURRENCY, claimed_at=now, refill=claim
+        claimed, concurrency=scheduler_config().concurrency, claimed_at=now, refill=claim
     )
     metrics.scheduler_attempted((outcome.provider, outcome.status) for outcome in outcomes)
     due = records_next_due()
-    tick = float(settings.SCHEDULER_TICK_SECONDS)
+    config = scheduler_config()
     if due is None:
-        return tick
-    return max(MIN_SLEEP_SECONDS, min(tick, (due - timezone.now()).total_seconds()))
+        return config.tick_seconds
+    wait = (due - timezone.now()).total_seconds()
+    return max(config.timer_min_sleep_seconds, min(config.tick_seconds, wait))
 
 
 class SchedulerTimer:
@@ -99,16 +85,16 @@ class SchedulerTimer:
 
     def _run(self) -> None:
         last_reap = 0.0
-        self._stop.wait(STARTUP_DELAY_SECONDS)
+        self._stop.wait(scheduler_config().timer_startup_delay_seconds)
         while not self._stop.is_set():
-            reap = time.monotonic() - last_reap >= REAP_EVERY_SECONDS
+            reap = time.monotonic() - last_reap >= scheduler_config().timer_reap_every_seconds
             try:
                 sleep = timer_pass(stop=self._stop, reap=reap)
                 if reap:
                     last_reap = time.monotonic()
             except Exception:
                 logger.exception("Scheduler timer: a pass failed; trying again shortly")
-                sleep = ERROR_PAUSE_SECONDS
+                sleep = scheduler_config().timer_error_pause_seconds
             finally:
                 close_old_connections()
             self._stop.wait(sleep)
