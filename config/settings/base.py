@@ -351,6 +351,8 @@ SPECTACULAR_SETTINGS = {
         "DraftStatusEnum": ["Draft"],
         "DeliveryStatusEnum": "notifications.models.DeliveryStatus",
         "TimeZoneEnum": "core.api.serializers.TIME_ZONES",
+        "RoleEnum": "accounts.models.Role",
+        "WorkspaceRoleEnum": "accounts.models.WorkspaceRole",
     },
 }
 
@@ -426,6 +428,10 @@ MAGIC_LINK_REQUEST_WINDOW_SECONDS = 15 * 60
 # E-mails sent to one address per hour, whoever asks: past it the request is answered the same
 # but nothing is sent (one mailbox cannot be flooded from many client addresses).
 MAGIC_LINK_EMAILS_PER_RECIPIENT = env.int("MAGIC_LINK_EMAILS_PER_RECIPIENT", default=10)
+# Workspaces (docs/workspaces.md): shared workspaces one user may own (the personal one is not
+# counted), and how long an invitation's link works.
+WORKSPACES_PER_USER = env.int("WORKSPACES_PER_USER", default=50)
+INVITATION_TTL_DAYS = env.int("INVITATION_TTL_DAYS", default=7)
 # Wrong passwords, per 15-minute window: from one address for one e-mail, the first
 # LOGIN_FREE_FAILURES are free, then each try waits 2, 4, 8... seconds (at most
 # LOGIN_MAX_DELAY_SECONDS) after the last failure, and LOGIN_FAILURES_PER_CLIENT stop it; one
