@@ -60,7 +60,7 @@ class WorkspaceScoped:
     """For a view whose data belongs to a workspace: `self.membership` is the caller's
     membership of the request's workspace, `self.workspace` the workspace."""
 
-    request: Request
+    request: Any  # the view's: DRF's Request once the view runs
 
     @property
     def membership(self) -> Membership:
