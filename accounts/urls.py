@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from accounts.api import auth, invitations, members, workspaces
+from accounts.api import api_keys, auth, invitations, members, workspaces
 
 urlpatterns = [
     path("auth/login", auth.LoginView.as_view(), name="auth-login"),
@@ -11,8 +11,8 @@ urlpatterns = [
     path("auth/refresh", auth.RefreshView.as_view(), name="auth-refresh"),
     path("auth/logout", auth.LogoutView.as_view(), name="auth-logout"),
     path("auth/me", auth.MeView.as_view(), name="auth-me"),
-    path("auth/api-keys", auth.ApiKeyListView.as_view(), name="auth-api-keys"),
-    path("auth/api-keys/<uuid:key_id>", auth.ApiKeyDetailView.as_view(), name="auth-api-key"),
+    path("auth/api-keys", api_keys.ApiKeyListView.as_view(), name="auth-api-keys"),
+    path("auth/api-keys/<uuid:key_id>", api_keys.ApiKeyDetailView.as_view(), name="auth-api-key"),
     path("workspaces", workspaces.WorkspaceListView.as_view(), name="workspaces"),
     path(
         "workspaces/<uuid:workspace_id>",
