@@ -262,7 +262,13 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[APP_URL])
 # The documented request headers a browser client sends, and the response headers it must read
 # (docs/api-conventions.md): without them here a browser hides or refuses them.
-CORS_ALLOW_HEADERS = (*default_cors_headers, "idempotency-key", "prefer", "last-event-id")
+CORS_ALLOW_HEADERS = (
+    *default_cors_headers,
+    "idempotency-key",
+    "prefer",
+    "last-event-id",
+    "x-workspace-id",  # the workspace a request acts in (docs/workspaces.md)
+)
 CORS_EXPOSE_HEADERS = [
     "Location",
     "Idempotent-Replayed",
