@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.db.models import Model
 
-from accounts.models import ApiKey, User
+from accounts.models import ApiKey, User, Workspace
 
 UserHook = Callable[[User], None]
 VerifiedHook = Callable[[User, bool], None]
@@ -164,3 +164,21 @@ def on_api_key_created(hook: ApiKeyHook) -> ApiKeyHook:
 def api_key_created(key: ApiKey) -> None:
     for hook in _api_key_created:
         hook(key)
+
+
+WorkspaceHook = Callable[[Workspace], None]
+_workspace_deleting: list[WorkspaceHook] = []
+
+
+def on_workspace_deleting(hook: WorkspaceHook) -> WorkspaceHook:
+    """Register `hook(workspace)`: the workspace is about to be deleted (by its owner, or with
+    its last owner's erasure); the hook removes what its app keeps of it. Runs in the deleting
+    transaction, before the workspace's members and invitations go."""
+    if hook not in _workspace_deleting:
+        _workspace_deleting.append(hook)
+    return hook
+
+
+def workspace_deleting(workspace: Workspace) -> None:
+    for hook in _workspace_deleting:
+        hook(workspace)

@@ -1,5 +1,5 @@
 """The user: a UUID, an e-mail as the login, a role, a plan and a credit balance; magic-link
-tokens and API keys."""
+tokens and API keys; workspaces, their members and invitations."""
 
 import contextlib
 import hashlib
@@ -101,12 +101,11 @@ class UserManager(BaseUserManager["User"]):
         return user
 
     def create_superuser(self, email: str, password: str | None = None, **fields: Any) -> "User":
-        fields["role"] = Role.ADMIN
-        fields["is_superuser"] = True
-        # An operator vouches for the address: its first magic link must not treat the account
-        # as squatted (and wipe the password set here).
-        fields["email_verified"] = True
-        return self.create_user(email, password, **fields)
+        """What `createsuperuser` calls: an operator is made by the services like every user
+        (accounts.services.users.superuser_create), with their personal workspace."""
+        from accounts.services.users import superuser_create
+
+        return superuser_create(email=email, password=password, **fields)
 
 
 class User(AbstractBaseUser, PermissionsMixin):
@@ -229,3 +228,115 @@ class ApiKey(models.Model):
         """Not revoked and not expired (at `at`, default now)."""
         now = at or timezone.now()
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
+
+
+class WorkspaceRole(models.TextChoices):
+    """A member's role in a workspace (what each may do: accounts.roles)."""
+
+    OWNER = "owner", "Owner"
+    ADMIN = "admin", "Admin"
+    EDITOR = "editor", "Editor"
+    VIEWER = "viewer", "Viewer"
+    CLIENT = "client", "Client"
+
+
+WORKSPACE_NAME_MAX = 80
+PERSONAL_WORKSPACE_NAME = "Personal"
+
+
+class Workspace(models.Model):
+    """Who may act on the social hub: a user's personal workspace (one each, made at sign-up,
+    never shared) or a shared one, a client's, with members (docs/workspaces.md)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=WORKSPACE_NAME_MAX, validators=[validate_plain_name])
+    personal = models.BooleanField(default=False)
+    # The user whose personal workspace this is (none for a shared one): one each, by the
+    # database's unique index.
+    personal_user = models.OneToOneField(
+        User,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="personal_workspace",
+    )
+    approval_required = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-created_at",)
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(personal=True, personal_user__isnull=False)
+                | models.Q(personal=False, personal_user__isnull=True),
+                name="accounts_workspace_personal_has_its_user",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(name=""), name="accounts_workspace_name_not_empty"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (personal)" if self.personal else self.name
+
+
+class Membership(models.Model):
+    """A user's place in a workspace, with one role."""
+
+    id = models.BigAutoField(primary_key=True)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=WorkspaceRole.choices)
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("joined_at", "id")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "user"], name="accounts_membership_one_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.workspace_id} ({self.role})"
+
+
+class Invitation(models.Model):
+    """An invitation by e-mail to join a workspace with a role: a single-use token, of which
+    only the SHA-256 is kept, that only the invited address can accept."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField(max_length=254, db_index=True)  # email_key(): as matched
+    role = models.CharField(max_length=16, choices=WorkspaceRole.choices)
+    token_hash = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(
+        User, on_delete=models.SET_NULL, null=True, blank=True, related_name="invitations_sent"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        constraints = [
+            # One open invitation per address and workspace: inviting again replaces it.
+            models.UniqueConstraint(
+                fields=["workspace", "email"],
+                condition=models.Q(accepted_at__isnull=True, revoked_at__isnull=True),
+                name="accounts_invitation_one_open_per_email",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(expires_at__gt=models.F("created_at")),
+                name="accounts_invitation_expires_after_creation",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.workspace_id} as {self.role}"
+
+    def is_pending(self, *, at: datetime | None = None) -> bool:
+        """Neither accepted nor revoked, and not expired (at `at`, default now)."""
+        now = at or timezone.now()
+        return self.accepted_at is None and self.revoked_at is None and self.expires_at > now

@@ -1,16 +1,29 @@
-"""Reads on users and their API keys."""
+"""Reads on users, their API keys, workspaces, members and invitations."""
 
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from accounts.models import API_KEY_PREFIX, ApiKey, User, api_key_hash, email_key
+from accounts.errors import WorkspaceNotFound
+from accounts.models import (
+    API_KEY_PREFIX,
+    ApiKey,
+    Invitation,
+    Membership,
+    User,
+    Workspace,
+    WorkspaceRole,
+    api_key_hash,
+    email_key,
+)
+from accounts.roles import Action, permission_check
 
 # What a key looks like: the prefix, then 40 URL-safe base64 characters (32 to 64 accepted,
 # so a future length still parses); anything else is refused before the database is asked.
@@ -67,3 +80,103 @@ def api_key_get_by_secret(*, secret: str) -> ApiKey | None:
     if key is None or not key.is_live() or not key.user.is_active or key.user.erased_at:
         return None
     return key
+
+
+# --- Workspaces ------------------------------------------------------------------------------
+
+
+def workspace_memberships(*, user: User) -> QuerySet[Membership]:
+    """The user's memberships with their workspace and its `members_count` (one query): what
+    `GET /api/workspaces` lists, a workspace as its member sees it."""
+    return (
+        Membership.objects.filter(user=user)
+        .select_related("workspace")
+        .annotate(members_count=Count("workspace__memberships"))
+    )
+
+
+def membership_get(*, user: User, workspace_id: UUID | str) -> Membership:
+    """The user's membership of this workspace, with the workspace; 404 `workspace_not_found`
+    for a workspace that does not exist, one the user is not a member of, or a malformed id
+    (one answer for all three: a workspace's existence is never revealed)."""
+    try:
+        wanted = workspace_id if isinstance(workspace_id, UUID) else UUID(str(workspace_id))
+    except ValueError:
+        raise WorkspaceNotFound() from None
+    membership = (
+        Membership.objects.select_related("workspace")
+        .filter(user=user, workspace_id=wanted)
+        .first()
+    )
+    if membership is None:
+        raise WorkspaceNotFound()
+    return membership
+
+
+def personal_membership(*, user: User) -> Membership | None:
+    """The user's membership of their personal workspace (None for a user made outside the
+    services, who has none yet)."""
+    return (
+        Membership.objects.select_related("workspace")
+        .filter(user=user, workspace__personal_user=user)
+        .first()
+    )
+
+
+def member_list(*, actor: Membership) -> QuerySet[Membership]:
+    """The members of the actor's workspace, for those whose role may see the team."""
+    permission_check(role=actor.role, action=Action.MEMBERS_READ)
+    return Membership.objects.filter(workspace_id=actor.workspace_id).select_related("user")
+
+
+def members_count(*, workspace_id: UUID) -> int:
+    return Membership.objects.filter(workspace_id=workspace_id).count()
+
+
+def owners_count(*, workspace: Workspace) -> int:
+    return Membership.objects.filter(workspace=workspace, role=WorkspaceRole.OWNER).count()
+
+
+def owned_workspaces_count(*, user: User) -> int:
+    """Shared workspaces the user owns (the personal one is not counted: WORKSPACES_PER_USER)."""
+    return Membership.objects.filter(
+        user=user, role=WorkspaceRole.OWNER, workspace__personal=False
+    ).count()
+
+
+def invitations_pending(
+    *, workspace: Workspace, at: datetime | None = None
+) -> QuerySet[Invitation]:
+    """Invitations neither accepted, revoked nor expired."""
+    return invitations_open(workspace=workspace).filter(expires_at__gt=at or timezone.now())
+
+
+def invitations_open(*, workspace: Workspace) -> QuerySet[Invitation]:
+    """Invitations neither accepted nor revoked, expired ones included (listed until revoked,
+    their `expires_at` in the past, as API keys are)."""
+    return Invitation.objects.filter(
+        workspace=workspace, accepted_at__isnull=True, revoked_at__isnull=True
+    ).select_related("invited_by")
+
+
+def invitation_list(*, actor: Membership) -> QuerySet[Invitation]:
+    """The open invitations of the actor's workspace, for those who manage its members."""
+    permission_check(role=actor.role, action=Action.MEMBERS)
+    return invitations_open(workspace=actor.workspace)
+
+
+def seats_taken(*, workspace: Workspace) -> int:
+    """Members plus pending invitations: what the per-workspace limit counts."""
+    return Membership.objects.filter(workspace=workspace).count() + (
+        invitations_pending(workspace=workspace).count()
+    )
+
+
+def is_member_email(*, workspace: Workspace, email: str) -> bool:
+    """Whether a member of the workspace has this address (matched as logins are)."""
+    return (
+        Membership.objects.filter(workspace=workspace)
+        .alias(email_lower=Lower("user__email"))
+        .filter(email_lower=email_key(email))
+        .exists()
+    )

@@ -1,12 +1,13 @@
 """Test helpers shared by every test package: users made as real ones are, and clients acting
 as a given user."""
 
+from collections.abc import Mapping
 from typing import Any
 
 import factory
 from rest_framework.test import APIClient
 
-from accounts.models import User
+from accounts.models import User, Workspace
 from accounts.services.sessions import session_issue
 from accounts.services.users import user_create
 
@@ -53,3 +54,18 @@ def client_with_key(key: str, *, header: str = "X-API-Key") -> APIClient:
     else:
         client.credentials(HTTP_X_API_KEY=key)
     return client
+
+
+def shared_workspace(
+    owner: Any, *, name: str = "Acme Bakery", members: Mapping[Any, str] | None = None
+) -> Workspace:
+    """A shared workspace `owner` made, with `members` (user -> role) each joined by an
+    invitation they accepted, as through the API."""
+    from accounts.services.invitations import invitation_accept, invitation_create
+    from accounts.services.workspaces import workspace_create
+
+    actor = workspace_create(user=owner, name=name)
+    for user, role in (members or {}).items():
+        _, url = invitation_create(actor=actor, email=user.email, role=role)
+        invitation_accept(user=user, token=url.split("token=", 1)[1])
+    return actor.workspace

@@ -13,6 +13,7 @@ from accounts.errors import InvalidCredentials, ReauthenticationRequired
 from accounts.models import Role, User
 from accounts.selectors import user_get_by_email
 from accounts.services.sessions import sessions_revoke_all
+from accounts.services.workspaces import workspace_personal_create
 from core.errors import ValidationFailed
 
 
@@ -34,12 +35,28 @@ def user_set_password(*, user: User, password: str) -> User:
 
 @transaction.atomic
 def user_create(*, email: str, password: str | None = None, full_name: str = "") -> User:
-    """A new user on the free plan; registered hooks (billing's starting credits) run in the
-    same transaction, so a user never exists without them."""
+    """A new user on the free plan, with their personal workspace; registered hooks (billing's
+    starting credits) run in the same transaction, so a user never exists without them."""
     if password:
         password_check(password=password, user=User(email=email, full_name=full_name))
     user = User.objects.create_user(email=email, password=password, full_name=full_name)
+    workspace_personal_create(user=user)
     hooks.user_created(user)
+    return user
+
+
+@transaction.atomic
+def superuser_create(*, email: str, password: str | None = None, **fields: Any) -> User:
+    """An operator (`createsuperuser`): an admin with their personal workspace. The password
+    rules are the command's (accounts/management/commands/createsuperuser.py); no starting
+    credits (the hooks of user_create are for sign-ups)."""
+    fields["role"] = Role.ADMIN
+    fields["is_superuser"] = True
+    # An operator vouches for the address: its first magic link must not treat the account
+    # as squatted (and wipe the password set here).
+    fields["email_verified"] = True
+    user = User.objects.create_user(email, password, **fields)
+    workspace_personal_create(user=user)
     return user
 
 

@@ -272,7 +272,13 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[APP_URL])
 # The documented request headers a browser client sends, and the response headers it must read
 # (docs/api-conventions.md): without them here a browser hides or refuses them.
-CORS_ALLOW_HEADERS = (*default_cors_headers, "idempotency-key", "prefer", "last-event-id")
+CORS_ALLOW_HEADERS = (
+    *default_cors_headers,
+    "idempotency-key",
+    "prefer",
+    "last-event-id",
+    "x-workspace-id",  # the workspace a request acts in (docs/workspaces.md)
+)
 CORS_EXPOSE_HEADERS = [
     "Location",
     "Idempotent-Replayed",
@@ -361,6 +367,8 @@ SPECTACULAR_SETTINGS = {
         "DraftStatusEnum": ["Draft"],
         "DeliveryStatusEnum": "notifications.models.DeliveryStatus",
         "TimeZoneEnum": "core.api.serializers.TIME_ZONES",
+        "RoleEnum": "accounts.models.Role",
+        "WorkspaceRoleEnum": "accounts.models.WorkspaceRole",
     },
 }
 
@@ -436,6 +444,10 @@ MAGIC_LINK_REQUEST_WINDOW_SECONDS = 15 * 60
 # E-mails sent to one address per hour, whoever asks: past it the request is answered the same
 # but nothing is sent (one mailbox cannot be flooded from many client addresses).
 MAGIC_LINK_EMAILS_PER_RECIPIENT = env.int("MAGIC_LINK_EMAILS_PER_RECIPIENT", default=10)
+# Workspaces (docs/workspaces.md): shared workspaces one user may own (the personal one is not
+# counted), and how long an invitation's link works.
+WORKSPACES_PER_USER = env.int("WORKSPACES_PER_USER", default=50)
+INVITATION_TTL_DAYS = env.int("INVITATION_TTL_DAYS", default=7)
 # Wrong passwords, per 15-minute window: from one address for one e-mail, the first
 # LOGIN_FREE_FAILURES are free, then each try waits 2, 4, 8... seconds (at most
 # LOGIN_MAX_DELAY_SECONDS) after the last failure, and LOGIN_FAILURES_PER_CLIENT stop it; one

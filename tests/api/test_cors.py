@@ -36,7 +36,9 @@ def test_default_origin_is_app_url():
     assert base.CORS_ALLOWED_ORIGINS == [base.APP_URL]
 
 
-@pytest.mark.parametrize("header", ["idempotency-key", "prefer", "last-event-id", "authorization"])
+@pytest.mark.parametrize(
+    "header", ["idempotency-key", "prefer", "last-event-id", "authorization", "x-workspace-id"]
+)
 def test_preflight_allows_each_documented_request_header(api, settings, header):
     settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
     response = api.options(

@@ -329,3 +329,6 @@ def _recent_api_keys(user: User) -> tuple[tuple[str, ...], list[tuple[Any, ...]]
 
 
 user_admin_extend(panels=(("API keys", _recent_api_keys),))
+
+# Workspaces, their members and invitations: a module of their own.
+from accounts.admin import workspaces  # noqa: E402, F401
