@@ -46,7 +46,7 @@ class Standing:
     revoked_sessions: dict[str, Any]
 
 
-def users_standing(*, user_ids: Iterable[Any]) -> dict[str, Standing]:
+def users_standing(*, user_ids: Iterable[UUID | str]) -> dict[str, Standing]:
     """The standing of those of these users who are active (one query), by user id as text;
     an inactive, erased or unknown user is absent."""
     rows = User.objects.filter(pk__in=list(user_ids), is_active=True).values_list(

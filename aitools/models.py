@@ -56,7 +56,7 @@ class Generation(Leased):
             models.Index(fields=["user", "tool", "-created_at"], name="gen_user_tool_idx"),
             models.Index(
                 fields=["created_at"],
-                condition=Q(status__in=["pending", "running"]),
+                condition=Q(status__in=[GenerationStatus.PENDING, GenerationStatus.RUNNING]),
                 name="gen_unfinished_idx",
             ),
         ]

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+from uuid import UUID
 
 import requests
 
@@ -66,7 +67,7 @@ def reset_peak(pid: int) -> None:
     Path(f"/proc/{pid}/clear_refs").write_text("5")
 
 
-def connect(user: Any, providers: Any) -> list[str]:
+def connect(user: Any, providers: Any) -> list[UUID]:
     """The five accounts, connected through the services as the API connects them."""
     from social.connections.services.connect import account_connect, connect_authorize
     from social.providers.base import ConnectRequest
@@ -87,7 +88,7 @@ def connect(user: Any, providers: Any) -> list[str]:
                                      instance=instance)  # fmt: skip
             account = account_connect(user=user, provider=provider, request=request,
                                       state=consent.state)  # fmt: skip
-        ids.append(str(account.pk))
+        ids.append(account.pk)
     return ids
 
 
@@ -148,7 +149,8 @@ def measure(bench: harness.Bench) -> int:
         bench.django_setup(**env)
         from django.utils import timezone
 
-        from social.planning.services.records import schedule_to_accounts
+        from social.content import PostInput
+        from social.planning import schedule_to_accounts
 
         (user,) = harness.users_create("bench-video", 1)
         accounts = connect(user, providers)
@@ -167,7 +169,7 @@ def measure(bench: harness.Bench) -> int:
             due = timezone.now() + timedelta(seconds=3)
             done = schedule_to_accounts(
                 user=user, account_ids=accounts, scheduled_time=due.isoformat(),
-                zone_name=None, fields={"content": "Launch day", "mediaIds": [str(item.pk)]},
+                zone_name=None, fields=PostInput(content="Launch day", media_ids=[item.pk]),
             )  # fmt: skip
             ids = [str(record.pk) for record in done.records]
             records = wait_published(ids, timeout=600)

@@ -25,7 +25,11 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.services.center import BATCH_SIZE, notifications_delete, system_alert_send
-from notifications.services.webhooks import delivery_redeliver, endpoint_update
+from notifications.services.webhooks import (
+    EndpointChanges,
+    delivery_redeliver,
+    endpoint_update,
+)
 
 SYSTEM_ALERT_PERMISSION = "notifications.add_notification"
 
@@ -149,7 +153,9 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
     def reactivate(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
         disabled = [endpoint for endpoint in queryset.select_related("user") if not endpoint.active]
         for endpoint in disabled:
-            endpoint_update(user=endpoint.user, endpoint_id=endpoint.pk, changes={"active": True})
+            endpoint_update(
+                user=endpoint.user, endpoint_id=endpoint.pk, changes=EndpointChanges(active=True)
+            )
         self.message_user(request, f"{len(disabled)} endpoint(s) re-activated.", messages.SUCCESS)
 
     fields = readonly_fields = (

@@ -43,10 +43,13 @@ class NotificationsConfig(AppConfig):
         on_api_key_created(api_key_created_notify)
 
         import notifications.tasks  # noqa: F401 (registers the tasks its services queue by name)
-        from notifications.events import EVENTS, subscribe
+        from notifications.events import EVENTS, present, subscribe
+        from notifications.output import notification_created_data
         from notifications.services.livefeed import LIVE_KIND, live_record
         from notifications.services.outbox import outbox_record
 
+        # A notification on the live feed as the API shows it (the center hands its values).
+        present("notification.created", notification_created_data)
         # The recorders, in the emitter's transaction: the live feed's row of every public
         # event and of the internal ones it shows, then the outbox's row of every public one
         # (it keeps the live row's id).

@@ -14,11 +14,14 @@ to the outbox's consumers once the transaction commits (notifications/services/o
 the webhooks, retried, never lost).
 
 `Payload.context` carries what the in-transaction subscribers need beyond the public data (the
-user's notification preference, a tool's label); it is never stored or sent.
+user's notification preference, a tool's label); it is never stored or sent. Two internal
+events carry API shapes no service builds (`post.changed`, `notification.created`): their
+emitters hand what they wrote in `context`, and the presenter the app registers (`present`,
+from its output layer beside the API) makes the data before any subscriber sees it.
 """
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict, overload
@@ -427,15 +430,19 @@ def credits_changed(*, credits_remaining: int) -> Payload:
 
 
 class PostChangedData(TypedDict):
+    """Presented (`present`): `scheduledRecords` are the post's records as the social API
+    shows them, shaped by the social hub's output layer from the records the emitter hands
+    in `context`."""
+
     postId: str
     status: str
     scheduledRecords: list[dict[str, Any]]
 
 
-def post_changed(*, post_id: str, status: str, records: list[dict[str, Any]]) -> Payload:
-    """A post's status or one of its records' changed (the live feed's `post` event)."""
-    data: PostChangedData = {"postId": post_id, "status": status, "scheduledRecords": records}
-    return Payload("post.changed", dict(data))
+def post_changed(*, post_id: str, status: str, records: Sequence[Any]) -> Payload:
+    """A post's status or one of its records' changed (the live feed's `post` event):
+    `records`, all the post's scheduled records, in their order."""
+    return Payload("post.changed", {"postId": post_id, "status": status}, {"records": records})
 
 
 class AccountConnectFailedData(TypedDict):
@@ -503,9 +510,11 @@ def payment_failed(*, payment_event_id: str, reason: str) -> Payload:
     return Payload("payment.failed", dict(data))
 
 
-def notification_created(*, data: dict[str, Any]) -> Payload:
-    """A notification was written (the live feed's `notification` event): its API shape."""
-    return Payload("notification.created", data)
+def notification_created(*, values: Mapping[str, Any]) -> Payload:
+    """A notification was written (the live feed's `notification` event): `values`, its
+    columns as written; presented (`present`) as `GET /api/notifications` shows it by the
+    notification center's output layer."""
+    return Payload("notification.created", {}, {"notification": values})
 
 
 # The outgoing webhook events: exactly the public builders above (the specification's six
@@ -546,7 +555,7 @@ INTERNAL_EVENTS = frozenset(
 
 KNOWN_EVENTS = EVENTS | INTERNAL_EVENTS
 
-Emitted = tuple[Any, Payload]  # (user id, payload): what an emitter hands over
+Emitted = tuple[uuid.UUID | str, Payload]  # (user id, payload): what an emitter hands over
 
 
 class Actor(TypedDict, total=False):
@@ -560,7 +569,7 @@ class Actor(TypedDict, total=False):
 SYSTEM: Actor = {"type": "system"}
 
 
-def user_actor(user_id: Any) -> Actor:
+def user_actor(user_id: uuid.UUID | str) -> Actor:
     return {"type": "user", "id": str(user_id)}
 
 
@@ -571,7 +580,7 @@ class Event:
     webhooks). The recording subscribers note what they wrote of it: the live feed's row id
     (which the outbox row keeps for the replay), the outbox row's values (`emit` returns them)."""
 
-    user_id: Any
+    user_id: uuid.UUID | str
     payload: Payload
     actor: Actor
     id: uuid.UUID | None  # a public event's; None for an internal one
@@ -585,8 +594,10 @@ class Event:
 
 
 Subscriber = Callable[[list[Event]], object]
+Presenter = Callable[[Payload], dict[str, Any]]
 
 _subscribers: dict[str, list[Subscriber]] = {}
+_presenters: dict[str, Presenter] = {}
 # Subscribers that record the event itself (the live feed, the outbox) run after the others:
 # what those write in reaction (a notification) reaches the feed first, as it always did.
 _recorders: list[Subscriber] = []
@@ -603,6 +614,17 @@ def subscribe(event: str, handler: Subscriber, *, records: bool = False) -> None
         handlers.append(handler)
     if records and handler not in _recorders:
         _recorders.append(handler)
+
+
+def present(event: str, presenter: Presenter) -> None:
+    """Make `presenter(payload)` the data of every `event` emitted, before any subscriber sees
+    it; registered from an app's AppConfig.ready(). For an internal event whose data is an API
+    shape (a notification, a post's records): the emitter, a service, hands what it wrote in
+    the payload's `context`, and the app's output layer, which the services do not import,
+    shapes it (the API renders through the same functions)."""
+    if event not in INTERNAL_EVENTS:
+        raise ValueError(f"Only an internal event is presented: {event!r}")
+    _presenters[event] = presenter
 
 
 @overload
@@ -645,6 +667,9 @@ def _dispatch(*, items: Sequence[Emitted], actor: Actor | None) -> list[Event]:
         # an internal one (a post's new state, a notification made) takes the batch's moment
         # and no id, which a burst's settle would otherwise make for thousands of them.
         public = payload.event in EVENTS
+        presenter = _presenters.get(payload.event)
+        if presenter is not None:
+            payload = Payload(payload.event, presenter(payload), payload.context)
         event = Event(
             user_id=user_id,
             payload=payload,

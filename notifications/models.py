@@ -178,7 +178,7 @@ class OutboxConsumption(Leased):
         indexes = [
             models.Index(
                 fields=["next_attempt_at"],
-                condition=Q(status__in=["pending", "running"]),
+                condition=Q(status__in=[ConsumptionStatus.PENDING, ConsumptionStatus.RUNNING]),
                 name="outbox_consumption_due_idx",
             ),
         ]
@@ -282,7 +282,7 @@ class WebhookDelivery(Leased):
         indexes = [
             models.Index(
                 fields=["next_attempt_at"],
-                condition=Q(status="pending"),
+                condition=Q(status=DeliveryStatus.PENDING),
                 name="webhook_delivery_due_idx",
             ),
             models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_ep_idx"),

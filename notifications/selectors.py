@@ -91,7 +91,7 @@ def notification_get(*, user: User, notification_id: UUID) -> Notification:
 def delivery_list(
     *,
     user: User,
-    endpoint_id: Any = None,
+    endpoint_id: UUID | None = None,
     event: str | None = None,
     status: str | None = None,
 ) -> QuerySet[WebhookDelivery]:
@@ -106,7 +106,7 @@ def delivery_list(
     return rows
 
 
-def delivery_get(*, user: User, delivery_id: Any) -> WebhookDelivery:
+def delivery_get(*, user: User, delivery_id: UUID) -> WebhookDelivery:
     found = WebhookDelivery.objects.filter(pk=delivery_id, endpoint__user=user).first()
     if found is None:
         raise WebhookDeliveryNotFound()

@@ -41,11 +41,14 @@ class SocialConfig(AppConfig):
         allow_any(SocialSettings, "user")
 
         import social.tasks  # noqa: F401 (registers the tasks its services queue by name)
-        from notifications.events import subscribe
+        from notifications.events import present, subscribe
         from social.connections import ACCOUNT_PREFERENCES, accounts_notify, at_risk_notify
+        from social.output import post_changed_data
         from social.planning import series_after_outcomes
         from social.publishing import records_notify
 
+        # A post's records on the live feed as the API shows them (the services hand the models).
+        present("post.changed", post_changed_data)
         for event in ("post.published", "post.failed", "post.unconfirmed"):
             subscribe(event, records_notify)
             subscribe(event, series_after_outcomes)  # a recurring post's next occurrence

@@ -3,9 +3,11 @@ category, message, remedy, retryable, platform?}`, built from what the record st
 history entries carry the category `social.outcomes.attempt_error` gave the attempt)."""
 
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import Any
 
 from core.times import iso
+from social.models import OPEN_STATUSES, RecordStatus, ScheduledRecord
 from social.networks import NETWORKS
 from social.outcomes import CATEGORIES, CODES, NOT_RETRYABLE, REMEDIES, WAITING_REMEDIES
 
@@ -53,9 +55,26 @@ def error_object(
     return found
 
 
+class HistoryOutcome(StrEnum):
+    """What an entry of a record's `history` says happened (its `outcome`)."""
+
+    PUBLISHED = "published"
+    ERROR = "error"  # an attempt the platform refused, or that could not reach it
+    PROCESSING = "processing"  # a video the platform is still processing
+    DEFERRED = "deferred"  # no slot at the platform in time, or its daily cap: our own wait
+    LEASE_EXPIRED = "lease_expired"  # its worker went away mid-attempt
+    RETRY_REQUESTED = "retry_requested"  # an operator's retry
+    RETRIED = "retried"  # the user's retry
+    RESOLVED = "resolved"  # the user said what became of an unconfirmed record
+
+
+# The entries that say what went wrong last.
+FAILED_OUTCOMES = (HistoryOutcome.ERROR, HistoryOutcome.LEASE_EXPIRED, HistoryOutcome.DEFERRED)
+
+
 def _last_error(history: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     for entry in reversed(list(history)):
-        if entry.get("outcome") in ("error", "lease_expired", "deferred"):
+        if entry.get("outcome") in FAILED_OUTCOMES:
             return entry
     return None
 
@@ -65,9 +84,11 @@ def entry_category(entry: dict[str, Any]) -> str:
     stored = entry.get("category")
     if stored in CATEGORIES:
         return str(stored)
-    if entry.get("outcome") == "lease_expired":
+    if entry.get("outcome") == HistoryOutcome.LEASE_EXPIRED:
         return "unconfirmed"
-    if entry.get("outcome") == "deferred":  # no slot at the platform in time: our own wait
+    if (
+        entry.get("outcome") == HistoryOutcome.DEFERRED
+    ):  # no slot at the platform in time: our own wait
         return "platform_outage"
     status = entry.get("status")
     if status == 401:
@@ -98,15 +119,15 @@ ABANDONED_REMEDY = (
 )
 
 
-def record_error(record: Any) -> dict[str, Any] | None:
+def record_error(record: ScheduledRecord) -> dict[str, Any] | None:
     """The error object of a failed, unconfirmed, warned or waiting-to-retry record (social.md
     section 12), from what it stores: its error code and message, the last attempt's entry
     (category, platform answer), its warnings. None for a record with nothing wrong."""
-    status = str(record.status)
+    status = record.status
     warnings = list(record.warnings or [])
-    if status == "Cancelled" or (not record.error_code and not warnings):
+    if status == RecordStatus.CANCELLED or (not record.error_code and not warnings):
         return None
-    if status == "Published" and not warnings and not record.next_attempt_at:
+    if status == RecordStatus.PUBLISHED and not warnings and not record.next_attempt_at:
         return None  # out whole (a published record waiting for later parts says why)
     entry = _last_error(record.history or []) or {}
     if record.error_code == "daily_cap_reached":
@@ -115,12 +136,12 @@ def record_error(record: Any) -> dict[str, Any] | None:
     category = CODE_CATEGORY.get(record.error_code) or (
         entry_category(entry) if entry else "internal"
     )
-    if status == "Unconfirmed":
+    if status == RecordStatus.UNCONFIRMED:
         category = "unconfirmed"
     remedy = str(entry.get("remedy") or "")
     if record.error_code == "abandoned":
         remedy = ABANDONED_REMEDY.format(name=_name(record.provider))
-    if status == "Published" and not record.next_attempt_at:  # parts missing for good
+    if status == RecordStatus.PUBLISHED and not record.next_attempt_at:  # parts missing for good
         message = "; ".join(str(warning.get("message") or "") for warning in warnings)
         return error_object(
             code=code,
@@ -132,7 +153,7 @@ def record_error(record: Any) -> dict[str, Any] | None:
             retryable=False,
         )
     # Waiting: for its attempt, or, published, for its later parts' next one.
-    waiting = status in ("Scheduled", "Publishing") or record.next_attempt_at is not None
+    waiting = status in OPEN_STATUSES or record.next_attempt_at is not None
     return error_object(
         code=code,
         category=category,
@@ -154,7 +175,7 @@ def history_entry(entry: dict[str, Any], provider: str) -> dict[str, Any]:
         "at": entry.get("at"),
         "outcome": entry.get("outcome"),
     }
-    if entry.get("outcome") in ("error", "lease_expired"):
+    if entry.get("outcome") in (HistoryOutcome.ERROR, HistoryOutcome.LEASE_EXPIRED):
         category = entry_category(entry)
         shown["error"] = error_object(
             code=CODES[category],

@@ -8,6 +8,7 @@ it. The writers call these; they write nothing else."""
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from notifications import events
 from social.error_objects import record_error
@@ -52,7 +53,7 @@ def post_saved_emit(post: Post, *, created: bool) -> None:
     )
 
 
-def post_deleted_emit(post: Post, record_ids: Iterable[Any]) -> None:
+def post_deleted_emit(post: Post, record_ids: Iterable[UUID]) -> None:
     events.emit(
         user=post.user_id,
         payload=events.post_deleted(
@@ -62,7 +63,7 @@ def post_deleted_emit(post: Post, record_ids: Iterable[Any]) -> None:
 
 
 def posts_partially_published(
-    post_ids: Iterable[Any], *, actor: events.Actor | None = None
+    post_ids: Iterable[UUID], *, actor: events.Actor | None = None
 ) -> None:
     """`post.partially_published` for each of these posts not already PartiallyPublished
     (called before their new status is written): what was published, what was not. `actor`:
@@ -74,8 +75,8 @@ def posts_partially_published(
     )
     if not fresh:
         return
-    published: dict[Any, list[dict[str, Any]]] = {pk: [] for pk in fresh}
-    missing: dict[Any, list[dict[str, Any]]] = {pk: [] for pk in fresh}
+    published: dict[UUID, list[dict[str, Any]]] = {pk: [] for pk in fresh}
+    missing: dict[UUID, list[dict[str, Any]]] = {pk: [] for pk in fresh}
     for record in ScheduledRecord.objects.filter(post_id__in=fresh).exclude(
         status=RecordStatus.CANCELLED
     ):

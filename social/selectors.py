@@ -4,6 +4,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, Q, QuerySet
@@ -37,15 +38,20 @@ def settings_for(user: User) -> SocialSettings:
     return settings_for_users([user.pk])[user.pk]
 
 
-def settings_for_users(user_ids: Iterable[Any]) -> dict[Any, SocialSettings]:
+def settings_for_users(user_ids: Iterable[UUID | str]) -> dict[UUID | str, SocialSettings]:
     """settings_for of each of these users (by id: the users need not be loaded), by user
     id, in one query."""
     ids = set(user_ids)
     found = {row.user_id: row for row in SocialSettings.objects.filter(user_id__any=list(ids))}
-    return {pk: found.get(pk) or SocialSettings(user_id=pk) for pk in ids}
+    # Keyed as asked; a user's row found whether their id came as a UUID or as its text.
+    return {pk: found.get(_uuid(pk)) or SocialSettings(user_id=pk) for pk in ids}
 
 
-def user_accounts(*, user: User, account_ids: list[Any]) -> list[SocialAccount]:
+def _uuid(value: UUID | str) -> UUID:
+    return value if isinstance(value, UUID) else UUID(value)
+
+
+def user_accounts(*, user: User, account_ids: list[UUID]) -> list[SocialAccount]:
     """The user's connected accounts, in the order asked; 400 naming the others."""
     wanted = list(dict.fromkeys(str(account_id) for account_id in account_ids))
     found = {
@@ -106,7 +112,7 @@ def post_list(
     user: User,
     platform: str | None = None,
     status: str | None = None,
-    campaign_id: Any = None,
+    campaign_id: UUID | None = None,
 ) -> QuerySet[Post]:
     """The user's posts, newest first, with their records; `platform` matches the intended
     platforms and the records' providers."""
@@ -124,7 +130,7 @@ def record_calendar(
     *,
     user: User,
     status: str | None = None,
-    account_id: Any = None,
+    account_id: UUID | None = None,
     start: datetime | None = None,
     end: datetime | None = None,
 ) -> QuerySet[ScheduledRecord]:
@@ -141,7 +147,7 @@ def record_calendar(
     return records.order_by("scheduled_time", "id")
 
 
-def user_record(*, user: User, record_id: Any) -> ScheduledRecord:
+def user_record(*, user: User, record_id: UUID) -> ScheduledRecord:
     """One of the user's scheduled records; another user's or none: 404."""
     record = ScheduledRecord.objects.filter(pk=record_id, user=user).first()
     if record is None:
@@ -149,7 +155,7 @@ def user_record(*, user: User, record_id: Any) -> ScheduledRecord:
     return record
 
 
-def record_errors(*, record_ids: Iterable[Any]) -> dict[str, dict[str, Any] | None]:
+def record_errors(*, record_ids: Iterable[UUID | str]) -> dict[str, dict[str, Any] | None]:
     """The error objects of these records as they now stand (social.md section 12), by id."""
     ids = list(record_ids)
     if not ids:
@@ -166,8 +172,8 @@ def analytics_list(
     *,
     user: User,
     provider: str | None = None,
-    account_id: Any = None,
-    post_id: Any = None,
+    account_id: UUID | None = None,
+    post_id: UUID | None = None,
     start: date | None = None,
     end: date | None = None,
 ) -> QuerySet[AnalyticsRecord]:

@@ -4,7 +4,7 @@ the last use (written at most once a minute) and the user registry's cleanups.""
 import secrets
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.db.models import Q
@@ -64,7 +64,7 @@ def api_key_create(
     return key, secret
 
 
-def api_key_revoke(*, user: User, key_id: Any) -> None:
+def api_key_revoke(*, user: User, key_id: UUID) -> None:
     """Revoke one of the user's keys at once (the next request with it is 401). Another user's
     key, or one revoked already, is a 404 and changes nothing."""
     revoked = ApiKey.objects.filter(pk=key_id, user=user, revoked_at__isnull=True).update(
@@ -74,7 +74,7 @@ def api_key_revoke(*, user: User, key_id: Any) -> None:
         raise ApiKeyNotFound()
 
 
-def api_keys_revoke(*, key_ids: Iterable[Any]) -> int:
+def api_keys_revoke(*, key_ids: Iterable[UUID]) -> int:
     """Operators' revocation (the admin), of any users' keys; how many were live."""
     return ApiKey.objects.filter(pk__in=list(key_ids), revoked_at__isnull=True).update(
         revoked_at=timezone.now()

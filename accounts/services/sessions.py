@@ -57,7 +57,7 @@ def session_revoked(*, user: User, claims: Any) -> bool:
     return str(claims.get(SESSION_CLAIM, "")) in (user.revoked_sessions or {})
 
 
-def _session_family_revoke(*, user_id: Any, sid: str) -> None:
+def _session_family_revoke(*, user_id: uuid.UUID, sid: str) -> None:
     """Revoke one family, in a transaction of its own (the caller then refuses the request);
     entries older than the longest session are dropped as they can no longer matter."""
     keep_after = time.time() - settings.SESSION_MAX_AGE_DAYS * 86400

@@ -15,10 +15,12 @@ from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody
+from core.inputs import UNSET
 from notifications.events import EVENTS
 from notifications.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from notifications.selectors import delivery_get, delivery_list
 from notifications.services.webhooks import (
+    EndpointChanges,
     delivery_redeliver,
     endpoint_create,
     endpoint_delete,
@@ -137,10 +139,16 @@ class EndpointDetailView(APIView):
     def patch(self, request: Request, endpoint_id: UUID) -> Response:
         serializer = self.PatchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         endpoint = endpoint_update(
             user=request_user(request),
             endpoint_id=endpoint_id,
-            changes=dict(serializer.validated_data),
+            changes=EndpointChanges(
+                url=data.get("url", UNSET),
+                events=data.get("events", UNSET),
+                description=data.get("description", UNSET),
+                active=data.get("active", UNSET),
+            ),
         )
         return Response(Envelope(data=EndpointSerializer(endpoint).data, message="Updated"))
 

@@ -18,7 +18,6 @@ from django.utils import timezone
 from accounts.hooks import REMOVED_LOGIN, Removals
 from accounts.models import User
 from core.bulk import insert_values, upsert_add
-from core.times import iso
 from notifications.errors import NotificationNotFound
 from notifications.events import emit_many, notification_created
 from notifications.models import (
@@ -30,7 +29,8 @@ from notifications.models import (
 from notifications.selectors import notification_get
 
 BATCH_SIZE = 1000  # one INSERT round trip per batch
-# A notification's values, as _row makes them and notification_data reads them.
+# A notification's values, as _row makes them: what the event channel's `notification.created`
+# carries (notifications/output.py presents it as the API shows it).
 NOTIFICATION_FIELDS = (
     "id",
     "user_id",
@@ -44,40 +44,23 @@ NOTIFICATION_FIELDS = (
 )
 
 
-def notification_data(notification: Notification) -> dict[str, Any]:
-    """The notification as `GET /api/notifications` shows it."""
-    return _values_data(_values_of(notification))
-
-
 def _values_of(notification: Notification) -> dict[str, Any]:
     return {field: getattr(notification, field) for field in NOTIFICATION_FIELDS}
-
-
-def _values_data(row: dict[str, Any]) -> dict[str, Any]:
-    """notification_data of a notification's values (NOTIFICATION_FIELDS)."""
-    return {
-        "id": str(row["id"]),
-        "user_id": str(row["user_id"]),
-        "title": row["title"],
-        "message": row["message"],
-        "category": row["category"],
-        "type": row["type"],
-        "read": row["read"],
-        "metadata": row["metadata"],
-        "created_at": iso(row["created_at"]),
-    }
 
 
 def _announce(rows: Iterable[dict[str, Any]]) -> None:
     """Each new notification (its values: NOTIFICATION_FIELDS) on the event channel (the live
     feed's subscriber shows it)."""
-    emit_many(
-        items=[(row["user_id"], notification_created(data=_values_data(row))) for row in rows]
-    )
+    emit_many(items=[(row["user_id"], notification_created(values=row)) for row in rows])
 
 
 def _row(
-    *, user_id: Any, kind: NotificationType, title: str, message: str, metadata: dict[str, Any]
+    *,
+    user_id: UUID | str,
+    kind: NotificationType,
+    title: str,
+    message: str,
+    metadata: dict[str, Any],
 ) -> dict[str, Any]:
     """A new notification's values, as the model's defaults and limits make them."""
     return {
@@ -112,7 +95,7 @@ def _counters_add(added: Counter[Any]) -> None:
     )
 
 
-def _counter_move(user_id: Any, *, total: int = 0, unread: int = 0) -> None:
+def _counter_move(user_id: UUID, *, total: int = 0, unread: int = 0) -> None:
     if total or unread:
         NotificationCounter.objects.filter(user_id=user_id).update(
             total=F("total") + total, unread=F("unread") + unread
@@ -147,7 +130,7 @@ def notify(
 class NotificationDraft:
     """One notification to create with notify_many()."""
 
-    user_id: Any
+    user_id: UUID | str
     type: NotificationType | str
     title: str
     message: str

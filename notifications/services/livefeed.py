@@ -18,9 +18,10 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
+from uuid import UUID
 
 import orjson
 from django.conf import settings
@@ -47,7 +48,7 @@ def channel() -> str:
 TICKET_PREFIX = "evt_"
 
 
-def message_data(event_id: int, user_id: Any, kind: str, data: Any) -> dict[str, Any]:
+def message_data(event_id: int, user_id: UUID | str, kind: str, data: Any) -> dict[str, Any]:
     """An event as it travels on the channel (and as the stream's poller rebuilds it)."""
     return {"id": event_id, "user": str(user_id), "kind": str(kind), "data": data}
 
@@ -63,7 +64,7 @@ def messages_in(published: bytes | str) -> list[dict[str, Any]]:
     return found if isinstance(found, list) else [found]
 
 
-def live_publish(*, user_id: Any, kind: LiveEventKind, data: dict[str, Any]) -> None:
+def live_publish(*, user_id: UUID | str, kind: LiveEventKind, data: dict[str, Any]) -> None:
     live_publish_many(items=[(user_id, kind, data)])
 
 
@@ -95,7 +96,7 @@ def live_event_data(event: OutboxEvent) -> dict[str, Any]:
 
 
 def _event_data(
-    event: str, created_at: datetime, data: Any, event_id: Any, actor: Any
+    event: str, created_at: datetime, data: Any, event_id: UUID | None, actor: Mapping[str, Any]
 ) -> dict[str, Any]:
     return {
         "type": event,
@@ -161,7 +162,7 @@ class Redeemed(NamedTuple):
     """What a redeemed ticket opens a stream for: the user, the sign-in that asked for it,
     the token version it was issued under and when that sign-in's access token expires."""
 
-    user_id: Any
+    user_id: UUID
     session: str
     token_version: int
     access_expires_at: datetime | None
@@ -216,7 +217,7 @@ def live_sessions_revoked(user: User, sid: str | None) -> None:
 # --- Reading and upkeep -----------------------------------------------------------------------
 
 
-def events_since(*, user_id: Any, after: int, limit: int = 1000) -> list[LiveEvent]:
+def events_since(*, user_id: UUID, after: int, limit: int = 1000) -> list[LiveEvent]:
     """The user's events after id `after` within the retention (a reconnect's backlog)."""
     since = timezone.now() - timedelta(seconds=settings.LIVEFEED_RETENTION_SECONDS)
     return list(

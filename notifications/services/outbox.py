@@ -118,7 +118,7 @@ def outbox_record(emitted: list[Event]) -> None:
     consumer wants are recorded dispatched already, with nothing queued."""
     wanted = outbox_wanted([(event.name, event.user_id) for event in emitted])
     now = timezone.now()
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "id": event.id,
             "event": event.name,

@@ -34,6 +34,7 @@ from core import metrics, outbound
 from core.bulk import allow_any
 from core.concurrency import bounded
 from core.errors import ValidationFailed
+from core.inputs import UNSET, Unset
 from core.leases import Backoff, Lease
 from core.tasks import enqueue_on_commit, task_named
 from core.times import iso
@@ -117,7 +118,7 @@ def active_secrets(endpoint: WebhookEndpoint) -> list[str]:
     ]
 
 
-def endpoint_get(*, user: User, endpoint_id: Any, lock: bool = False) -> WebhookEndpoint:
+def endpoint_get(*, user: User, endpoint_id: uuid.UUID, lock: bool = False) -> WebhookEndpoint:
     endpoints = WebhookEndpoint.objects.select_for_update() if lock else WebhookEndpoint.objects
     found = endpoints.filter(pk=endpoint_id, user=user).first()
     if found is None:
@@ -152,29 +153,42 @@ def endpoint_create(
     return endpoint, secret
 
 
-def endpoint_update(*, user: User, endpoint_id: Any, changes: dict[str, Any]) -> WebhookEndpoint:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EndpointChanges:
+    """What a request changes of an endpoint (UNSET: kept)."""
+
+    url: str | Unset = UNSET
+    events: list[str] | Unset = UNSET
+    description: str | Unset = UNSET
+    active: bool | Unset = UNSET
+
+
+def endpoint_update(
+    *, user: User, endpoint_id: uuid.UUID, changes: EndpointChanges
+) -> WebhookEndpoint:
     """Change url, events, description or active; re-activating clears the reason it was
     disabled (and its failure count)."""
-    changes = dict(changes)  # the caller's mapping is not ours to change
-    if "url" in changes:
-        url_check(changes["url"])
-    if "events" in changes:
-        changes["events"] = events_check(changes["events"])
+    if changes.url is not UNSET:
+        url_check(changes.url)
+    events = events_check(changes.events) if changes.events is not UNSET else UNSET
     with transaction.atomic():
         endpoint = endpoint_get(user=user, endpoint_id=endpoint_id, lock=True)
-        for name in ("url", "events", "description"):
-            if name in changes:
-                setattr(endpoint, name, changes[name])
-        if "active" in changes:
-            if changes["active"] and not endpoint.active:
+        if changes.url is not UNSET:
+            endpoint.url = changes.url
+        if events is not UNSET:
+            endpoint.events = events
+        if changes.description is not UNSET:
+            endpoint.description = changes.description
+        if changes.active is not UNSET:
+            if changes.active and not endpoint.active:
                 endpoint.disabled_reason = ""
                 endpoint.consecutive_failures = 0
-            endpoint.active = changes["active"]
+            endpoint.active = changes.active
         endpoint.save()
     return endpoint
 
 
-def endpoint_delete(*, user: User, endpoint_id: Any) -> None:
+def endpoint_delete(*, user: User, endpoint_id: uuid.UUID) -> None:
     with transaction.atomic():
         endpoint_get(user=user, endpoint_id=endpoint_id, lock=True).delete()
 
@@ -190,7 +204,7 @@ def endpoints_remove(user: User) -> list[str]:
     return [f"{len(endpoints)} webhook endpoint(s) ({', '.join(hosts)})"]
 
 
-def endpoint_rotate(*, user: User, endpoint_id: Any) -> tuple[WebhookEndpoint, str]:
+def endpoint_rotate(*, user: User, endpoint_id: uuid.UUID) -> tuple[WebhookEndpoint, str]:
     """A new secret; the ones signing now keep signing beside it for 24 hours."""
     secret = secret_new()
     now = timezone.now()
@@ -517,7 +531,7 @@ def deliveries_sweep() -> int:
     return len(due_ids)
 
 
-def delivery_redeliver(*, user: User, delivery_id: Any) -> WebhookDelivery:
+def delivery_redeliver(*, user: User, delivery_id: uuid.UUID) -> WebhookDelivery:
     """A fresh attempt now, with the same event id and body."""
     with transaction.atomic():
         delivery = delivery_get(user=user, delivery_id=delivery_id)
@@ -532,7 +546,7 @@ def delivery_redeliver(*, user: User, delivery_id: Any) -> WebhookDelivery:
     return delivery
 
 
-def endpoint_test(*, user: User, endpoint_id: Any) -> WebhookDelivery:
+def endpoint_test(*, user: User, endpoint_id: uuid.UUID) -> WebhookDelivery:
     """Send `webhook.test` to this endpoint only (one attempt, no retries)."""
     endpoint = endpoint_get(user=user, endpoint_id=endpoint_id)
     event_id, now = uuid.uuid4(), timezone.now()

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from rest_framework.fields import SkipField
 
 from social.error_objects import error_object
-from social.publishing import Outcome
+from social.publishing import Outcome, OutcomeStatus
 from social.selectors import (
     record_errors,
 )
@@ -29,7 +29,7 @@ def outcome_error(outcome: Outcome, errors: Mapping[str, dict[str, Any] | None])
             category=LOST_CATEGORIES.get(outcome.error_code, "internal"),
             message=outcome.error or "The result could not be recorded.",
             provider=outcome.provider,
-            waiting=outcome.status in ("Scheduled", "Lost"),
+            waiting=outcome.status in (OutcomeStatus.SCHEDULED, OutcomeStatus.LOST),
             retry_at=outcome.retry_at,
         )
     return {"error": error}

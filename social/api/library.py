@@ -17,12 +17,14 @@ from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.parsers import BoundedJSONParser
 from core.api.serializers import BodySerializer, TimeZoneField
+from core.inputs import UNSET
 from social.api.providers import ProviderField
-from social.connections import settings_data, settings_update
+from social.connections import SettingsInput, settings_update
 from social.content import (
     IMAGE_TYPES,
     MAX_ALT,
     VIDEO_TYPES,
+    CampaignInput,
     campaign_delete,
     campaign_save,
     media_alt_set,
@@ -31,7 +33,13 @@ from social.content import (
     user_campaign,
 )
 from social.content import media_upload as media_store
-from social.models import NOTIFICATION_PREFERENCES, Campaign, CampaignStatus, MediaItem
+from social.models import (
+    NOTIFICATION_PREFERENCES,
+    Campaign,
+    CampaignStatus,
+    MediaItem,
+    SocialSettings,
+)
 from social.selectors import settings_for
 from social.throttling import MediaUploadThrottle
 
@@ -118,8 +126,18 @@ class CampaignListView(generics.ListAPIView[Campaign]):
         user = request_user(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        fields = dict(serializer.validated_data)
-        campaign = campaign_save(user=user, fields=fields, campaign_id=fields.pop("id", None))
+        data = serializer.validated_data
+        changes = CampaignInput(
+            name=data.get("name", UNSET),
+            description=data.get("description", UNSET),
+            color=data.get("color", UNSET),
+            start_date=data.get("start_date", UNSET),
+            end_date=data.get("end_date", UNSET),
+            budget=data.get("budget", UNSET),
+            goal=data.get("goal", UNSET),
+            status=data.get("status", UNSET),
+        )
+        campaign = campaign_save(user=user, changes=changes, campaign_id=data.get("id"))
         data = CampaignSerializer(campaigns_counted(user).get(pk=campaign.pk)).data
         return Response(Envelope(data=data, message="Campaign saved"))
 
@@ -320,5 +338,25 @@ class SettingsView(APIView):
     def put(self, request: Request) -> Response:
         serializer = self.SettingsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        updated = settings_update(user=request_user(request), changes=serializer.validated_data)
+        data = serializer.validated_data
+        changes = SettingsInput(
+            default_platform=data.get("defaultPlatform", UNSET),
+            default_timezone=data.get("defaultTimezone", UNSET),
+            auto_retry=data.get("autoRetry", UNSET),
+            require_alt_text=data.get("requireAltText", UNSET),
+            notification_preferences=data.get("notificationPreferences", UNSET),
+        )
+        updated = settings_update(user=request_user(request), changes=changes)
         return Response(Envelope(data=settings_data(updated), message="Settings saved"))
+
+
+def settings_data(found: SocialSettings) -> dict[str, Any]:
+    """The settings as SettingsView.SettingsSerializer describes them, every preference
+    named (on unless the user turned it off)."""
+    return {
+        "defaultPlatform": found.default_platform,
+        "defaultTimezone": found.default_timezone,
+        "autoRetry": found.auto_retry,
+        "requireAltText": found.require_alt_text,
+        "notificationPreferences": {key: found.wants(key) for key in NOTIFICATION_PREFERENCES},
+    }

@@ -74,7 +74,13 @@ class RecordsRetryView(APIView):
         )
         return Response(
             Envelope(
-                data={"retriedCount": done.retried, "skipped": done.skipped},
+                data={
+                    "retriedCount": done.retried,
+                    "skipped": [
+                        {"recordId": str(skip.record_id), "reason": skip.reason}
+                        for skip in done.skipped
+                    ],
+                },
                 message=f"Retrying {done.retried} records",
             )
         )

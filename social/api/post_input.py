@@ -14,7 +14,9 @@ from core.api.serializers import (
     BodySerializer,
     not_blank,
 )
+from core.inputs import UNSET
 from social.api.providers import ProviderListField
+from social.content import PostInput, ThreadPart, VariantInput
 from social.models import PostStatus
 from social.networks import NETWORKS
 
@@ -181,9 +183,6 @@ class PostFields(BodySerializer):
                 raise serializers.ValidationError(errors)
         return valid
 
-    def validate_variants(self, value: dict[str, Any]) -> dict[str, Any]:
-        return {provider: _plain(variant) for provider, variant in value.items()}
-
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if self.existing not in attrs and "content" not in attrs:
             raise serializers.ValidationError({"content": ["This field is required."]})
@@ -193,11 +192,53 @@ class PostFields(BodySerializer):
         return {"anyOf": [{"required": ["content"]}, {"required": [self.existing]}]}
 
 
-POST_FIELDS = frozenset(PostFields._declared_fields) - {"status"}
+def post_input(data: Mapping[str, Any]) -> PostInput:
+    """The post fields of a request (PostFields' validated data) as the services take them:
+    what was not sent stays UNSET; `url` is the post's link."""
+    link = data["url"] if "url" in data else data.get("link", UNSET)
+    return PostInput(
+        title=data.get("title", UNSET),
+        content=data.get("content", UNSET),
+        hashtags=data.get("hashtags", UNSET),
+        mentions=data.get("mentions", UNSET),
+        link=link,
+        media_urls=data.get("mediaUrls", UNSET),
+        media_ids=data.get("mediaIds", UNSET),
+        platforms=data.get("platforms", UNSET),
+        campaign_id=data.get("campaignId", UNSET),
+        variants=(
+            {provider: _variant(variant) for provider, variant in data["variants"].items()}
+            if "variants" in data
+            else UNSET
+        ),
+        thread=_thread(data["thread"]) if "thread" in data else UNSET,
+        first_comment=data.get("firstComment", UNSET),
+    )
+
+
+def _variant(data: Mapping[str, Any]) -> VariantInput:
+    return VariantInput(
+        content=data.get("content", UNSET),
+        title=data.get("title", UNSET),
+        hashtags=data.get("hashtags", UNSET),
+        link=data.get("link", UNSET),
+        media_ids=data.get("mediaIds", UNSET),
+        media_urls=data.get("mediaUrls", UNSET),
+        first_comment=data.get("firstComment", UNSET),
+        thread=_thread(data["thread"]) if "thread" in data else UNSET,
+        options=_plain(data["options"]) if "options" in data else UNSET,
+    )
+
+
+def _thread(parts: list[Mapping[str, Any]]) -> list[ThreadPart]:
+    return [
+        ThreadPart(content=part["content"], media_ids=list(part.get("mediaIds") or ()))
+        for part in parts
+    ]
 
 
 def _plain(value: Any) -> Any:
-    """Validated data as JSON stores it (UUIDs as strings, ordered dicts as dicts)."""
+    """Validated data as JSON stores it (ordered dicts as dicts, UUIDs as strings)."""
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -205,15 +246,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, UUID):
         return str(value)
     return value
-
-
-def post_fields(data: dict[str, Any]) -> dict[str, Any]:
-    """The post fields of a request, as the services take them (`url` is the post's link)."""
-    fields = {name: _plain(value) for name, value in data.items() if name in POST_FIELDS}
-    if "url" in data:
-        fields["link"] = data["url"]
-    if "mediaIds" in fields:
-        fields["mediaIds"] = [str(media_id) for media_id in fields["mediaIds"]]
-    if "platforms" in fields:
-        fields["platforms"] = list(dict.fromkeys(fields["platforms"]))
-    return fields

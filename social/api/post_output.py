@@ -10,9 +10,9 @@ from rest_framework import serializers
 from core.times import iso
 from social.api.providers import ProviderField
 from social.api.recurrence import RecurrenceOutput, post_recurrence
-from social.content import record_data
 from social.error_objects import history_entry, record_error
 from social.models import Post, ScheduledRecord
+from social.output import record_data
 from social.planning import (
     Scheduled,
 )

@@ -19,7 +19,7 @@ from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from social.api.post_input import (
     PostFields,
-    post_fields,
+    post_input,
 )
 from social.api.post_output import (
     PostSerializer,
@@ -98,7 +98,7 @@ class PostListView(generics.ListAPIView[Post]):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         post = post_save(
-            user=request_user(request), fields=post_fields(data), post_id=data.get("id")
+            user=request_user(request), fields=post_input(data), post_id=data.get("id")
         )
         return Response(Envelope(data=post_data(post), message="Post saved"))
 

@@ -1,6 +1,7 @@
 """The preview: exactly what each target would be sent and what it would refuse (social.md
 section 9)."""
 
+from dataclasses import replace
 from typing import Any
 
 from drf_spectacular.utils import (
@@ -14,12 +15,13 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
+from core.inputs import UNSET
 from social.api.post_input import (
     MAX_TARGETS,
     PostFields,
-    post_fields,
+    post_input,
 )
-from social.content import post_preview
+from social.content import TargetPreview, post_preview
 
 
 class PreviewPartSerializer(serializers.Serializer[Any]):
@@ -62,8 +64,12 @@ class PreviewView(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        fields = post_fields(data)
-        platforms = fields.pop("platforms", None) if "accountIds" not in data else None
+        fields = post_input(data)
+        platforms: list[str] | None = None
+        if "accountIds" not in data:  # the platforms are the targets, not the post's own
+            if fields.platforms is not UNSET and fields.platforms:
+                platforms = fields.platforms
+            fields = replace(fields, platforms=UNSET)
         previews = post_preview(
             user=request_user(request),
             fields=fields,
@@ -71,5 +77,33 @@ class PreviewView(APIView):
             account_ids=data.get("accountIds"),
             platforms=platforms,
         )
-        valid = sum(preview["valid"] for preview in previews)
-        return Response(Envelope(data=previews, message=f"{valid} of {len(previews)} targets fit"))
+        valid = sum(preview.valid for preview in previews)
+        return Response(
+            Envelope(
+                data=[target_data(preview) for preview in previews],
+                message=f"{valid} of {len(previews)} targets fit",
+            )
+        )
+
+
+def target_data(preview: TargetPreview) -> dict[str, Any]:
+    """One target's preview as PreviewView.TargetSerializer describes it (`accountId` only
+    for an account)."""
+    found: dict[str, Any] = {"provider": preview.provider}
+    if preview.account_id:
+        found["accountId"] = preview.account_id
+    found.update(
+        parts=[
+            {
+                "kind": part.kind,
+                "text": part.text,
+                "display": part.display,
+                "media": [{"url": media.url, "alt": media.alt} for media in part.media],
+            }
+            for part in preview.parts
+        ],
+        counts={"used": preview.used, "limit": preview.limit, "countsBy": preview.counts_by},
+        valid=preview.valid,
+        problems=[{"field": name, "message": message} for name, message in preview.problems],
+    )
+    return found

@@ -16,9 +16,9 @@ from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody, TimeZoneField
 from core.times import iso
-from social.api.post_input import MAX_TARGETS, PostFields, post_fields
+from social.api.post_input import MAX_TARGETS, PostFields, post_input
 from social.api.post_output import PostSerializer, RecordSerializer, scheduled_data
-from social.api.recurrence import RecurrenceFields
+from social.api.recurrence import RecurrenceFields, recurrence_input
 from social.models import WEEKDAYS, AccountQueue
 from social.planning import (
     POSITIONS,
@@ -145,14 +145,13 @@ class QueueAddView(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        recurrence = data.get("recurrence")
         done = queue_add(
             user=request_user(request),
             account_ids=data["accountIds"],
-            fields=post_fields(data),
+            fields=post_input(data),
             post_id=data.get("postId"),
             position=data["position"],
-            recurrence=dict(recurrence) if recurrence is not None else None,
+            recurrence=recurrence_input(data["recurrence"]) if "recurrence" in data else None,
         )
         return Response(Envelope(data=scheduled_data(done), message="Post queued"))
 

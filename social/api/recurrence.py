@@ -1,14 +1,15 @@
 """Recurring posts in the API (social.md section 11): the `recurrence` a schedule or a queue
 request takes, and what a post record shows of its series."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 
 from core.api.serializers import BodySerializer
 from core.times import iso
-from social.models import Post
-from social.planning import MAX_COUNT, occurrences_next, recurrence_data
+from social.models import Post, Series
+from social.planning import MAX_COUNT, RecurrenceInput, occurrences_next
 
 
 class RecurrenceFields(BodySerializer):
@@ -24,12 +25,24 @@ class RecurrenceFields(BodySerializer):
     )
 
 
+def recurrence_input(data: Mapping[str, Any]) -> RecurrenceInput:
+    """RecurrenceFields' validated data as the services take it."""
+    return RecurrenceInput(rule=data["rule"], until=data.get("until"), count=data.get("count"))
+
+
 class RecurrenceOutput(serializers.Serializer[Any]):
     """What a post record shows of its series (null for a post that does not recur)."""
 
     rule = serializers.CharField()
     until = serializers.DateTimeField(allow_null=True)
     count = serializers.IntegerField(allow_null=True)
+
+
+def recurrence_data(series: Series | None) -> dict[str, Any] | None:
+    """RecurrenceOutput's shape, written by hand (a post list renders it for every post)."""
+    if series is None:
+        return None
+    return {"rule": series.rule, "until": iso(series.until), "count": series.count}
 
 
 def post_recurrence(post: Post) -> dict[str, Any]:

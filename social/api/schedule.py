@@ -23,6 +23,7 @@ from core.api.serializers import (
     TimeZoneField,
     not_blank,
 )
+from core.inputs import UNSET
 from core.times import iso
 from social.api.errors import (
     PublishResultSerializer,
@@ -33,7 +34,7 @@ from social.api.post_input import (
     MAX_MEDIA,
     MAX_TARGETS,
     PostFields,
-    post_fields,
+    post_input,
 )
 from social.api.post_output import (
     PostSerializer,
@@ -42,7 +43,8 @@ from social.api.post_output import (
     scheduled_data,
 )
 from social.api.providers import ProviderListField
-from social.api.recurrence import RecurrenceFields
+from social.api.recurrence import RecurrenceFields, recurrence_input
+from social.content import PostInput
 from social.models import RecordStatus, ScheduledRecord
 from social.planning import (
     record_cancel,
@@ -81,7 +83,7 @@ class PublishView(APIView):
         _, outcomes = publish_now(
             user=request_user(request),
             account_ids=data["accountIds"],
-            fields=post_fields(data),
+            fields=post_input(data),
             post_id=data.get("postId"),
         )
         published = sum(outcome.success for outcome in outcomes)
@@ -169,9 +171,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
             shape_b = self.ShapeB(data=request.data)
             shape_b.is_valid(raise_exception=True)
             data = shape_b.validated_data
-            fields: dict[str, Any] = {"content": data["content"]}
-            if data.get("mediaIds"):
-                fields["mediaIds"] = [str(media_id) for media_id in data["mediaIds"]]
+            fields = PostInput(content=data["content"], media_ids=data.get("mediaIds") or UNSET)
             platforms = list(dict.fromkeys(data["platforms"]))
             done = schedule_to_platforms(
                 user=user, platforms=platforms, scheduled_at=data["scheduledAt"], fields=fields
@@ -195,9 +195,9 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
             account_ids=data["accountIds"],
             scheduled_time=data["scheduledTime"],
             zone_name=data.get("timezone"),
-            fields=post_fields(data),
+            fields=post_input(data),
             post_id=data.get("postId"),
-            recurrence=data.get("recurrence"),
+            recurrence=recurrence_input(data["recurrence"]) if "recurrence" in data else None,
         )
         return Response(Envelope(data=scheduled_data(done), message="Post scheduled"))
 

@@ -28,7 +28,7 @@ from social.connections.services.health import (
     preflight_run,
 )
 from social.connections.services.preferences import (
-    settings_data,
+    SettingsInput,
     settings_update,
 )
 from social.connections.services.upkeep import (
@@ -37,6 +37,7 @@ from social.connections.services.upkeep import (
 
 __all__ = [
     "ACCOUNT_PREFERENCES",
+    "SettingsInput",
     "account_connect",
     "account_disconnect",
     "account_health",
@@ -51,7 +52,6 @@ __all__ = [
     "metrics_collect",
     "preflight_run",
     "sessions_open",
-    "settings_data",
     "settings_update",
     "social_erase",
 ]

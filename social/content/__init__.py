@@ -1,7 +1,13 @@
 """Content: what a user writes, before any schedule: posts and their per-network composition,
 the preview, the media library and campaigns. Siblings and the API import from here only."""
 
+from social.content.inputs import (
+    PostInput,
+    ThreadPart,
+    VariantInput,
+)
 from social.content.services.campaigns import (
+    CampaignInput,
     campaign_delete,
     campaign_save,
     user_campaign,
@@ -30,7 +36,6 @@ from social.content.services.post_status import (
     posts_live_of,
     posts_outcome_refresh,
     posts_records,
-    record_data,
     record_parts,
 )
 from social.content.services.posts import (
@@ -43,6 +48,7 @@ from social.content.services.posts import (
     user_post,
 )
 from social.content.services.preview import (
+    TargetPreview,
     post_preview,
 )
 
@@ -50,8 +56,13 @@ __all__ = [
     "IMAGE_TYPES",
     "MAX_ALT",
     "VIDEO_TYPES",
+    "CampaignInput",
     "Draft",
     "Part",
+    "PostInput",
+    "TargetPreview",
+    "ThreadPart",
+    "VariantInput",
     "account_target",
     "campaign_delete",
     "campaign_save",
@@ -75,7 +86,6 @@ __all__ = [
     "posts_live_of",
     "posts_outcome_refresh",
     "posts_records",
-    "record_data",
     "record_parts",
     "user_campaign",
     "user_post",

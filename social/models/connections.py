@@ -75,7 +75,7 @@ class SocialAccount(models.Model):
             # One live connection per provider account, whoever holds it.
             models.UniqueConstraint(
                 fields=["provider", "instance", "provider_user_id"],
-                condition=~Q(status="disconnected"),
+                condition=~Q(status=AccountStatus.DISCONNECTED),
                 name="social_account_connected_once",
             )
         ]

@@ -86,20 +86,20 @@ class ScheduledRecord(Leased):
             # The scheduler's due set: waiting records by due time.
             models.Index(
                 fields=["due_at"],
-                condition=Q(status="Scheduled"),
+                condition=Q(status=RecordStatus.SCHEDULED),
                 name="social_record_due_idx",
             ),
             # Published records whose later parts wait for their retry (a thread's replies, a
             # first comment: social.md section 9), by due time: the scheduler's other due set.
             models.Index(
                 fields=["due_at"],
-                condition=Q(status="Published", next_attempt_at__isnull=False),
+                condition=Q(status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False),
                 name="social_record_parts_due_idx",
             ),
             # Leases to reap.
             models.Index(
                 fields=["lease_expires_at"],
-                condition=Q(status="Publishing"),
+                condition=Q(status=RecordStatus.PUBLISHING),
                 name="social_record_lease_idx",
             ),
             models.Index(fields=["user", "scheduled_time"], name="social_record_user_idx"),
@@ -109,19 +109,18 @@ class ScheduledRecord(Leased):
             # A recurring post's occurrences share their target: one at a time (below).
             models.UniqueConstraint(
                 fields=["post", "account"],
-                condition=Q(status__in=["Scheduled", "Publishing", "Published", "Unconfirmed"])
-                & Q(series__isnull=True),
+                condition=Q(status__in=list(HOLDING_STATUSES)) & Q(series__isnull=True),
                 name="social_record_one_per_target",
             ),
             models.UniqueConstraint(
                 fields=["series", "account"],
-                condition=Q(status__in=["Scheduled", "Publishing"]),
+                condition=Q(status__in=list(OPEN_STATUSES)),
                 name="social_record_series_one_pending",
             ),
             # Two waiting queued records of one account never hold the same slot.
             models.UniqueConstraint(
                 fields=["account", "scheduled_time"],
-                condition=Q(queued=True, status="Scheduled"),
+                condition=Q(queued=True, status=RecordStatus.SCHEDULED),
                 name="social_record_queue_slot_once",
             ),
         ]

@@ -19,21 +19,23 @@ from social.planning.services.queue import (
     queue_slots_suggest,
     queue_update,
 )
-from social.planning.services.records import (
-    Scheduled,
+from social.planning.services.record_changes import (
     account_records_cancel,
-    post_with_targets,
     record_cancel,
     record_move,
-    record_of,
     record_retry,
+)
+from social.planning.services.records import (
+    Scheduled,
+    post_with_targets,
+    record_of,
     schedule_to_accounts,
     schedule_to_platforms,
 )
 from social.planning.services.recurrence import (
     MAX_COUNT,
+    RecurrenceInput,
     occurrences_next,
-    recurrence_data,
     series_after_outcomes,
     series_end,
 )
@@ -46,6 +48,7 @@ __all__ = [
     "MAX_COUNT",
     "POSITIONS",
     "SLOT_TIME",
+    "RecurrenceInput",
     "Scheduled",
     "account_records_cancel",
     "best_times",
@@ -64,7 +67,6 @@ __all__ = [
     "record_of",
     "record_retry",
     "records_admit",
-    "recurrence_data",
     "schedule_to_accounts",
     "schedule_to_platforms",
     "series_after_outcomes",

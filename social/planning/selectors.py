@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -26,7 +27,7 @@ from social.selectors import settings_for
 # --- The posting queue and best times (social.md section 11) ---------------------------------
 
 
-def queue_account(*, user: User, account_id: Any) -> SocialAccount:
+def queue_account(*, user: User, account_id: UUID) -> SocialAccount:
     """The user's account (not disconnected) with its queue, if it has one; 404 otherwise."""
     account = (
         SocialAccount.objects.filter(pk=account_id, user=user)
@@ -39,7 +40,7 @@ def queue_account(*, user: User, account_id: Any) -> SocialAccount:
     return account
 
 
-def queue_of(*, user: User, account_id: Any) -> AccountQueue:
+def queue_of(*, user: User, account_id: UUID) -> AccountQueue:
     """The account's queue; an account without one has none of its own yet: no slots, the
     user's default zone (unsaved)."""
     account = queue_account(user=user, account_id=account_id)
@@ -49,7 +50,7 @@ def queue_of(*, user: User, account_id: Any) -> AccountQueue:
     return queue
 
 
-def queue_records(*, account_id: Any) -> QuerySet[ScheduledRecord]:
+def queue_records(*, account_id: UUID) -> QuerySet[ScheduledRecord]:
     """The account's queue: its waiting queued records never attempted yet (a retry waits at
     its own time), in queue order."""
     return ScheduledRecord.objects.filter(

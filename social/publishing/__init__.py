@@ -6,6 +6,7 @@ from social.publishing.services.attempts import (
 )
 from social.publishing.services.job import (
     Outcome,
+    OutcomeStatus,
 )
 from social.publishing.services.publish_now import (
     publish_now,
@@ -29,6 +30,7 @@ from social.publishing.services.timer import (
 __all__ = [
     "RESOLUTIONS",
     "Outcome",
+    "OutcomeStatus",
     "SchedulerTimer",
     "publish_now",
     "record_processing_continue",

@@ -335,8 +335,12 @@ def test_no_options_at_all_is_a_variant_like_any_other(ada_client):
 
 def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
     from core.errors import ValidationFailed
+    from social.content import PostInput, VariantInput
     from social.content.services.posts import draft_of, post_fill
     from social.models import Post
+
+    def with_options(options: dict) -> PostInput:
+        return PostInput(variants={"example": VariantInput(options=options)})
 
     post = Post(user=ada)
     for options, field in [
@@ -345,10 +349,10 @@ def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
         ({"boardId": "1"}, "variants.example.options.boardId"),
     ]:
         with pytest.raises(ValidationFailed) as refused:
-            post_fill(user=ada, post=post, fields={"variants": {"example": {"options": options}}})
+            post_fill(user=ada, post=post, fields=with_options(options))
         assert list(refused.value.details) == [field]
     chosen = {"audience": "friends", "pinned": True}
-    post_fill(user=ada, post=post, fields={"variants": {"example": {"options": chosen}}})
+    post_fill(user=ada, post=post, fields=with_options(chosen))
     assert draft_of(post, "example").options == chosen
     # The preview's problems of a target, at the same field.
     wrong = Draft(content="Hi", options={"audience": "enemies"}, provider="example")

@@ -19,7 +19,7 @@ from social.content.services.composition import compose
 from social.content.services.posts import draft_of
 from social.models import Post, ScheduledRecord, SocialAccount, SocialSettings
 from social.networks import NETWORKS
-from social.planning.services.records import record_retry
+from social.planning.services.record_changes import record_retry
 from social.providers.base import Attempt
 from social.publishing.services.attempts import records_attempt
 from social.publishing.services.scheduler import records_claim, scheduler_run

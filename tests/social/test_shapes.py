@@ -9,8 +9,8 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from social.api.post_output import PostSerializer, RecordSerializer
-from social.content.services.post_status import record_data
 from social.models import Post, ScheduledRecord
+from social.output import record_data
 from social.selectors import with_records
 
 pytestmark = pytest.mark.django_db
@@ -53,3 +53,19 @@ def test_a_post_as_the_lists_show_it(scheduled):
     post = with_records(Post.objects.filter(pk=scheduled.pk)).get()
     fast = PostSerializer(post, context={"media_urls": {}}).data
     assert dict(fast) == generic(PostSerializer(context={"media_urls": {}}), post)
+
+
+def test_a_posts_records_as_the_live_feed_and_the_api_show_them(scheduled):
+    """The live feed's `post` event (the services emit the records, social.output presents
+    them) carries each record as RecordSerializer renders it."""
+    from notifications.models import LiveEvent, LiveEventKind
+    from social.content import posts_live
+
+    posts_live([scheduled.pk])
+    event = LiveEvent.objects.filter(kind=LiveEventKind.POST).latest("id")
+    records = ScheduledRecord.objects.filter(post=scheduled).order_by("created_at", "id")
+    assert event.data == {
+        "postId": str(scheduled.pk),
+        "status": "Scheduled",
+        "scheduledRecords": [generic(RecordSerializer(), record) for record in records],
+    }

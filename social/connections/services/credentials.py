@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
@@ -68,7 +69,7 @@ class Session:
     error: outbound.OutboundError | None = None
 
 
-def sessions_open(accounts: Iterable[SocialAccount], *, concurrency: int) -> dict[Any, Session]:
+def sessions_open(accounts: Iterable[SocialAccount], *, concurrency: int) -> dict[UUID, Session]:
     """Each distinct account's credentials, refreshed once for all the calls of a batch (the
     refreshes concurrently, without the database; renewed ones stored here). Two calls of one
     account never refresh it each: a Bluesky refresh token is good once."""

@@ -21,6 +21,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
@@ -216,7 +217,7 @@ def _keep(account: SocialAccount, report: dict[str, Any], now: datetime, **more:
     )
 
 
-def account_health(*, user: User, account_id: Any) -> dict[str, Any]:
+def account_health(*, user: User, account_id: UUID) -> dict[str, Any]:
     """The user's account's health: the last report while younger than HEALTH_SECONDS, else
     one fresh check. Another user's account: 404."""
     account = (
@@ -242,9 +243,9 @@ def account_health(*, user: User, account_id: Any) -> dict[str, Any]:
 # --- The pre-flight -----------------------------------------------------------------------------
 
 
-def _due_soon(now: datetime) -> dict[Any, list[ScheduledRecord]]:
+def _due_soon(now: datetime) -> dict[UUID, list[ScheduledRecord]]:
     """Waiting records due in the next PREFLIGHT_AHEAD, by account."""
-    found: dict[Any, list[ScheduledRecord]] = {}
+    found: dict[UUID, list[ScheduledRecord]] = {}
     for record in (
         ScheduledRecord.objects.filter(
             status=RecordStatus.SCHEDULED, due_at__lte=now + PREFLIGHT_AHEAD, user__is_active=True

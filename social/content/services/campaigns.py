@@ -1,27 +1,34 @@
 """Campaigns group posts (social.md section 6)."""
 
-from typing import Any
+from dataclasses import dataclass, fields
+from datetime import date
+from decimal import Decimal
+from uuid import UUID
 
 from django.db import transaction
 
 from accounts.models import User
 from core.errors import ValidationFailed
+from core.inputs import UNSET, Unset
 from social.errors import CampaignNotFound
-from social.models import Campaign
-
-FIELDS = {
-    "name": "name",
-    "description": "description",
-    "color": "color",
-    "start_date": "start_date",
-    "end_date": "end_date",
-    "budget": "budget",
-    "goal": "goal",
-    "status": "status",
-}
+from social.models import Campaign, CampaignStatus
 
 
-def user_campaign(*, user: User, campaign_id: Any, lock: bool = False) -> Campaign:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CampaignInput:
+    """A campaign's fields a request sets; a new campaign takes the defaults for the rest."""
+
+    name: str | Unset = UNSET
+    description: str | Unset = UNSET
+    color: str | Unset = UNSET
+    start_date: date | Unset | None = UNSET
+    end_date: date | Unset | None = UNSET
+    budget: Decimal | Unset | None = UNSET
+    goal: str | Unset = UNSET
+    status: CampaignStatus | Unset = UNSET
+
+
+def user_campaign(*, user: User, campaign_id: UUID, lock: bool = False) -> Campaign:
     campaigns = Campaign.objects.select_for_update() if lock else Campaign.objects
     found = campaigns.filter(pk=campaign_id, user=user).first()
     if found is None:
@@ -29,7 +36,9 @@ def user_campaign(*, user: User, campaign_id: Any, lock: bool = False) -> Campai
     return found
 
 
-def campaign_save(*, user: User, fields: dict[str, Any], campaign_id: Any = None) -> Campaign:
+def campaign_save(
+    *, user: User, changes: CampaignInput, campaign_id: UUID | None = None
+) -> Campaign:
     """Create a campaign (a name is required), or update the user's `campaign_id` with the
     fields given; the end may not come before the start."""
     with transaction.atomic():
@@ -38,8 +47,10 @@ def campaign_save(*, user: User, fields: dict[str, Any], campaign_id: Any = None
             if campaign_id is None
             else user_campaign(user=user, campaign_id=campaign_id, lock=True)
         )
-        for name, value in fields.items():
-            setattr(campaign, FIELDS[name], value)
+        for field in fields(changes):  # each a model field of the same name
+            value = getattr(changes, field.name)
+            if value is not UNSET:
+                setattr(campaign, field.name, value)
         if not campaign.name:
             raise ValidationFailed(details={"name": ["This field is required."]})
         if campaign.start_date and campaign.end_date and campaign.end_date < campaign.start_date:
@@ -48,7 +59,7 @@ def campaign_save(*, user: User, fields: dict[str, Any], campaign_id: Any = None
     return campaign
 
 
-def campaign_delete(*, user: User, campaign_id: Any) -> None:
+def campaign_delete(*, user: User, campaign_id: UUID) -> None:
     """Delete the campaign; its posts stay, without a campaign."""
     with transaction.atomic():
         user_campaign(user=user, campaign_id=campaign_id, lock=True).delete()

@@ -44,7 +44,7 @@ def _quota_check(owner: User, size: int) -> None:
         )
 
 
-def media_files(*, user_id: Any, media_ids: Iterable[str]) -> tuple[MediaFile, ...]:
+def media_files(*, user_id: uuid.UUID, media_ids: Iterable[str]) -> tuple[MediaFile, ...]:
     """The user's media items as attachments, in the order given (missing ones skipped)."""
     wanted = [str(media_id) for media_id in media_ids]
     items = {
@@ -66,7 +66,7 @@ def media_files(*, user_id: Any, media_ids: Iterable[str]) -> tuple[MediaFile, .
     )
 
 
-def media_ids_check(*, user_id: Any, media_ids: list[str]) -> list[str]:
+def media_ids_check(*, user_id: uuid.UUID, media_ids: list[str]) -> list[str]:
     """The ids, each the user's media item; 400 naming the others."""
     try:
         wanted = list(dict.fromkeys(str(uuid.UUID(str(media_id))) for media_id in media_ids))
@@ -141,7 +141,7 @@ def media_register(
     )
 
 
-def media_alt_set(*, user: User, media_id: Any, alt: str) -> MediaItem:
+def media_alt_set(*, user: User, media_id: uuid.UUID, alt: str) -> MediaItem:
     """Set (or clear, with "") the item's alt text: the text each network shows in place of
     the image (social.md section 9); posts not yet published send the new text."""
     if len(alt) > MAX_ALT:
@@ -290,7 +290,7 @@ def _public_url(name: str) -> str:
     return url if url.startswith(("http://", "https://")) else f"{settings.PUBLIC_URL}{url}"
 
 
-def media_delete(*, user: User, media_id: Any) -> None:
+def media_delete(*, user: User, media_id: uuid.UUID) -> None:
     """Remove the item, and its file when we stored it (after the row is gone)."""
     with transaction.atomic():
         item = MediaItem.objects.select_for_update().filter(pk=media_id, user=user).first()

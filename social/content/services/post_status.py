@@ -1,15 +1,15 @@
-"""A post's status derived from its records (social.md section 3): each record's data and
-parts as the API shows them, the counts per status kept on the post, refreshed in the writer's
-transaction when records change."""
+"""A post's status derived from its records (social.md section 3): the counts per status kept
+on the post, refreshed in the writer's transaction when records change, each change told to
+the live feed (`post.changed`, with the post's records: social/output.py shows them); a
+record's published parts."""
 
 from collections.abc import Iterable
 from typing import Any
+from uuid import UUID
 
 from django.db.models import Count, Q
 
-from core.times import iso
 from notifications import events
-from social.error_objects import record_error
 from social.lifecycle import posts_partially_published
 from social.models import (
     OPEN_STATUSES,
@@ -18,8 +18,6 @@ from social.models import (
     RecordStatus,
     ScheduledRecord,
 )
-
-# The post fields a client writes, by their API names.
 
 
 def providers_of(post: Post, record_providers: Iterable[str] = ()) -> str:
@@ -48,27 +46,6 @@ def _derived(counts: dict[str, int] | None) -> str:
     return PostStatus.PARTIALLY_PUBLISHED if counts["published"] else PostStatus.FAILED
 
 
-def record_data(record: ScheduledRecord) -> dict[str, Any]:
-    """A scheduled record as the API and the live feed show it."""
-    return {
-        "id": str(record.id),
-        "postId": str(record.post_id),
-        "accountId": str(record.account_id),
-        "provider": record.provider,
-        "scheduled_time": iso(record.scheduled_time),
-        "status": record.status,
-        "attempts": record.attempts,
-        "next_attempt_at": iso(record.next_attempt_at),
-        "published_at": iso(record.published_at),
-        "url": record.url,
-        "providerPostId": record.provider_post_id,
-        "error": record_error(record),
-        "queued": record.queued,
-        "parts": record_parts(record),
-        "warnings": list(record.warnings),
-    }
-
-
 PART_KEYS = ("index", "kind", "providerPostId", "url")
 
 
@@ -89,15 +66,15 @@ def record_parts(record: ScheduledRecord) -> list[dict[str, Any]]:
     return []
 
 
-def posts_live(post_ids: Iterable[Any]) -> None:
+def posts_live(post_ids: Iterable[UUID]) -> None:
     """`post.changed` for each of these posts, `{postId, status, scheduledRecords}` (the live
     feed's `post` event), in the caller's transaction (two reads for them all)."""
     ids = set(post_ids)
     if not ids:
         return
-    records: dict[Any, list[dict[str, Any]]] = {post_id: [] for post_id in ids}
+    records: dict[UUID, list[ScheduledRecord]] = {post_id: [] for post_id in ids}
     for record in ScheduledRecord.objects.filter(post_id__in=ids).order_by("created_at", "id"):
-        records[record.post_id].append(record_data(record))
+        records[record.post_id].append(record)
     posts = Post.objects.filter(pk__in=ids).only("id", "user_id", "status")
     events.emit_many(
         items=[
@@ -112,12 +89,12 @@ def posts_live(post_ids: Iterable[Any]) -> None:
     )
 
 
-def posts_records(records: Iterable[ScheduledRecord]) -> dict[Any, list[ScheduledRecord]]:
+def posts_records(records: Iterable[ScheduledRecord]) -> dict[UUID, list[ScheduledRecord]]:
     """Every record of the posts of these records, by post, in their order (created, id):
     these as they are in memory (just written by the caller), the posts' others read (one
     query; it finds nothing for posts with a single target)."""
     known = {record.pk: record for record in records}
-    by_post: dict[Any, list[ScheduledRecord]] = {}
+    by_post: dict[UUID, list[ScheduledRecord]] = {}
     for record in known.values():
         by_post.setdefault(record.post_id, []).append(record)
     if not by_post:
@@ -133,7 +110,7 @@ def posts_records(records: Iterable[ScheduledRecord]) -> dict[Any, list[Schedule
 
 
 def posts_live_of(
-    by_post: dict[Any, list[ScheduledRecord]], *, statuses: dict[Any, str] | None = None
+    by_post: dict[UUID, list[ScheduledRecord]], *, statuses: dict[UUID, str] | None = None
 ) -> None:
     """posts_live for posts whose records are all in hand (posts_records), their post loaded
     (select_related): no read. `statuses`: the posts' statuses as just written (default: as
@@ -142,9 +119,11 @@ def posts_live_of(
     for post_id, records in by_post.items():
         post = records[0].post
         status = statuses[post_id] if statuses is not None else post.status
-        data = [record_data(record) for record in records]
         items.append(
-            (post.user_id, events.post_changed(post_id=str(post_id), status=status, records=data))
+            (
+                post.user_id,
+                events.post_changed(post_id=str(post_id), status=status, records=records),
+            )
         )
     events.emit_many(items=items)
 
@@ -167,7 +146,7 @@ def posts_outcome_refresh(records: Iterable[ScheduledRecord]) -> None:
     records, one UPDATE per status they end in (most often one), then their events."""
     by_post = posts_records(records)
     statuses = {post_id: _derived(_counts(same)) for post_id, same in by_post.items()}
-    by_status: dict[str, list[Any]] = {}
+    by_status: dict[str, list[UUID]] = {}
     for post_id, status in statuses.items():
         by_status.setdefault(status, []).append(post_id)
     for status, same in sorted(by_status.items()):
@@ -190,14 +169,14 @@ def post_scheduled_fresh(post: Post, records: list[ScheduledRecord]) -> None:
                 events.post_changed(
                     post_id=str(post.pk),
                     status=post.status,
-                    records=[record_data(record) for record in records],
+                    records=records,
                 ),
             )
         ]
     )
 
 
-def post_status_refresh(post_id: Any, *, providers_changed: bool = True) -> str | None:
+def post_status_refresh(post_id: UUID, *, providers_changed: bool = True) -> str | None:
     """Derive the post's status from its records (_derived). Call inside the transaction that
     changed a record."""
     status = _derived(ScheduledRecord.objects.filter(post_id=post_id).aggregate(**_COUNTS))

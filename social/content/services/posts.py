@@ -1,13 +1,16 @@
 """Posts: create, edit, delete, and the status derived from their scheduled records."""
 
-import uuid
+from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.db.models import F
 
 from accounts.models import User
 from core.errors import ValidationFailed
+from core.inputs import UNSET
+from social.content.inputs import PostInput, ThreadPart, VariantInput
 from social.content.services.composition import Draft, Target, option_problems, validate_targets
 from social.content.services.media import media_files, media_ids_check
 from social.content.services.post_status import providers_of
@@ -25,22 +28,8 @@ from social.models import (
 from social.providers.base import MediaFile
 from social.selectors import settings_for
 
-# The post fields a client writes, by their API names.
-FIELDS = {
-    "title": "title",
-    "content": "content",
-    "hashtags": "hashtags",
-    "mentions": "mentions",
-    "link": "link",
-    "mediaUrls": "media_urls",
-    "mediaIds": "media_ids",
-    "platforms": "platforms",
-    "campaignId": "campaign_id",
-    "variants": "variants",
-    "thread": "thread",
-    "firstComment": "first_comment",
-}
-# A variant's fields (social.md section 9), by their API names -> the draft field they set.
+# A variant as Post.variants stores it (and the API shows it as stored): each stored key -> the
+# Draft field it sets.
 VARIANT_FIELDS = {
     "content": "content",
     "title": "title",
@@ -76,13 +65,13 @@ def draft_of(post: Post, provider: str = "") -> Draft:
     )
 
 
-def _follow_up(user_id: Any, part: dict[str, Any]) -> Draft:
+def _follow_up(user_id: UUID, part: dict[str, Any]) -> Draft:
     """A thread's follow-up part: its text and its own media."""
     media = _attachments(user_id, [], part.get("mediaIds") or [])
     return Draft(content=str(part.get("content") or ""), media=media)
 
 
-def _attachments(user_id: Any, urls: list[str], media_ids: list[str]) -> tuple[MediaFile, ...]:
+def _attachments(user_id: UUID, urls: list[str], media_ids: list[str]) -> tuple[MediaFile, ...]:
     items = media_files(user_id=user_id, media_ids=media_ids) if media_ids else ()
     # A client may send back the mediaUrls the post record shows, which include its media
     # items' URLs: each file is attached once.
@@ -91,25 +80,43 @@ def _attachments(user_id: Any, urls: list[str], media_ids: list[str]) -> tuple[M
 
 
 def _variants_check(
-    user: User, variants: dict[str, Any], *, check_options: bool = True
+    user: User, variants: dict[str, VariantInput], *, check_options: bool = True
+) -> dict[str, dict[str, Any]]:
+    """Variants as Post.variants stores them: only the fields sent, media ids checked as the
+    user's own, options checked against each network's schema (unless the caller reports
+    them itself)."""
+    return {
+        provider: _variant_stored(user, provider, variant, check_options=check_options)
+        for provider, variant in variants.items()
+    }
+
+
+def _variant_stored(
+    user: User, provider: str, variant: VariantInput, *, check_options: bool
 ) -> dict[str, Any]:
-    """Variants as stored: only the fields sent, media ids checked as the user's own, options
-    checked against each network's schema (unless the caller reports them itself)."""
-    checked: dict[str, Any] = {}
-    for provider, variant in variants.items():
-        variant = dict(variant)
-        if "mediaIds" in variant:
-            variant["mediaIds"] = _media_check(
-                user, variant["mediaIds"], f"variants.{provider}.mediaIds"
-            )
-        if "thread" in variant:
-            variant["thread"] = _thread_check(
-                user, variant["thread"], f"variants.{provider}.thread"
-            )
-        if "options" in variant and check_options:
-            _options_check(provider, variant["options"])
-        checked[provider] = variant
-    return checked
+    """One variant as stored (its keys: VARIANT_FIELDS and `options`)."""
+    stored: dict[str, Any] = {}
+    for key, value in (
+        ("content", variant.content),
+        ("title", variant.title),
+        ("hashtags", variant.hashtags),
+        ("link", variant.link),
+    ):
+        if value is not UNSET:
+            stored[key] = value
+    if variant.media_ids is not UNSET:
+        stored["mediaIds"] = _media_check(user, variant.media_ids, f"variants.{provider}.mediaIds")
+    if variant.media_urls is not UNSET:
+        stored["mediaUrls"] = list(variant.media_urls)
+    if variant.first_comment is not UNSET:
+        stored["firstComment"] = variant.first_comment
+    if variant.thread is not UNSET:
+        stored["thread"] = _thread_check(user, variant.thread, f"variants.{provider}.thread")
+    if variant.options is not UNSET:
+        if check_options:
+            _options_check(provider, variant.options)
+        stored["options"] = dict(variant.options)
+    return stored
 
 
 def _options_check(provider: str, options: dict[str, Any]) -> None:
@@ -118,17 +125,18 @@ def _options_check(provider: str, options: dict[str, Any]) -> None:
         raise ValidationFailed(details={name: [message] for name, message in refused})
 
 
-def _thread_check(user: User, thread: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+def _thread_check(user: User, thread: list[ThreadPart], name: str) -> list[dict[str, Any]]:
+    """The follow-up parts as Post.thread stores them: `[{content, mediaIds?}]`."""
     parts = []
     for index, part in enumerate(thread):
-        stored: dict[str, Any] = {"content": part["content"]}
-        if part.get("mediaIds"):
-            stored["mediaIds"] = _media_check(user, part["mediaIds"], f"{name}[{index}].mediaIds")
+        stored: dict[str, Any] = {"content": part.content}
+        if part.media_ids:
+            stored["mediaIds"] = _media_check(user, part.media_ids, f"{name}[{index}].mediaIds")
         parts.append(stored)
     return parts
 
 
-def _media_check(user: User, media_ids: list[Any], name: str) -> list[str]:
+def _media_check(user: User, media_ids: list[UUID], name: str) -> list[str]:
     try:
         return media_ids_check(user_id=user.pk, media_ids=[str(m) for m in media_ids])
     except ValidationFailed as error:
@@ -153,7 +161,7 @@ def platform_targets(user: User, platforms: list[str]) -> list[Target]:
     ]
 
 
-def user_post(*, user: User, post_id: uuid.UUID | str, lock: bool = False) -> Post:
+def user_post(*, user: User, post_id: UUID, lock: bool = False) -> Post:
     posts = Post.objects.select_for_update() if lock else Post.objects
     post = posts.filter(pk=post_id, user=user).first()
     if post is None:
@@ -161,8 +169,8 @@ def user_post(*, user: User, post_id: uuid.UUID | str, lock: bool = False) -> Po
     return post
 
 
-def _campaign(user: User, campaign_id: Any) -> Campaign | None:
-    if campaign_id in (None, ""):
+def _campaign(user: User, campaign_id: UUID | None) -> Campaign | None:
+    if campaign_id is None:
         return None
     campaign = Campaign.objects.filter(pk=campaign_id, user=user).first()
     if campaign is None:
@@ -174,11 +182,11 @@ def post_apply(
     *,
     user: User,
     post: Post,
-    fields: dict[str, Any],
-    extra_targets: list[Target] = (),  # type: ignore[assignment]
+    fields: PostInput,
+    extra_targets: Sequence[Target] = (),
 ) -> Post:
-    """Apply the given fields (API names) to the post in memory and validate it against its
-    intended platforms, its waiting records' accounts and `extra_targets`. Nothing is saved."""
+    """Apply the given fields to the post in memory and validate it against its intended
+    platforms, its waiting records' accounts and `extra_targets`. Nothing is saved."""
     post_fill(user=user, post=post, fields=fields)
     targets = platform_targets(user, list(post.platforms)) + list(extra_targets)
     if post.pk and not post._state.adding:
@@ -189,23 +197,36 @@ def post_apply(
     return post
 
 
-def post_fill(
-    *, user: User, post: Post, fields: dict[str, Any], check_options: bool = True
-) -> Post:
-    """Apply the given fields (API names) to the post in memory, the media checked as the
-    user's, the variants' options as their networks' (a 400; the preview reports them as its
-    targets' problems instead); nothing validated against the targets, nothing saved."""
-    for name, value in fields.items():
-        if name == "campaignId":
-            post.campaign = _campaign(user, value)
-        elif name == "mediaIds":
-            post.media_ids = media_ids_check(user_id=user.pk, media_ids=value)
-        elif name == "variants":
-            post.variants = _variants_check(user, value, check_options=check_options)
-        elif name == "thread":
-            post.thread = _thread_check(user, value, "thread")
-        elif name in FIELDS:
-            setattr(post, FIELDS[name], value)
+def post_fill(*, user: User, post: Post, fields: PostInput, check_options: bool = True) -> Post:
+    """Apply the fields given (those not UNSET) to the post in memory, the media checked as
+    the user's, the variants' options as their networks' (a 400; the preview reports them as
+    its targets' problems instead); nothing validated against the targets, nothing saved."""
+    if fields.title is not UNSET:
+        post.title = fields.title
+    if fields.content is not UNSET:
+        post.content = fields.content
+    if fields.hashtags is not UNSET:
+        post.hashtags = fields.hashtags
+    if fields.mentions is not UNSET:
+        post.mentions = fields.mentions
+    if fields.link is not UNSET:
+        post.link = fields.link
+    if fields.media_urls is not UNSET:
+        post.media_urls = list(fields.media_urls)
+    if fields.media_ids is not UNSET:
+        post.media_ids = media_ids_check(
+            user_id=user.pk, media_ids=[str(media_id) for media_id in fields.media_ids]
+        )
+    if fields.platforms is not UNSET:
+        post.platforms = list(dict.fromkeys(fields.platforms))  # each network once
+    if fields.campaign_id is not UNSET:
+        post.campaign = _campaign(user, fields.campaign_id)
+    if fields.variants is not UNSET:
+        post.variants = _variants_check(user, fields.variants, check_options=check_options)
+    if fields.thread is not UNSET:
+        post.thread = _thread_check(user, fields.thread, "thread")
+    if fields.first_comment is not UNSET:
+        post.first_comment = fields.first_comment
     return post
 
 
@@ -237,7 +258,7 @@ def post_counted(post: Post, *, delta: int) -> None:
     PostCounter.objects.filter(user_id=post.user_id).update(total=F("total") + delta)
 
 
-def post_save(*, user: User, fields: dict[str, Any], post_id: Any = None) -> Post:
+def post_save(*, user: User, fields: PostInput, post_id: UUID | None = None) -> Post:
     """Create a post, or edit the user's post `post_id`. A published post cannot be edited;
     editing a scheduled one changes what its waiting records will publish."""
     with transaction.atomic():
@@ -259,7 +280,7 @@ def post_save(*, user: User, fields: dict[str, Any], post_id: Any = None) -> Pos
     return post
 
 
-def post_delete(*, user: User, post_id: Any) -> None:
+def post_delete(*, user: User, post_id: UUID) -> None:
     """Remove the post and its records. A record being published at this moment finishes at
     the platform; its result finds no row and nothing is published again."""
     with transaction.atomic():

@@ -1,9 +1,11 @@
 """The preview (social.md section 9): exactly what each target would be sent, part by part,
 how long each network counts it, and what it would refuse; nothing stored, nothing sent."""
 
-from typing import Any
+from dataclasses import dataclass
+from uuid import UUID
 
 from accounts.models import User
+from social.content.inputs import PostInput
 from social.content.services.composition import Part, Target, parts_of, target_problems
 from social.content.services.posts import (
     account_target,
@@ -16,18 +18,48 @@ from social.content.services.posts import (
 )
 from social.models import Post
 from social.networks import NETWORKS
-from social.providers.base import Adapter
+from social.providers.base import Adapter, MediaFile
+from social.providers.text import Problem
 from social.selectors import user_accounts
+
+
+@dataclass(frozen=True, slots=True)
+class PartPreview:
+    """One part as the network would be sent it: `text` exactly as sent (the adapter's own
+    `sent_text`, which publishing uses too), `display` as readers see it, its media."""
+
+    kind: str
+    text: str
+    display: str
+    media: tuple[MediaFile, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TargetPreview:
+    """What one target would be sent, how long its network counts the post, and what it
+    would refuse (`problems`: (field, message) each)."""
+
+    provider: str
+    account_id: str | None
+    parts: list[PartPreview]
+    used: int
+    limit: int
+    counts_by: str
+    problems: list[Problem]
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
 
 
 def post_preview(
     *,
     user: User,
-    fields: dict[str, Any],
-    post_id: Any = None,
-    account_ids: list[Any] | None = None,
+    fields: PostInput,
+    post_id: UUID | None = None,
+    account_ids: list[UUID] | None = None,
     platforms: list[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[TargetPreview]:
     """Each target's preview: the accounts named, else the platforms named, else the post's
     own platforms and waiting records. The post (a saved one with `fields` applied over it, or
     `fields` alone) is never saved."""
@@ -38,7 +70,7 @@ def post_preview(
             account_target(account) for account in user_accounts(user=user, account_ids=account_ids)
         ]
     elif platforms:
-        targets = platform_targets(user, platforms)
+        targets = platform_targets(user, list(dict.fromkeys(platforms)))
     else:
         targets = platform_targets(user, list(post.platforms))
         if post_id:
@@ -47,31 +79,22 @@ def post_preview(
     return [_target_preview(post, target, require_alt=require_alt) for target in targets]
 
 
-def _part(part: Part, adapter: Adapter) -> dict[str, Any]:
-    """`text` as the platform is sent it (the adapter's own `sent_text`, which publishing
-    uses too); `display` as readers see it, for rendering."""
-    media = [{"url": media.url, "alt": media.alt} for media in part.content.media]
+def _part(part: Part, adapter: Adapter) -> PartPreview:
     text = adapter.sent_text(part.content.text, kind=part.kind)
-    return {"kind": part.kind, "text": text, "display": part.content.text, "media": media}
+    return PartPreview(part.kind, text, part.content.text, tuple(part.content.media))
 
 
-def _target_preview(post: Post, target: Target, *, require_alt: bool) -> dict[str, Any]:
+def _target_preview(post: Post, target: Target, *, require_alt: bool) -> TargetPreview:
     platform = NETWORKS[target.provider]
     limits = {**platform.limits, **target.limits}
     draft = draft_of(post, target.provider)
     parts = parts_of(draft, target.provider)
-    problems = target_problems(draft, target, require_alt=require_alt)
-    preview: dict[str, Any] = {"provider": target.provider}
-    if target.account_id:
-        preview["accountId"] = target.account_id
-    preview.update(
+    return TargetPreview(
+        provider=target.provider,
+        account_id=target.account_id or None,
         parts=[_part(part, platform.adapter) for part in parts],
-        counts={
-            "used": platform.adapter.length(parts[0].content.text, limits),
-            "limit": int(limits["maxCharacters"]),
-            "countsBy": limits.get("countsBy", "characters"),
-        },
-        valid=not problems,
-        problems=[{"field": name, "message": message} for name, message in problems],
+        used=platform.adapter.length(parts[0].content.text, limits),
+        limit=int(limits["maxCharacters"]),
+        counts_by=limits.get("countsBy", "characters"),
+        problems=target_problems(draft, target, require_alt=require_alt),
     )
-    return preview

@@ -16,12 +16,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from social.content import posts_live
+from social.error_objects import HistoryOutcome
 from social.models import RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
 
@@ -43,8 +45,8 @@ class CapUse:
     resets_at: datetime | None
 
 
-def _published_in_window(account_ids: list[Any], now: datetime) -> dict[Any, list[datetime]]:
-    found: dict[Any, list[datetime]] = defaultdict(list)
+def _published_in_window(account_ids: list[UUID], now: datetime) -> dict[UUID, list[datetime]]:
+    found: dict[UUID, list[datetime]] = defaultdict(list)
     rows = (
         ScheduledRecord.objects.filter(
             account_id__in=account_ids,
@@ -60,8 +62,8 @@ def _published_in_window(account_ids: list[Any], now: datetime) -> dict[Any, lis
     return found
 
 
-def _publishing(account_ids: list[Any], exclude: set[Any]) -> dict[Any, int]:
-    counts: dict[Any, int] = defaultdict(int)
+def _publishing(account_ids: list[UUID], exclude: set[UUID]) -> dict[UUID, int]:
+    counts: dict[UUID, int] = defaultdict(int)
     rows = ScheduledRecord.objects.filter(
         account_id__in=account_ids, status=RecordStatus.PUBLISHING
     ).values_list("account_id", "pk")
@@ -104,7 +106,7 @@ def records_admit(records: list[ScheduledRecord]) -> list[ScheduledRecord]:
         )
         published = _published_in_window(account_ids, now)
         publishing = _publishing(account_ids, mine)
-        admitted: dict[Any, int] = defaultdict(int)
+        admitted: dict[UUID, int] = defaultdict(int)
         for record in sorted(capped, key=lambda r: (r.due_at, str(r.pk))):
             limit = cap_of(record.provider) or 0
             times = published[record.account_id]
@@ -132,7 +134,7 @@ def _defer(record: ScheduledRecord, *, now: datetime, until: datetime, limit: in
     )
     entry = {
         "at": now.isoformat(),
-        "outcome": "deferred",
+        "outcome": HistoryOutcome.DEFERRED,
         "until": until.isoformat(),
         "error": message,
         "category": "account_limit",

@@ -13,7 +13,7 @@ else takes the first slot after the previous record's time (and after now).
 """
 
 from datetime import datetime, timedelta
-from typing import Any
+from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from django.db import connection, transaction
@@ -22,11 +22,13 @@ from django.utils import timezone
 
 from accounts.models import User
 from core.errors import ValidationFailed
+from social.content import PostInput
 from social.errors import QueueEmpty, QueueFull, QueueNotEmpty
 from social.lifecycle import records_moving
 from social.models import AccountQueue, RecordStatus, ScheduledRecord, SocialAccount
 from social.planning.selectors import best_times, queue_account, queue_records
 from social.planning.services.records import MAX_DAYS_AHEAD, Scheduled, schedule, zone_of
+from social.planning.services.recurrence import RecurrenceInput
 from social.planning.wallclock import Week, slots_sorted
 from social.selectors import settings_for, user_accounts
 
@@ -35,7 +37,7 @@ FREE_SLOT_WINDOW = timedelta(days=28)  # the taken slots read at a time while lo
 WRITE_BATCH = 250  # records re-timed in one UPDATE (SQLite's bound parameters stay few)
 
 
-def _locked(accounts: list[SocialAccount]) -> dict[Any, AccountQueue]:
+def _locked(accounts: list[SocialAccount]) -> dict[UUID, AccountQueue]:
     """The accounts' queues, row-locked until the transaction ends, in one order for every
     request (no two requests wait on each other's locks in opposite orders)."""
     rows = AccountQueue.objects.select_for_update().filter(account__in=accounts)
@@ -81,11 +83,11 @@ def _slot_for(queue: AccountQueue, position: str, now: datetime) -> datetime:
 def queue_add(
     *,
     user: User,
-    account_ids: list[Any],
-    fields: dict[str, Any],
-    post_id: Any = None,
+    account_ids: list[UUID],
+    fields: PostInput,
+    post_id: UUID | None = None,
     position: str = "last",
-    recurrence: dict[str, Any] | None = None,
+    recurrence: RecurrenceInput | None = None,
 ) -> Scheduled:
     """Add the post (`post_id`, or a new one from `fields`) to each account's queue: a waiting
     record marked `queued` at the account's next slot (`position`). An account without slots:
@@ -116,7 +118,7 @@ def queue_add(
 def queue_update(
     *,
     user: User,
-    account_id: Any,
+    account_id: UUID,
     zone_name: str | None = None,
     paused: bool | None = None,
     slots: list[dict[str, str]] | None = None,
@@ -149,7 +151,7 @@ def _reslot(queue: AccountQueue, now: datetime) -> int:
     if not queue.slots:
         return 0
     week = _week(queue)
-    moves: dict[Any, datetime] = {}
+    moves: dict[UUID | str, datetime] = {}
     previous = now
     for pk, at in queue_records(account_id=queue.account_id).values_list("pk", "scheduled_time"):
         if at > previous and week.holds(at):
@@ -160,7 +162,7 @@ def _reslot(queue: AccountQueue, now: datetime) -> int:
     return len(moves)
 
 
-def _times_write(moves: dict[Any, datetime], now: datetime) -> None:
+def _times_write(moves: dict[UUID | str, datetime], now: datetime) -> None:
     """Give waiting queued records new times in a few statements. They leave the slot index
     first (`queued` off), so that a record may take a time another of them still holds."""
     ids = list(moves)
@@ -192,7 +194,7 @@ def _times_write(moves: dict[Any, datetime], now: datetime) -> None:
         )
 
 
-def queue_reorder(*, user: User, account_id: Any, record_ids: list[Any]) -> AccountQueue:
+def queue_reorder(*, user: User, account_id: UUID, record_ids: list[UUID]) -> AccountQueue:
     """Put the account's waiting queued records in the order of `record_ids` (every one of
     them, once): the slots they hold are handed out again in that order."""
     account = queue_account(user=user, account_id=account_id)
@@ -220,7 +222,7 @@ def queue_reorder(*, user: User, account_id: Any, record_ids: list[Any]) -> Acco
     return queue
 
 
-def queue_slots_suggest(*, user: User, account_id: Any) -> AccountQueue:
+def queue_slots_suggest(*, user: User, account_id: UUID) -> AccountQueue:
     """Fill an empty queue (no slots) with the account's best times (best_times); a queue that
     has slots: 409 queue_not_empty."""
     account = queue_account(user=user, account_id=account_id)

@@ -1,28 +1,28 @@
-"""Scheduled records: a post placed on its targets, for later or (publish_now) at once, moved,
-cancelled and retried (social.md section 4). Targets are checked first, then records written.
+"""Scheduled records placed: a post on its targets, for later or (publish_now) at once
+(social.md section 4). Targets are checked first, then records written. What happens to a
+record afterwards (moved, cancelled, retried) is record_changes.py.
 
 A scheduled record is one (post, account) target. At most one record holds a target
 (waiting, publishing, published or unconfirmed; a database constraint): scheduling a post
 again to an account moves its waiting record, and a target already published is 409.
 """
 
-import uuid
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
 from core.errors import ValidationFailed
+from core.inputs import UNSET
 from notifications import events
 from social.content import (
+    PostInput,
     account_target,
-    draft_of,
-    parts_missing,
     post_apply,
     post_counted,
     post_scheduled_fresh,
@@ -35,14 +35,8 @@ from social.errors import (
     NonexistentLocalTime,
     PlatformAmbiguous,
     PlatformNotConnected,
-    RecordNotFound,
-    RecordNotScheduled,
 )
-from social.lifecycle import (
-    post_saved_emit,
-    record_moved_emit,
-    records_cancelled_emit,
-)
+from social.lifecycle import post_saved_emit
 from social.models import (
     HOLDING_STATUSES,
     AccountStatus,
@@ -52,9 +46,8 @@ from social.models import (
     SocialAccount,
 )
 from social.planning.services.recurrence import (
+    RecurrenceInput,
     recurrence_read,
-    series_continue,
-    series_end,
     series_save,
 )
 from social.selectors import settings_for, user_accounts
@@ -124,7 +117,7 @@ def platform_accounts(*, user: User, platforms: list[str]) -> list[SocialAccount
     return [by_provider[p][0] for p in dict.fromkeys(platforms)]
 
 
-def _holding(post: Post, accounts: list[SocialAccount]) -> dict[Any, ScheduledRecord]:
+def _holding(post: Post, accounts: list[SocialAccount]) -> dict[UUID, ScheduledRecord]:
     """The records that hold these targets now, by account; 409 when one already published
     (or is publishing, or ended unconfirmed: publishing again could duplicate it)."""
     if post._state.adding:
@@ -142,8 +135,8 @@ def _holding(post: Post, accounts: list[SocialAccount]) -> dict[Any, ScheduledRe
 
 
 def post_with_targets(
-    *, user: User, post_id: Any, fields: dict[str, Any], accounts: list[SocialAccount]
-) -> tuple[Post, dict[Any, ScheduledRecord]]:
+    *, user: User, post_id: UUID | None, fields: PostInput, accounts: list[SocialAccount]
+) -> tuple[Post, dict[UUID, ScheduledRecord]]:
     """In the caller's transaction: the post, created from `fields` or the user's `post_id`
     updated with them, validated against its targets and these accounts, saved (and counted
     when new); and the records that already hold these targets, by account."""
@@ -151,7 +144,7 @@ def post_with_targets(
         post = Post(user=user)
     else:
         post = user_post(user=user, post_id=post_id, lock=True)
-        if "content" not in fields and not post.content:
+        if fields.content is UNSET and not post.content:
             raise ValidationFailed(details={"content": ["This field is required."]})
     post_apply(
         user=user, post=post, fields=fields, extra_targets=[account_target(a) for a in accounts]
@@ -166,7 +159,7 @@ def post_with_targets(
 
 
 def record_of(
-    post: Post, account: SocialAccount, holding: dict[Any, ScheduledRecord]
+    post: Post, account: SocialAccount, holding: dict[UUID, ScheduledRecord]
 ) -> ScheduledRecord:
     """The account's record of the post: the one holding the target, or a new one."""
     return holding.get(account.pk) or ScheduledRecord(
@@ -174,7 +167,7 @@ def record_of(
     )
 
 
-def _record_time(record: ScheduledRecord, when: datetime) -> None:
+def record_time_set(record: ScheduledRecord, when: datetime) -> None:
     """Set a waiting record's time; a retry the platform made wait (Retry-After, backoff) is
     never brought forward by it."""
     record.scheduled_time = when
@@ -196,12 +189,12 @@ class Scheduled:
 def schedule_to_accounts(
     *,
     user: User,
-    account_ids: list[Any],
+    account_ids: list[UUID],
     scheduled_time: str,
     zone_name: str | None,
-    fields: dict[str, Any],
-    post_id: Any = None,
-    recurrence: dict[str, Any] | None = None,
+    fields: PostInput,
+    post_id: UUID | None = None,
+    recurrence: RecurrenceInput | None = None,
 ) -> Scheduled:
     """Shape A: the post to these accounts of the user, at `scheduled_time` (read in
     `zone_name` when it has no offset), recurring by `recurrence` (read in the same zone)."""
@@ -222,7 +215,7 @@ def schedule_to_accounts(
 
 
 def schedule_to_platforms(
-    *, user: User, platforms: list[str], scheduled_at: str, fields: dict[str, Any]
+    *, user: User, platforms: list[str], scheduled_at: str, fields: PostInput
 ) -> Scheduled:
     """Shape B: a new post to the user's one connected account on each platform."""
     when = resolve_time(scheduled_at, zone_name=None, user=user, field="scheduledAt")
@@ -235,16 +228,16 @@ def schedule(
     user: User,
     accounts: list[SocialAccount],
     when: datetime,
-    fields: dict[str, Any],
-    post_id: Any = None,
-    times: Mapping[Any, datetime] | None = None,
+    fields: PostInput,
+    post_id: UUID | None = None,
+    times: Mapping[UUID, datetime] | None = None,
     queued: bool = False,
-    recurrence: dict[str, Any] | None = None,
+    recurrence: RecurrenceInput | None = None,
     zone: zoneinfo.ZoneInfo | None = None,
 ) -> Scheduled:
     """Schedule the post to the accounts at `when` (UTC), or at an account's own time in
     `times` (the queue's slots, `queued` marking the records): a waiting record of the same
-    target is moved, never duplicated. With `recurrence` (`{rule, until?, count?}`) the post
+    target is moved, never duplicated. With `recurrence` (its rule, until, count) the post
     recurs, `when` being its first occurrence and the rule read in `zone`. Emits
     `post.scheduled`."""
     times = times or {}
@@ -270,7 +263,7 @@ def schedule(
         records = []
         for account in accounts:
             record = record_of(post, account, holding)
-            _record_time(record, times.get(account.pk, when))
+            record_time_set(record, times.get(account.pk, when))
             record.queued = queued  # a time of its own takes a record out of the queue
             if series is not None:
                 record.series = series
@@ -292,130 +285,3 @@ def schedule(
     if post_id is not None:
         post.refresh_from_db()
     return Scheduled(post=post, records=records, scheduled_at=when)
-
-
-def _user_record(user: User, record_id: uuid.UUID) -> ScheduledRecord:
-    record = (
-        ScheduledRecord.objects.select_for_update()
-        .filter(pk=record_id, user=user)
-        .select_related("account")
-        .first()
-    )
-    if record is None:
-        raise RecordNotFound()
-    if record.status != RecordStatus.SCHEDULED:
-        raise RecordNotScheduled(details={"status": record.status})
-    return record
-
-
-def record_move(
-    *, user: User, record_id: uuid.UUID, scheduled_time: str, zone_name: str | None
-) -> ScheduledRecord:
-    """Move the user's waiting record to `scheduled_time` (read in `zone_name` when it has no
-    offset)."""
-    when = resolve_time(scheduled_time, zone_name=zone_name, user=user, field="scheduledTime")
-    with transaction.atomic():
-        record = _user_record(user, record_id)
-        expires = record.account.expires_at
-        if expires is not None and expires < when:
-            raise AccountExpiresBefore(details={"accountIds": [str(record.account_id)]})
-        previous = record.scheduled_time
-        _record_time(record, when)
-        record.queued = False  # a time of its own: its queue slot is free again
-        record.save(
-            update_fields=["scheduled_time", "due_at", "next_attempt_at", "queued", "updated_at"]
-        )
-        record_moved_emit(record, previous=previous)
-    return record
-
-
-def record_cancel(*, user: User, record_id: uuid.UUID, series: bool = False) -> ScheduledRecord:
-    """Cancel the user's waiting record (a queued one frees its slot; an occurrence of a
-    series is skipped: the next one is created). With `series`, a record of a recurring post
-    ends its series: its waiting occurrences are cancelled and no other comes."""
-    with transaction.atomic():
-        if series:
-            found = ScheduledRecord.objects.filter(pk=record_id, user=user).first()
-            if found is None:
-                raise RecordNotFound()
-            if found.series_id is not None:
-                series_end(series_id=found.series_id)
-                waiting = found.status == RecordStatus.SCHEDULED
-                found.refresh_from_db()
-                if waiting and found.status == RecordStatus.CANCELLED:
-                    records_cancelled_emit([found], reason="series_ended")
-                return found
-        record = _user_record(user, record_id)
-        record.status = RecordStatus.CANCELLED
-        record.save(update_fields=["status", "updated_at"])
-        records_cancelled_emit([record], reason="cancelled")
-        post_status_refresh(record.post_id)
-        if record.series_id is not None:
-            series_continue([record])
-    return record
-
-
-def records_parts_end(account: Any, *, reason: str) -> int:
-    """The account's published records whose later parts wait (and are not being attempted
-    now): no further attempt, their warnings naming what is missing, with `reason`; how many
-    (in the caller's transaction: a disconnect)."""
-    waiting = ScheduledRecord.objects.filter(
-        account=account,
-        status=RecordStatus.PUBLISHED,
-        next_attempt_at__isnull=False,
-        claim__isnull=True,
-    ).select_related("post")
-    ended = 0
-    for record in waiting:
-        warnings = parts_missing(
-            draft_of(record.post, record.provider),
-            record.provider,
-            list(record.parts),
-            reason=reason,
-        )
-        ended += ScheduledRecord.objects.filter(pk=record.pk, claim__isnull=True).update(
-            next_attempt_at=None,
-            outcome_unknown=False,
-            error_code="",
-            error=reason,
-            warnings=warnings,
-            updated_at=timezone.now(),
-        )
-    return ended
-
-
-def account_records_cancel(account: SocialAccount) -> int:
-    """A disconnected account's waiting records (inside the disconnect's transaction); the
-    later parts its published records still wait to send end too (social.md section 9)."""
-    records_parts_end(account, reason="the account was disconnected.")
-    waiting = ScheduledRecord.objects.filter(account=account, status=RecordStatus.SCHEDULED)
-    records = list(waiting)
-    post_ids = {record.post_id for record in records}
-    records_cancelled_emit(records, reason="account_disconnected")
-    cancelled = waiting.update(status=RecordStatus.CANCELLED, updated_at=timezone.now())
-    for post_id in post_ids:
-        post_status_refresh(post_id)
-    return cancelled
-
-
-def record_retry(*, record: ScheduledRecord) -> bool:
-    """An operator's retry of a failed record: waiting again, due now, with fresh attempts
-    (its history is kept). Whether it changed."""
-    now = timezone.now()
-    entry: dict[str, Any] = {"at": now.isoformat(), "outcome": "retry_requested"}
-    with transaction.atomic():
-        changed = ScheduledRecord.objects.filter(pk=record.pk, status=RecordStatus.FAILED).update(
-            status=RecordStatus.SCHEDULED,
-            due_at=now,
-            next_attempt_at=now,
-            attempts=0,
-            error="",
-            error_code="",
-            # A series went on without it (its next occurrence waits): retried on its own.
-            series=None,
-            history=[*record.history, entry],
-            updated_at=now,
-        )
-        if changed:
-            post_status_refresh(record.post_id)
-    return bool(changed)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import islice
-from typing import Any
+from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from django.db import transaction
@@ -49,6 +49,16 @@ MAX_COUNT = 1000
 LOOKUP_MARGIN = timedelta(seconds=61)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecurrenceInput:
+    """A post's recurrence as its writer gives it: an RFC 5545 rule, `until` an ISO date or
+    date and time as written, `count` the occurrences on each account."""
+
+    rule: str
+    until: str | None = None
+    count: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Recurrence:
     rule: str
@@ -56,13 +66,13 @@ class Recurrence:
     count: int | None = None
 
 
-def recurrence_read(value: dict[str, Any], *, zone: ZoneInfo, starts_at: datetime) -> Recurrence:
-    """`{rule, until?, count?}` as the API takes it: the rule checked (wallclock) and occurring
-    again within the horizon after `starts_at` (a walk never goes further), `until` an
-    ISO date (through the end of that local day) or date and time (without an offset, read in
-    `zone`), not before the first occurrence; `count` 1 to MAX_COUNT occurrences."""
+def recurrence_read(value: RecurrenceInput, *, zone: ZoneInfo, starts_at: datetime) -> Recurrence:
+    """The recurrence checked: the rule (wallclock) occurring again within the horizon after
+    `starts_at` (a walk never goes further), `until` an ISO date (through the end of that
+    local day) or date and time (without an offset, read in `zone`), not before the first
+    occurrence; `count` 1 to MAX_COUNT occurrences."""
     try:
-        rule = rule_normalized(str(value.get("rule") or ""))
+        rule = rule_normalized(value.rule)
     except RuleError as error:
         raise ValidationFailed(details={"recurrence.rule": [str(error)]}) from None
     if next(rule_times(rule, zone, starts_at, starts_at), None) is None:
@@ -71,19 +81,19 @@ def recurrence_read(value: dict[str, Any], *, zone: ZoneInfo, starts_at: datetim
             f"({iso(starts_at)})."
         )
         raise ValidationFailed(details={"recurrence.rule": [message]})
-    until = _until(value.get("until"), zone)
+    until = _until(value.until, zone)
     if until is not None and until < starts_at:
         raise ValidationFailed(details={"recurrence.until": ["Before the first occurrence."]})
-    count = value.get("count")
-    if count is not None and (not isinstance(count, int) or not 1 <= count <= MAX_COUNT):
+    count = value.count
+    if count is not None and not 1 <= count <= MAX_COUNT:
         raise ValidationFailed(details={"recurrence.count": [f"1 to {MAX_COUNT}."]})
     return Recurrence(rule=rule, until=until, count=count)
 
 
-def _until(value: Any, zone: ZoneInfo) -> datetime | None:
-    if value in (None, ""):
+def _until(value: str | None, zone: ZoneInfo) -> datetime | None:
+    if not value:
         return None
-    text = str(value).strip()
+    text = value.strip()
     try:
         if len(text) == 10:
             return local_end_of(date.fromisoformat(text), zone)
@@ -208,7 +218,7 @@ def series_after_outcomes(emitted: list[events.Event]) -> None:
     series_continue(list(ended), actor=events.SYSTEM)  # after the platform's answer
 
 
-def series_end(*, series_id: Any, now: datetime | None = None) -> int:
+def series_end(*, series_id: UUID, now: datetime | None = None) -> int:
     """End a series: no occurrence after this, its waiting ones cancelled (one being published
     finishes); how many were cancelled. In a transaction of its own or the caller's."""
     now = now or timezone.now()
@@ -228,12 +238,6 @@ def series_end(*, series_id: Any, now: datetime | None = None) -> int:
 # --- What a post record shows -----------------------------------------------------------------
 
 
-def recurrence_data(series: Series | None) -> dict[str, Any] | None:
-    if series is None:
-        return None
-    return {"rule": series.rule, "until": iso(series.until), "count": series.count}
-
-
 def occurrences_next(post: Post, *, limit: int = NEXT_OCCURRENCES) -> list[datetime]:
     """The post's next occurrences (UTC, at most `limit`): each account's waiting one, then the
     rule's after it within `until` and `count`. Reads the post's records as loaded (the lists
@@ -242,7 +246,7 @@ def occurrences_next(post: Post, *, limit: int = NEXT_OCCURRENCES) -> list[datet
     if series is None or series.ended_at is not None:
         return []
     records = [record for record in post.records.all() if record.series_id == series.pk]
-    made: dict[Any, int] = defaultdict(int)
+    made: dict[UUID, int] = defaultdict(int)
     for record in records:
         made[record.account_id] += 1
     zone = ZoneInfo(series.time_zone)

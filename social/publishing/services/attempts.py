@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from django.db import DatabaseError, transaction
 from django.utils import timezone
@@ -40,6 +41,7 @@ from social.publishing.services.calls import attempt_call, published_post
 from social.publishing.services.job import (
     Job,
     Outcome,
+    OutcomeStatus,
 )
 from social.publishing.services.settle import jobs_settle
 from social.selectors import settings_for_users
@@ -184,7 +186,7 @@ def _taken(jobs: list[Job]) -> None:
         )
 
 
-def record_processing_continue(*, record_id: Any, claim: Any) -> str:
+def record_processing_continue(*, record_id: UUID | str, claim: UUID | str) -> str:
     """The next look at a video the platform is processing, from a task (`_hold` queued it):
     the same attempt goes on, if the record is still under that claim; its status after."""
     record = (
@@ -234,7 +236,7 @@ def _settle_alone(job: Job) -> Outcome:
             post_id=str(record.post_id),
             account_id=str(record.account_id),
             provider=record.provider,
-            status="Lost",
+            status=OutcomeStatus.LOST,
             success=False,
             error_code="settle_failed",
             error="The result could not be saved.",

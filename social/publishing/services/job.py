@@ -5,6 +5,7 @@ scheduler's configuration (social/conf.py)."""
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from django.utils import timezone
@@ -101,13 +102,27 @@ class Job:
         )
 
 
+class OutcomeStatus(StrEnum):
+    """What an attempt's outcome says of its record: the record's status once its result is
+    written (RecordStatus), or LOST, a result nothing recorded (another run took the record
+    over, or writing it failed): never stored, answered by publish now and a scheduler run."""
+
+    SCHEDULED = RecordStatus.SCHEDULED.value
+    PUBLISHING = RecordStatus.PUBLISHING.value
+    PUBLISHED = RecordStatus.PUBLISHED.value
+    FAILED = RecordStatus.FAILED.value
+    CANCELLED = RecordStatus.CANCELLED.value
+    UNCONFIRMED = RecordStatus.UNCONFIRMED.value
+    LOST = "Lost"
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     record_id: str
     post_id: str
     account_id: str
     provider: str
-    status: str
+    status: OutcomeStatus
     success: bool
     url: str = ""
     provider_post_id: str = ""
@@ -115,6 +130,38 @@ class Outcome:
     error: str = ""
     retry_at: datetime | None = None
     attempts: int = 0
+
+
+def outcome_of(job: Job, *, won: bool) -> Outcome:
+    """What an attempt answers once its result is written: the record as it now stands
+    (`won`: written under its claim), a video still processing, or LOST."""
+    record = job.record
+    if job.pending and won:
+        return Outcome(
+            record_id=str(record.pk),
+            post_id=str(record.post_id),
+            account_id=str(record.account_id),
+            provider=record.provider,
+            status=OutcomeStatus.PUBLISHING,
+            success=False,
+            error_code="processing",
+            error="The platform is processing the video: the post is published once it is done.",
+            attempts=record.attempts,
+        )
+    return Outcome(
+        record_id=str(record.pk),
+        post_id=str(record.post_id),
+        account_id=str(record.account_id),
+        provider=record.provider,
+        status=OutcomeStatus(record.status) if won else OutcomeStatus.LOST,
+        success=won and record.status == RecordStatus.PUBLISHED,
+        url=record.url,
+        provider_post_id=record.provider_post_id,
+        error_code=record.error_code if won else "lease_lost",
+        error=record.error,
+        retry_at=record.next_attempt_at,
+        attempts=record.attempts,
+    )
 
 
 def part_key(record: ScheduledRecord, index: int) -> str:

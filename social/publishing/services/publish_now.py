@@ -4,23 +4,23 @@ transaction, then attempted at once, concurrently, as the scheduler attempts its
 
 import uuid
 from datetime import timedelta
-from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
 from social.conf import scheduler_config
-from social.content import post_status_refresh
+from social.content import PostInput, post_status_refresh
 from social.models import Post, RecordStatus, ScheduledRecord
 from social.planning import post_with_targets, record_of, records_admit
 from social.publishing.services.attempts import records_attempt
-from social.publishing.services.job import Outcome
+from social.publishing.services.job import Outcome, OutcomeStatus
 from social.selectors import user_accounts
 
 
 def publish_now(
-    *, user: User, account_ids: list[Any], fields: dict[str, Any], post_id: Any = None
+    *, user: User, account_ids: list[UUID], fields: PostInput, post_id: UUID | None = None
 ) -> tuple[Post, list[Outcome]]:
     """Publish the post (created from `fields`, or the user's `post_id` updated with them) to
     the accounts at once, concurrently. Every target is validated before anything is sent."""
@@ -56,7 +56,7 @@ def _deferred(record: ScheduledRecord) -> Outcome:
         post_id=str(record.post_id),
         account_id=str(record.account_id),
         provider=record.provider,
-        status=record.status,
+        status=OutcomeStatus(record.status),
         success=False,
         error_code=record.error_code,
         error=record.error,

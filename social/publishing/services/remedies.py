@@ -24,7 +24,7 @@ from accounts.models import User
 from core.errors import ValidationFailed
 from notifications import events
 from social.content import post_status_refresh, record_parts
-from social.error_objects import record_error
+from social.error_objects import HistoryOutcome, record_error
 from social.errors import (
     AccountNotConnected,
     AccountNotFound,
@@ -42,7 +42,7 @@ from social.outcomes import CATEGORIES
 RETRY_LIMIT = 1000  # failed records one filtered retry takes (a repeat takes the rest)
 
 
-def _locked_record(user: User, record_id: Any) -> ScheduledRecord:
+def _locked_record(user: User, record_id: uuid.UUID) -> ScheduledRecord:
     record = (
         ScheduledRecord.objects.select_for_update(of=("self",))
         .select_related("account")
@@ -95,7 +95,7 @@ def _waiting_again(record: ScheduledRecord, *, now: datetime, entry: dict[str, A
 def _scheduled_again(records: Iterable[ScheduledRecord], *, now: datetime) -> None:
     """`post.scheduled` for each post whose records wait again (webhooks), and the posts'
     statuses (the live feed's `post` events)."""
-    by_post: dict[Any, list[ScheduledRecord]] = defaultdict(list)
+    by_post: dict[uuid.UUID, list[ScheduledRecord]] = defaultdict(list)
     for record in records:
         by_post[record.post_id].append(record)
     for post_id, mine in by_post.items():
@@ -120,24 +120,33 @@ def record_retry(*, user: User, record_id: uuid.UUID) -> ScheduledRecord:
         if record.status != RecordStatus.FAILED:
             raise RecordNotFailed(details={"status": record.status})
         _connected(record)
-        entry = {"at": now.isoformat(), "outcome": "retried", "by": "user"}
+        entry = {"at": now.isoformat(), "outcome": HistoryOutcome.RETRIED, "by": "user"}
         _waiting_again(record, now=now, entry=entry)
         _scheduled_again([record], now=now)
     return record
 
 
 @dataclass(frozen=True, slots=True)
+class Skipped:
+    """A failed record a filtered retry left alone, and why: `account_not_connected`, or
+    `already_scheduled` (another record holds its target)."""
+
+    record_id: uuid.UUID
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Retried:
     retried: int
-    skipped: list[dict[str, Any]]  # [{recordId, reason}]: failed records it did not retry
+    skipped: list[Skipped]
 
 
 def records_retry(
     *,
     user: User,
-    account_id: Any = None,
+    account_id: uuid.UUID | None = None,
     category: str | None = None,
-    post_id: Any = None,
+    post_id: uuid.UUID | None = None,
 ) -> Retried:
     """Retry every failed record of the user that matches (all of them without a filter): an
     account's, a post's, those whose error is of `category`. A record whose account is not
@@ -158,7 +167,7 @@ def records_retry(
         failed = failed.filter(post_id=post_id)
     now = timezone.now()
     retried: list[ScheduledRecord] = []
-    skipped: list[dict[str, Any]] = []
+    skipped: list[Skipped] = []
     with transaction.atomic():
         candidates = (
             failed.select_for_update(of=("self",))
@@ -170,13 +179,13 @@ def records_retry(
             if category is not None and (error or {}).get("category") != category:
                 continue
             if record.account.status != AccountStatus.CONNECTED:
-                skipped.append({"recordId": str(record.pk), "reason": "account_not_connected"})
+                skipped.append(Skipped(record.pk, "account_not_connected"))
                 continue
-            entry = {"at": now.isoformat(), "outcome": "retried", "by": "user"}
+            entry = {"at": now.isoformat(), "outcome": HistoryOutcome.RETRIED, "by": "user"}
             try:
                 _waiting_again(record, now=now, entry=entry)
             except TargetTaken:
-                skipped.append({"recordId": str(record.pk), "reason": "already_scheduled"})
+                skipped.append(Skipped(record.pk, "already_scheduled"))
                 continue
             retried.append(record)
         _scheduled_again(retried, now=now)
@@ -199,7 +208,7 @@ def record_resolve(
     now = timezone.now()
     entry: dict[str, Any] = {
         "at": now.isoformat(),
-        "outcome": "resolved",
+        "outcome": HistoryOutcome.RESOLVED,
         "action": action,
         "by": "user",
     }

@@ -28,6 +28,7 @@ from django.utils import timezone
 from core import metrics
 from social.conf import scheduler_config
 from social.content import posts_live_of, posts_records
+from social.error_objects import HistoryOutcome
 from social.models import RecordStatus, ScheduledRecord
 from social.planning import records_admit
 from social.publishing.services.attempts import records_attempt
@@ -89,7 +90,7 @@ def _reap(stale: QuerySet[ScheduledRecord], *, held: str, now: datetime) -> int:
             # Written when it was claimed (or its lease renewed): what the dead attempt made
             # is not older, so its lookup reads back to here.
             "began": claimed.isoformat(),
-            "outcome": "lease_expired",
+            "outcome": HistoryOutcome.LEASE_EXPIRED,
             "error": "The worker stopped before the platform's answer was recorded.",
         }
         reaped += ScheduledRecord.objects.filter(pk=pk, status=held, claim=claim).update(

@@ -5,6 +5,7 @@ import logging
 import random
 from datetime import datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.utils import timezone
 
@@ -20,6 +21,7 @@ from social.content import (
     posts_outcome_refresh,
     record_parts,
 )
+from social.error_objects import HistoryOutcome
 from social.lifecycle import record_failure_event
 from social.models import RecordStatus
 from social.networks import NETWORKS
@@ -30,6 +32,7 @@ from social.publishing.services.job import (
     RECORDS,
     Job,
     Outcome,
+    outcome_of,
 )
 
 logger = logging.getLogger(__name__)
@@ -56,7 +59,7 @@ def jobs_settle(jobs: list[Job]) -> list[Outcome]:
     if ended:
         posts_outcome_refresh(job.record for job in ended)
         _announce(ended)
-    return [_outcome(job, job.record.pk in written) for job in jobs]
+    return [outcome_of(job, won=job.record.pk in written) for job in jobs]
 
 
 def _hold(job: Job) -> bool:
@@ -72,7 +75,7 @@ def _hold(job: Job) -> bool:
             "attempt": record.attempts + 1,
             "at": now.isoformat(),
             "began": job.began.isoformat(),
-            "outcome": "processing",
+            "outcome": HistoryOutcome.PROCESSING,
         }
         changes["history"] = [*record.history, began]
     renewed = RECORDS.renew(record, seconds=delay + scheduler_config().lease_seconds, **changes)
@@ -132,7 +135,7 @@ def _result(job: Job) -> dict[str, Any]:
             error_code="",
             warnings=[],
         )
-        entry.update(outcome="published", found=job.found, url=job.published.url)
+        entry.update(outcome=HistoryOutcome.PUBLISHED, found=job.found, url=job.published.url)
     else:
         error = error or outbound.TransientError("No result.", maybe_delivered=True)
         # An unknown outcome stays unknown until a later part is published (the lookup or the
@@ -179,7 +182,7 @@ def _result(job: Job) -> dict[str, Any]:
             changes.update(status=RecordStatus.FAILED, error_code=code)
         changes["error"] = error.message[:2000]
         entry.update(
-            outcome="error",
+            outcome=HistoryOutcome.ERROR,
             error=error.message,
             status=error.status,
             maybeDelivered=error.maybe_delivered,
@@ -216,41 +219,11 @@ def _deferred(job: Job, now: datetime) -> dict[str, Any]:
             *job.record.history,
             {
                 "at": now.isoformat(),
-                "outcome": "deferred",
+                "outcome": HistoryOutcome.DEFERRED,
                 "error": "The platform's slots were all busy.",
             },
         ],
     }
-
-
-def _outcome(job: Job, won: bool) -> Outcome:
-    record = job.record
-    if job.pending and won:
-        return Outcome(
-            record_id=str(record.pk),
-            post_id=str(record.post_id),
-            account_id=str(record.account_id),
-            provider=record.provider,
-            status=RecordStatus.PUBLISHING,
-            success=False,
-            error_code="processing",
-            error="The platform is processing the video: the post is published once it is done.",
-            attempts=record.attempts,
-        )
-    return Outcome(
-        record_id=str(record.pk),
-        post_id=str(record.post_id),
-        account_id=str(record.account_id),
-        provider=record.provider,
-        status=record.status if won else "Lost",
-        success=won and record.status == RecordStatus.PUBLISHED,
-        url=record.url,
-        provider_post_id=record.provider_post_id,
-        error_code=record.error_code if won else "lease_lost",
-        error=record.error,
-        retry_at=record.next_attempt_at,
-        attempts=record.attempts,
-    )
 
 
 def _announce(jobs: list[Job]) -> None:
@@ -315,7 +288,12 @@ def _announce(jobs: list[Job]) -> None:
 
 
 def _missing_parts(
-    user_id: Any, *, post_id: str, record_id: str, platform: str, warnings: list[dict[str, Any]]
+    user_id: UUID | str,
+    *,
+    post_id: str,
+    record_id: str,
+    platform: str,
+    warnings: list[dict[str, Any]],
 ) -> NotificationDraft:
     """The notification of a published record with parts missing (its warnings)."""
     name = NETWORKS[platform].name
