@@ -61,18 +61,29 @@ def test_every_module_in_the_table_exists():
     assert sorted(path for path in paths if not (ROOT / path).is_file()) == []
 
 
-# Issue 41: no module of social over 400 lines. The network kit's rooms are held to it here:
-# a network's adapter that outgrows one module becomes a package (its connection, its media,
-# the adapter), the tables a module per sub-domain.
-KIT = ("social/networks", "social/providers", "social/models")
+# Issue 41: no module of social over 400 lines. A network's adapter that outgrows one module
+# becomes a package (its connection, its media, the adapter), the tables a module per
+# sub-domain, a service a module per subject. Migrations are Django's to write.
+ROOMS = (
+    "social/networks",
+    "social/providers",
+    "social/models",
+    "social/connections",
+    "social/content",
+    "social/planning",
+    "social/publishing",
+    "social/api",
+    "social",
+)
 MAX_LINES = 400
 
 
-@pytest.mark.parametrize("package", KIT)
-def test_no_module_of_the_network_kit_is_over_400_lines(package):
+@pytest.mark.parametrize("package", ROOMS)
+def test_no_module_of_social_is_over_400_lines(package):
     sizes = {
         path.relative_to(ROOT).as_posix(): len(path.read_text().splitlines())
         for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
     }
 
     assert sizes
