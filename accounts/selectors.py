@@ -55,15 +55,22 @@ def users_standing(*, user_ids: Iterable[UUID | str]) -> dict[str, Standing]:
     return {str(pk): Standing(version, revoked or {}) for pk, version, revoked in rows}
 
 
-def api_key_list(*, user: User) -> QuerySet[ApiKey]:
-    """The user's keys that are not revoked, expired ones included (shown as expired)."""
-    return ApiKey.objects.filter(user=user, revoked_at__isnull=True)
+def api_key_list(*, actor: Membership) -> QuerySet[ApiKey]:
+    """The actor's keys of the actor's workspace that are not revoked, expired ones included
+    (shown as expired): for owners and admins (`manage`)."""
+    permission_check(role=actor.role, action=Action.MANAGE)
+    return ApiKey.objects.filter(
+        user_id=actor.user_id, workspace_id=actor.workspace_id, revoked_at__isnull=True
+    )
 
 
 def api_keys_live(*, user: User, at: datetime | None = None) -> QuerySet[ApiKey]:
-    """The user's keys that work: neither revoked nor expired."""
+    """The user's keys that work, in every workspace: neither revoked nor expired (what the
+    per-user limit counts)."""
     now = at or timezone.now()
-    return api_key_list(user=user).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    return ApiKey.objects.filter(user=user, revoked_at__isnull=True).filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    )
 
 
 def api_key_get_by_secret(*, secret: str) -> ApiKey | None:
