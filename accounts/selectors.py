@@ -23,7 +23,7 @@ from accounts.models import (
     api_key_hash,
     email_key,
 )
-from accounts.roles import Action, permission_check
+from accounts.roles import Action, permission_check, roles_allowed
 
 # What a key looks like: the prefix, then 40 URL-safe base64 characters (32 to 64 accepted,
 # so a future length still parses); anything else is refused before the database is asked.
@@ -134,6 +134,16 @@ def member_list(*, actor: Membership) -> QuerySet[Membership]:
     """The members of the actor's workspace, for those whose role may see the team."""
     permission_check(role=actor.role, action=Action.MEMBERS_READ)
     return Membership.objects.filter(workspace_id=actor.workspace_id).select_related("user")
+
+
+def member_ids_who_may(*, workspace_id: UUID, action: Action) -> list[UUID]:
+    """The members of the workspace whose role may do `action` (the roles' table: those who
+    may when named are not counted), e.g. who is told when its webhook endpoint is disabled."""
+    return list(
+        Membership.objects.filter(
+            workspace_id=workspace_id, role__in=roles_allowed(action)
+        ).values_list("user_id", flat=True)
+    )
 
 
 def members_count(*, workspace_id: UUID) -> int:
