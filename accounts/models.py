@@ -187,11 +187,15 @@ def api_key_hash(key: str) -> str:
 
 
 class ApiKey(models.Model):
-    """A personal API key with scopes (docs/api-keys.md): only its hash and its first
-    characters are kept. Revoked keys stay, marked, for the admin's audit trail."""
+    """A personal API key with scopes, bound to one workspace (docs/api-keys.md): only its
+    hash and its first characters are kept. Revoked keys stay, marked, for the admin's audit
+    trail."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_keys")
+    # The workspace the key was made in: it acts there alone (docs/workspaces.md); the key goes
+    # with the workspace.
+    workspace = models.ForeignKey("Workspace", on_delete=models.CASCADE, related_name="api_keys")
     name = models.CharField(max_length=80, validators=[validate_plain_name])
     prefix = models.CharField(max_length=API_KEY_SHOWN_PREFIX)
     key_hash = models.CharField(max_length=64, unique=True)

@@ -23,7 +23,7 @@ from accounts.models import (
     api_key_hash,
     email_key,
 )
-from accounts.roles import Action, permission_check
+from accounts.roles import Action, permission_check, roles_allowed
 
 # What a key looks like: the prefix, then 40 URL-safe base64 characters (32 to 64 accepted,
 # so a future length still parses); anything else is refused before the database is asked.
@@ -55,15 +55,22 @@ def users_standing(*, user_ids: Iterable[UUID | str]) -> dict[str, Standing]:
     return {str(pk): Standing(version, revoked or {}) for pk, version, revoked in rows}
 
 
-def api_key_list(*, user: User) -> QuerySet[ApiKey]:
-    """The user's keys that are not revoked, expired ones included (shown as expired)."""
-    return ApiKey.objects.filter(user=user, revoked_at__isnull=True)
+def api_key_list(*, actor: Membership) -> QuerySet[ApiKey]:
+    """The actor's keys of the actor's workspace that are not revoked, expired ones included
+    (shown as expired): for owners and admins (`manage`)."""
+    permission_check(role=actor.role, action=Action.MANAGE)
+    return ApiKey.objects.filter(
+        user_id=actor.user_id, workspace_id=actor.workspace_id, revoked_at__isnull=True
+    )
 
 
 def api_keys_live(*, user: User, at: datetime | None = None) -> QuerySet[ApiKey]:
-    """The user's keys that work: neither revoked nor expired."""
+    """The user's keys that work, in every workspace: neither revoked nor expired (what the
+    per-user limit counts)."""
     now = at or timezone.now()
-    return api_key_list(user=user).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    return ApiKey.objects.filter(user=user, revoked_at__isnull=True).filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    )
 
 
 def api_key_get_by_secret(*, secret: str) -> ApiKey | None:
@@ -127,6 +134,16 @@ def member_list(*, actor: Membership) -> QuerySet[Membership]:
     """The members of the actor's workspace, for those whose role may see the team."""
     permission_check(role=actor.role, action=Action.MEMBERS_READ)
     return Membership.objects.filter(workspace_id=actor.workspace_id).select_related("user")
+
+
+def member_ids_who_may(*, workspace_id: UUID, action: Action) -> list[UUID]:
+    """The members of the workspace whose role may do `action` (the roles' table: those who
+    may when named are not counted), e.g. who is told when its webhook endpoint is disabled."""
+    return list(
+        Membership.objects.filter(
+            workspace_id=workspace_id, role__in=roles_allowed(action)
+        ).values_list("user_id", flat=True)
+    )
 
 
 def members_count(*, workspace_id: UUID) -> int:

@@ -25,11 +25,7 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.services.center import BATCH_SIZE, notifications_delete, system_alert_send
-from notifications.services.webhooks import (
-    EndpointChanges,
-    delivery_redeliver,
-    endpoint_update,
-)
+from notifications.services.webhooks import delivery_redeliver_now, endpoint_reactivate
 
 SYSTEM_ALERT_PERMISSION = "notifications.add_notification"
 
@@ -134,10 +130,11 @@ user_admin_extend(
 
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(ReadOnlyAdmin):
-    """Users' webhook receivers; their secrets are never shown."""
+    """Workspaces' webhook receivers (`user`: who made each); their secrets are never shown."""
 
     list_display = (
         "url",
+        "workspace",
         "user",
         "active",
         "disabled_reason",
@@ -145,21 +142,20 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
         "created_at",
     )
     list_filter = ("active",)
-    search_fields = ("user__email", "url")
-    list_select_related = ("user",)
+    search_fields = ("user__email", "url", "workspace__name")
+    list_select_related = ("user", "workspace")
     actions = ("reactivate",)
 
     @admin.action(description="Re-activate (clears the reason it was disabled)")
     def reactivate(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
-        disabled = [endpoint for endpoint in queryset.select_related("user") if not endpoint.active]
+        disabled = [endpoint for endpoint in queryset if not endpoint.active]
         for endpoint in disabled:
-            endpoint_update(
-                user=endpoint.user, endpoint_id=endpoint.pk, changes=EndpointChanges(active=True)
-            )
+            endpoint_reactivate(endpoint_id=endpoint.pk)
         self.message_user(request, f"{len(disabled)} endpoint(s) re-activated.", messages.SUCCESS)
 
     fields = readonly_fields = (
         "id",
+        "workspace",
         "user",
         "url",
         "events",
@@ -224,9 +220,9 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Redeliver now (same event id)")
     def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
-        deliveries = list(queryset.select_related("endpoint__user"))
+        deliveries = list(queryset)
         for delivery in deliveries:
-            delivery_redeliver(user=delivery.endpoint.user, delivery_id=delivery.pk)
+            delivery_redeliver_now(delivery=delivery)
         self.message_user(request, f"{len(deliveries)} delivery(ies) queued.", messages.SUCCESS)
 
 

@@ -213,11 +213,15 @@ class NotificationCounter(models.Model):
 
 
 class WebhookEndpoint(models.Model):
-    """A user's receiver of domain events (social.md section 7)."""
+    """A workspace's receiver of domain events (social.md section 7, workspaces.md section 1);
+    `user` is the member who made it."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhook_endpoints"
+    )
+    workspace = models.ForeignKey(
+        "accounts.Workspace", on_delete=models.CASCADE, related_name="webhook_endpoints"
     )
     url = models.CharField(max_length=2000)
     events = models.JSONField(default=list)
@@ -265,6 +269,14 @@ class WebhookDelivery(Leased):
     endpoint = models.ForeignKey(
         WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
     )
+    # The endpoint's, kept on the row: the deliveries log of a workspace is read by it, and
+    # its deliveries take turns with other workspaces' by it (services.webhooks).
+    workspace = models.ForeignKey(
+        "accounts.Workspace",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,  # the (workspace, -created_at) index leads with it
+    )
     event_id = models.UUIDField()
     event = models.CharField(max_length=64)
     body = models.TextField()
@@ -286,6 +298,7 @@ class WebhookDelivery(Leased):
                 name="webhook_delivery_due_idx",
             ),
             models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_ep_idx"),
+            models.Index(fields=["workspace", "-created_at"], name="webhook_delivery_ws_idx"),
             models.Index(fields=["created_at"], name="webhook_delivery_created_idx"),
         ]
         constraints = [

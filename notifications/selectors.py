@@ -1,4 +1,5 @@
-"""Reads on notifications, always scoped to one user so the per-user indexes serve them."""
+"""Reads on notifications, always scoped to one user so the per-user indexes serve them, and on
+webhook deliveries, scoped to one workspace."""
 
 from datetime import timedelta
 from typing import Any, overload
@@ -9,9 +10,16 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.query import ModelIterable
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Membership, User
+from accounts.roles import Action, permission_check
 from notifications.errors import InvalidCursor, NotificationNotFound, WebhookDeliveryNotFound
-from notifications.models import Notification, NotificationCounter, OutboxEvent, WebhookDelivery
+from notifications.models import (
+    Notification,
+    NotificationCounter,
+    OutboxEvent,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 
 class NotificationPageQuerySet(QuerySet[Notification, Notification]):
@@ -88,15 +96,23 @@ def notification_get(*, user: User, notification_id: UUID) -> Notification:
     return notification
 
 
+def endpoint_list(*, actor: Membership) -> QuerySet[WebhookEndpoint]:
+    """The webhook endpoints of the actor's workspace, for its owners and admins."""
+    permission_check(role=actor.role, action=Action.MANAGE)
+    return WebhookEndpoint.objects.filter(workspace_id=actor.workspace_id)
+
+
 def delivery_list(
     *,
-    user: User,
+    actor: Membership,
     endpoint_id: UUID | None = None,
     event: str | None = None,
     status: str | None = None,
 ) -> QuerySet[WebhookDelivery]:
-    """The user's webhook deliveries, newest first."""
-    rows = WebhookDelivery.objects.filter(endpoint__user=user)
+    """The webhook deliveries of the actor's workspace, newest first: for its owners and
+    admins, who manage its endpoints (docs/webhooks.md)."""
+    permission_check(role=actor.role, action=Action.MANAGE)
+    rows = WebhookDelivery.objects.filter(workspace_id=actor.workspace_id)
     if endpoint_id:
         rows = rows.filter(endpoint_id=endpoint_id)
     if event:
@@ -106,8 +122,10 @@ def delivery_list(
     return rows
 
 
-def delivery_get(*, user: User, delivery_id: UUID) -> WebhookDelivery:
-    found = WebhookDelivery.objects.filter(pk=delivery_id, endpoint__user=user).first()
+def delivery_get(*, actor: Membership, delivery_id: UUID) -> WebhookDelivery:
+    """A delivery of the actor's workspace (owners and admins); another workspace's is 404."""
+    permission_check(role=actor.role, action=Action.MANAGE)
+    found = WebhookDelivery.objects.filter(pk=delivery_id, workspace_id=actor.workspace_id).first()
     if found is None:
         raise WebhookDeliveryNotFound()
     return found

@@ -38,11 +38,21 @@ def client_for(user: Any, **claims: Any) -> APIClient:
     return client
 
 
-def api_key_for(user: Any, *scopes: str, name: str = "Automation") -> str:
-    """A new API key of `user` with `scopes` (made as the API makes one); returns the key."""
+def api_key_for(
+    user: Any, *scopes: str, name: str = "Automation", workspace: Workspace | None = None
+) -> str:
+    """A new API key of `user` with `scopes` (made as the API makes one), bound to `workspace`
+    (default: the user's personal one); returns the key."""
+    from accounts.selectors import membership_get
     from accounts.services.api_keys import api_key_create
+    from accounts.services.workspaces import workspace_personal
 
-    return api_key_create(user=user, name=name, scopes=list(scopes))[1]
+    actor = (
+        workspace_personal(user=user)
+        if workspace is None
+        else membership_get(user=user, workspace_id=workspace.pk)
+    )
+    return api_key_create(actor=actor, name=name, scopes=list(scopes))[1]
 
 
 def client_with_key(key: str, *, header: str = "X-API-Key") -> APIClient:

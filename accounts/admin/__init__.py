@@ -272,6 +272,7 @@ class ApiKeyAdmin(ReadOnlyAdmin):
     list_display = (
         "name",
         "user",
+        "workspace",
         "prefix",
         "scope_list",
         "status",
@@ -282,11 +283,12 @@ class ApiKeyAdmin(ReadOnlyAdmin):
     )
     list_filter = (("revoked_at", admin.EmptyFieldListFilter), "created_at", "last_used_at")
     search_fields = ("user__email", "name", "prefix")
-    list_select_related = ("user",)
+    list_select_related = ("user", "workspace")
     actions = ("revoke",)
     fields = readonly_fields = (
         "id",
         "user",
+        "workspace",
         "name",
         "prefix",
         "scopes",
@@ -314,11 +316,16 @@ class ApiKeyAdmin(ReadOnlyAdmin):
 
 
 def _recent_api_keys(user: User) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
-    keys = ApiKey.objects.filter(user=user).order_by("-created_at", "-id")[:PANEL_ROWS]
-    return ("created", "name", "prefix", "scopes", "last used", "revoked"), [
+    keys = (
+        ApiKey.objects.filter(user=user)
+        .select_related("workspace")
+        .order_by("-created_at", "-id")[:PANEL_ROWS]
+    )
+    return ("created", "name", "workspace", "prefix", "scopes", "last used", "revoked"), [
         (
             key.created_at,
             key.name,
+            key.workspace,
             key.prefix,
             ", ".join(key.scopes),
             key.last_used_at or "never",

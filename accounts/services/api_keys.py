@@ -1,5 +1,6 @@
-"""Writes on API keys: creation (the key is returned once, only its hash is kept), revocation,
-the last use (written at most once a minute) and the user registry's cleanups."""
+"""Writes on API keys: creation in a workspace (the key is returned once, only its hash is
+kept), revocation, the last use (written at most once a minute), a removed member's keys and
+the user registry's cleanups."""
 
 import secrets
 from collections.abc import Iterable, Sequence
@@ -11,8 +12,17 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts import hooks
-from accounts.errors import ApiKeyLimitReached, ApiKeyNotFound
-from accounts.models import API_KEY_PREFIX, API_KEY_SHOWN_PREFIX, ApiKey, User, api_key_hash
+from accounts.errors import ApiKeyLimitReached, ApiKeyNotFound, WorkspaceNotFound
+from accounts.models import (
+    API_KEY_PREFIX,
+    API_KEY_SHOWN_PREFIX,
+    ApiKey,
+    Membership,
+    User,
+    Workspace,
+    api_key_hash,
+)
+from accounts.roles import Action, permission_check
 from accounts.scopes import Scope
 from accounts.selectors import api_keys_live
 from core.errors import ValidationFailed
@@ -28,14 +38,22 @@ def api_key_new_secret() -> str:
 
 
 def api_key_create(
-    *, user: User, name: str, scopes: Sequence[str], expires_at: datetime | None = None
+    *,
+    actor: Membership,
+    name: str,
+    scopes: Sequence[str],
+    expires_at: datetime | None = None,
 ) -> tuple[ApiKey, str]:
-    """A new key of `user`; returns it with its secret, which is never readable again.
+    """A new key of the actor's user, bound to the actor's workspace (owners and admins:
+    `manage`); returns it with its secret, which is never readable again.
 
-    The user's row is locked while the live keys are counted, so two creations at once
-    cannot both take the last place. The owner is told (the api_key_created hook:
-    notifications writes a system alert) in the same transaction.
+    The user's row, then the workspace's, is locked while the live keys are counted and the
+    actor's role read again: two creations at once cannot both take the last place, and a
+    member removed meanwhile (the removal locks the workspace too) gets no key. The owner is
+    told (the api_key_created hook: notifications writes a system alert) in the same
+    transaction.
     """
+    permission_check(role=actor.role, action=Action.MANAGE)
     now = timezone.now()
     errors: dict[str, list[str]] = {}
     if not scopes:
@@ -48,11 +66,21 @@ def api_key_create(
         raise ValidationFailed(details=errors)
     secret = api_key_new_secret()
     with transaction.atomic():
-        User.objects.select_for_update().filter(pk=user.pk).exists()
+        user = User.objects.select_for_update().get(pk=actor.user_id)
+        Workspace.objects.select_for_update().filter(pk=actor.workspace_id).exists()
+        role = (
+            Membership.objects.filter(pk=actor.pk, workspace_id=actor.workspace_id)
+            .values_list("role", flat=True)
+            .first()
+        )
+        if role is None:  # removed meanwhile: the workspace is no longer theirs
+            raise WorkspaceNotFound()
+        permission_check(role=role, action=Action.MANAGE)
         if api_keys_live(user=user, at=now).count() >= MAX_LIVE_KEYS:
             raise ApiKeyLimitReached(details={"limit": MAX_LIVE_KEYS})
         key = ApiKey.objects.create(
             user=user,
+            workspace=actor.workspace,
             name=name,
             prefix=secret[:API_KEY_SHOWN_PREFIX],
             key_hash=api_key_hash(secret),
@@ -64,14 +92,24 @@ def api_key_create(
     return key, secret
 
 
-def api_key_revoke(*, user: User, key_id: UUID) -> None:
-    """Revoke one of the user's keys at once (the next request with it is 401). Another user's
-    key, or one revoked already, is a 404 and changes nothing."""
-    revoked = ApiKey.objects.filter(pk=key_id, user=user, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+def api_key_revoke(*, actor: Membership, key_id: UUID) -> None:
+    """Revoke one of the actor's keys in the actor's workspace at once (the next request with
+    it is 401): owners and admins (`manage`). Another user's key, a key of another workspace,
+    or one revoked already, is a 404 and changes nothing."""
+    permission_check(role=actor.role, action=Action.MANAGE)
+    revoked = ApiKey.objects.filter(
+        pk=key_id, user_id=actor.user_id, workspace_id=actor.workspace_id, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now())
     if not revoked:
         raise ApiKeyNotFound()
+
+
+def api_keys_revoke_member(*, workspace_id: UUID, user_id: UUID) -> int:
+    """A member removed from a workspace (accounts.services.members, in its transaction): their
+    keys for that workspace stop working at once. How many were live."""
+    return ApiKey.objects.filter(
+        workspace_id=workspace_id, user_id=user_id, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now())
 
 
 def api_keys_revoke(*, key_ids: Iterable[UUID]) -> int:

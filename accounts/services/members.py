@@ -12,6 +12,7 @@ from accounts.errors import LastOwner, MemberNotFound, PersonalWorkspace, Worksp
 from accounts.models import Membership, Workspace, WorkspaceRole
 from accounts.roles import Action, permission_check
 from accounts.selectors import owners_count
+from accounts.services.api_keys import api_keys_revoke_member
 
 
 def _locked(actor: Membership) -> Membership:
@@ -63,7 +64,8 @@ def member_set_role(*, actor: Membership, user_id: UUID, role: str) -> Membershi
 @transaction.atomic
 def member_remove(*, actor: Membership, user_id: UUID) -> None:
     """Remove a member (owners and admins; an owner, only owners), or leave (any member
-    removing itself). Never from a personal workspace; never its last owner."""
+    removing itself). Never from a personal workspace; never its last owner. The member's API
+    keys for the workspace are revoked in the same transaction: their next request is 401."""
     actor = _locked(actor)
     leaving = actor.user_id == user_id
     if not leaving:
@@ -75,3 +77,4 @@ def member_remove(*, actor: Membership, user_id: UUID) -> None:
         permission_check(role=actor.role, action=Action.OWN)
     _keeps_an_owner(member)
     member.delete()
+    api_keys_revoke_member(workspace_id=member.workspace_id, user_id=member.user_id)

@@ -1,4 +1,5 @@
-"""Outgoing webhook endpoints: `/api/webhooks/endpoints` (social.md section 7)."""
+"""Outgoing webhook endpoints and deliveries: `/api/webhooks/...` (social.md section 7), in the
+request's workspace (`X-Workspace-Id`), for its owners and admins (docs/webhooks.md)."""
 
 import json
 from typing import Any
@@ -11,14 +12,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.authentication import request_user
+from accounts.api.scoping import WORKSPACE_PARAMETER, WorkspaceScoped
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody
 from core.inputs import UNSET
 from notifications.events import EVENTS
 from notifications.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from notifications.selectors import delivery_get, delivery_list
+from notifications.selectors import delivery_get, delivery_list, endpoint_list
 from notifications.services.webhooks import (
     EndpointChanges,
     delivery_redeliver,
@@ -79,38 +80,48 @@ class EndpointFields(BodySerializer):
     active = serializers.BooleanField(required=False, default=True)
 
 
-class EndpointListView(generics.ListAPIView[WebhookEndpoint]):
+# Every operation here acts in the request's workspace: 403 for a role that may not manage it,
+# 404 `workspace_not_found` for a workspace the caller is not in.
+SCOPED_ERRORS = (403, 404)
+
+
+class EndpointListView(WorkspaceScoped, generics.ListAPIView[WebhookEndpoint]):
     api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE, "POST": Scope.WEBHOOKS_WRITE}
     serializer_class = EndpointSerializer
     queryset = WebhookEndpoint.objects.none()
+    schema_error_statuses = (*SCOPED_ERRORS, 409)
 
     def get_queryset(self) -> QuerySet[WebhookEndpoint]:
-        return WebhookEndpoint.objects.filter(user=request_user(self.request))
+        return endpoint_list(actor=self.membership)
 
-    @extend_schema(operation_id="webhook_endpoints_list", tags=["webhooks"])
+    @extend_schema(
+        operation_id="webhook_endpoints_list", tags=["webhooks"], parameters=[WORKSPACE_PARAMETER]
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(
         operation_id="webhook_endpoints_create",
         tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
         request=EndpointFields,
         responses=EndpointWithSecretSerializer,
     )
     def post(self, request: Request) -> Response:
         serializer = EndpointFields(data=request.data)
         serializer.is_valid(raise_exception=True)
-        endpoint, secret = endpoint_create(user=request_user(request), **serializer.validated_data)
+        endpoint, secret = endpoint_create(actor=self.membership, **serializer.validated_data)
         data = EndpointWithSecretSerializer(endpoint, context={"secret": secret}).data
         return Response(Envelope(data=data, message="Webhook endpoint created"))
 
 
-class EndpointDetailView(APIView):
+class EndpointDetailView(WorkspaceScoped, APIView):
     api_key_scopes = {
         "GET": Scope.WEBHOOKS_WRITE,
         "PATCH": Scope.WEBHOOKS_WRITE,
         "DELETE": Scope.WEBHOOKS_WRITE,
     }
+    schema_error_statuses = SCOPED_ERRORS
 
     class PatchSerializer(EndpointFields):
         url = serializers.URLField(max_length=2000, required=False)
@@ -124,15 +135,19 @@ class EndpointDetailView(APIView):
         active = serializers.BooleanField(required=False)
 
     @extend_schema(
-        operation_id="webhook_endpoints_get", tags=["webhooks"], responses=EndpointSerializer
+        operation_id="webhook_endpoints_get",
+        tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
+        responses=EndpointSerializer,
     )
     def get(self, request: Request, endpoint_id: UUID) -> Response:
-        endpoint = endpoint_get(user=request_user(request), endpoint_id=endpoint_id)
+        endpoint = endpoint_get(actor=self.membership, endpoint_id=endpoint_id)
         return Response(EndpointSerializer(endpoint).data)
 
     @extend_schema(
         operation_id="webhook_endpoints_update",
         tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
         request=PatchSerializer,
         responses=EndpointSerializer,
     )
@@ -141,7 +156,7 @@ class EndpointDetailView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         endpoint = endpoint_update(
-            user=request_user(request),
+            actor=self.membership,
             endpoint_id=endpoint_id,
             changes=EndpointChanges(
                 url=data.get("url", UNSET),
@@ -155,45 +170,50 @@ class EndpointDetailView(APIView):
     @extend_schema(
         operation_id="webhook_endpoints_delete",
         tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
         responses={
             200: inline_serializer("EndpointDeleted", {"success": serializers.BooleanField()})
         },
     )
     def delete(self, request: Request, endpoint_id: UUID) -> Response:
-        endpoint_delete(user=request_user(request), endpoint_id=endpoint_id)
+        endpoint_delete(actor=self.membership, endpoint_id=endpoint_id)
         return Response(Envelope(data={"success": True}, message="Webhook endpoint deleted"))
 
 
-class EndpointRotateView(APIView):
+class EndpointRotateView(WorkspaceScoped, APIView):
     api_key_scopes = {"POST": Scope.WEBHOOKS_WRITE}
+    schema_error_statuses = SCOPED_ERRORS
 
     @extend_schema(
         operation_id="webhook_endpoints_rotate_secret",
         tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
         request=None,
         responses=EndpointWithSecretSerializer,
     )
     def post(self, request: Request, endpoint_id: UUID) -> Response:
         NoBody.check(request.data)
-        endpoint, secret = endpoint_rotate(user=request_user(request), endpoint_id=endpoint_id)
+        endpoint, secret = endpoint_rotate(actor=self.membership, endpoint_id=endpoint_id)
         data = EndpointWithSecretSerializer(endpoint, context={"secret": secret}).data
         return Response(
             Envelope(data=data, message="Secret rotated; the previous one signs for 24 hours")
         )
 
 
-class EndpointTestView(APIView):
+class EndpointTestView(WorkspaceScoped, APIView):
     api_key_scopes = {"POST": Scope.WEBHOOKS_WRITE}
+    schema_error_statuses = SCOPED_ERRORS
 
     @extend_schema(
         operation_id="webhook_endpoints_test",
         tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
         request=None,
         responses={202: inline_serializer("TestQueued", {"deliveryId": serializers.UUIDField()})},
     )
     def post(self, request: Request, endpoint_id: UUID) -> Response:
         NoBody.check(request.data)
-        delivery = endpoint_test(user=request_user(request), endpoint_id=endpoint_id)
+        delivery = endpoint_test(actor=self.membership, endpoint_id=endpoint_id)
         return Response(
             Envelope(data={"deliveryId": str(delivery.pk)}, message="Test event queued"),
             status=202,
@@ -246,10 +266,11 @@ class DeliveryDetailSerializer(DeliverySerializer):
         return json.loads(delivery.body)
 
 
-class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
+class DeliveryListView(WorkspaceScoped, generics.ListAPIView[WebhookDelivery]):
     api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE}
     serializer_class = DeliverySerializer
     queryset = WebhookDelivery.objects.none()
+    schema_error_statuses = SCOPED_ERRORS
 
     class FilterSerializer(serializers.Serializer[Any]):
         endpointId = serializers.UUIDField(required=False)
@@ -261,7 +282,7 @@ class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
         filters.is_valid(raise_exception=True)
         found = filters.validated_data
         return delivery_list(
-            user=request_user(self.request),
+            actor=self.membership,
             endpoint_id=found.get("endpointId"),
             event=found.get("event"),
             status=found.get("status"),
@@ -270,37 +291,41 @@ class DeliveryListView(generics.ListAPIView[WebhookDelivery]):
     @extend_schema(
         operation_id="webhook_deliveries_list",
         tags=["webhooks"],
-        parameters=[FilterSerializer],
+        parameters=[FilterSerializer, WORKSPACE_PARAMETER],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
-class DeliveryDetailView(APIView):
+class DeliveryDetailView(WorkspaceScoped, APIView):
     api_key_scopes = {"GET": Scope.WEBHOOKS_WRITE}
+    schema_error_statuses = SCOPED_ERRORS
 
     @extend_schema(
         operation_id="webhook_deliveries_get",
         tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
         responses=DeliveryDetailSerializer,
     )
     def get(self, request: Request, delivery_id: UUID) -> Response:
-        delivery = delivery_get(user=request_user(request), delivery_id=delivery_id)
+        delivery = delivery_get(actor=self.membership, delivery_id=delivery_id)
         return Response(DeliveryDetailSerializer(delivery).data)
 
 
-class DeliveryRedeliverView(APIView):
+class DeliveryRedeliverView(WorkspaceScoped, APIView):
     api_key_scopes = {"POST": Scope.WEBHOOKS_WRITE}
+    schema_error_statuses = SCOPED_ERRORS
 
     @extend_schema(
         operation_id="webhook_deliveries_redeliver",
         tags=["webhooks"],
+        parameters=[WORKSPACE_PARAMETER],
         request=None,
         responses={202: DeliverySerializer},
     )
     def post(self, request: Request, delivery_id: UUID) -> Response:
         NoBody.check(request.data)
-        delivery = delivery_redeliver(user=request_user(request), delivery_id=delivery_id)
+        delivery = delivery_redeliver(actor=self.membership, delivery_id=delivery_id)
         return Response(
             Envelope(data=DeliverySerializer(delivery).data, message="Redelivery queued"),
             status=202,

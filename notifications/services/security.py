@@ -14,12 +14,13 @@ def api_key_created_notify(key: ApiKey) -> None:
         type=NotificationType.SYSTEM_ALERT,
         title="New API key created",
         message=(
-            f'The API key "{key.name}" ({key.prefix}…) was created with the scopes '
-            f"{', '.join(key.scopes)}. If it was not you, revoke it in your API keys and sign "
-            "out everywhere."
+            f'The API key "{key.name}" ({key.prefix}…) was created in the workspace '
+            f'"{key.workspace.name}" with the scopes {", ".join(key.scopes)}. If it was not '
+            "you, revoke it in your API keys and sign out everywhere."
         ),
         metadata={
             "apiKeyId": str(key.pk),
+            "workspaceId": str(key.workspace_id),
             "name": key.name,
             "prefix": key.prefix,
             "scopes": list(key.scopes),

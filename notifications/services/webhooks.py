@@ -1,5 +1,9 @@
-"""Outgoing webhooks: users' endpoints, their signing secrets, and the signatures
-(social.md section 7).
+"""Outgoing webhooks: workspaces' endpoints, their signing secrets, the signatures, and which
+endpoints an event goes to (social.md section 7, workspaces.md section 1).
+
+Endpoints and deliveries belong to a workspace and are managed by its owners and admins (the
+`manage` row of accounts.roles): every service here that a member calls takes the member's
+`actor` membership and checks it.
 
 Every delivery carries `X-Service-Signature` (hex HMAC-SHA256 of the raw body keyed with the
 newest whole secret string) and the Standard Webhooks headers `webhook-id` (the event id, the
@@ -29,7 +33,9 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 from standardwebhooks import Webhook
 
-from accounts.models import User
+from accounts.models import Membership, User, Workspace
+from accounts.roles import Action, permission_check
+from accounts.selectors import member_ids_who_may
 from core import metrics, outbound
 from core.bulk import allow_any
 from core.concurrency import bounded
@@ -58,10 +64,8 @@ from notifications.services.center import system_alert_send
 SECRET_PREFIX = "whsec_"  # noqa: S105 (the format's prefix, not a secret)
 ROTATION_OVERLAP = timedelta(hours=24)
 TEST_EVENT = "webhook.test"
-# Who owns an endpoint, as a delivery's path to it: the deliveries of one owner take turns
-# with everyone else's. The user today; the workspace once endpoints belong to workspaces,
-# with endpoints_owned below.
-DELIVERY_OWNER = "endpoint__user_id"
+# Who owns a delivery: the deliveries of one workspace take turns with every other's.
+DELIVERY_OWNER = "workspace_id"
 RETRY = "retry"  # a delivery attempt that failed and will be tried again (still pending)
 
 
@@ -118,36 +122,48 @@ def active_secrets(endpoint: WebhookEndpoint) -> list[str]:
     ]
 
 
-def endpoint_get(*, user: User, endpoint_id: uuid.UUID, lock: bool = False) -> WebhookEndpoint:
+def endpoint_get(
+    *, actor: Membership, endpoint_id: uuid.UUID, lock: bool = False
+) -> WebhookEndpoint:
+    """An endpoint of the actor's workspace, for its owners and admins (403 for other roles);
+    another workspace's is 404, as a missing one."""
+    permission_check(role=actor.role, action=Action.MANAGE)
     endpoints = WebhookEndpoint.objects.select_for_update() if lock else WebhookEndpoint.objects
-    found = endpoints.filter(pk=endpoint_id, user=user).first()
+    found = endpoints.filter(pk=endpoint_id, workspace_id=actor.workspace_id).first()
     if found is None:
         raise WebhookEndpointNotFound()
     return found
 
 
-def endpoints_owned(*, owner: User) -> QuerySet[WebhookEndpoint]:
-    """The endpoints counted against their owner's WEBHOOK_ENDPOINTS_PER_USER, active or not
-    (the user's today; the workspace's once endpoints belong to workspaces)."""
-    return WebhookEndpoint.objects.filter(user=owner)
+def endpoints_owned(*, workspace_id: uuid.UUID) -> QuerySet[WebhookEndpoint]:
+    """The endpoints counted against their workspace's WEBHOOK_ENDPOINTS_PER_USER (the
+    setting kept its name when endpoints moved from users to workspaces), active or not."""
+    return WebhookEndpoint.objects.filter(workspace_id=workspace_id)
 
 
 def endpoint_create(
-    *, user: User, url: str, events: list[str], description: str = "", active: bool = True
+    *, actor: Membership, url: str, events: list[str], description: str = "", active: bool = True
 ) -> tuple[WebhookEndpoint, str]:
-    """A new endpoint and its secret (shown to the user this once); past the owner's
-    WEBHOOK_ENDPOINTS_PER_USER, 409 and nothing written."""
+    """A new endpoint of the actor's workspace (owners and admins) and its secret (shown this
+    once); past the workspace's WEBHOOK_ENDPOINTS_PER_USER, 409 and nothing written."""
+    permission_check(role=actor.role, action=Action.MANAGE)
     url_check(url)
     chosen = events_check(events)
     secret = secret_new()
     limit = settings.WEBHOOK_ENDPOINTS_PER_USER
     with transaction.atomic():
-        # The owner's row lock makes the count exact when one owner creates several at once.
-        User.objects.select_for_update().filter(pk=user.pk).exists()
-        if endpoints_owned(owner=user).count() >= limit:
+        # The workspace's row lock makes the count exact when its members create several at
+        # once.
+        Workspace.objects.select_for_update().filter(pk=actor.workspace_id).exists()
+        if endpoints_owned(workspace_id=actor.workspace_id).count() >= limit:
             raise WebhookEndpointLimitReached(details={"limit": limit})
         endpoint = WebhookEndpoint.objects.create(
-            user=user, url=url, events=chosen, description=description, active=active
+            user_id=actor.user_id,
+            workspace_id=actor.workspace_id,
+            url=url,
+            events=chosen,
+            description=description,
+            active=active,
         )
         WebhookSecret.objects.create(endpoint=endpoint, secret=secret)
     return endpoint, secret
@@ -164,15 +180,36 @@ class EndpointChanges:
 
 
 def endpoint_update(
-    *, user: User, endpoint_id: uuid.UUID, changes: EndpointChanges
+    *, actor: Membership, endpoint_id: uuid.UUID, changes: EndpointChanges
 ) -> WebhookEndpoint:
     """Change url, events, description or active; re-activating clears the reason it was
     disabled (and its failure count)."""
+    permission_check(role=actor.role, action=Action.MANAGE)
+    return _endpoint_change(
+        endpoint_id=endpoint_id, workspace_id=actor.workspace_id, changes=changes
+    )
+
+
+def endpoint_reactivate(*, endpoint_id: uuid.UUID) -> WebhookEndpoint:
+    """An operator re-activates a disabled endpoint (the admin), whichever its workspace."""
+    return _endpoint_change(
+        endpoint_id=endpoint_id, workspace_id=None, changes=EndpointChanges(active=True)
+    )
+
+
+def _endpoint_change(
+    *, endpoint_id: uuid.UUID, workspace_id: uuid.UUID | None, changes: EndpointChanges
+) -> WebhookEndpoint:
     if changes.url is not UNSET:
         url_check(changes.url)
     events = events_check(changes.events) if changes.events is not UNSET else UNSET
     with transaction.atomic():
-        endpoint = endpoint_get(user=user, endpoint_id=endpoint_id, lock=True)
+        endpoints = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id)
+        if workspace_id is not None:
+            endpoints = endpoints.filter(workspace_id=workspace_id)
+        endpoint = endpoints.first()
+        if endpoint is None:
+            raise WebhookEndpointNotFound()
         if changes.url is not UNSET:
             endpoint.url = changes.url
         if events is not UNSET:
@@ -188,14 +225,14 @@ def endpoint_update(
     return endpoint
 
 
-def endpoint_delete(*, user: User, endpoint_id: uuid.UUID) -> None:
+def endpoint_delete(*, actor: Membership, endpoint_id: uuid.UUID) -> None:
     with transaction.atomic():
-        endpoint_get(user=user, endpoint_id=endpoint_id, lock=True).delete()
+        endpoint_get(actor=actor, endpoint_id=endpoint_id, lock=True).delete()
 
 
 def endpoints_remove(user: User) -> list[str]:
-    """The registry's cleanup (takeover, erasure): every endpoint of the user goes, with its
-    pending deliveries, so nothing more of theirs is sent out."""
+    """The registry's cleanup (takeover, erasure): every endpoint the user made, in any
+    workspace, goes with its pending deliveries, so nothing more is sent where they chose."""
     endpoints = list(WebhookEndpoint.objects.filter(user=user).values_list("url", flat=True))
     WebhookEndpoint.objects.filter(user=user).delete()
     if not endpoints:
@@ -204,12 +241,12 @@ def endpoints_remove(user: User) -> list[str]:
     return [f"{len(endpoints)} webhook endpoint(s) ({', '.join(hosts)})"]
 
 
-def endpoint_rotate(*, user: User, endpoint_id: uuid.UUID) -> tuple[WebhookEndpoint, str]:
+def endpoint_rotate(*, actor: Membership, endpoint_id: uuid.UUID) -> tuple[WebhookEndpoint, str]:
     """A new secret; the ones signing now keep signing beside it for 24 hours."""
     secret = secret_new()
     now = timezone.now()
     with transaction.atomic():
-        endpoint = endpoint_get(user=user, endpoint_id=endpoint_id, lock=True)
+        endpoint = endpoint_get(actor=actor, endpoint_id=endpoint_id, lock=True)
         WebhookSecret.objects.filter(endpoint=endpoint, expires_at__isnull=True).update(
             expires_at=now + ROTATION_OVERLAP
         )
@@ -237,7 +274,35 @@ DELIVERIES = Lease(
     waiting=DeliveryStatus.PENDING,
     backoff=Backoff(schedule=lambda: settings.WEBHOOK_RETRY_SCHEDULE),
 )
-allow_any(WebhookEndpoint, "user")  # deliveries_wanted: a consumer batch's users at once
+# Which endpoints an event goes to (endpoints_for): those of the workspace the event belongs
+# to. Events do not carry a workspace yet, so for now an event belongs to its user's personal
+# workspace: ROUTE is how an endpoint names that owner, and an event's route value is its
+# user id (_event_route; the outbox's interests are (event, user id) for the same reason).
+# The events step of issue 42 gives events their workspaceId and switches the three together:
+# ROUTE to "workspace_id", _event_route to the event's workspace id, the interests to it.
+ROUTE = "workspace__personal_user_id"
+allow_any(Workspace, "personal_user")  # a consumer batch's users' endpoints in one statement
+
+
+def _event_route(event: OutboxEvent) -> Any:
+    """The value ROUTE must have on the endpoints `event` goes to."""
+    return event.user_id
+
+
+def endpoints_routed(routes: Iterable[Any]) -> QuerySet[WebhookEndpoint]:
+    """The active endpoints of the events with these route values (their users' personal
+    workspaces, for now), each annotated with `route`."""
+    wanted = list({str(route) for route in routes if route is not None})
+    return WebhookEndpoint.objects.filter(**{f"{ROUTE}__any": wanted}, active=True).annotate(
+        route=F(ROUTE)
+    )
+
+
+def endpoints_for(event: OutboxEvent) -> QuerySet[WebhookEndpoint]:
+    """The endpoints `event` is delivered to (those subscribed to it among these): the active
+    endpoints of the workspace the event belongs to. Until events carry their workspaceId,
+    that is the personal workspace of the event's user (ROUTE above says how to switch)."""
+    return endpoints_routed([_event_route(event)])
 
 
 def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User, actor: Any) -> str:
@@ -273,40 +338,42 @@ def deliveries_create(event: OutboxEvent) -> int:
 
 
 def deliveries_wanted(interests: Sequence[tuple[str, Any]]) -> list[bool]:
-    """The outbox consumer's interest: for each (event, user id), whether the user has an
-    active endpoint subscribed to that event (one query for them all)."""
-    users = {str(user_id) for _, user_id in interests if user_id is not None}
+    """The outbox consumer's interest: for each (event, user id), whether the event would go
+    to an active endpoint subscribed to it (endpoints_for; one query for them all)."""
+    routes = {str(user_id) for _, user_id in interests if user_id is not None}
     subscribed: dict[str, set[str]] = {}
-    if users:
-        for user_id, names in WebhookEndpoint.objects.filter(
-            user_id__any=list(users), active=True
-        ).values_list("user_id", "events"):
-            subscribed.setdefault(str(user_id), set()).update(names)
+    if routes:
+        for route, names in endpoints_routed(routes).values_list(ROUTE, "events"):
+            subscribed.setdefault(str(route), set()).update(names)
     return [event in subscribed.get(str(user_id), ()) for event, user_id in interests]
 
 
 def deliveries_create_many(events: list[OutboxEvent]) -> int:
     """The same for a dispatch pass's batch of events, in a few queries for them all; a turn
     (a task) is queued for each DELIVERY_BATCH of them."""
-    users = {event.user_id for event in events if event.user_id is not None}
-    endpoints: dict[Any, list[WebhookEndpoint]] = {}
-    for endpoint in WebhookEndpoint.objects.filter(user_id__in=users, active=True).select_related(
-        "user"
-    ):
-        endpoints.setdefault(endpoint.user_id, []).append(endpoint)
+    endpoints: dict[str, list[WebhookEndpoint]] = {}
+    for endpoint in endpoints_routed(_event_route(event) for event in events):
+        endpoints.setdefault(str(endpoint.route), []).append(endpoint)  # type: ignore[attr-defined]
+    pairs = [
+        (event, endpoint)
+        for event in events
+        for endpoint in endpoints.get(str(_event_route(event)), [])
+        if event.event in endpoint.events
+    ]
+    # The body names the event's user (an endpoint's maker may be another member).
+    users = User.objects.in_bulk({event.user_id for event, _ in pairs}) if pairs else {}
     now = timezone.now()
     deliveries = [
         WebhookDelivery(
             endpoint=endpoint,
+            workspace_id=endpoint.workspace_id,
             event_id=event.id,
             event=event.event,
-            body=_event_body(event, endpoint.user),
+            body=_event_body(event, users[event.user_id]),
             next_attempt_at=now,
             created_at=now,
         )
-        for event in events
-        for endpoint in endpoints.get(event.user_id, [])
-        if event.event in endpoint.events
+        for event, endpoint in pairs
     ]
     if not deliveries:
         return 0
@@ -510,11 +577,12 @@ def _endpoint_failed(endpoint: WebhookEndpoint, *, gone: bool) -> None:
             if gone
             else f"{locked.consecutive_failures} deliveries in a row failed."
         )
+        # Told: who may fix it, the workspace's owners and admins.
         system_alert_send(
             title="Webhook endpoint disabled",
             message=f"{locked.url} was disabled: {locked.disabled_reason} Fix it, then "
             "re-activate it; events from now on will be delivered again.",
-            user_ids=[locked.user_id],
+            user_ids=member_ids_who_may(workspace_id=locked.workspace_id, action=Action.MANAGE),
         )
     locked.save(update_fields=["consecutive_failures", "active", "disabled_reason", "updated_at"])
     endpoint.consecutive_failures, endpoint.active = locked.consecutive_failures, locked.active
@@ -531,10 +599,19 @@ def deliveries_sweep() -> int:
     return len(due_ids)
 
 
-def delivery_redeliver(*, user: User, delivery_id: uuid.UUID) -> WebhookDelivery:
-    """A fresh attempt now, with the same event id and body."""
+def delivery_redeliver(*, actor: Membership, delivery_id: uuid.UUID) -> WebhookDelivery:
+    """A fresh attempt now, with the same event id and body (owners and admins of its
+    workspace)."""
+    return _redeliver(delivery_get(actor=actor, delivery_id=delivery_id))
+
+
+def delivery_redeliver_now(*, delivery: WebhookDelivery) -> WebhookDelivery:
+    """An operator sends a delivery again (the admin), whichever its workspace."""
+    return _redeliver(delivery)
+
+
+def _redeliver(delivery: WebhookDelivery) -> WebhookDelivery:
     with transaction.atomic():
-        delivery = delivery_get(user=user, delivery_id=delivery_id)
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
             status=DeliveryStatus.PENDING,
             next_attempt_at=timezone.now(),
@@ -546,9 +623,10 @@ def delivery_redeliver(*, user: User, delivery_id: uuid.UUID) -> WebhookDelivery
     return delivery
 
 
-def endpoint_test(*, user: User, endpoint_id: uuid.UUID) -> WebhookDelivery:
-    """Send `webhook.test` to this endpoint only (one attempt, no retries)."""
-    endpoint = endpoint_get(user=user, endpoint_id=endpoint_id)
+def endpoint_test(*, actor: Membership, endpoint_id: uuid.UUID) -> WebhookDelivery:
+    """Send `webhook.test` to this endpoint only (one attempt, no retries), as the actor's."""
+    endpoint = endpoint_get(actor=actor, endpoint_id=endpoint_id)
+    user = actor.user
     event_id, now = uuid.uuid4(), timezone.now()
     body = _body(
         event_id=str(event_id),
@@ -561,6 +639,7 @@ def endpoint_test(*, user: User, endpoint_id: uuid.UUID) -> WebhookDelivery:
     with transaction.atomic():
         delivery = WebhookDelivery.objects.create(
             endpoint=endpoint,
+            workspace_id=endpoint.workspace_id,
             event_id=event_id,
             event=TEST_EVENT,
             body=body,

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import ApiKey
+from accounts.models import ApiKey, Workspace
 from accounts.services.sessions import session_issue
 from notifications.models import Notification
 from social.models import Post
@@ -51,20 +51,24 @@ def test_a_key_is_shown_once_and_stored_as_its_hash(ada_client, ada):
     key = ApiKey.objects.get()
     secret = body["data"]["key"]
     assert KEY_SHAPE.fullmatch(secret)
-    assert body == {
-        "success": True,
-        "message": "API key created. Copy it now: it is not shown again.",
-        "data": {
-            "id": str(key.pk),
-            "name": "Zapier: Notion to posts",
-            "prefix": secret[:12],
-            "scopes": ["posts:read", "posts:write"],  # one order, whatever the request's
-            "created_at": iso(key.created_at),
-            "expires_at": None,
-            "last_used_at": None,
-            "key": secret,
-        },
-    }
+    assert (
+        body
+        == {
+            "success": True,
+            "message": "API key created. Copy it now: it is not shown again.",
+            "data": {
+                "id": str(key.pk),
+                "workspaceId": str(Workspace.objects.get(personal_user=ada).pk),  # the default
+                "name": "Zapier: Notion to posts",
+                "prefix": secret[:12],
+                "scopes": ["posts:read", "posts:write"],  # one order, whatever the request's
+                "created_at": iso(key.created_at),
+                "expires_at": None,
+                "last_used_at": None,
+                "key": secret,
+            },
+        }
+    )
     assert key.key_hash == hashlib.sha256(secret.encode()).hexdigest()
     assert secret not in str(ApiKey.objects.values().get())
     listed = ada_client.get("/api/auth/api-keys").json()
@@ -82,8 +86,10 @@ def test_creation_notifies_the_owner(ada_client, ada):
     assert notification.title == "New API key created"
     assert '"Make scenario"' in notification.message
     assert key.prefix in notification.message
+    assert 'in the workspace "Personal"' in notification.message
     assert notification.metadata == {
         "apiKeyId": str(key.pk),
+        "workspaceId": str(key.workspace_id),
         "name": "Make scenario",
         "prefix": key.prefix,
         "scopes": ["ai:write"],

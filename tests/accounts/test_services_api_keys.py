@@ -14,6 +14,7 @@ from accounts.models import ApiKey
 from accounts.scopes import KEYS_REFUSED, key_scope
 from accounts.services.api_keys import MAX_LIVE_KEYS, api_key_create, api_key_touch
 from accounts.services.users import user_erase
+from accounts.services.workspaces import workspace_personal
 from tests.factories import UserFactory, api_key_for, client_with_key
 
 
@@ -53,15 +54,16 @@ def test_takeover_revokes_and_erasure_removes_the_keys(ada):
 @pytest.mark.django_db(transaction=True)
 def test_two_creations_at_once_never_pass_the_limit():
     user = UserFactory.create(email="racer@example.com")
+    actor = workspace_personal(user=user)
     for number in range(MAX_LIVE_KEYS - 1):
-        api_key_create(user=user, name=f"key {number}", scopes=["posts:read"])
+        api_key_create(actor=actor, name=f"key {number}", scopes=["posts:read"])
     barrier = threading.Barrier(2)
     outcomes: list[str] = []
 
     def create() -> None:
         barrier.wait()
         try:
-            api_key_create(user=user, name="last place", scopes=["posts:read"])
+            api_key_create(actor=actor, name="last place", scopes=["posts:read"])
             outcomes.append("created")
         except ApiKeyLimitReached:
             outcomes.append("refused")

@@ -74,12 +74,28 @@ def test_another_member_s_personal_workspace_is_not_found_even_for_a_teammate(te
     assert (response.status_code, response.json()) == (404, NOT_FOUND)
 
 
-def test_an_api_key_acts_in_the_workspace_the_header_names(team):
-    key = client_with_key(api_key_for(team.users["editor"], "posts:read"))
+def test_an_api_key_acts_in_its_own_workspace_and_naming_another_is_403(team):
+    admin = team.users["admin"]
+    personal = str(Workspace.objects.get(personal_user=admin).pk)
+    shared = str(team.workspace.pk)
+    personal_key = client_with_key(api_key_for(admin, "posts:read"))
+    shared_key = client_with_key(api_key_for(admin, "posts:read", workspace=team.workspace))
 
-    assert key.get(PROBE).json()["data"]["personal"] is True
-    named = key.get(PROBE, HTTP_X_WORKSPACE_ID=str(team.workspace.pk)).json()["data"]
-    assert named["role"] == "editor"
+    assert personal_key.get(PROBE).json()["data"]["workspaceId"] == personal
+    assert personal_key.get(PROBE, HTTP_X_WORKSPACE_ID=personal).status_code == 200
+    assert shared_key.get(PROBE).json()["data"] == {
+        "workspaceId": shared,  # no header: the key's workspace, not the personal one
+        "personal": False,
+        "role": "admin",
+    }
+    assert shared_key.get(PROBE, HTTP_X_WORKSPACE_ID=shared.upper()).status_code == 200
+
+    for key, other, bound in ((personal_key, shared, personal), (shared_key, personal, shared)):
+        refused = key.get(PROBE, HTTP_X_WORKSPACE_ID=other)
+        assert (refused.status_code, refused.json()["error"]) == (
+            403,
+            {"code": "permission_denied", "details": {"workspaceId": bound}},
+        )
 
 
 def test_a_user_made_around_the_services_gets_a_personal_workspace_on_first_use(db):

@@ -185,9 +185,13 @@ def delivery(ada):
 
     from notifications.models import WebhookDelivery, WebhookEndpoint
 
-    endpoint = WebhookEndpoint.objects.create(user=ada, url="https://hooks.example.com/in")
+    personal = ada.personal_workspace
+    endpoint = WebhookEndpoint.objects.create(
+        user=ada, workspace=personal, url="https://hooks.example.com/in"
+    )
     return WebhookDelivery.objects.create(
         endpoint=endpoint,
+        workspace=personal,
         event_id="6f1c3f0e-7a52-4d0e-9a61-1b2c3d4e5f60",
         event="post.published",
         body='{"type":"post.published","data":{"postId":"p1","platforms":["devto"]}}',

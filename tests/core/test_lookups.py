@@ -17,10 +17,10 @@ pytestmark = pytest.mark.django_db
 # The fields whose batch reads take `__any`: the leased kinds' keys (core.leases), the
 # endpoints of a consumer batch's users, the posts' records and the users' social settings.
 TAKE_ANY = {
+    ("accounts.Workspace", "personal_user"),  # webhooks' routing of a batch's events
     ("aitools.Generation", "id"),
     ("notifications.OutboxConsumption", "id"),
     ("notifications.WebhookDelivery", "id"),
-    ("notifications.WebhookEndpoint", "user"),
     ("social.Post", "id"),
     ("social.ScheduledRecord", "id"),
     ("social.ScheduledRecord", "post"),

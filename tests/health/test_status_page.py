@@ -46,11 +46,14 @@ def test_others_are_sent_to_the_admin_login(client, who):
 
 def test_it_shows_what_is_waiting_failing_and_alive(admin_client, ada, mastodon_records):
     now = timezone.now()
-    endpoint = WebhookEndpoint.objects.create(user=ada, url="https://hooks.example.com/x",
+    personal = ada.personal_workspace
+    endpoint = WebhookEndpoint.objects.create(user=ada, workspace=personal,
+                                              url="https://hooks.example.com/x",
                                               events=["post.published"])  # fmt: skip
     due = now - timedelta(minutes=15)
-    WebhookDelivery.objects.create(endpoint=endpoint, event_id=ada.pk, event="post.published",
-                                   body="{}", next_attempt_at=due)  # fmt: skip
+    WebhookDelivery.objects.create(endpoint=endpoint, workspace=personal, event_id=ada.pk,
+                                   event="post.published", body="{}",
+                                   next_attempt_at=due)  # fmt: skip
     OutboxEvent.objects.create(event="credits.depleted", user=ada,
                                created_at=now - timedelta(minutes=7))  # fmt: skip
     WorkerHeartbeat.objects.create(name="celery@worker-1", pid=42, processes=2,

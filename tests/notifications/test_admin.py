@@ -192,10 +192,11 @@ def test_action_needs_the_permission_to_add_notifications(client, user_admin_wit
 
 def test_webhook_deliveries_outbox_and_consumptions_have_pages(admin_client, settings):
     settings.OUTBOUND_ALLOW_PRIVATE = True
+    from accounts.services.workspaces import workspace_personal
     from notifications.services.webhooks import endpoint_create
 
     ada = User.objects.create_user(email="ada@example.com")
-    endpoint, _ = endpoint_create(user=ada, url="https://127.0.0.1/in",
+    endpoint, _ = endpoint_create(actor=workspace_personal(user=ada), url="https://127.0.0.1/in",
                                   events=["credits.depleted"])  # fmt: skip
     from notifications import events
 
@@ -211,11 +212,12 @@ def test_webhook_deliveries_outbox_and_consumptions_have_pages(admin_client, set
 
 
 def test_a_disabled_endpoint_can_be_reactivated_from_the_admin(admin_client):
+    from accounts.services.workspaces import workspace_personal
     from notifications.models import WebhookEndpoint
     from notifications.services.webhooks import endpoint_create
 
     ada = User.objects.create_user(email="ada@example.com")
-    endpoint, _ = endpoint_create(user=ada, url="https://127.0.0.1/in",
+    endpoint, _ = endpoint_create(actor=workspace_personal(user=ada), url="https://127.0.0.1/in",
                                   events=["credits.depleted"])  # fmt: skip
     WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
         active=False, disabled_reason="5 deliveries failed in a row.", consecutive_failures=5

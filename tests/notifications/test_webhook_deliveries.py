@@ -16,6 +16,7 @@ from django.utils import timezone
 from standardwebhooks import Webhook
 
 from accounts.services.users import user_create
+from accounts.services.workspaces import workspace_personal
 from notifications import events
 from notifications.models import (
     Notification,
@@ -304,9 +305,12 @@ def test_one_owners_burst_does_not_hold_up_another_owners_delivery(
     delivery tasks take owners in turn, so Bob's is sent with the first batch, not after
     Ada's burst."""
     settings.WEBHOOK_ENDPOINTS_PER_USER = 300
+    ada_personal, bob_personal = workspace_personal(user=ada), workspace_personal(user=bob)
     for n in range(300):
-        endpoint_create(user=ada, url=f"{receiver.url}/ada/{n}", events=["credits.depleted"])
-    endpoint_create(user=bob, url=f"{receiver.url}/bob", events=["credits.depleted"])
+        endpoint_create(
+            actor=ada_personal, url=f"{receiver.url}/ada/{n}", events=["credits.depleted"]
+        )
+    endpoint_create(actor=bob_personal, url=f"{receiver.url}/bob", events=["credits.depleted"])
     queued = []
     for owner in (ada, bob):  # Ada's event first: her deliveries' tasks are queued first
         with django_capture_on_commit_callbacks():  # the outbox's own dispatch is not run
@@ -336,9 +340,11 @@ def test_two_turns_at_once_send_two_batches_each_delivery_once(ada, receiver, se
         pytest.skip("needs PostgreSQL (DATABASE_URL); CI runs it")
     settings.WEBHOOK_ENDPOINTS_PER_USER = 2 * DELIVERY_BATCH
     now = timezone.now()
+    actor = workspace_personal(user=ada)
     WebhookDelivery.objects.bulk_create(
-        WebhookDelivery(endpoint=endpoint_create(user=ada, url=f"{receiver.url}/{n}",
+        WebhookDelivery(endpoint=endpoint_create(actor=actor, url=f"{receiver.url}/{n}",
                                                  events=["credits.depleted"])[0],
+                        workspace_id=actor.workspace_id,
                         event_id=uuid.uuid4(), event="credits.depleted", body="{}",
                         next_attempt_at=now, created_at=now)
         for n in range(2 * DELIVERY_BATCH)
