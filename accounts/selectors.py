@@ -57,8 +57,8 @@ def users_standing(*, user_ids: Iterable[UUID | str]) -> dict[str, Standing]:
 
 def api_key_list(*, actor: Membership) -> QuerySet[ApiKey]:
     """The actor's keys of the actor's workspace that are not revoked, expired ones included
-    (shown as expired): for owners and admins (`manage`)."""
-    permission_check(role=actor.role, action=Action.MANAGE)
+    (shown as expired). Any member sees their own: one demoted below `manage` still holds the
+    keys made before, and must be able to find and revoke them (docs/workspaces.md)."""
     return ApiKey.objects.filter(
         user_id=actor.user_id, workspace_id=actor.workspace_id, revoked_at__isnull=True
     )

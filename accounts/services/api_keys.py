@@ -94,9 +94,9 @@ def api_key_create(
 
 def api_key_revoke(*, actor: Membership, key_id: UUID) -> None:
     """Revoke one of the actor's keys in the actor's workspace at once (the next request with
-    it is 401): owners and admins (`manage`). Another user's key, a key of another workspace,
-    or one revoked already, is a 404 and changes nothing."""
-    permission_check(role=actor.role, action=Action.MANAGE)
+    it is 401): any member, their own keys (revoking only takes power away; a member demoted
+    below `manage` still holds the keys made before). Another user's key, a key of another
+    workspace, or one revoked already, is a 404 and changes nothing."""
     revoked = ApiKey.objects.filter(
         pk=key_id, user_id=actor.user_id, workspace_id=actor.workspace_id, revoked_at__isnull=True
     ).update(revoked_at=timezone.now())

@@ -81,3 +81,24 @@ def test_the_revocation_is_part_of_the_removal_s_transaction(team, monkeypatch):
     assert owner.delete(member_url(team, admin)).status_code == 500
     assert Membership.objects.filter(workspace=team.workspace, user=admin).exists()
     assert works(key)
+
+
+def test_a_demoted_member_still_finds_and_revokes_their_own_keys(team):
+    """Creating a key takes `manage`; seeing and revoking one's own never does: a member
+    demoted below it still holds the keys made before (docs/workspaces.md)."""
+    admin = team.users["admin"]
+    key = api_key_for(admin, "posts:read", workspace=team.workspace)
+    team.client("owner").patch(member_url(team, admin), {"role": "viewer"})
+    demoted = team.client("admin")
+    headers = {"HTTP_X_WORKSPACE_ID": str(team.workspace.pk)}
+
+    listed = demoted.get("/api/auth/api-keys", **headers)
+    assert listed.status_code == 200
+    [shown] = listed.json()["data"]
+    made = demoted.post(
+        "/api/auth/api-keys", {"name": "n", "scopes": ["posts:read"]}, format="json", **headers
+    )
+    assert made.status_code == 403
+
+    assert demoted.delete(f"/api/auth/api-keys/{shown['id']}", **headers).status_code == 200
+    assert not works(key)
