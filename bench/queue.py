@@ -60,7 +60,7 @@ def account_with_queue(user: Any, name: str) -> Any:
     from social.models import AccountQueue, SocialAccount
 
     account = SocialAccount.objects.create(
-        user=user, provider="mastodon", provider_user_id=name, instance="https://bench.example",
+        user=user, workspace=user.personal_workspace, provider="mastodon", provider_user_id=name, instance="https://bench.example",
         username=name, access_token="bench-token",  # noqa: S106 (no platform is called)
     )  # fmt: skip
     AccountQueue.objects.create(account=account, time_zone="Europe/Paris", slots=SLOTS)
@@ -89,14 +89,16 @@ def fill(account: Any, count: int) -> list[str]:
     for start in range(0, count, BULK):
         size = min(BULK, count - start)
         posts = Post.objects.bulk_create(
-            [Post(user=account.user, content=f"Queued post {start + n}", status="Scheduled",
+            [Post(user_id=account.user_id, workspace_id=account.workspace_id,
+                  content=f"Queued post {start + n}", status="Scheduled",
                   provider_set="|mastodon|") for n in range(size)]
         )  # fmt: skip
         records = []
         for post in posts:
             at = next(times)
             records.append(ScheduledRecord(
-                post=post, user=account.user, account=account, provider="mastodon",
+                post=post, user_id=account.user_id, workspace_id=account.workspace_id,
+                account=account, provider="mastodon",
                 scheduled_time=at, due_at=at, queued=True,
             ))  # fmt: skip
         ids += [str(r.pk) for r in ScheduledRecord.objects.bulk_create(records)]

@@ -84,8 +84,8 @@ def fill(args: argparse.Namespace) -> Any:
     target = User.objects.create_user(email=TARGET_EMAIL, full_name="Bench Target")
     harness.users_create("bench", args.other_users)
     account = SocialAccount.objects.create(
-        user=target, provider="mastodon", provider_user_id="1", instance="https://bench.example",
-        username="bench",
+        user=target, workspace=target.personal_workspace, provider="mastodon",
+        provider_user_id="1", instance="https://bench.example", username="bench",
     )  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(
