@@ -433,3 +433,87 @@ def test_every_route_declares_the_role_each_method_needs(ada):
                 assert action is None, route
             else:
                 assert action is not None, f"{method.upper()} {route} declares no action"
+
+
+# --- A workspace's hub data goes with it ---------------------------------------------------------
+
+
+def hub_in(client: APIClient, provider: str, name: str, **extra: Any) -> dict[str, Any]:
+    """In the client's workspace: an account, a post scheduled to it, an uploaded image."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.social.test_takeover_and_erasure import png
+
+    account = connect(client, provider, **extra).json()["data"]
+    scheduled = client.post(
+        "/api/social/schedule",
+        {"content": name, "accountIds": [account["id"]], "scheduledTime": later()},
+        format="json",
+    )
+    assert scheduled.status_code == 200, scheduled.content
+    upload = client.post(
+        "/api/social/media", {"file": SimpleUploadedFile(f"{name}.png", png())}, format="multipart"
+    )
+    assert upload.status_code == 200, upload.content
+    media = MediaItem.objects.get(pk=upload.json()["data"]["id"])
+    return {"account": account["id"], "post": scheduled.json()["data"]["post"]["id"],
+            "file": media.file.name}  # fmt: skip
+
+
+def test_deleting_a_workspace_removes_its_hub_data_and_nothing_else(
+    ada, acme, providers, django_capture_on_commit_callbacks
+):
+    from django.core.files.storage import default_storage
+
+    owner = client_in(ada, acme["id"])
+    theirs = hub_in(owner, "mastodon", "Acme launch", instance=providers.mastodon.url)
+    mine = hub_in(client_in(ada), "bluesky", "Ada's own")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        deleted = client_in(ada).delete(f"/api/workspaces/{acme['id']}")
+    assert deleted.status_code == 200, deleted.content
+
+    for model in (SocialAccount, Post, ScheduledRecord, MediaItem, Campaign):
+        assert not model.objects.filter(workspace_id=acme["id"]).exists(), model
+    assert not AccountQueue.objects.filter(account__workspace_id=acme["id"]).exists()
+    assert not default_storage.exists(theirs["file"])
+    assert providers.mastodon.received("POST", "/oauth/revoke")  # after the commit
+    # Ada's personal workspace keeps everything of its own.
+    assert SocialAccount.objects.get(pk=mine["account"]).status == "connected"
+    assert Post.objects.filter(pk=mine["post"]).exists()
+    assert default_storage.exists(mine["file"])
+    assert [p["id"] for p in client_in(ada).get("/api/social/posts").json()["data"]] == [
+        mine["post"]
+    ]
+
+
+def test_a_shared_workspace_outlives_an_erased_member_with_what_they_wrote(
+    ada, acme, providers, django_capture_on_commit_callbacks
+):
+    """Bob, Acme's editor, writes a post there and is erased: his personal workspace's hub
+    goes, Acme keeps his post and its schedule; the scheduler still publishes it."""
+    owner = client_in(ada, acme["id"])
+    account = connect(owner, "devto").json()["data"]
+    editor = acme["editor"]
+    written = client_in(editor, acme["id"]).post(
+        "/api/social/schedule",
+        {"title": "Bob's", "content": "For Acme", "accountIds": [account["id"]],
+         "scheduledTime": later()},
+        format="json",
+    )  # fmt: skip
+    assert written.status_code == 200, written.content
+    record_id = written.json()["data"]["scheduledRecords"][0]["id"]
+    own = client_in(editor).post("/api/social/posts", {"content": "Bob's own"}).json()["data"]
+
+    from accounts.services.users import user_erase
+
+    with django_capture_on_commit_callbacks(execute=True):
+        user_erase(user=editor)
+
+    assert not Post.objects.filter(pk=own["id"]).exists()  # his personal workspace's: gone
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (str(record.workspace_id), record.status) == (acme["id"], "Scheduled")
+    ScheduledRecord.objects.filter(pk=record_id).update(due_at=timezone.now())
+    scheduler_run()
+    assert ScheduledRecord.objects.get(pk=record_id).status == "Published"
+    assert [p["title"] for p in providers.devto.posts] == ["Bob's"]
