@@ -60,8 +60,9 @@ def account_with_queue(user: Any, name: str) -> Any:
     from social.models import AccountQueue, SocialAccount
 
     account = SocialAccount.objects.create(
-        user=user, workspace=user.personal_workspace, provider="mastodon", provider_user_id=name, instance="https://bench.example",
-        username=name, access_token="bench-token",  # noqa: S106 (no platform is called)
+        user=user, workspace=user.personal_workspace, provider="mastodon", provider_user_id=name,
+        instance="https://bench.example", username=name,
+        access_token="bench-token",  # noqa: S106 (no platform is called)
     )  # fmt: skip
     AccountQueue.objects.create(account=account, time_zone="Europe/Paris", slots=SLOTS)
     return account
@@ -154,11 +155,11 @@ def timed_calls(
 def measure(bench: harness.Bench) -> int:
     args = bench.args
     bench.django_setup()
-    from accounts.models import User
     from accounts.services.sessions import session_issue
+    from accounts.services.users import user_create
     from social.models import ScheduledRecord
 
-    user = User.objects.create_user(email="bench-queue@example.com", full_name="Bench Queue")
+    user = user_create(email="bench-queue@example.com", full_name="Bench Queue")
     token = session_issue(user=user).token
     account = account_with_queue(user, "queue")
     other = account_with_queue(user, "reorder")

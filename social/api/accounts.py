@@ -6,7 +6,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from accounts.roles import Action
@@ -59,7 +58,7 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
         return {**NETWORKS[account.provider].limits, **(account.limits or {})}
 
 
-class AuthorizeView(WorkspaceView, APIView):
+class AuthorizeView(WorkspaceView):
     # Connecting a provider takes a session, and an owner or admin of the workspace.
     api_key_scopes = KEYS_REFUSED
     workspace_actions = {"GET": Action.MANAGE}
@@ -98,7 +97,7 @@ class AuthorizeView(WorkspaceView, APIView):
         return Response(self.OutputSerializer(consent).data)
 
 
-class ConnectView(WorkspaceView, APIView):
+class ConnectView(WorkspaceView):
     # Connecting a provider takes a session, and an owner or admin of the workspace.
     api_key_scopes = KEYS_REFUSED
     workspace_actions = {"POST": Action.MANAGE}
@@ -148,7 +147,7 @@ class ConnectView(WorkspaceView, APIView):
         return Response(Envelope(data=AccountSerializer(account).data, message="Connected"))
 
 
-class AccountListView(WorkspaceView, APIView):
+class AccountListView(WorkspaceView):
     api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
     workspace_actions = {"GET": Action.READ}
 
@@ -160,7 +159,7 @@ class AccountListView(WorkspaceView, APIView):
         return Response(AccountSerializer(accounts, many=True).data)
 
 
-class DisconnectView(WorkspaceView, APIView):
+class DisconnectView(WorkspaceView):
     # Disconnecting a provider takes a session, and an owner or admin of the workspace.
     api_key_scopes = KEYS_REFUSED
     workspace_actions = {"POST": Action.MANAGE}

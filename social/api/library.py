@@ -10,7 +10,6 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from accounts.roles import Action
@@ -149,7 +148,7 @@ class CampaignListView(WorkspaceView, generics.ListAPIView[Campaign]):
         return Response(Envelope(data=data, message="Campaign saved"))
 
 
-class CampaignDetailView(WorkspaceView, APIView):
+class CampaignDetailView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ, "DELETE": Scope.POSTS_WRITE}
     workspace_actions = {"GET": Action.READ, "DELETE": Action.WRITE}
 
@@ -277,7 +276,7 @@ class MediaListView(WorkspaceView, generics.ListAPIView[MediaItem]):
         return Response(Envelope(data=MediaSerializer(item).data, message="Media added"))
 
 
-class MediaDetailView(WorkspaceView, APIView):
+class MediaDetailView(WorkspaceView):
     api_key_scopes = {"PATCH": Scope.POSTS_WRITE, "DELETE": Scope.POSTS_WRITE}
     workspace_actions = {"PATCH": Action.WRITE, "DELETE": Action.WRITE}
 
@@ -323,7 +322,7 @@ class PreferencesField(serializers.DictField):
         super().__init__(child=serializers.BooleanField(), **kwargs)
 
 
-class SettingsView(WorkspaceView, APIView):
+class SettingsView(WorkspaceView):
     # The workspace's settings (changed by its owners and admins: the service checks) and the
     # caller's own notification preferences: sessions only.
     api_key_scopes = KEYS_REFUSED

@@ -8,7 +8,6 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from accounts.roles import Action
@@ -22,7 +21,7 @@ from social.outcomes import CATEGORIES
 from social.publishing import RESOLUTIONS, record_resolve, record_retry, records_retry
 
 
-class RecordRetryView(WorkspaceView, APIView):
+class RecordRetryView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
     workspace_actions = {"POST": Action.PUBLISH}  # it publishes again
 
@@ -41,7 +40,7 @@ class RecordRetryView(WorkspaceView, APIView):
         return Response(Envelope(data=RecordDetailSerializer(record).data, message="Retrying"))
 
 
-class RecordsRetryView(WorkspaceView, APIView):
+class RecordsRetryView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
     workspace_actions = {"POST": Action.PUBLISH}
     schema_error_statuses = (404,)  # an `accountId` or `postId` that names nothing of yours
@@ -90,7 +89,7 @@ class RecordsRetryView(WorkspaceView, APIView):
         )
 
 
-class RecordResolveView(WorkspaceView, APIView):
+class RecordResolveView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
     workspace_actions = {"POST": Action.PUBLISH}  # published, retried or abandoned
 
@@ -137,7 +136,7 @@ class RecordResolveView(WorkspaceView, APIView):
         return Response(Envelope(data=RecordDetailSerializer(record).data, message="Resolved"))
 
 
-class AccountHealthView(WorkspaceView, APIView):
+class AccountHealthView(WorkspaceView):
     api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
     workspace_actions = {"GET": Action.READ}
 

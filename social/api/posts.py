@@ -12,7 +12,6 @@ from drf_spectacular.utils import (
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from accounts.roles import Action
@@ -109,7 +108,7 @@ class PostListView(WorkspaceView, generics.ListAPIView[Post]):
         return Response(Envelope(data=post_data(post), message="Post saved"))
 
 
-class PostDetailView(WorkspaceView, APIView):
+class PostDetailView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ, "DELETE": Scope.POSTS_WRITE}
     workspace_actions = {"GET": Action.READ, "DELETE": Action.WRITE}
 

@@ -10,7 +10,6 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.roles import Action
 from accounts.scopes import Scope
@@ -32,7 +31,7 @@ class PreviewPartSerializer(serializers.Serializer[Any]):
     media = serializers.ListField(child=serializers.DictField())
 
 
-class PreviewView(WorkspaceView, APIView):
+class PreviewView(WorkspaceView):
     """What each target would be sent (social.md section 9): nothing is stored or sent, so a
     key that may read posts may preview them."""
 

@@ -9,7 +9,6 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from accounts.roles import Action
@@ -74,7 +73,7 @@ class QueueSerializer(serializers.Serializer[Any]):
         }
 
 
-class QueueView(WorkspaceView, APIView):
+class QueueView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ, "PUT": Scope.POSTS_WRITE}
     workspace_actions = {"GET": Action.READ, "PUT": Action.WRITE}
 
@@ -122,7 +121,7 @@ class QueueView(WorkspaceView, APIView):
         return Response(Envelope(data=QueueSerializer(queue).data, message="Queue saved"))
 
 
-class QueueAddView(WorkspaceView, APIView):
+class QueueAddView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
     workspace_actions = {"POST": Action.PUBLISH}  # queueing schedules
 
@@ -161,7 +160,7 @@ class QueueAddView(WorkspaceView, APIView):
         return Response(Envelope(data=scheduled_data(done), message="Post queued"))
 
 
-class QueueReorderView(WorkspaceView, APIView):
+class QueueReorderView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
     workspace_actions = {"POST": Action.WRITE}
 
@@ -187,7 +186,7 @@ class QueueReorderView(WorkspaceView, APIView):
         return Response(Envelope(data=QueueSerializer(queue).data, message="Queue reordered"))
 
 
-class QueueSuggestView(WorkspaceView, APIView):
+class QueueSuggestView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
     workspace_actions = {"POST": Action.WRITE}
 
@@ -203,7 +202,7 @@ class QueueSuggestView(WorkspaceView, APIView):
         return Response(Envelope(data=QueueSerializer(queue).data, message="Slots suggested"))
 
 
-class BestTimesView(WorkspaceView, APIView):
+class BestTimesView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ}
     workspace_actions = {"GET": Action.READ}
     schema_error_statuses = (404,)  # an `accountId` that names no account of yours

@@ -12,7 +12,6 @@ from drf_spectacular.utils import (
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
 from accounts.roles import Action
@@ -61,7 +60,7 @@ from social.selectors import (
 )
 
 
-class PublishView(WorkspaceView, APIView):
+class PublishView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
     workspace_actions = {"POST": Action.PUBLISH}
 
@@ -212,7 +211,7 @@ class ScheduleView(WorkspaceView, generics.ListAPIView[ScheduledRecord]):
         return Response(Envelope(data=scheduled_data(done), message="Post scheduled"))
 
 
-class ScheduleDetailView(WorkspaceView, APIView):
+class ScheduleDetailView(WorkspaceView):
     api_key_scopes = {
         "GET": Scope.POSTS_READ,
         "PATCH": Scope.POSTS_WRITE,
