@@ -3,12 +3,14 @@ contract's two 401 messages, token revocation and the keys' scopes (docs/api-key
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework_simplejwt.authentication import JWTAuthentication
-from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken
+from rest_framework_simplejwt.exceptions import AuthenticationFailed
+from rest_framework_simplejwt.settings import api_settings
 
 from accounts.models import API_KEY_PREFIX, ApiKey, User
 from accounts.scopes import ANY_KEY, key_scope
@@ -33,11 +35,21 @@ class BearerAuthentication(JWTAuthentication):
         return parts[1]
 
     def get_user(self, validated_token: Any) -> Any:
+        """simplejwt's lookup, the user's personal workspace read in the same query: a request
+        without `X-Workspace-Id` acts in it (accounts.selectors.personal_membership)."""
         try:
-            user = super().get_user(validated_token)
-        except (KeyError, InvalidToken) as exc:
+            user = (
+                User.objects.select_related("personal_workspace")
+                .filter(pk=validated_token[api_settings.USER_ID_CLAIM])
+                .first()
+            )
+        except (KeyError, ValueError, ValidationError) as exc:
             raise AuthenticationFailed(str(exc)) from exc
-        if not isinstance(user, User) or validated_token.get(VERSION_CLAIM) != user.token_version:
+        if user is None:
+            raise AuthenticationFailed("User not found", code="user_not_found")
+        if not user.is_active:
+            raise AuthenticationFailed("User is inactive", code="user_inactive")
+        if validated_token.get(VERSION_CLAIM) != user.token_version:
             raise AuthenticationFailed("Token revoked")
         if session_revoked(user=user, claims=validated_token):
             raise AuthenticationFailed("Session revoked")

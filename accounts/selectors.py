@@ -122,7 +122,18 @@ def membership_get(*, user: User, workspace_id: UUID | str) -> Membership:
 
 def personal_membership(*, user: User) -> Membership | None:
     """The user's membership of their personal workspace (None for a user made outside the
-    services, who has none yet)."""
+    services, who has none yet). A user loaded with their personal workspace (a signed-in
+    request's: accounts.authentication) costs no query: its user is its one member, always
+    its owner."""
+    if User.personal_workspace.is_cached(user):
+        workspace = getattr(user, "personal_workspace", None)
+        if workspace is not None:
+            return Membership(
+                workspace=workspace,
+                user=user,
+                role=WorkspaceRole.OWNER,
+                joined_at=workspace.created_at,
+            )
     return (
         Membership.objects.select_related("workspace")
         .filter(user=user, workspace__personal_user=user)

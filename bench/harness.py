@@ -328,12 +328,25 @@ SPREAD_ROWS_SQL = """generate_series(1::bigint, %(total)s::bigint) AS g,
 
 
 def users_create(prefix: str, count: int) -> list[Any]:
-    """`count` plain users, `<prefix>-00000@example.com` on, in one statement a thousand."""
-    from accounts.models import User
+    """`count` plain users, `<prefix>-00000@example.com` on, each with the personal workspace
+    sign-up makes (its owner), in one statement a thousand each."""
+    from accounts.models import PERSONAL_WORKSPACE_NAME, Membership, User, Workspace, WorkspaceRole
 
-    return User.objects.bulk_create(
+    users = User.objects.bulk_create(
         [User(email=f"{prefix}-{i:05d}@example.com") for i in range(count)], batch_size=1000
     )
+    workspaces = Workspace.objects.bulk_create(
+        [Workspace(name=PERSONAL_WORKSPACE_NAME, personal=True, personal_user=u) for u in users],
+        batch_size=1000,
+    )
+    Membership.objects.bulk_create(
+        [
+            Membership(workspace=w, user=u, role=WorkspaceRole.OWNER, joined_at=w.created_at)
+            for u, w in zip(users, workspaces, strict=True)
+        ],
+        batch_size=1000,
+    )
+    return users
 
 
 def vacuum_analyze(*tables: str) -> None:

@@ -60,8 +60,9 @@ def account_with_queue(user: Any, name: str) -> Any:
     from social.models import AccountQueue, SocialAccount
 
     account = SocialAccount.objects.create(
-        user=user, provider="mastodon", provider_user_id=name, instance="https://bench.example",
-        username=name, access_token="bench-token",  # noqa: S106 (no platform is called)
+        user=user, workspace=user.personal_workspace, provider="mastodon", provider_user_id=name,
+        instance="https://bench.example", username=name,
+        access_token="bench-token",  # noqa: S106 (no platform is called)
     )  # fmt: skip
     AccountQueue.objects.create(account=account, time_zone="Europe/Paris", slots=SLOTS)
     return account
@@ -89,14 +90,16 @@ def fill(account: Any, count: int) -> list[str]:
     for start in range(0, count, BULK):
         size = min(BULK, count - start)
         posts = Post.objects.bulk_create(
-            [Post(user=account.user, content=f"Queued post {start + n}", status="Scheduled",
+            [Post(user_id=account.user_id, workspace_id=account.workspace_id,
+                  content=f"Queued post {start + n}", status="Scheduled",
                   provider_set="|mastodon|") for n in range(size)]
         )  # fmt: skip
         records = []
         for post in posts:
             at = next(times)
             records.append(ScheduledRecord(
-                post=post, user=account.user, account=account, provider="mastodon",
+                post=post, user_id=account.user_id, workspace_id=account.workspace_id,
+                account=account, provider="mastodon",
                 scheduled_time=at, due_at=at, queued=True,
             ))  # fmt: skip
         ids += [str(r.pk) for r in ScheduledRecord.objects.bulk_create(records)]
@@ -152,11 +155,11 @@ def timed_calls(
 def measure(bench: harness.Bench) -> int:
     args = bench.args
     bench.django_setup()
-    from accounts.models import User
     from accounts.services.sessions import session_issue
+    from accounts.services.users import user_create
     from social.models import ScheduledRecord
 
-    user = User.objects.create_user(email="bench-queue@example.com", full_name="Bench Queue")
+    user = user_create(email="bench-queue@example.com", full_name="Bench Queue")
     token = session_issue(user=user).token
     account = account_with_queue(user, "queue")
     other = account_with_queue(user, "reorder")

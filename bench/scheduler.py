@@ -109,8 +109,9 @@ def accounts_create(count: int) -> list[Any]:
 
     users = harness.users_create("bench-scheduler", count)
     accounts = [
-        SocialAccount(user=user, provider="devto", provider_user_id=str(number),
-                      username=f"u{number}", access_token=f"{KEY_PREFIX}{number}")
+        SocialAccount(user=user, workspace=user.personal_workspace, provider="devto",
+                      provider_user_id=str(number), username=f"u{number}",
+                      access_token=f"{KEY_PREFIX}{number}")
         for number, user in enumerate(users)
     ]  # fmt: skip
     for account in accounts:
@@ -128,12 +129,13 @@ def records_create(accounts: list[Any], count: int, due: Callable[[int], datetim
     for i in range(count):
         account = accounts[i % len(accounts)]
         text = f"{tag} post {i}"
-        post = Post(user_id=account.user_id, title=f"{tag} {i}", content=text,
-                    status="Scheduled")  # fmt: skip
+        post = Post(user_id=account.user_id, workspace_id=account.workspace_id,
+                    title=f"{tag} {i}", content=text, status="Scheduled")  # fmt: skip
         posts.append(post)
         moment = due(i)
         times[text] = moment
-        records.append(ScheduledRecord(post=post, user_id=account.user_id, account=account,
+        records.append(ScheduledRecord(post=post, user_id=account.user_id,
+                                       workspace_id=account.workspace_id, account=account,
                                        provider=account.provider, scheduled_time=moment,
                                        due_at=moment))  # fmt: skip
     Post.objects.bulk_create(posts, batch_size=1000)

@@ -38,28 +38,33 @@ RECORD_SHARE = 5  # one target post in five has a scheduled record (the prefetch
 
 FILL_SQL = f"""
 INSERT INTO social_post
-    (id, user_id, title, content, hashtags, mentions, link, media_urls, media_ids, platforms,
-     provider_set, status, created_at, updated_at)
-SELECT
-    gen_random_uuid(),
-    {harness.SPREAD_OWNER_SQL},
-    'Post ' || g,
-    'Benchmark post number ' || g || ': what we shipped this week, and what comes next.',
-    '#launch #design', '', '', '[]'::jsonb, '[]'::jsonb, '["mastodon"]'::jsonb, '|mastodon|',
-    'Draft',
-    {harness.SPREAD_CREATED_SQL},
-    {harness.SPREAD_CREATED_SQL}
-FROM {harness.SPREAD_ROWS_SQL}
+    (id, workspace_id, user_id, title, content, hashtags, mentions, link, media_urls, media_ids,
+     platforms, variants, thread, first_comment, provider_set, status, created_at, updated_at)
+SELECT p.id, w.id, p.user_id, p.title, p.content, '#launch #design', '', '', '[]'::jsonb,
+       '[]'::jsonb, '["mastodon"]'::jsonb, '{{}}'::jsonb, '[]'::jsonb, '', '|mastodon|', 'Draft',
+       p.created_at, p.created_at
+FROM (
+    SELECT
+        gen_random_uuid() AS id,
+        {harness.SPREAD_OWNER_SQL} AS user_id,
+        'Post ' || g AS title,
+        'Benchmark post number ' || g || ': what we shipped this week, and what comes next.'
+            AS content,
+        {harness.SPREAD_CREATED_SQL} AS created_at
+    FROM {harness.SPREAD_ROWS_SQL}
+) AS p
+JOIN accounts_workspace w ON w.personal_user_id = p.user_id
 """  # noqa: S608 (the harness's constants, not input)
 
 RECORDS_SQL = """
 INSERT INTO social_scheduledrecord
-    (id, post_id, user_id, account_id, provider, scheduled_time, due_at, status, attempts,
-     outcome_unknown, url, provider_post_id, error, error_code, history, created_at, updated_at)
-SELECT gen_random_uuid(), p.id, p.user_id, %(account)s::uuid, 'mastodon',
+    (id, post_id, workspace_id, user_id, account_id, provider, scheduled_time, due_at, status,
+     attempts, outcome_unknown, url, provider_post_id, error, error_code, history, parts,
+     warnings, processing, queued, created_at, updated_at)
+SELECT gen_random_uuid(), p.id, p.workspace_id, p.user_id, %(account)s::uuid, 'mastodon',
        now() + interval '1 day', now() + interval '1 day', 'Scheduled', 0, false, '', '', '',
-       '', '[]'::jsonb, now(), now()
-FROM (SELECT id, user_id, row_number() OVER (ORDER BY created_at) AS n
+       '', '[]'::jsonb, '[]'::jsonb, '[]'::jsonb, '{}'::jsonb, false, now(), now()
+FROM (SELECT id, workspace_id, user_id, row_number() OVER (ORDER BY created_at) AS n
         FROM social_post WHERE user_id = %(target)s::uuid) AS p
 WHERE p.n %% %(share)s = 0
 """
@@ -78,14 +83,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def fill(args: argparse.Namespace) -> Any:
     from django.db import connection
 
-    from accounts.models import User
+    from accounts.services.users import user_create
     from social.models import SocialAccount
 
-    target = User.objects.create_user(email=TARGET_EMAIL, full_name="Bench Target")
+    target = user_create(email=TARGET_EMAIL, full_name="Bench Target")
     harness.users_create("bench", args.other_users)
     account = SocialAccount.objects.create(
-        user=target, provider="mastodon", provider_user_id="1", instance="https://bench.example",
-        username="bench",
+        user=target, workspace=target.personal_workspace, provider="mastodon",
+        provider_user_id="1", instance="https://bench.example", username="bench",
     )  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(
@@ -97,7 +102,9 @@ def fill(args: argparse.Namespace) -> Any:
             RECORDS_SQL, {"target": str(target.pk), "account": str(account.pk),
                           "share": RECORD_SHARE},
         )  # fmt: skip
-    harness.vacuum_analyze("social_post", "social_scheduledrecord", "accounts_user")
+    harness.vacuum_analyze(
+        "social_post", "social_scheduledrecord", "accounts_user", "accounts_workspace"
+    )
     return target
 
 
@@ -114,8 +121,8 @@ def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
     from django.conf import settings
     from django.test import Client
 
-    from accounts.models import User
     from accounts.services.sessions import session_issue
+    from accounts.services.users import user_create
     from tests.social.standins import (
         BLUESKY_APP_PASSWORD,
         BLUESKY_HANDLE,
@@ -123,7 +130,7 @@ def publish_now(args: argparse.Namespace) -> dict[str, list[float]]:
         provider_standins,
     )
 
-    user = User.objects.create_user(email="bench-publisher@example.com")
+    user = user_create(email="bench-publisher@example.com")
     token = session_issue(user=user).token
     client = Client(SERVER_NAME=HOST, HTTP_AUTHORIZATION=f"Bearer {token}")
     redirect = "https://app.example.com/oauth/callback"

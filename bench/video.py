@@ -74,20 +74,22 @@ def connect(user: Any, providers: Any) -> list[UUID]:
     from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE
 
     ids = []
+    workspace_id = user.personal_workspace.pk
     for provider in FIVE:
         if provider == "bluesky":
             request = ConnectRequest(code=BLUESKY_APP_PASSWORD, identifier=BLUESKY_HANDLE)
-            account = account_connect(user=user, provider=provider, request=request)
+            account = account_connect(workspace_id=workspace_id, user=user, provider=provider,
+                                      request=request)  # fmt: skip
         else:
             instance = providers.mastodon.url if provider == "mastodon" else ""
-            consent = connect_authorize(user=user, provider=provider, redirect_uri=REDIRECT_URI,
-                                        instance=instance)  # fmt: skip
+            consent = connect_authorize(workspace_id=workspace_id, user=user, provider=provider,
+                                        redirect_uri=REDIRECT_URI, instance=instance)  # fmt: skip
             page = requests.get(consent.url, allow_redirects=False, timeout=10)
             values = dict(parse_qsl(urlsplit(page.headers["Location"]).query))
             request = ConnectRequest(code=values["code"], redirect_uri=REDIRECT_URI,
                                      instance=instance)  # fmt: skip
-            account = account_connect(user=user, provider=provider, request=request,
-                                      state=consent.state)  # fmt: skip
+            account = account_connect(workspace_id=workspace_id, user=user, provider=provider,
+                                      request=request, state=consent.state)  # fmt: skip
         ids.append(account.pk)
     return ids
 
@@ -112,7 +114,9 @@ def video_item(user: Any, size_mb: int) -> Any:
         written += step
     upload.size = upload.tell()
     upload.seek(0)
-    item = media_upload(user=user, upload=upload, alt="Launch video")
+    item = media_upload(
+        workspace_id=user.personal_workspace.pk, user=user, upload=upload, alt="Launch video"
+    )
     upload.close()
     return item
 
@@ -168,6 +172,7 @@ def measure(bench: harness.Bench) -> int:
             cpu_before = cpu_seconds([worker.pid, *pool])
             due = timezone.now() + timedelta(seconds=3)
             done = schedule_to_accounts(
+                workspace_id=user.personal_workspace.pk,
                 user=user, account_ids=accounts, scheduled_time=due.isoformat(),
                 zone_name=None, fields=PostInput(content="Launch day", media_ids=[item.pk]),
             )  # fmt: skip

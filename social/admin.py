@@ -1,5 +1,6 @@
 """Admin for the social hub: connected accounts (credentials never shown) with an action to
-mark them for reconnection, the Mastodon apps, users' social settings."""
+mark them for reconnection, the Mastodon apps, workspaces' social settings. Each row shows its
+workspace (the owner of the hub's data) and its member (who made it)."""
 
 from typing import Any
 
@@ -36,6 +37,7 @@ class SocialAccountAdmin(ReadOnlyAdmin):
     list_display = (
         "username",
         "provider",
+        "workspace",
         "user",
         "status",
         "expires_at",
@@ -44,12 +46,13 @@ class SocialAccountAdmin(ReadOnlyAdmin):
         "created_at",
     )
     list_filter = ("provider", "status")
-    search_fields = ("user__email", "username", "provider_user_id", "instance")
-    list_select_related = ("user",)
+    search_fields = ("user__email", "workspace__name", "username", "provider_user_id", "instance")
+    list_select_related = ("workspace", "user")
     date_hierarchy = "created_at"
     # Every field but the credentials (access and refresh tokens, app passwords, API keys).
     fields = readonly_fields = (
         "id",
+        "workspace",
         "user",
         "provider",
         "provider_user_id",
@@ -96,10 +99,16 @@ class MastodonAppAdmin(ReadOnlyAdmin):
 
 @admin.register(SocialSettings)
 class SocialSettingsAdmin(ReadOnlyAdmin):
-    list_display = ("user", "default_platform", "default_timezone", "auto_retry", "updated_at")
+    list_display = (
+        "workspace",
+        "default_platform",
+        "default_timezone",
+        "auto_retry",
+        "updated_at",
+    )
     list_filter = ("default_platform", "auto_retry")
-    search_fields = ("user__email",)
-    list_select_related = ("user",)
+    search_fields = ("workspace__name", "workspace__personal_user__email")
+    list_select_related = ("workspace",)
 
 
 class RecordInline(admin.TabularInline[ScheduledRecord, Post]):
@@ -126,10 +135,10 @@ class RecordInline(admin.TabularInline[ScheduledRecord, Post]):
 
 @admin.register(Post)
 class PostAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "user", "title", "status", "campaign")
+    list_display = ("created_at", "workspace", "user", "title", "status", "campaign")
     list_filter = ("status",)
-    search_fields = ("user__email", "title", "content", "id")
-    list_select_related = ("user", "campaign")
+    search_fields = ("user__email", "workspace__name", "title", "content", "id")
+    list_select_related = ("workspace", "user", "campaign")
     date_hierarchy = "created_at"
     inlines = (RecordInline,)
 
@@ -161,6 +170,7 @@ class DueFilter(admin.SimpleListFilter):
 class ScheduledRecordAdmin(ReadOnlyAdmin):
     list_display = (
         "scheduled_time",
+        "workspace",
         "user",
         "provider",
         "status",
@@ -170,8 +180,8 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
         "error_code",
     )
     list_filter = (DueFilter, "status", "provider", "outcome_unknown", "queued")
-    search_fields = ("user__email", "id", "post__id", "provider_post_id")
-    list_select_related = ("user",)
+    search_fields = ("user__email", "workspace__name", "id", "post__id", "provider_post_id")
+    list_select_related = ("workspace", "user")
     date_hierarchy = "scheduled_time"
     actions = ("retry",)
     change_list_template = "admin/social/scheduledrecord/change_list.html"
@@ -196,6 +206,7 @@ class ScheduledRecordAdmin(ReadOnlyAdmin):
     readonly_fields = (
         "id",
         "post",
+        "workspace",
         "user",
         "account",
         "provider",
@@ -332,26 +343,26 @@ class SeriesAdmin(ReadOnlyAdmin):
 
 @admin.register(Campaign)
 class CampaignAdmin(ReadOnlyAdmin):
-    list_display = ("name", "user", "status", "start_date", "end_date", "budget")
+    list_display = ("name", "workspace", "user", "status", "start_date", "end_date", "budget")
     list_filter = ("status",)
-    search_fields = ("user__email", "name")
-    list_select_related = ("user",)
+    search_fields = ("user__email", "workspace__name", "name")
+    list_select_related = ("workspace", "user")
 
 
 @admin.register(MediaItem)
 class MediaItemAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "user", "filename", "type", "size", "width", "height")
+    list_display = ("created_at", "workspace", "user", "filename", "type", "size", "width")
     list_filter = ("type",)
-    search_fields = ("user__email", "filename", "url")
-    list_select_related = ("user",)
+    search_fields = ("user__email", "workspace__name", "filename", "url")
+    list_select_related = ("workspace", "user")
 
 
 @admin.register(AnalyticsRecord)
 class AnalyticsRecordAdmin(ReadOnlyAdmin):
-    list_display = ("date", "user", "provider", "impressions", "engagement", "clicks")
+    list_display = ("date", "workspace", "provider", "impressions", "engagement", "clicks")
     list_filter = ("provider",)
-    search_fields = ("user__email", "record__id")
-    list_select_related = ("user",)
+    search_fields = ("workspace__name", "record__id")
+    list_select_related = ("workspace",)
     date_hierarchy = "date"
 
 

@@ -4,6 +4,11 @@ the fields its batch reads take `__any` on."""
 from django.apps import AppConfig
 
 KEPT_AT_TAKEOVER = "what was written stays: it may be the owner's own (docs/accounts.md)"
+WORKSPACE_DATA = (
+    "the workspace's, not the member's: it goes with the workspace (the personal one, and "
+    "each the user was the last owner of, are deleted by the erasure); a shared workspace "
+    "that outlives the user keeps it (docs/workspaces.md)"
+)
 
 
 class SocialConfig(AppConfig):
@@ -11,34 +16,41 @@ class SocialConfig(AppConfig):
     name = "social"
 
     def ready(self) -> None:
-        from accounts.hooks import user_data
+        from accounts.hooks import on_workspace_deleting, user_data
         from core.bulk import allow_any
-        from social.connections import accounts_release, connect_states_forget, social_erase
+        from social.connections import (
+            accounts_release,
+            connect_states_forget,
+            social_erase,
+            workspace_erase,
+        )
         from social.models import (
-            AnalyticsRecord,
             Campaign,
             ConnectState,
             MediaItem,
             Post,
-            PostCounter,
             ScheduledRecord,
             SocialAccount,
             SocialSettings,
         )
 
-        # Connected accounts act elsewhere in the user's name: none survives a takeover (their
-        # waiting records are cancelled with them).
+        # The hub's data belongs to workspaces (docs/workspaces.md): it goes with its
+        # workspace, deleted by its owner or with its last owner's erasure (accounts'
+        # workspaces_erase runs this hook for each).
+        on_workspace_deleting(workspace_erase)
+        # Connected accounts act elsewhere in the name of whoever connected them: none they
+        # connected survives a takeover (their waiting records are cancelled with them).
         for acting in (SocialAccount, ScheduledRecord):
-            user_data(acting, takeover=accounts_release, erasure=social_erase)
+            user_data(acting, takeover=accounts_release, erasure=WORKSPACE_DATA)
         user_data(ConnectState, takeover=connect_states_forget, erasure=social_erase)
-        for content in (Post, Campaign, MediaItem, AnalyticsRecord, PostCounter, SocialSettings):
-            user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=social_erase)
+        for content in (Post, Campaign, MediaItem):
+            user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=WORKSPACE_DATA)
 
         # `__any` (core/bulk.py) on the fields social's batch reads use: the posts' records and
-        # statuses (content/services/post_status.py), the users' settings (selectors.py).
+        # statuses (content/services/post_status.py), the workspaces' settings (selectors.py).
         allow_any(Post, "pk")
         allow_any(ScheduledRecord, "pk", "post")
-        allow_any(SocialSettings, "user")
+        allow_any(SocialSettings, "workspace")
 
         import social.tasks  # noqa: F401 (registers the tasks its services queue by name)
         from notifications.events import present, subscribe

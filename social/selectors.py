@@ -7,10 +7,9 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from accounts.models import User
 from core.errors import ValidationFailed
 from social.error_objects import record_error
 from social.errors import RecordNotFound
@@ -28,37 +27,86 @@ from social.models import (
 )
 
 
-def account_list(*, user: User) -> QuerySet[SocialAccount]:
-    """The user's accounts that are not disconnected (expired ones included: reconnect)."""
-    return SocialAccount.objects.filter(user=user).exclude(status=AccountStatus.DISCONNECTED)
+def account_list(*, workspace_id: UUID) -> QuerySet[SocialAccount]:
+    """The workspace's accounts that are not disconnected (expired ones included: reconnect)."""
+    return SocialAccount.objects.filter(workspace_id=workspace_id).exclude(
+        status=AccountStatus.DISCONNECTED
+    )
 
 
-def settings_for(user: User) -> SocialSettings:
-    """The user's social settings; the defaults (unsaved) for a user who never set any."""
-    return settings_for_users([user.pk])[user.pk]
+def settings_for(workspace_id: UUID) -> SocialSettings:
+    """The workspace's social settings; the defaults (unsaved) for one that never set any."""
+    found = SocialSettings.objects.filter(workspace_id=workspace_id).first()
+    return found or SocialSettings(workspace_id=workspace_id)
 
 
-def settings_for_users(user_ids: Iterable[UUID | str]) -> dict[UUID | str, SocialSettings]:
-    """settings_for of each of these users (by id: the users need not be loaded), by user
-    id, in one query."""
-    ids = set(user_ids)
-    found = {row.user_id: row for row in SocialSettings.objects.filter(user_id__any=list(ids))}
-    # Keyed as asked; a user's row found whether their id came as a UUID or as its text.
-    return {pk: found.get(_uuid(pk)) or SocialSettings(user_id=pk) for pk in ids}
+@dataclass(frozen=True, slots=True)
+class Preferences:
+    """A user's notification preferences (social settings' `notificationPreferences`): their
+    own across workspaces, kept in their personal workspace's settings."""
+
+    chosen: dict[str, bool]
+
+    def wants(self, preference: str) -> bool:
+        return bool(self.chosen.get(preference, True))
+
+
+@dataclass(frozen=True, slots=True)
+class HubSettings:
+    """What a batch of work reads of the social settings: each workspace's (by id) and each
+    user's notification preferences (by user id, as asked)."""
+
+    workspaces: dict[UUID, SocialSettings]
+    users: dict[UUID | str, Preferences]
+
+
+def hub_settings(
+    *, workspace_ids: Iterable[UUID] = (), user_ids: Iterable[UUID | str] = ()
+) -> HubSettings:
+    """The settings of these workspaces and the preferences of these users (the settings of
+    their personal workspaces), in one query (the workspaces need not be loaded)."""
+    workspaces, users = set(workspace_ids), set(user_ids)
+    found: dict[UUID, SocialSettings] = {}
+    personal: dict[UUID, dict[str, bool]] = {}
+    if workspaces or users:
+        rows = SocialSettings.objects.filter(
+            Q(workspace_id__any=list(workspaces))
+            | Q(workspace__personal_user_id__in=[_uuid(pk) for pk in users])
+        ).annotate(personal_user_id=F("workspace__personal_user_id"))
+        for row in rows:
+            found[row.workspace_id] = row
+            if row.personal_user_id is not None:
+                personal[row.personal_user_id] = row.notification_preferences
+    return HubSettings(
+        workspaces={pk: found.get(pk) or SocialSettings(workspace_id=pk) for pk in workspaces},
+        # Keyed as asked; a user's row found whether their id came as a UUID or as its text.
+        users={pk: Preferences(dict(personal.get(_uuid(pk)) or {})) for pk in users},
+    )
+
+
+def settings_seen(*, workspace_id: UUID, user_id: UUID) -> tuple[SocialSettings, Preferences]:
+    """What a member sees of the settings: the workspace's, and their own preferences."""
+    found = hub_settings(workspace_ids=[workspace_id], user_ids=[user_id])
+    return found.workspaces[workspace_id], found.users[user_id]
+
+
+def preferences_of(user_ids: Iterable[UUID | str]) -> dict[UUID | str, Preferences]:
+    """The notification preferences of these users (by id, as asked), in one query."""
+    return hub_settings(user_ids=user_ids).users
 
 
 def _uuid(value: UUID | str) -> UUID:
     return value if isinstance(value, UUID) else UUID(value)
 
 
-def user_accounts(*, user: User, account_ids: list[UUID]) -> list[SocialAccount]:
-    """The user's connected accounts, in the order asked; 400 naming the others."""
+def workspace_accounts(*, workspace_id: UUID, account_ids: list[UUID]) -> list[SocialAccount]:
+    """The workspace's connected accounts, in the order asked; 400 naming the others."""
     wanted = list(dict.fromkeys(str(account_id) for account_id in account_ids))
     found = {
         str(account.pk): account
-        for account in SocialAccount.objects.filter(pk__in=wanted, user=user).select_related(
-            "app", "user"
-        )
+        for account in SocialAccount.objects.filter(
+            pk__in=wanted, workspace_id=workspace_id
+        ).select_related("app", "user")
     }
     problems = []
     for account_id in wanted:
@@ -72,20 +120,21 @@ def user_accounts(*, user: User, account_ids: list[UUID]) -> list[SocialAccount]
     return [found[account_id] for account_id in wanted]
 
 
-def post_total(*, user: User) -> int:
-    """How many posts the user has, from the counter (made on the first read)."""
-    found = PostCounter.objects.filter(user=user).values_list("total", flat=True).first()
+def post_total(*, workspace_id: UUID) -> int:
+    """How many posts the workspace has, from the counter (made on the first read)."""
+    counters = PostCounter.objects.filter(workspace_id=workspace_id)
+    found = counters.values_list("total", flat=True).first()
     if found is not None:
         return int(found)
     try:
         with transaction.atomic():
             # The row lock of a new counter serializes this COUNT with concurrent creates.
-            counter = PostCounter.objects.create(user=user, total=0)
-            counter.total = Post.objects.filter(user=user).count()
+            counter = PostCounter.objects.create(workspace_id=workspace_id, total=0)
+            counter.total = Post.objects.filter(workspace_id=workspace_id).count()
             counter.save(update_fields=["total"])
             return counter.total
     except IntegrityError:  # made by a concurrent first read
-        return int(PostCounter.objects.get(user=user).total)
+        return int(counters.get().total)
 
 
 def with_records(posts: QuerySet[Post]) -> QuerySet[Post]:
@@ -96,27 +145,34 @@ def with_records(posts: QuerySet[Post]) -> QuerySet[Post]:
     )
 
 
+def media_list(*, workspace_id: UUID) -> QuerySet[MediaItem]:
+    """The workspace's media library, newest first."""
+    return MediaItem.objects.filter(workspace_id=workspace_id).order_by("-created_at", "-id")
+
+
 def media_urls_of(posts: Iterable[Post]) -> dict[str, str]:
     """The URLs of these posts' media items (`mediaIds`), by id: one query for them all."""
     posts = list(posts)
     wanted = {str(media_id) for post in posts for media_id in post.media_ids}
     if not wanted:
         return {}
-    users = {post.user_id for post in posts}
-    items = MediaItem.objects.filter(pk__in=wanted, user_id__in=users).values_list("pk", "url")
+    workspaces = {post.workspace_id for post in posts}
+    items = MediaItem.objects.filter(pk__in=wanted, workspace_id__in=workspaces).values_list(
+        "pk", "url"
+    )
     return {str(pk): url for pk, url in items}
 
 
 def post_list(
     *,
-    user: User,
+    workspace_id: UUID,
     platform: str | None = None,
     status: str | None = None,
     campaign_id: UUID | None = None,
 ) -> QuerySet[Post]:
-    """The user's posts, newest first, with their records; `platform` matches the intended
-    platforms and the records' providers."""
-    posts = Post.objects.filter(user=user)
+    """The workspace's posts, newest first, with their records; `platform` matches the
+    intended platforms and the records' providers."""
+    posts = Post.objects.filter(workspace_id=workspace_id)
     if platform:
         posts = posts.filter(provider_set__contains=f"|{platform}|")
     if status:
@@ -128,14 +184,14 @@ def post_list(
 
 def record_calendar(
     *,
-    user: User,
+    workspace_id: UUID,
     status: str | None = None,
     account_id: UUID | None = None,
     start: datetime | None = None,
     end: datetime | None = None,
 ) -> QuerySet[ScheduledRecord]:
-    """The user's scheduled records by time, `start` and `end` inclusive."""
-    records = ScheduledRecord.objects.filter(user=user)
+    """The workspace's scheduled records by time, `start` and `end` inclusive."""
+    records = ScheduledRecord.objects.filter(workspace_id=workspace_id)
     if status:
         records = records.filter(status=status)
     if account_id:
@@ -147,9 +203,9 @@ def record_calendar(
     return records.order_by("scheduled_time", "id")
 
 
-def user_record(*, user: User, record_id: UUID) -> ScheduledRecord:
-    """One of the user's scheduled records; another user's or none: 404."""
-    record = ScheduledRecord.objects.filter(pk=record_id, user=user).first()
+def workspace_record(*, workspace_id: UUID, record_id: UUID) -> ScheduledRecord:
+    """One of the workspace's scheduled records; another workspace's or none: 404."""
+    record = ScheduledRecord.objects.filter(pk=record_id, workspace_id=workspace_id).first()
     if record is None:
         raise RecordNotFound()
     return record
@@ -170,15 +226,15 @@ def record_errors(*, record_ids: Iterable[UUID | str]) -> dict[str, dict[str, An
 
 def analytics_list(
     *,
-    user: User,
+    workspace_id: UUID,
     provider: str | None = None,
     account_id: UUID | None = None,
     post_id: UUID | None = None,
     start: date | None = None,
     end: date | None = None,
 ) -> QuerySet[AnalyticsRecord]:
-    """The user's analytics rows, newest day first, `start` and `end` inclusive."""
-    rows = AnalyticsRecord.objects.filter(user=user)
+    """The workspace's analytics rows, newest day first, `start` and `end` inclusive."""
+    rows = AnalyticsRecord.objects.filter(workspace_id=workspace_id)
     if provider:
         rows = rows.filter(provider=provider)
     if account_id:
@@ -190,6 +246,13 @@ def analytics_list(
     if end:
         rows = rows.filter(date__lte=end)
     return rows.order_by("-date", "provider", "id")
+
+
+def workspace_live() -> Q:
+    """Records of a workspace that works: a shared one (it keeps running under its owners,
+    whoever wrote the post), or a personal one whose user is active. A deactivated user's
+    personal workspace does nothing; an erased user's has gone with its records."""
+    return Q(workspace__personal=False) | Q(workspace__personal_user__is_active=True)
 
 
 def paused_queued() -> Q:
@@ -214,7 +277,7 @@ def records_next_due() -> datetime | None:
     """When the next claimable record is due (one row of the partial due index), or None: the
     timer sleeps until then."""
     due: datetime | None = (
-        ScheduledRecord.objects.filter(status=RecordStatus.SCHEDULED, user__is_active=True)
+        ScheduledRecord.objects.filter(workspace_live(), status=RecordStatus.SCHEDULED)
         .exclude(paused_queued())
         .order_by("due_at")
         .values_list("due_at", flat=True)
@@ -223,7 +286,7 @@ def records_next_due() -> datetime | None:
     # A published record whose later parts wait for their retry (its own partial index).
     parts: datetime | None = (
         ScheduledRecord.objects.filter(
-            status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False, user__is_active=True
+            workspace_live(), status=RecordStatus.PUBLISHED, next_attempt_at__isnull=False
         )
         .order_by("due_at")
         .values_list("due_at", flat=True)

@@ -1,5 +1,6 @@
-"""The media library's upload rate: MEDIA_UPLOADS_PER_HOUR files added per library owner, in
-the shared rate-limit counters (core.ratelimit), beside the per-address and per-key limits."""
+"""The media library's upload rate: MEDIA_UPLOADS_PER_HOUR files added per library (a
+workspace's), in the shared rate-limit counters (core.ratelimit), beside the per-address and
+per-key limits."""
 
 from typing import Any
 
@@ -7,16 +8,15 @@ from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from accounts.authentication import request_user
 from core import ratelimit
-from social.content import media_owner
 
 UPLOAD_RATE_PERIOD_SECONDS = 3600
 
 
 class MediaUploadThrottle(BaseThrottle):
     """Counts each file added to the library (a POST: an upload or a registration) against
-    its owner, after authentication and before the body is read; reading the library is not
+    its workspace (the view's `workspace_id`: social.api.scoping), after authentication and
+    the workspace's permission and before the body is read; reading the library is not
     counted. Past the limit: 429 `rate_limited` with `Retry-After`. When the counter store is
     down the request passes uncounted, as everywhere (core.ratelimit)."""
 
@@ -26,9 +26,8 @@ class MediaUploadThrottle(BaseThrottle):
     def allow_request(self, request: Request, view: Any) -> bool:
         if request.method != "POST":
             return True
-        owner = media_owner(request_user(request))
         self.window = ratelimit.hit(
-            f"media:{owner.pk}",
+            f"media:{view.workspace_id}",
             limit=settings.MEDIA_UPLOADS_PER_HOUR,
             period=UPLOAD_RATE_PERIOD_SECONDS,
         )

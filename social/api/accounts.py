@@ -6,14 +6,15 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer
 from core.errors import ValidationFailed
 from social.api.providers import ProviderField
+from social.api.scoping import WorkspaceView
 from social.connections import account_connect, account_disconnect, connect_authorize
 from social.models import SocialAccount
 from social.networks import NETWORKS
@@ -57,9 +58,10 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
         return {**NETWORKS[account.provider].limits, **(account.limits or {})}
 
 
-class AuthorizeView(APIView):
-    # Connecting a provider takes a session.
+class AuthorizeView(WorkspaceView):
+    # Connecting a provider takes a session, and an owner or admin of the workspace.
     api_key_scopes = KEYS_REFUSED
+    workspace_actions = {"GET": Action.MANAGE}
 
     class InputSerializer(serializers.Serializer[Any]):
         redirectUri = serializers.URLField(max_length=2000)
@@ -86,6 +88,7 @@ class AuthorizeView(APIView):
         serializer = self.InputSerializer(data=request.query_params)
         serializer.is_valid(raise_exception=True)
         consent = connect_authorize(
+            workspace_id=self.workspace_id,
             user=request_user(request),
             provider=provider,
             redirect_uri=serializer.validated_data["redirectUri"],
@@ -94,9 +97,10 @@ class AuthorizeView(APIView):
         return Response(self.OutputSerializer(consent).data)
 
 
-class ConnectView(APIView):
-    # Connecting a provider takes a session.
+class ConnectView(WorkspaceView):
+    # Connecting a provider takes a session, and an owner or admin of the workspace.
     api_key_scopes = KEYS_REFUSED
+    workspace_actions = {"POST": Action.MANAGE}
 
     class InputSerializer(BodySerializer):
         provider = ProviderField()
@@ -128,6 +132,7 @@ class ConnectView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         account = account_connect(
+            workspace_id=self.workspace_id,
             user=request_user(request),
             provider=data["provider"],
             request=ConnectRequest(
@@ -142,19 +147,22 @@ class ConnectView(APIView):
         return Response(Envelope(data=AccountSerializer(account).data, message="Connected"))
 
 
-class AccountListView(APIView):
+class AccountListView(WorkspaceView):
     api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
+    workspace_actions = {"GET": Action.READ}
 
     @extend_schema(
         operation_id="social_accounts", tags=["social"], responses=AccountSerializer(many=True)
     )
     def get(self, request: Request) -> Response:
-        return Response(AccountSerializer(account_list(user=request_user(request)), many=True).data)
+        accounts = account_list(workspace_id=self.workspace_id)
+        return Response(AccountSerializer(accounts, many=True).data)
 
 
-class DisconnectView(APIView):
-    # Disconnecting a provider takes a session.
+class DisconnectView(WorkspaceView):
+    # Disconnecting a provider takes a session, and an owner or admin of the workspace.
     api_key_scopes = KEYS_REFUSED
+    workspace_actions = {"POST": Action.MANAGE}
     schema_error_statuses = (404,)  # an `accountId` that names no account of yours
 
     class InputSerializer(BodySerializer):
@@ -173,7 +181,7 @@ class DisconnectView(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         cancelled = account_disconnect(
-            user=request_user(request), account_id=serializer.validated_data["accountId"]
+            workspace_id=self.workspace_id, account_id=serializer.validated_data["accountId"]
         )
         return Response(
             Envelope(

@@ -8,10 +8,11 @@ from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import Scope
 from social.api.filters import RangeFilter
 from social.api.providers import ProviderField
+from social.api.scoping import WorkspaceView
 from social.models import AnalyticsRecord
 from social.selectors import analytics_list
 
@@ -37,8 +38,9 @@ class AnalyticsSerializer(serializers.ModelSerializer[AnalyticsRecord]):
         )
 
 
-class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
+class AnalyticsListView(WorkspaceView, generics.ListAPIView[AnalyticsRecord]):
     api_key_scopes = {"GET": Scope.POSTS_READ}
+    workspace_actions = {"GET": Action.READ}
     serializer_class = AnalyticsSerializer
     queryset = AnalyticsRecord.objects.none()
     page_size = 20  # the list convention's default (contract.md)
@@ -58,7 +60,7 @@ class AnalyticsListView(generics.ListAPIView[AnalyticsRecord]):
         filters.is_valid(raise_exception=True)
         found = filters.validated_data
         return analytics_list(
-            user=request_user(self.request),
+            workspace_id=self.workspace_id,
             provider=found.get("provider"),
             account_id=found.get("accountId"),
             post_id=found.get("postId"),

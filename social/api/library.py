@@ -10,15 +10,16 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import KEYS_REFUSED, Scope
 from core.api.envelope import Envelope
 from core.api.parsers import BoundedJSONParser
 from core.api.serializers import BodySerializer, TimeZoneField
 from core.inputs import UNSET
 from social.api.providers import ProviderField
+from social.api.scoping import WorkspaceView
 from social.connections import SettingsInput, settings_update
 from social.content import (
     IMAGE_TYPES,
@@ -30,7 +31,7 @@ from social.content import (
     media_alt_set,
     media_delete,
     media_register,
-    user_campaign,
+    workspace_campaign,
 )
 from social.content import media_upload as media_store
 from social.models import (
@@ -40,7 +41,7 @@ from social.models import (
     MediaItem,
     SocialSettings,
 )
-from social.selectors import settings_for
+from social.selectors import Preferences, media_list, settings_seen
 from social.throttling import MediaUploadThrottle
 
 Deleted = inline_serializer("LibraryItemDeleted", {"success": serializers.BooleanField()})
@@ -72,12 +73,13 @@ class CampaignSerializer(serializers.ModelSerializer[Campaign]):
         )
 
 
-def campaigns_counted(user: Any) -> QuerySet[Campaign]:
-    return Campaign.objects.filter(user=user).annotate(post_count=Count("posts"))
+def campaigns_counted(workspace_id: UUID) -> QuerySet[Campaign]:
+    return Campaign.objects.filter(workspace_id=workspace_id).annotate(post_count=Count("posts"))
 
 
-class CampaignListView(generics.ListAPIView[Campaign]):
+class CampaignListView(WorkspaceView, generics.ListAPIView[Campaign]):
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    workspace_actions = {"GET": Action.READ, "POST": Action.WRITE}
     schema_error_statuses = (404,)  # an `id` that names no campaign of yours
     serializer_class = CampaignSerializer
     queryset = Campaign.objects.none()
@@ -110,7 +112,7 @@ class CampaignListView(generics.ListAPIView[Campaign]):
             return {"anyOf": [{"required": ["name"]}, {"required": ["id"]}]}
 
     def get_queryset(self) -> QuerySet[Campaign]:
-        return campaigns_counted(request_user(self.request)).order_by("-created_at", "-id")
+        return campaigns_counted(self.workspace_id).order_by("-created_at", "-id")
 
     @extend_schema(operation_id="social_campaigns_list", tags=["social"])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -123,7 +125,6 @@ class CampaignListView(generics.ListAPIView[Campaign]):
         responses=CampaignSerializer,
     )
     def post(self, request: Request) -> Response:
-        user = request_user(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -137,27 +138,33 @@ class CampaignListView(generics.ListAPIView[Campaign]):
             goal=data.get("goal", UNSET),
             status=data.get("status", UNSET),
         )
-        campaign = campaign_save(user=user, changes=changes, campaign_id=data.get("id"))
-        data = CampaignSerializer(campaigns_counted(user).get(pk=campaign.pk)).data
+        campaign = campaign_save(
+            workspace_id=self.workspace_id,
+            user=request_user(request),
+            changes=changes,
+            campaign_id=data.get("id"),
+        )
+        data = CampaignSerializer(campaigns_counted(self.workspace_id).get(pk=campaign.pk)).data
         return Response(Envelope(data=data, message="Campaign saved"))
 
 
-class CampaignDetailView(APIView):
+class CampaignDetailView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ, "DELETE": Scope.POSTS_WRITE}
+    workspace_actions = {"GET": Action.READ, "DELETE": Action.WRITE}
 
     @extend_schema(
         operation_id="social_campaigns_get", tags=["social"], responses=CampaignSerializer
     )
     def get(self, request: Request, campaign_id: UUID) -> Response:
-        user = request_user(request)
-        found = user_campaign(user=user, campaign_id=campaign_id)
-        return Response(CampaignSerializer(campaigns_counted(user).get(pk=found.pk)).data)
+        found = workspace_campaign(workspace_id=self.workspace_id, campaign_id=campaign_id)
+        counted = campaigns_counted(self.workspace_id).get(pk=found.pk)
+        return Response(CampaignSerializer(counted).data)
 
     @extend_schema(
         operation_id="social_campaigns_delete", tags=["social"], responses={200: Deleted}
     )
     def delete(self, request: Request, campaign_id: UUID) -> Response:
-        campaign_delete(user=request_user(request), campaign_id=campaign_id)
+        campaign_delete(workspace_id=self.workspace_id, campaign_id=campaign_id)
         return Response(Envelope(data={"success": True}, message="Campaign deleted"))
 
 
@@ -181,11 +188,12 @@ class MediaSerializer(serializers.ModelSerializer[MediaItem]):
         )
 
 
-class MediaListView(generics.ListAPIView[MediaItem]):
+class MediaListView(WorkspaceView, generics.ListAPIView[MediaItem]):
     """GET the library; POST registers a hosted file (JSON) or uploads one (multipart, part
     `file`)."""
 
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    workspace_actions = {"GET": Action.READ, "POST": Action.WRITE}
     serializer_class = MediaSerializer
     queryset = MediaItem.objects.none()
     parser_classes = [BoundedJSONParser, MultiPartParser]
@@ -226,9 +234,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
         return [*super().get_throttles(), MediaUploadThrottle()]
 
     def get_queryset(self) -> QuerySet[MediaItem]:
-        return MediaItem.objects.filter(user=request_user(self.request)).order_by(
-            "-created_at", "-id"
-        )
+        return media_list(workspace_id=self.workspace_id)
 
     @extend_schema(operation_id="social_media_list", tags=["social"])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -246,6 +252,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
             upload = self.UploadSerializer(data=request.data)
             upload.is_valid(raise_exception=True)
             item = media_store(
+                workspace_id=self.workspace_id,
                 user=user,
                 upload=upload.validated_data["file"],
                 alt=upload.validated_data.get("alt", ""),
@@ -255,6 +262,7 @@ class MediaListView(generics.ListAPIView[MediaItem]):
             register.is_valid(raise_exception=True)
             data = register.validated_data
             item = media_register(
+                workspace_id=self.workspace_id,
                 user=user,
                 type=data["type"],
                 url=data["url"],
@@ -268,8 +276,9 @@ class MediaListView(generics.ListAPIView[MediaItem]):
         return Response(Envelope(data=MediaSerializer(item).data, message="Media added"))
 
 
-class MediaDetailView(APIView):
+class MediaDetailView(WorkspaceView):
     api_key_scopes = {"PATCH": Scope.POSTS_WRITE, "DELETE": Scope.POSTS_WRITE}
+    workspace_actions = {"PATCH": Action.WRITE, "DELETE": Action.WRITE}
 
     class AltSerializer(BodySerializer):
         alt = serializers.CharField(max_length=MAX_ALT, allow_blank=True, trim_whitespace=False)
@@ -284,13 +293,15 @@ class MediaDetailView(APIView):
         serializer = self.AltSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         item = media_alt_set(
-            user=request_user(request), media_id=media_id, alt=serializer.validated_data["alt"]
+            workspace_id=self.workspace_id,
+            media_id=media_id,
+            alt=serializer.validated_data["alt"],
         )
         return Response(Envelope(data=MediaSerializer(item).data, message="Media updated"))
 
     @extend_schema(operation_id="social_media_delete", tags=["social"], responses={200: Deleted})
     def delete(self, request: Request, media_id: UUID) -> Response:
-        media_delete(user=request_user(request), media_id=media_id)
+        media_delete(workspace_id=self.workspace_id, media_id=media_id)
         return Response(Envelope(data={"success": True}, message="Media deleted"))
 
 
@@ -311,9 +322,11 @@ class PreferencesField(serializers.DictField):
         super().__init__(child=serializers.BooleanField(), **kwargs)
 
 
-class SettingsView(APIView):
-    # The account's own settings, like its profile: sessions only.
+class SettingsView(WorkspaceView):
+    # The workspace's settings (changed by its owners and admins: the service checks) and the
+    # caller's own notification preferences: sessions only.
     api_key_scopes = KEYS_REFUSED
+    workspace_actions = {"GET": Action.READ, "PUT": Action.READ}
 
     class SettingsSerializer(BodySerializer):
         defaultPlatform = ProviderField(required=False, allow_null=True)
@@ -326,14 +339,21 @@ class SettingsView(APIView):
         operation_id="social_settings_get", tags=["social"], responses=SettingsSerializer
     )
     def get(self, request: Request) -> Response:
-        return Response(settings_data(settings_for(request_user(request))))
+        membership = self.membership
+        return Response(
+            settings_data(
+                *settings_seen(workspace_id=membership.workspace_id, user_id=membership.user_id)
+            )
+        )
 
     @extend_schema(
         operation_id="social_settings_update",
         tags=["social"],
         request=SettingsSerializer,
         responses=SettingsSerializer,
-        description=f"Preference keys: {', '.join(NOTIFICATION_PREFERENCES)}.",
+        description="The workspace's settings change for owners and admins only (403 for "
+        "the others); `notificationPreferences` are the caller's own, in every workspace. "
+        f"Preference keys: {', '.join(NOTIFICATION_PREFERENCES)}.",
     )
     def put(self, request: Request) -> Response:
         serializer = self.SettingsSerializer(data=request.data)
@@ -346,17 +366,19 @@ class SettingsView(APIView):
             require_alt_text=data.get("requireAltText", UNSET),
             notification_preferences=data.get("notificationPreferences", UNSET),
         )
-        updated = settings_update(user=request_user(request), changes=changes)
-        return Response(Envelope(data=settings_data(updated), message="Settings saved"))
+        updated = settings_update(actor=self.membership, changes=changes)
+        return Response(Envelope(data=settings_data(*updated), message="Settings saved"))
 
 
-def settings_data(found: SocialSettings) -> dict[str, Any]:
-    """The settings as SettingsView.SettingsSerializer describes them, every preference
-    named (on unless the user turned it off)."""
+def settings_data(found: SocialSettings, preferences: Preferences) -> dict[str, Any]:
+    """The settings as SettingsView.SettingsSerializer describes them: the workspace's, and
+    every preference of the caller's named (on unless they turned it off)."""
     return {
         "defaultPlatform": found.default_platform,
         "defaultTimezone": found.default_timezone,
         "autoRetry": found.auto_retry,
         "requireAltText": found.require_alt_text,
-        "notificationPreferences": {key: found.wants(key) for key in NOTIFICATION_PREFERENCES},
+        "notificationPreferences": {
+            key: preferences.wants(key) for key in NOTIFICATION_PREFERENCES
+        },
     }

@@ -8,20 +8,22 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody
 from social.api.post_output import RecordDetailSerializer
+from social.api.scoping import WorkspaceView
 from social.connections import account_health
 from social.outcomes import CATEGORIES
 from social.publishing import RESOLUTIONS, record_resolve, record_retry, records_retry
 
 
-class RecordRetryView(APIView):
+class RecordRetryView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    workspace_actions = {"POST": Action.PUBLISH}  # it publishes again
 
     @extend_schema(
         operation_id="social_schedule_retry_one",
@@ -34,12 +36,13 @@ class RecordRetryView(APIView):
     )
     def post(self, request: Request, record_id: UUID) -> Response:
         NoBody.check(request.data)
-        record = record_retry(user=request_user(request), record_id=record_id)
+        record = record_retry(workspace_id=self.workspace_id, record_id=record_id)
         return Response(Envelope(data=RecordDetailSerializer(record).data, message="Retrying"))
 
 
-class RecordsRetryView(APIView):
+class RecordsRetryView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    workspace_actions = {"POST": Action.PUBLISH}
     schema_error_statuses = (404,)  # an `accountId` or `postId` that names nothing of yours
 
     class InputSerializer(BodySerializer):
@@ -58,16 +61,16 @@ class RecordsRetryView(APIView):
                 "skipped": serializers.ListField(child=serializers.DictField()),
             },
         ),
-        description="Every failed record of yours that matches, back to `Scheduled`, due now "
-        "(`skipped`: those whose account is not connected, or whose target another record "
-        "holds).",
+        description="Every failed record of the workspace that matches, back to `Scheduled`, "
+        "due now (`skipped`: those whose account is not connected, or whose target another "
+        "record holds).",
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         done = records_retry(
-            user=request_user(request),
+            workspace_id=self.workspace_id,
             account_id=data.get("accountId"),
             category=data.get("category"),
             post_id=data.get("postId"),
@@ -86,8 +89,9 @@ class RecordsRetryView(APIView):
         )
 
 
-class RecordResolveView(APIView):
+class RecordResolveView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    workspace_actions = {"POST": Action.PUBLISH}  # published, retried or abandoned
 
     class InputSerializer(BodySerializer):
         action = serializers.ChoiceField(choices=RESOLUTIONS)
@@ -123,6 +127,7 @@ class RecordResolveView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         record = record_resolve(
+            workspace_id=self.workspace_id,
             user=request_user(request),
             record_id=record_id,
             action=data["action"],
@@ -131,8 +136,9 @@ class RecordResolveView(APIView):
         return Response(Envelope(data=RecordDetailSerializer(record).data, message="Resolved"))
 
 
-class AccountHealthView(APIView):
+class AccountHealthView(WorkspaceView):
     api_key_scopes = {"GET": Scope.ACCOUNTS_READ}
+    workspace_actions = {"GET": Action.READ}
 
     class HealthSerializer(serializers.Serializer[Any]):
         status = serializers.CharField()
@@ -153,4 +159,4 @@ class AccountHealthView(APIView):
         "platform answers, the daily cap's use, and each problem with what to do.",
     )
     def get(self, request: Request, account_id: UUID) -> Response:
-        return Response(account_health(user=request_user(request), account_id=account_id))
+        return Response(account_health(workspace_id=self.workspace_id, account_id=account_id))

@@ -12,9 +12,9 @@ from drf_spectacular.utils import (
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from social.api.post_input import (
@@ -26,7 +26,8 @@ from social.api.post_output import (
     post_data,
 )
 from social.api.providers import ProviderField
-from social.content import post_delete, post_save, user_post
+from social.api.scoping import WorkspaceView
+from social.content import post_delete, post_save, workspace_post
 from social.models import Post, PostStatus
 from social.selectors import (
     media_urls_of,
@@ -35,8 +36,9 @@ from social.selectors import (
 )
 
 
-class PostListView(generics.ListAPIView[Post]):
+class PostListView(WorkspaceView, generics.ListAPIView[Post]):
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    workspace_actions = {"GET": Action.READ, "POST": Action.WRITE}
     schema_error_statuses = (404,)  # an `id` that names no post of yours
     serializer_class = PostSerializer
     queryset = Post.objects.none()
@@ -66,14 +68,14 @@ class PostListView(generics.ListAPIView[Post]):
         return dict(found.validated_data)
 
     def count_total(self, queryset: QuerySet[Post]) -> int:
-        """The user's counter when nothing filters the list; a COUNT otherwise."""
+        """The workspace's counter when nothing filters the list; a COUNT otherwise."""
         if self.filters:
             return queryset.count()
-        return post_total(user=request_user(self.request))
+        return post_total(workspace_id=self.workspace_id)
 
     def get_queryset(self) -> QuerySet[Post]:
         return post_list(
-            user=request_user(self.request),
+            workspace_id=self.workspace_id,
             platform=self.filters.get("platform"),
             status=self.filters.get("status"),
             campaign_id=self.filters.get("campaignId"),
@@ -98,17 +100,22 @@ class PostListView(generics.ListAPIView[Post]):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         post = post_save(
-            user=request_user(request), fields=post_input(data), post_id=data.get("id")
+            workspace_id=self.workspace_id,
+            user=request_user(request),
+            fields=post_input(data),
+            post_id=data.get("id"),
         )
         return Response(Envelope(data=post_data(post), message="Post saved"))
 
 
-class PostDetailView(APIView):
+class PostDetailView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ, "DELETE": Scope.POSTS_WRITE}
+    workspace_actions = {"GET": Action.READ, "DELETE": Action.WRITE}
 
     @extend_schema(operation_id="social_posts_get", tags=["social"], responses=PostSerializer)
     def get(self, request: Request, post_id: UUID) -> Response:
-        return Response(post_data(user_post(user=request_user(request), post_id=post_id)))
+        post = workspace_post(workspace_id=self.workspace_id, post_id=post_id)
+        return Response(post_data(post))
 
     @extend_schema(
         operation_id="social_posts_delete",
@@ -116,7 +123,7 @@ class PostDetailView(APIView):
         responses={200: inline_serializer("PostDeleted", {"success": serializers.BooleanField()})},
     )
     def delete(self, request: Request, post_id: UUID) -> Response:
-        post_delete(user=request_user(request), post_id=post_id)
+        post_delete(workspace_id=self.workspace_id, post_id=post_id)
         return Response(Envelope(data={"success": True}, message="Post deleted"))
 
 

@@ -10,9 +10,8 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.inputs import UNSET
@@ -21,6 +20,7 @@ from social.api.post_input import (
     PostFields,
     post_input,
 )
+from social.api.scoping import WorkspaceView
 from social.content import TargetPreview, post_preview
 
 
@@ -31,11 +31,12 @@ class PreviewPartSerializer(serializers.Serializer[Any]):
     media = serializers.ListField(child=serializers.DictField())
 
 
-class PreviewView(APIView):
+class PreviewView(WorkspaceView):
     """What each target would be sent (social.md section 9): nothing is stored or sent, so a
     key that may read posts may preview them."""
 
     api_key_scopes = {"POST": Scope.POSTS_READ}
+    workspace_actions = {"POST": Action.WRITE}  # the contract's table: preview is writing's
     schema_error_statuses = (404,)  # a `postId` that names no post of yours
 
     class InputSerializer(PostFields):
@@ -71,7 +72,7 @@ class PreviewView(APIView):
                 platforms = fields.platforms
             fields = replace(fields, platforms=UNSET)
         previews = post_preview(
-            user=request_user(request),
+            workspace_id=self.workspace_id,
             fields=fields,
             post_id=data.get("postId"),
             account_ids=data.get("accountIds"),

@@ -9,9 +9,9 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer, NoBody, TimeZoneField
@@ -19,6 +19,7 @@ from core.times import iso
 from social.api.post_input import MAX_TARGETS, PostFields, post_input
 from social.api.post_output import PostSerializer, RecordSerializer, scheduled_data
 from social.api.recurrence import RecurrenceFields, recurrence_input
+from social.api.scoping import WorkspaceView
 from social.models import WEEKDAYS, AccountQueue
 from social.planning import (
     POSITIONS,
@@ -72,8 +73,9 @@ class QueueSerializer(serializers.Serializer[Any]):
         }
 
 
-class QueueView(APIView):
+class QueueView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ, "PUT": Scope.POSTS_WRITE}
+    workspace_actions = {"GET": Action.READ, "PUT": Action.WRITE}
 
     class InputSerializer(BodySerializer):
         accountId = serializers.UUIDField(required=False)
@@ -94,7 +96,7 @@ class QueueView(APIView):
 
     @extend_schema(operation_id="social_queue_get", tags=["social"], responses=QueueSerializer)
     def get(self, request: Request, account_id: UUID) -> Response:
-        queue = queue_of(user=request_user(request), account_id=account_id)
+        queue = queue_of(workspace_id=self.workspace_id, account_id=account_id)
         return Response(QueueSerializer(queue).data)
 
     @extend_schema(
@@ -110,7 +112,7 @@ class QueueView(APIView):
         if data.get("accountId", account_id) != account_id:
             raise serializers.ValidationError({"accountId": ["Not the account of this queue."]})
         queue = queue_update(
-            user=request_user(request),
+            workspace_id=self.workspace_id,
             account_id=account_id,
             zone_name=data.get("timezone"),
             paused=data.get("paused"),
@@ -119,8 +121,9 @@ class QueueView(APIView):
         return Response(Envelope(data=QueueSerializer(queue).data, message="Queue saved"))
 
 
-class QueueAddView(APIView):
+class QueueAddView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    workspace_actions = {"POST": Action.PUBLISH}  # queueing schedules
 
     class InputSerializer(PostFields):
         existing = "postId"
@@ -146,6 +149,7 @@ class QueueAddView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         done = queue_add(
+            workspace_id=self.workspace_id,
             user=request_user(request),
             account_ids=data["accountIds"],
             fields=post_input(data),
@@ -156,8 +160,9 @@ class QueueAddView(APIView):
         return Response(Envelope(data=scheduled_data(done), message="Post queued"))
 
 
-class QueueReorderView(APIView):
+class QueueReorderView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    workspace_actions = {"POST": Action.WRITE}
 
     class InputSerializer(BodySerializer):
         recordIds = serializers.ListField(
@@ -174,15 +179,16 @@ class QueueReorderView(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         queue = queue_reorder(
-            user=request_user(request),
+            workspace_id=self.workspace_id,
             account_id=account_id,
             record_ids=serializer.validated_data["recordIds"],
         )
         return Response(Envelope(data=QueueSerializer(queue).data, message="Queue reordered"))
 
 
-class QueueSuggestView(APIView):
+class QueueSuggestView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    workspace_actions = {"POST": Action.WRITE}
 
     @extend_schema(
         operation_id="social_queue_slots_suggest",
@@ -192,12 +198,13 @@ class QueueSuggestView(APIView):
     )
     def post(self, request: Request, account_id: UUID) -> Response:
         NoBody.check(request.data)
-        queue = queue_slots_suggest(user=request_user(request), account_id=account_id)
+        queue = queue_slots_suggest(workspace_id=self.workspace_id, account_id=account_id)
         return Response(Envelope(data=QueueSerializer(queue).data, message="Slots suggested"))
 
 
-class BestTimesView(APIView):
+class BestTimesView(WorkspaceView):
     api_key_scopes = {"GET": Scope.POSTS_READ}
+    workspace_actions = {"GET": Action.READ}
     schema_error_statuses = (404,)  # an `accountId` that names no account of yours
 
     class FilterSerializer(serializers.Serializer[Any]):
@@ -228,9 +235,8 @@ class BestTimesView(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        user = request_user(request)
         account_id = filters.validated_data["accountId"]
-        queue = queue_of(user=user, account_id=account_id)
+        queue = queue_of(workspace_id=self.workspace_id, account_id=account_id)
         found = best_times(account=queue.account, zone=ZoneInfo(queue.time_zone))
         return Response(
             {

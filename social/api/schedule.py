@@ -12,9 +12,9 @@ from drf_spectacular.utils import (
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import request_user
+from accounts.roles import Action
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
 from core.api.serializers import (
@@ -44,6 +44,7 @@ from social.api.post_output import (
 )
 from social.api.providers import ProviderListField
 from social.api.recurrence import RecurrenceFields, recurrence_input
+from social.api.scoping import WorkspaceView
 from social.content import PostInput
 from social.models import RecordStatus, ScheduledRecord
 from social.planning import (
@@ -55,12 +56,13 @@ from social.planning import (
 from social.publishing import publish_now
 from social.selectors import (
     record_calendar,
-    user_record,
+    workspace_record,
 )
 
 
-class PublishView(APIView):
+class PublishView(WorkspaceView):
     api_key_scopes = {"POST": Scope.POSTS_WRITE}
+    workspace_actions = {"POST": Action.PUBLISH}
 
     class InputSerializer(PostFields):
         existing = "postId"
@@ -81,6 +83,7 @@ class PublishView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         _, outcomes = publish_now(
+            workspace_id=self.workspace_id,
             user=request_user(request),
             account_ids=data["accountIds"],
             fields=post_input(data),
@@ -96,11 +99,12 @@ class PublishView(APIView):
         )
 
 
-class ScheduleView(generics.ListAPIView[ScheduledRecord]):
+class ScheduleView(WorkspaceView, generics.ListAPIView[ScheduledRecord]):
     """POST: schedule (shape A with `accountIds`, shape B with `platforms`); GET: the
-    calendar of the user's scheduled records."""
+    calendar of the workspace's scheduled records."""
 
     api_key_scopes = {"GET": Scope.POSTS_READ, "POST": Scope.POSTS_WRITE}
+    workspace_actions = {"GET": Action.READ, "POST": Action.PUBLISH}
     serializer_class = RecordSerializer
     queryset = ScheduledRecord.objects.none()
     page_size = 20  # the list convention's default (contract.md)
@@ -141,7 +145,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         filters.is_valid(raise_exception=True)
         found = filters.validated_data
         return record_calendar(
-            user=request_user(self.request),
+            workspace_id=self.workspace_id,
             status=found.get("status"),
             account_id=found.get("accountId"),
             start=found.get("from"),
@@ -174,7 +178,11 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
             fields = PostInput(content=data["content"], media_ids=data.get("mediaIds") or UNSET)
             platforms = list(dict.fromkeys(data["platforms"]))
             done = schedule_to_platforms(
-                user=user, platforms=platforms, scheduled_at=data["scheduledAt"], fields=fields
+                workspace_id=self.workspace_id,
+                user=user,
+                platforms=platforms,
+                scheduled_at=data["scheduledAt"],
+                fields=fields,
             )
             return Response(
                 Envelope(
@@ -191,6 +199,7 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         shape_a.is_valid(raise_exception=True)
         data = shape_a.validated_data
         done = schedule_to_accounts(
+            workspace_id=self.workspace_id,
             user=user,
             account_ids=data["accountIds"],
             scheduled_time=data["scheduledTime"],
@@ -202,12 +211,14 @@ class ScheduleView(generics.ListAPIView[ScheduledRecord]):
         return Response(Envelope(data=scheduled_data(done), message="Post scheduled"))
 
 
-class ScheduleDetailView(APIView):
+class ScheduleDetailView(WorkspaceView):
     api_key_scopes = {
         "GET": Scope.POSTS_READ,
         "PATCH": Scope.POSTS_WRITE,
         "DELETE": Scope.POSTS_WRITE,
     }
+    # Moving a record schedules it anew; cancelling one takes it off the calendar.
+    workspace_actions = {"GET": Action.READ, "PATCH": Action.PUBLISH, "DELETE": Action.WRITE}
 
     @extend_schema(
         operation_id="social_schedule_get",
@@ -215,7 +226,7 @@ class ScheduleDetailView(APIView):
         responses=RecordDetailSerializer,
     )
     def get(self, request: Request, record_id: UUID) -> Response:
-        record = user_record(user=request_user(request), record_id=record_id)
+        record = workspace_record(workspace_id=self.workspace_id, record_id=record_id)
         return Response(RecordDetailSerializer(record).data)
 
     class MoveSerializer(BodySerializer):
@@ -233,7 +244,7 @@ class ScheduleDetailView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         record = record_move(
-            user=request_user(request),
+            workspace_id=self.workspace_id,
             record_id=record_id,
             scheduled_time=data["scheduledTime"],
             zone_name=data.get("timezone"),
@@ -255,7 +266,7 @@ class ScheduleDetailView(APIView):
         query = self.CancelSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         record = record_cancel(
-            user=request_user(request),
+            workspace_id=self.workspace_id,
             record_id=record_id,
             series=query.validated_data["series"],
         )

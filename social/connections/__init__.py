@@ -21,6 +21,7 @@ from social.connections.services.credentials import (
 )
 from social.connections.services.erasure import (
     social_erase,
+    workspace_erase,
 )
 from social.connections.services.health import (
     account_health,
@@ -54,4 +55,5 @@ __all__ = [
     "sessions_open",
     "settings_update",
     "social_erase",
+    "workspace_erase",
 ]

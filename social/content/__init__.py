@@ -10,7 +10,7 @@ from social.content.services.campaigns import (
     CampaignInput,
     campaign_delete,
     campaign_save,
-    user_campaign,
+    workspace_campaign,
 )
 from social.content.services.composition import (
     Draft,
@@ -25,7 +25,6 @@ from social.content.services.media import (
     media_alt_set,
     media_delete,
     media_erase,
-    media_owner,
     media_register,
     media_upload,
 )
@@ -44,8 +43,9 @@ from social.content.services.posts import (
     post_apply,
     post_counted,
     post_delete,
+    post_new,
     post_save,
-    user_post,
+    workspace_post,
 )
 from social.content.services.preview import (
     TargetPreview,
@@ -70,7 +70,6 @@ __all__ = [
     "media_alt_set",
     "media_delete",
     "media_erase",
-    "media_owner",
     "media_register",
     "media_upload",
     "parts_missing",
@@ -78,6 +77,7 @@ __all__ = [
     "post_apply",
     "post_counted",
     "post_delete",
+    "post_new",
     "post_preview",
     "post_save",
     "post_scheduled_fresh",
@@ -87,6 +87,6 @@ __all__ = [
     "posts_outcome_refresh",
     "posts_records",
     "record_parts",
-    "user_campaign",
-    "user_post",
+    "workspace_campaign",
+    "workspace_post",
 ]

@@ -2,7 +2,6 @@
 
 import uuid
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -16,8 +15,8 @@ class AnalyticsRecord(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     record = models.ForeignKey(ScheduledRecord, on_delete=models.CASCADE, related_name="metrics")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    workspace = models.ForeignKey(  # the record's
+        "accounts.Workspace", on_delete=models.RESTRICT, related_name="+", db_index=False
     )
     post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="+")
     account = models.ForeignKey(SocialAccount, on_delete=models.CASCADE, related_name="+")
@@ -30,7 +29,7 @@ class AnalyticsRecord(models.Model):
 
     class Meta:
         ordering = ("-date", "provider", "id")
-        indexes = [models.Index(fields=["user", "-date"], name="social_metrics_user_idx")]
+        indexes = [models.Index(fields=["workspace", "-date"], name="social_metrics_workspace_idx")]
         constraints = [
             models.UniqueConstraint(fields=["record", "date"], name="social_metrics_once_a_day")
         ]

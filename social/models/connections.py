@@ -1,6 +1,6 @@
-"""The connections' tables: the accounts a user connects (their credentials encrypted at
+"""The connections' tables: the accounts a workspace connects (their credentials encrypted at
 rest), the OAuth consent in flight, the apps registered on Mastodon instances, each account's
-last health check, and each user's social hub settings."""
+last health check, and each workspace's social hub settings."""
 
 import uuid
 
@@ -25,15 +25,20 @@ class AccountStatus(models.TextChoices):
 
 
 class SocialAccount(models.Model):
-    """One provider account of one user. Disconnected accounts keep their row (posts and
-    analytics refer to it) with their credentials deleted."""
+    """One provider account of one workspace, connected by one of its members (`user`).
+    Disconnected accounts keep their row (posts and analytics refer to it) with their
+    credentials deleted, until their workspace goes."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(
+        "accounts.Workspace",
+        on_delete=models.RESTRICT,  # its hub data goes first (social.connections.workspace_erase)
+        related_name="+",
+        db_index=False,  # the (workspace, status) index leads with it
+    )
+    # Who connected it: told about its lifecycle; a takeover of their address releases it.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        related_name="social_accounts",
-        db_index=False,  # the (user, status) index leads with user
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="social_accounts"
     )
     provider = models.CharField(max_length=PROVIDER_LENGTH)
     provider_user_id = models.CharField(max_length=255)
@@ -70,7 +75,9 @@ class SocialAccount(models.Model):
 
     class Meta:
         ordering = ("-created_at", "-id")
-        indexes = [models.Index(fields=["user", "status"], name="social_account_user_idx")]
+        indexes = [
+            models.Index(fields=["workspace", "status"], name="social_account_workspace_idx")
+        ]
         constraints = [
             # One live connection per provider account, whoever holds it.
             models.UniqueConstraint(
@@ -107,9 +114,11 @@ class MastodonApp(models.Model):
 
 class ConnectState(models.Model):
     """An OAuth consent in flight: the `state` a user received (stored as its SHA-256), bound
-    to the provider, redirect URI and instance, good once for SOCIAL_CONNECT_STATE_SECONDS."""
+    to the workspace it was asked in, the provider, redirect URI and instance, good once for
+    SOCIAL_CONNECT_STATE_SECONDS."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey("accounts.Workspace", on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     provider = models.CharField(max_length=PROVIDER_LENGTH)
     state_hash = models.CharField(max_length=64, unique=True)
@@ -137,13 +146,14 @@ NOTIFICATION_PREFERENCES = (
 
 
 class SocialSettings(models.Model):
-    """A user's social hub defaults; a user without a row has the defaults."""
+    """A workspace's social hub defaults; a workspace without a row has the defaults.
 
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        primary_key=True,
-        on_delete=models.CASCADE,
-        related_name="social_settings",
+    `notification_preferences` are a user's own (notifications are per user, across
+    workspaces): they are kept in the row of the user's personal workspace, and a shared
+    workspace's row leaves them empty (social.selectors.preferences_of)."""
+
+    workspace = models.OneToOneField(
+        "accounts.Workspace", primary_key=True, on_delete=models.CASCADE, related_name="+"
     )
     default_platform = models.CharField(  # noqa: DJ001 (null is the API's "no default")
         max_length=PROVIDER_LENGTH, null=True, blank=True
@@ -160,7 +170,7 @@ class SocialSettings(models.Model):
         verbose_name_plural = "social settings"
 
     def __str__(self) -> str:
-        return f"Social settings of {self.user_id}"
+        return f"Social settings of {self.workspace_id}"
 
     def wants(self, preference: str) -> bool:
         return bool(self.notification_preferences.get(preference, True))

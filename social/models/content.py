@@ -1,5 +1,6 @@
-"""The content's tables: what a user writes (posts, and the counter of them), the campaigns
-that group posts, the media library."""
+"""The content's tables: what a workspace's members write (posts, and the counter of them),
+the campaigns that group posts, the media library. Each row belongs to a workspace; `user`
+is the member who made it."""
 
 import uuid
 
@@ -17,8 +18,9 @@ class CampaignStatus(models.TextChoices):
 
 class Campaign(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns"
+    workspace = models.ForeignKey("accounts.Workspace", on_delete=models.RESTRICT, related_name="+")
+    user = models.ForeignKey(  # who made it
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaigns", db_index=False
     )
     name = models.CharField(max_length=120)
     description = models.TextField(max_length=2000, blank=True, default="")
@@ -49,11 +51,17 @@ class PostStatus(models.TextChoices):
 
 
 class Post(models.Model):
-    """What the user wrote. `status` is derived from the post's scheduled records (stored, so
-    lists filter on it), `Draft` while it has none that count."""
+    """What a member wrote in a workspace. `status` is derived from the post's scheduled
+    records (stored, so lists filter on it), `Draft` while it has none that count."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(
+    workspace = models.ForeignKey(
+        "accounts.Workspace",
+        on_delete=models.RESTRICT,
+        related_name="+",
+        db_index=False,  # the list's index leads with it
+    )
+    user = models.ForeignKey(  # the author
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="posts", db_index=False
     )
     title = models.CharField(max_length=300, blank=True, default="")
@@ -81,7 +89,9 @@ class Post(models.Model):
     class Meta:
         ordering = ("-created_at", "-id")
         indexes = [
-            models.Index(fields=["user", "-created_at", "-id"], name="social_post_user_idx"),
+            models.Index(
+                fields=["workspace", "-created_at", "-id"], name="social_post_workspace_idx"
+            ),
             models.Index(fields=["campaign"], name="social_post_campaign_idx"),
         ]
 
@@ -90,11 +100,14 @@ class Post(models.Model):
 
 
 class MediaItem(models.Model):
-    """A file in the user's media library: hosted elsewhere (`url` only) or uploaded here
+    """A file in a workspace's media library: hosted elsewhere (`url` only) or uploaded here
     (`file`, stored through Django's storage API; `url` is its absolute public address)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(
+    workspace = models.ForeignKey(
+        "accounts.Workspace", on_delete=models.RESTRICT, related_name="+", db_index=False
+    )
+    user = models.ForeignKey(  # who added it
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="media", db_index=False
     )
     type = models.CharField(max_length=64)  # MIME type
@@ -110,22 +123,21 @@ class MediaItem(models.Model):
 
     class Meta:
         ordering = ("-created_at", "-id")
-        indexes = [models.Index(fields=["user", "-created_at"], name="social_media_user_idx")]
+        indexes = [
+            models.Index(fields=["workspace", "-created_at"], name="social_media_workspace_idx")
+        ]
 
     def __str__(self) -> str:
         return self.filename or self.url
 
 
 class PostCounter(models.Model):
-    """How many posts a user has, kept by the services in the transaction of each create and
-    delete: the posts list's `meta.total` is one primary-key read instead of a COUNT. A user
-    without a row is counted once, when the total is first read."""
+    """How many posts a workspace has, kept by the services in the transaction of each create
+    and delete: the posts list's `meta.total` is one primary-key read instead of a COUNT. A
+    workspace without a row is counted once, when the total is first read."""
 
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="post_counter",
+    workspace = models.OneToOneField(
+        "accounts.Workspace", on_delete=models.CASCADE, primary_key=True, related_name="+"
     )
     total = models.PositiveIntegerField(default=0)
 

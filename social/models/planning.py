@@ -41,7 +41,10 @@ class ScheduledRecord(Leased):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="records")
-    user = models.ForeignKey(
+    workspace = models.ForeignKey(  # the post's
+        "accounts.Workspace", on_delete=models.RESTRICT, related_name="+", db_index=False
+    )
+    user = models.ForeignKey(  # the post's author: told about its outcome
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     account = models.ForeignKey(SocialAccount, on_delete=models.CASCADE, related_name="records")
@@ -102,7 +105,9 @@ class ScheduledRecord(Leased):
                 condition=Q(status=RecordStatus.PUBLISHING),
                 name="social_record_lease_idx",
             ),
-            models.Index(fields=["user", "scheduled_time"], name="social_record_user_idx"),
+            models.Index(
+                fields=["workspace", "scheduled_time"], name="social_record_workspace_idx"
+            ),
             models.Index(fields=["account", "status"], name="social_record_account_idx"),
         ]
         constraints = [

@@ -9,7 +9,6 @@ from zoneinfo import ZoneInfo
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from accounts.models import User
 from social.errors import AccountNotFound
 from social.models import (
     WEEKDAYS,
@@ -27,10 +26,11 @@ from social.selectors import settings_for
 # --- The posting queue and best times (social.md section 11) ---------------------------------
 
 
-def queue_account(*, user: User, account_id: UUID) -> SocialAccount:
-    """The user's account (not disconnected) with its queue, if it has one; 404 otherwise."""
+def queue_account(*, workspace_id: UUID, account_id: UUID) -> SocialAccount:
+    """The workspace's account (not disconnected) with its queue, if it has one; 404
+    otherwise."""
     account = (
-        SocialAccount.objects.filter(pk=account_id, user=user)
+        SocialAccount.objects.filter(pk=account_id, workspace_id=workspace_id)
         .exclude(status=AccountStatus.DISCONNECTED)
         .select_related("queue")
         .first()
@@ -40,13 +40,13 @@ def queue_account(*, user: User, account_id: UUID) -> SocialAccount:
     return account
 
 
-def queue_of(*, user: User, account_id: UUID) -> AccountQueue:
-    """The account's queue; an account without one has none of its own yet: no slots, the
-    user's default zone (unsaved)."""
-    account = queue_account(user=user, account_id=account_id)
+def queue_of(*, workspace_id: UUID, account_id: UUID) -> AccountQueue:
+    """The workspace's account's queue; an account without one has none of its own yet: no
+    slots, the workspace's default zone (unsaved)."""
+    account = queue_account(workspace_id=workspace_id, account_id=account_id)
     queue: AccountQueue | None = getattr(account, "queue", None)
     if queue is None:
-        queue = AccountQueue(account=account, time_zone=settings_for(user).default_timezone)
+        queue = AccountQueue(account=account, time_zone=settings_for(workspace_id).default_timezone)
     return queue
 
 

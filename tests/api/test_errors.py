@@ -248,7 +248,12 @@ def devto_account(ada):
     from social.models import SocialAccount
 
     return SocialAccount.objects.create(
-        user=ada, provider="devto", provider_user_id="1", username="ada", access_token="key"
+        user=ada,
+        workspace=ada.personal_workspace,
+        provider="devto",
+        provider_user_id="1",
+        username="ada",
+        access_token="key",
     )
 
 

@@ -15,13 +15,17 @@ pytestmark = pytest.mark.django_db
 
 
 def test_each_row_gets_its_own_result_and_a_lost_claim_gets_nothing(ada):
-    account = SocialAccount.objects.create(user=ada, provider="devto", provider_user_id="1",
+    account = SocialAccount.objects.create(user=ada, workspace=ada.personal_workspace,
+                                           provider="devto", provider_user_id="1",
                                            username="ada-lease")  # fmt: skip
     now = timezone.now()
     rows = [
         ScheduledRecord.objects.create(
             user=ada,
-            post=Post.objects.create(user=ada, title=f"T{n}", content="x"),
+            workspace=ada.personal_workspace,
+            post=Post.objects.create(
+                user=ada, workspace=ada.personal_workspace, title=f"T{n}", content="x"
+            ),
             account=account,
             provider="devto",
             scheduled_time=now,

@@ -15,7 +15,7 @@ from social.models import SocialSettings
 pytestmark = pytest.mark.django_db
 
 # The fields whose batch reads take `__any`: the leased kinds' keys (core.leases), the
-# endpoints of a consumer batch's users, the posts' records and the users' social settings.
+# endpoints of a consumer batch's users, the posts' records and the workspaces' social settings.
 TAKE_ANY = {
     ("accounts.Workspace", "personal_user"),  # webhooks' routing of a batch's events
     ("aitools.Generation", "id"),
@@ -24,19 +24,20 @@ TAKE_ANY = {
     ("social.Post", "id"),
     ("social.ScheduledRecord", "id"),
     ("social.ScheduledRecord", "post"),
-    ("social.SocialSettings", "user"),
+    ("social.SocialSettings", "workspace"),
 }
 
 
 def test_any_finds_what_in_finds_by_uuid_text_integer_and_foreign_key(ada, bob):
-    for user in (ada, bob):
-        SocialSettings.objects.create(user=user)
-    wanted = [ada.pk, str(bob.pk), uuid.uuid4()]
-    assert set(SocialSettings.objects.filter(user_id__any=wanted)) == set(
-        SocialSettings.objects.filter(user_id__in=wanted)
+    mine, theirs = ada.personal_workspace.pk, bob.personal_workspace.pk
+    for workspace_id in (mine, theirs):
+        SocialSettings.objects.create(workspace_id=workspace_id)
+    wanted = [mine, str(theirs), uuid.uuid4()]
+    assert set(SocialSettings.objects.filter(workspace_id__any=wanted)) == set(
+        SocialSettings.objects.filter(workspace_id__in=wanted)
     )
-    assert {row.pk for row in SocialSettings.objects.filter(user__any=[bob.pk])} == {bob.pk}
-    assert {row.pk for row in SocialSettings.objects.exclude(pk__any=[ada.pk])} == {bob.pk}
+    assert {row.pk for row in SocialSettings.objects.filter(workspace__any=[theirs])} == {theirs}
+    assert {row.pk for row in SocialSettings.objects.exclude(pk__any=[mine])} == {theirs}
     event = OutboxEvent.objects.create(event="post.published", user=ada, data={})
     rows = [OutboxConsumption.objects.create(event=event, consumer=name) for name in "abc"]
     found = OutboxConsumption.objects.filter(pk__any=[rows[0].pk, rows[2].pk, 10**9])
@@ -60,8 +61,8 @@ def test_any_is_taken_by_the_batch_reads_fields_alone(ada):
 def test_any_is_one_parameter_whatever_the_number_of_values():
     keys = [uuid.uuid4() for _ in range(64)]
     with CaptureQueriesContext(connection) as queries:
-        list(SocialSettings.objects.filter(user_id__any=keys[:3]))
-        list(SocialSettings.objects.filter(user_id__any=keys))
+        list(SocialSettings.objects.filter(workspace_id__any=keys[:3]))
+        list(SocialSettings.objects.filter(workspace_id__any=keys))
     first, second = (query["sql"] for query in queries)
     assert "= ANY(" in first
     assert first.split("ANY(")[0] == second.split("ANY(")[0]

@@ -73,20 +73,23 @@ def mastodon_records(ada: User) -> list[ScheduledRecord]:
     """A record due 5 minutes ago, and one whose last hour holds a success and a failure."""
     from social.models import Post, SocialAccount
 
-    account = SocialAccount.objects.create(user=ada, provider="mastodon", provider_user_id="1",
+    account = SocialAccount.objects.create(user=ada, workspace=ada.personal_workspace,
+                                           provider="mastodon", provider_user_id="1",
                                            username="ada")  # fmt: skip
     now = timezone.now()
-    post = Post.objects.create(user=ada, content="Hello")
-    due = ScheduledRecord.objects.create(post=post, user=ada, account=account, provider="mastodon",
+    post = Post.objects.create(user=ada, workspace=ada.personal_workspace, content="Hello")
+    due = ScheduledRecord.objects.create(post=post, user=ada, workspace=post.workspace,
+                                         account=account, provider="mastodon",
                                          scheduled_time=now - timedelta(minutes=5),
                                          due_at=now - timedelta(minutes=5))  # fmt: skip
-    other = Post.objects.create(user=ada, content="Again")
+    other = Post.objects.create(user=ada, workspace=ada.personal_workspace, content="Again")
     history = [
         {"attempt": 1, "at": (now - timedelta(minutes=30)).isoformat(), "outcome": "error",
          "error": "The server is unavailable or busy (HTTP 503)."},
         {"attempt": 2, "at": (now - timedelta(minutes=20)).isoformat(), "outcome": "published"},
     ]  # fmt: skip
-    done = ScheduledRecord.objects.create(post=other, user=ada, account=account,
-                                          provider="mastodon", scheduled_time=now, due_at=now,
+    done = ScheduledRecord.objects.create(post=other, user=ada, workspace=other.workspace,
+                                          account=account, provider="mastodon",
+                                          scheduled_time=now, due_at=now,
                                           status="Published", history=history)  # fmt: skip
     return [due, done]

@@ -80,13 +80,15 @@ def test_the_due_filter_lists_waiting_records_whose_time_has_come(admin_client, 
 
     from social.models import Post, ScheduledRecord, SocialAccount
 
-    account = SocialAccount.objects.create(user=ada, provider="devto", provider_user_id="1",
+    account = SocialAccount.objects.create(user=ada, workspace=ada.personal_workspace,
+                                           provider="devto", provider_user_id="1",
                                            username="ada-due")  # fmt: skip
-    post = Post.objects.create(user=ada, title="T", content="x")
+    post = Post.objects.create(user=ada, workspace=ada.personal_workspace, title="T", content="x")
     now = timezone.now()
     for offset, name in ((-60, "due"), (3600, "later")):
-        ScheduledRecord.objects.create(user=ada, post=Post.objects.create(user=ada, title=name,
-                                       content=name), account=account, provider="devto",
+        ScheduledRecord.objects.create(user=ada, workspace=post.workspace,
+                                       post=Post.objects.create(user=ada, workspace=post.workspace,
+                                       title=name, content=name), account=account, provider="devto",
                                        scheduled_time=now + timedelta(seconds=offset),
                                        due_at=now + timedelta(seconds=offset))  # fmt: skip
     assert post.pk
@@ -104,14 +106,16 @@ def test_the_records_list_shows_the_schedulers_lateness_over_the_last_hour(admin
 
     from social.models import Post, ScheduledRecord, SocialAccount
 
-    account = SocialAccount.objects.create(user=ada, provider="devto", provider_user_id="1",
+    account = SocialAccount.objects.create(user=ada, workspace=ada.personal_workspace,
+                                           provider="devto", provider_user_id="1",
                                            username="ada-late")  # fmt: skip
     now = timezone.now()
 
     def attempted(late: float, *, ago: timedelta) -> None:
         at = (now - ago).isoformat()
         ScheduledRecord.objects.create(
-            user=ada, post=Post.objects.create(user=ada, title="T", content="x"),
+            user=ada, workspace=account.workspace,
+            post=Post.objects.create(user=ada, workspace=account.workspace, title="T", content="x"),
             account=account, provider="devto", scheduled_time=now, due_at=now,
             status="Published", attempts=1,
             history=[{"attempt": 1, "at": at, "outcome": "published", "late": late}],

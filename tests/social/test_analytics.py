@@ -80,11 +80,15 @@ def test_analytics_pages_by_20_by_default(ada_client, ada):
     from social.models import Post, RecordStatus
 
     account = SocialAccount.objects.create(
-        user=ada, provider="devto", provider_user_id="1", username="ada"
+        user=ada,
+        workspace=ada.personal_workspace,
+        provider="devto",
+        provider_user_id="1",
+        username="ada",
     )
-    post = Post.objects.create(user=ada, title="T", content="x")
+    post = Post.objects.create(user=ada, workspace=ada.personal_workspace, title="T", content="x")
     record = ScheduledRecord.objects.create(
-        user=ada, post=post, account=account, provider="devto",
+        user=ada, workspace=ada.personal_workspace, post=post, account=account, provider="devto",
         status=RecordStatus.PUBLISHED,
         scheduled_time=timezone.now(), due_at=timezone.now(),
     )  # fmt: skip
@@ -92,7 +96,7 @@ def test_analytics_pages_by_20_by_default(ada_client, ada):
     AnalyticsRecord.objects.bulk_create(
         AnalyticsRecord(
             record=record,
-            user=ada,
+            workspace=ada.personal_workspace,
             post=post,
             account=account,
             provider="devto",

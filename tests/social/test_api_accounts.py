@@ -210,7 +210,8 @@ def test_connecting_notifies_as_the_preferences_say(ada_client, ada, providers):
     failed = Notification.objects.get(type="account_connect_failed")
     assert failed.metadata == {"platform": "bluesky"}
     SocialSettings.objects.create(
-        user=ada, notification_preferences={"oauthSuccess": False, "oauthFailure": False}
+        workspace=ada.personal_workspace,
+        notification_preferences={"oauthSuccess": False, "oauthFailure": False},
     )
     connect(ada_client, "bluesky")
     connect(ada_client, "devto", code="wrong")

@@ -59,7 +59,7 @@ def test_create_list_get_update_and_delete_a_post(ada_client, ada, prefix):
 
 
 def test_list_filters_and_order(ada_client, ada):
-    campaign = Campaign.objects.create(user=ada, name="Spring")
+    campaign = Campaign.objects.create(user=ada, workspace=ada.personal_workspace, name="Spring")
     first = ada_client.post(
         "/api/social/posts", {"content": "one", "platforms": ["mastodon"]}
     ).json()
@@ -254,7 +254,7 @@ def test_a_transient_failure_is_left_to_the_scheduler(
 
 
 def test_without_auto_retry_a_failure_is_final(ada_client, ada, providers, ada_accounts):
-    SocialSettings.objects.create(user=ada, auto_retry=False)
+    SocialSettings.objects.create(workspace=ada.personal_workspace, auto_retry=False)
     providers.devto.fail = "down"
     response = ada_client.post(
         "/api/social/publish",
@@ -405,8 +405,8 @@ def test_schedule_shape_b_maps_platforms_to_accounts(ada_client, ada, ada_accoun
     # A platform without an account, or with two, is refused.
     response = schedule_b(ada_client, "linkedin")
     assert response.status_code == 200  # LinkedIn is connected in this fixture
-    SocialAccount.objects.create(user=ada, provider="devto", provider_user_id="other",
-                                 username="ada2")  # fmt: skip
+    SocialAccount.objects.create(user=ada, workspace=ada.personal_workspace, provider="devto",
+                                 provider_user_id="other", username="ada2")  # fmt: skip
     response = schedule_b(ada_client, "devto")
     assert (response.status_code, response.json()["error"]["code"]) == (400, "platform_ambiguous")
 
@@ -481,7 +481,7 @@ def test_dst_gap_is_400_and_overlap_is_the_first_occurrence(ada_client, ada_acco
 
 
 def test_a_time_without_offset_uses_the_users_default_zone(ada_client, ada, ada_accounts):
-    SocialSettings.objects.create(user=ada, default_timezone="Asia/Kolkata")
+    SocialSettings.objects.create(workspace=ada.personal_workspace, default_timezone="Asia/Kolkata")
     local = (timezone.now() + timedelta(days=2)).replace(tzinfo=None, microsecond=0)
     response = ada_client.post(
         "/api/social/schedule",
@@ -573,7 +573,7 @@ def test_the_list_total_follows_creates_and_deletes_without_counting(ada_client,
     assert (
         ada_client.get("/api/social/posts", {"page": 1}).json()["meta"]["total"] == 2
     )  # counted once
-    assert PostCounter.objects.get(user=ada).total == 2
+    assert PostCounter.objects.get(workspace=ada.personal_workspace).total == 2
     publish = {"content": "three", "accountIds": ids(ada_accounts, "mastodon")}
     ada_client.post("/api/social/publish", publish, format="json")
     planned = {

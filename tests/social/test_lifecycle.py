@@ -54,7 +54,9 @@ def test_warned_seven_days_and_one_day_before_then_marked_expired(ada_client, pr
 
 def test_the_token_expiry_preference_silences_warnings(ada_client, ada, providers):
     account = expiring(ada_client, "linkedin")
-    SocialSettings.objects.create(user=ada, notification_preferences={"tokenExpiry": False})
+    SocialSettings.objects.create(
+        workspace=ada.personal_workspace, notification_preferences={"tokenExpiry": False}
+    )
     SocialAccount.objects.filter(pk=account.pk).update(
         expires_at=timezone.now() + timedelta(days=3)
     )

@@ -207,7 +207,8 @@ def test_the_account_notifications_come_from_the_account_events(ada):
          "posts publishing.", {**on, "expiresAt": "2026-12-01T09:30:00+00:00"}),
     ]  # fmt: skip
     SocialSettings.objects.update_or_create(
-        user=ada, defaults={"notification_preferences": {"tokenExpiry": False}}
+        workspace=ada.personal_workspace,
+        defaults={"notification_preferences": {"tokenExpiry": False}},
     )
     events.emit(user=ada, payload=events.account_expired(
         account_id=account, platform="mastodon", username="ada", reason=""))  # fmt: skip

@@ -342,17 +342,17 @@ def test_a_networks_options_are_checked_against_its_schema(ada, seventh):
     def with_options(options: dict) -> PostInput:
         return PostInput(variants={"example": VariantInput(options=options)})
 
-    post = Post(user=ada)
+    post = Post(user=ada, workspace=ada.personal_workspace)
     for options, field in [
         ({"audience": "enemies"}, "variants.example.options.audience"),
         ({"pinned": "yes"}, "variants.example.options.pinned"),
         ({"boardId": "1"}, "variants.example.options.boardId"),
     ]:
         with pytest.raises(ValidationFailed) as refused:
-            post_fill(user=ada, post=post, fields=with_options(options))
+            post_fill(post=post, fields=with_options(options))
         assert list(refused.value.details) == [field]
     chosen = {"audience": "friends", "pinned": True}
-    post_fill(user=ada, post=post, fields=with_options(chosen))
+    post_fill(post=post, fields=with_options(chosen))
     assert draft_of(post, "example").options == chosen
     # The preview's problems of a target, at the same field.
     wrong = Draft(content="Hi", options={"audience": "enemies"}, provider="example")

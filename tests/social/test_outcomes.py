@@ -263,7 +263,7 @@ def unconfirmed(client, ada_client, ada, ada_accounts, providers, settings) -> s
     autoRetry off: Unconfirmed (the article exists at Dev.to)."""
     settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
     accounts = ada_accounts
-    SocialSettings.objects.create(user=ada, auto_retry=False)
+    SocialSettings.objects.create(workspace=ada.personal_workspace, auto_retry=False)
     (record_id,) = schedule(ada_client, accounts, "devto")
     providers.devto.fail, providers.devto.hang = "timeout", 0.8
     result = run(client).json()["data"]["results"][0]

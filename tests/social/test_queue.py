@@ -604,14 +604,18 @@ def test_best_times_of_an_account_without_analytics_are_the_platforms(ada_client
 def published(account: SocialAccount, when: datetime, seen: int, engaged: int) -> None:
     """A post published on the account at `when` with its counters (an older, lower row
     first: the latest counts)."""
-    post = Post.objects.create(user=account.user, content=f"At {when}")
+    post = Post.objects.create(
+        user=account.user, workspace=account.user.personal_workspace, content=f"At {when}"
+    )
     row = ScheduledRecord.objects.create(
-        post=post, user=account.user, account=account, provider=account.provider,
+        post=post, user=account.user, workspace=post.workspace, account=account,
+        provider=account.provider,
         scheduled_time=when, due_at=when, status="Published", published_at=when,
     )  # fmt: skip
     for offset, factor in ((1, 2), (3, 1)):
         AnalyticsRecord.objects.create(
-            record=row, user=account.user, post=post, account=account, provider=account.provider,
+            record=row, workspace=post.workspace, post=post, account=account,
+            provider=account.provider,
             date=when.date() + timedelta(days=offset), impressions=seen // factor,
             engagement=engaged // factor,
         )  # fmt: skip

@@ -23,13 +23,14 @@ from accounts.services.users import user_create
 from social.models import Post, ScheduledRecord, SocialAccount
 from tests.social.standins import DEVTO_KEY
 user = user_create(email="ada@example.com")
-account = SocialAccount.objects.create(user=user, provider="devto", provider_user_id="1",
-                                       username="ada", access_token=DEVTO_KEY)
-post = Post.objects.create(user=user, title="Loop", content="Published by the loop",
-                           status="Scheduled")
+account = SocialAccount.objects.create(user=user, workspace=user.personal_workspace,
+                                       provider="devto", provider_user_id="1", username="ada",
+                                       access_token=DEVTO_KEY)
+post = Post.objects.create(user=user, workspace=account.workspace, title="Loop",
+                           content="Published by the loop", status="Scheduled")
 when = datetime.fromisoformat({when!r})
-ScheduledRecord.objects.create(post=post, user=user, account=account, provider="devto",
-                               scheduled_time=when, due_at=when)
+ScheduledRecord.objects.create(post=post, user=user, workspace=account.workspace, account=account,
+                               provider="devto", scheduled_time=when, due_at=when)
 """
 
 

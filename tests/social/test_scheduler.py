@@ -162,7 +162,7 @@ def test_a_permanent_rejection_fails_at_once(client, ada_client, ada_accounts, p
 def test_without_auto_retry_a_transient_failure_is_final(
     client, ada_client, ada, ada_accounts, providers
 ):
-    SocialSettings.objects.create(user=ada, auto_retry=False)
+    SocialSettings.objects.create(workspace=ada.personal_workspace, auto_retry=False)
     providers.linkedin.fail = "busy"
     (record_id,) = schedule(ada_client, ada_accounts, "linkedin")
     assert run(client).json()["data"]["results"][0]["status"] == "Failed"

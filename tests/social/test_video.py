@@ -197,7 +197,7 @@ def test_per_network_limits_are_checked_before_anything_is_sent(
 def test_bluesky_takes_videos_up_to_its_300_mb(ada_client, ada_accounts, providers, ada):
     def preview(size: int) -> dict[str, Any]:
         item = MediaItem.objects.create(
-            user=ada, type="video/mp4", url="https://api.example.com/media/v.mp4",
+            user=ada, workspace=ada.personal_workspace, type="video/mp4", url="https://api.example.com/media/v.mp4",
             file="social/v.mp4", size=size, duration=30.0, width=1280, height=720,
         )  # fmt: skip
         response = ada_client.post(

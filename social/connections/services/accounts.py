@@ -1,13 +1,15 @@
 """Accounts after connecting: the notifications their lifecycle brings, disconnecting one, and
-releasing them all at a takeover (revoked at the platform outside any transaction)."""
+releasing them all at a takeover or with their workspace (revoked at the platform outside any
+transaction)."""
 
 import logging
 import uuid
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import QuerySet
 
-from accounts.models import User
+from accounts.models import User, Workspace
 from core import outbound
 from notifications import events
 from notifications.models import NotificationType
@@ -26,7 +28,7 @@ from social.planning import account_records_cancel
 from social.providers.base import (
     Credentials,
 )
-from social.selectors import settings_for_users
+from social.selectors import preferences_of
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +46,7 @@ def accounts_notify(emitted: list[events.Event]) -> None:
     """The event channel's subscriber for the accounts' lifecycle (registered in
     SocialConfig.ready): connected, expiring soon, expired, or a connection that failed; as
     the users' settings say (one query for a batch), the notifications in one INSERT."""
-    preferences = settings_for_users({event.user_id for event in emitted})
+    preferences = preferences_of({event.user_id for event in emitted})
     drafts = []
     for event in emitted:
         if not preferences[event.user_id].wants(ACCOUNT_PREFERENCES[event.name]):
@@ -103,14 +105,15 @@ def accounts_notify(emitted: list[events.Event]) -> None:
     notify_many(drafts=drafts)
 
 
-def account_disconnect(*, user: User, account_id: uuid.UUID) -> int:
-    """Delete the credentials and mark the account disconnected; the provider's session is
-    revoked afterwards, best effort. The number of scheduled records cancelled."""
+def account_disconnect(*, workspace_id: uuid.UUID, account_id: uuid.UUID) -> int:
+    """Delete the credentials of the workspace's account and mark it disconnected; the
+    provider's session is revoked afterwards, best effort. The number of scheduled records
+    cancelled."""
     with transaction.atomic():
         account = (
             SocialAccount.objects.select_for_update(of=("self",))
             .select_related("app")
-            .filter(pk=account_id, user=user)
+            .filter(pk=account_id, workspace_id=workspace_id)
             .exclude(status=AccountStatus.DISCONNECTED)
             .first()
         )
@@ -132,13 +135,22 @@ def _disconnect(account: SocialAccount) -> tuple[Credentials, int]:
 
 
 def accounts_release(user: User, *, revoke: bool = True) -> list[str]:
-    """Every connected account of the user disconnected (credentials deleted, waiting records
-    cancelled) in the caller's transaction; the provider sessions revoked after it commits,
-    best effort (no transaction waits on a provider). What was removed, in words."""
+    """The takeover cleanup (accounts.hooks registry): every account the user connected, in
+    any workspace, disconnected (credentials deleted, waiting records cancelled) in the
+    caller's transaction; the provider sessions revoked after it commits, best effort (no
+    transaction waits on a provider). What was removed, in words."""
+    return _release(SocialAccount.objects.filter(user=user), revoke=revoke)
+
+
+def workspace_accounts_release(workspace: Workspace, *, revoke: bool = True) -> list[str]:
+    """Every connected account of the workspace disconnected, as accounts_release."""
+    return _release(SocialAccount.objects.filter(workspace=workspace), revoke=revoke)
+
+
+def _release(found: QuerySet[SocialAccount], *, revoke: bool) -> list[str]:
     accounts = list(
-        SocialAccount.objects.select_for_update(of=("self",))
+        found.select_for_update(of=("self",))
         .select_related("app")
-        .filter(user=user)
         .exclude(status=AccountStatus.DISCONNECTED)
     )
     if not accounts:

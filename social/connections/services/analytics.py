@@ -92,7 +92,7 @@ def metrics_collect(*, concurrency: int | None = None) -> dict[str, int]:
                 record=record,
                 date=today,
                 defaults={
-                    "user_id": record.user_id,
+                    "workspace_id": record.workspace_id,
                     "post_id": record.post_id,
                     "account_id": record.account_id,
                     "provider": record.provider,

@@ -104,9 +104,10 @@ def _provider_error(provider: str, error: outbound.OutboundError) -> Exception:
 
 
 def connect_authorize(
-    *, user: User, provider: str, redirect_uri: str, instance: str = ""
+    *, workspace_id: uuid.UUID, user: User, provider: str, redirect_uri: str, instance: str = ""
 ) -> Consent:
-    """The provider's consent page for this user, with a fresh single-use `state`."""
+    """The provider's consent page for this user, with a fresh single-use `state`, good for
+    connecting the account into this workspace."""
     adapter = _platform_adapter(provider)
     if NETWORKS[provider].connect_method != "oauth":
         raise ValidationFailed(
@@ -126,6 +127,7 @@ def connect_authorize(
     state = secrets.token_urlsafe(32)
     expires_at = timezone.now() + timedelta(seconds=settings.SOCIAL_CONNECT_STATE_SECONDS)
     ConnectState.objects.create(
+        workspace_id=workspace_id,
         user=user,
         provider=provider,
         state_hash=_state_hash(state),
@@ -166,14 +168,18 @@ def _mastodon_app(*, instance: str, redirect_uri: str) -> MastodonApp:
         return MastodonApp.objects.get(instance=instance, redirect_uri=redirect_uri)
 
 
-def _consume_state(*, user: User, provider: str, state: str, redirect_uri: str) -> ConnectState:
+def _consume_state(
+    *, workspace_id: uuid.UUID, user: User, provider: str, state: str, redirect_uri: str
+) -> ConnectState:
     """The consent this `state` stands for, used up now (one conditional UPDATE: a replayed
     or concurrent use finds it taken). A request that does not match it (another redirect
-    URI) is refused before the state is spent: a typo does not cost the user's consent."""
+    URI, another workspace) is refused before the state is spent: a typo does not cost the
+    user's consent."""
     now = timezone.now()
     consent = (
         ConnectState.objects.filter(
             state_hash=_state_hash(state),
+            workspace_id=workspace_id,
             user=user,
             provider=provider,
             used_at__isnull=True,
@@ -216,17 +222,26 @@ def _mastodon_request(
 
 
 def account_connect(
-    *, user: User, provider: str, request: ConnectRequest, state: str = ""
+    *,
+    workspace_id: uuid.UUID,
+    user: User,
+    provider: str,
+    request: ConnectRequest,
+    state: str = "",
 ) -> SocialAccount:
-    """Check the code or credentials with the provider, then store the account (or renew the
-    one this user already has). Nothing is stored when the provider refuses or cannot be
-    reached; the user is notified either way (as their preferences say)."""
+    """Check the code or credentials with the provider, then store the account in the
+    workspace (or renew the one the workspace already has). Nothing is stored when the
+    provider refuses or cannot be reached; the user is notified either way (as their
+    preferences say)."""
     adapter = _platform_adapter(provider)
     if NETWORKS[provider].connect_method == "oauth" and not state:
         if (
             provider == MASTODON
             and not ConnectState.objects.filter(
-                user=user, provider=provider, instance=_checked_instance(request.instance)
+                workspace_id=workspace_id,
+                user=user,
+                provider=provider,
+                instance=_checked_instance(request.instance),
             ).exists()
         ):
             raise AuthorizeFirst()
@@ -236,7 +251,13 @@ def account_connect(
             details={"state": ["Required: send the state the authorize step gave you."]}
         )
     consent = (
-        _consume_state(user=user, provider=provider, state=state, redirect_uri=request.redirect_uri)
+        _consume_state(
+            workspace_id=workspace_id,
+            user=user,
+            provider=provider,
+            state=state,
+            redirect_uri=request.redirect_uri,
+        )
         if state
         else None
     )
@@ -268,15 +289,26 @@ def account_connect(
         raise _provider_error(provider, error) from error
     try:
         return _store(
-            user=user, provider=provider, instance=request.instance, identity=identity, app=app
+            workspace_id=workspace_id,
+            user=user,
+            provider=provider,
+            instance=request.instance,
+            identity=identity,
+            app=app,
         )
-    except IntegrityError:  # another user connected the same account a moment ago
+    except IntegrityError:  # another workspace connected the same account a moment ago
         raise AccountAlreadyConnected() from None
 
 
 @transaction.atomic
 def _store(
-    *, user: User, provider: str, instance: str, identity: Identity, app: MastodonApp | None
+    *,
+    workspace_id: uuid.UUID,
+    user: User,
+    provider: str,
+    instance: str,
+    identity: Identity,
+    app: MastodonApp | None,
 ) -> SocialAccount:
     live = (
         SocialAccount.objects.select_for_update()
@@ -284,16 +316,20 @@ def _store(
         .exclude(status=AccountStatus.DISCONNECTED)
         .first()
     )
-    if live is not None and live.user_id != user.pk:
+    # One live connection per provider account: a workspace renews its own, another
+    # workspace's (of any user) is refused.
+    if live is not None and live.workspace_id != workspace_id:
         raise AccountAlreadyConnected()
     account = live or SocialAccount(
         id=uuid.uuid4(),
+        workspace_id=workspace_id,
         user=user,
         provider=provider,
         instance=instance,
         provider_user_id=identity.provider_user_id,
         created_at=timezone.now(),
     )
+    account.user = user  # whose consent the credentials now are: told about the account
     account.username = identity.username
     account.display_name = identity.display_name
     account.email = identity.email

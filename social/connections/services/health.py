@@ -26,7 +26,6 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
 from core import outbound
 from core.concurrency import bounded_map
 from core.times import iso
@@ -44,7 +43,7 @@ from social.models import AccountHealth, AccountStatus, RecordStatus, ScheduledR
 from social.networks import NETWORKS
 from social.outcomes import attempt_error
 from social.planning import cap_use
-from social.selectors import settings_for_users
+from social.selectors import preferences_of, workspace_live
 
 logger = logging.getLogger(__name__)
 
@@ -217,11 +216,13 @@ def _keep(account: SocialAccount, report: dict[str, Any], now: datetime, **more:
     )
 
 
-def account_health(*, user: User, account_id: UUID) -> dict[str, Any]:
-    """The user's account's health: the last report while younger than HEALTH_SECONDS, else
-    one fresh check. Another user's account: 404."""
+def account_health(*, workspace_id: UUID, account_id: UUID) -> dict[str, Any]:
+    """The workspace's account's health: the last report while younger than HEALTH_SECONDS,
+    else one fresh check. Another workspace's account: 404."""
     account = (
-        SocialAccount.objects.select_related("app", "user").filter(pk=account_id, user=user).first()
+        SocialAccount.objects.select_related("app", "user")
+        .filter(pk=account_id, workspace_id=workspace_id)
+        .first()
     )
     if account is None:
         raise AccountNotFound()
@@ -248,7 +249,7 @@ def _due_soon(now: datetime) -> dict[UUID, list[ScheduledRecord]]:
     found: dict[UUID, list[ScheduledRecord]] = {}
     for record in (
         ScheduledRecord.objects.filter(
-            status=RecordStatus.SCHEDULED, due_at__lte=now + PREFLIGHT_AHEAD, user__is_active=True
+            workspace_live(), status=RecordStatus.SCHEDULED, due_at__lte=now + PREFLIGHT_AHEAD
         )
         .only("id", "account_id", "post_id", "scheduled_time", "due_at")
         .order_by("due_at", "id")
@@ -273,7 +274,7 @@ def preflight_run(*, now: datetime | None = None) -> dict[str, int]:
         .order_by("pk")[:PREFLIGHT_BATCH]
     )
     done = {"checked": 0, "announced": 0}
-    preferences = settings_for_users(account.user_id for account in accounts)
+    preferences = preferences_of(account.user_id for account in accounts)
     for probe in _probe_all(accounts):
         account = probe.account
         report = _report(probe, now)

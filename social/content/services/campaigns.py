@@ -28,24 +28,25 @@ class CampaignInput:
     status: CampaignStatus | Unset = UNSET
 
 
-def user_campaign(*, user: User, campaign_id: UUID, lock: bool = False) -> Campaign:
+def workspace_campaign(*, workspace_id: UUID, campaign_id: UUID, lock: bool = False) -> Campaign:
+    """One of the workspace's campaigns; another workspace's or none: 404."""
     campaigns = Campaign.objects.select_for_update() if lock else Campaign.objects
-    found = campaigns.filter(pk=campaign_id, user=user).first()
+    found = campaigns.filter(pk=campaign_id, workspace_id=workspace_id).first()
     if found is None:
         raise CampaignNotFound()
     return found
 
 
 def campaign_save(
-    *, user: User, changes: CampaignInput, campaign_id: UUID | None = None
+    *, workspace_id: UUID, user: User, changes: CampaignInput, campaign_id: UUID | None = None
 ) -> Campaign:
-    """Create a campaign (a name is required), or update the user's `campaign_id` with the
-    fields given; the end may not come before the start."""
+    """Create a campaign in the workspace (a name is required; `user` made it), or update the
+    workspace's `campaign_id` with the fields given; the end may not come before the start."""
     with transaction.atomic():
         campaign = (
-            Campaign(user=user)
+            Campaign(workspace_id=workspace_id, user=user)
             if campaign_id is None
-            else user_campaign(user=user, campaign_id=campaign_id, lock=True)
+            else workspace_campaign(workspace_id=workspace_id, campaign_id=campaign_id, lock=True)
         )
         for field in fields(changes):  # each a model field of the same name
             value = getattr(changes, field.name)
@@ -59,7 +60,7 @@ def campaign_save(
     return campaign
 
 
-def campaign_delete(*, user: User, campaign_id: UUID) -> None:
-    """Delete the campaign; its posts stay, without a campaign."""
+def campaign_delete(*, workspace_id: UUID, campaign_id: UUID) -> None:
+    """Delete the workspace's campaign; its posts stay, without a campaign."""
     with transaction.atomic():
-        user_campaign(user=user, campaign_id=campaign_id, lock=True).delete()
+        workspace_campaign(workspace_id=workspace_id, campaign_id=campaign_id, lock=True).delete()

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Sum
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from accounts.models import User
+from accounts.models import User, Workspace
 from core.errors import ValidationFailed
 from social.content.services.probe import hosted_video_probe, video_probe
 from social.errors import ImageTooLarge, MediaNotFound, MediaQuotaExceeded
@@ -22,17 +22,10 @@ from social.models import MediaItem
 from social.providers.base import MediaFile
 
 
-def media_owner(user: User) -> User:
-    """Whose library a user's media belong to: what the storage quota and the upload rate
-    count against. The user's own for now; the workspace's once media are scoped to
-    workspaces (workspaces.md section 1), and this is the one place that changes then."""
-    return user
-
-
-def _quota_check(owner: User, size: int) -> None:
-    """413 when `size` more bytes would take the owner's stored media past the quota (files
-    we store count; hosted ones take none of our storage)."""
-    stored = MediaItem.objects.filter(user=owner).exclude(file="")
+def _quota_check(workspace_id: uuid.UUID, size: int) -> None:
+    """413 when `size` more bytes would take the workspace's stored media past the quota
+    (files we store count; hosted ones take none of our storage)."""
+    stored = MediaItem.objects.filter(workspace_id=workspace_id).exclude(file="")
     used = int(stored.aggregate(total=Sum("size"))["total"] or 0)
     if used + size > settings.MEDIA_QUOTA_BYTES:
         raise MediaQuotaExceeded(
@@ -44,11 +37,13 @@ def _quota_check(owner: User, size: int) -> None:
         )
 
 
-def media_files(*, user_id: uuid.UUID, media_ids: Iterable[str]) -> tuple[MediaFile, ...]:
-    """The user's media items as attachments, in the order given (missing ones skipped)."""
+def media_files(*, workspace_id: uuid.UUID, media_ids: Iterable[str]) -> tuple[MediaFile, ...]:
+    """The workspace's media items as attachments, in the order given (missing ones
+    skipped)."""
     wanted = [str(media_id) for media_id in media_ids]
     items = {
-        str(item.pk): item for item in MediaItem.objects.filter(user_id=user_id, pk__in=wanted)
+        str(item.pk): item
+        for item in MediaItem.objects.filter(workspace_id=workspace_id, pk__in=wanted)
     }
     return tuple(
         MediaFile(
@@ -66,15 +61,15 @@ def media_files(*, user_id: uuid.UUID, media_ids: Iterable[str]) -> tuple[MediaF
     )
 
 
-def media_ids_check(*, user_id: uuid.UUID, media_ids: list[str]) -> list[str]:
-    """The ids, each the user's media item; 400 naming the others."""
+def media_ids_check(*, workspace_id: uuid.UUID, media_ids: list[str]) -> list[str]:
+    """The ids, each the workspace's media item; 400 naming the others."""
     try:
         wanted = list(dict.fromkeys(str(uuid.UUID(str(media_id))) for media_id in media_ids))
     except ValueError:
         raise ValidationFailed(details={"mediaIds": ["Media ids are UUIDs."]}) from None
     found = {
         str(pk)
-        for pk in MediaItem.objects.filter(user_id=user_id, pk__in=wanted).values_list(
+        for pk in MediaItem.objects.filter(workspace_id=workspace_id, pk__in=wanted).values_list(
             "pk", flat=True
         )
     }
@@ -106,6 +101,7 @@ EXTENSIONS = {
 
 def media_register(
     *,
+    workspace_id: uuid.UUID,
     user: User,
     type: str,
     url: str,
@@ -119,7 +115,7 @@ def media_register(
     """A file hosted elsewhere, registered by its URL (the serializer checked the fields). A
     video's duration, width, height and size are read from the hosted file itself (its header,
     through ranged reads; what the client declared is not kept); 400 when the URL holds no
-    video of `type`. An image's are as declared."""
+    video of `type`. An image's are as declared. `user` is who added it."""
     if type in VIDEO_TYPES:
         header, size = hosted_video_probe(url, type)
         if size > settings.MEDIA_MAX_VIDEO_BYTES:
@@ -129,6 +125,7 @@ def media_register(
             )
         duration, width, height = header.duration, header.width, header.height
     return MediaItem.objects.create(
+        workspace_id=workspace_id,
         user=user,
         type=type,
         url=url,
@@ -141,13 +138,17 @@ def media_register(
     )
 
 
-def media_alt_set(*, user: User, media_id: uuid.UUID, alt: str) -> MediaItem:
+def media_alt_set(*, workspace_id: uuid.UUID, media_id: uuid.UUID, alt: str) -> MediaItem:
     """Set (or clear, with "") the item's alt text: the text each network shows in place of
     the image (social.md section 9); posts not yet published send the new text."""
     if len(alt) > MAX_ALT:
         raise ValidationFailed(details={"alt": [f"At most {MAX_ALT} characters."]})
     with transaction.atomic():
-        item = MediaItem.objects.select_for_update().filter(pk=media_id, user=user).first()
+        item = (
+            MediaItem.objects.select_for_update()
+            .filter(pk=media_id, workspace_id=workspace_id)
+            .first()
+        )
         if item is None:
             raise MediaNotFound()
         item.alt = alt
@@ -168,17 +169,19 @@ def sniff(head: bytes) -> str | None:
     return None
 
 
-def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaItem:
+def media_upload(
+    *, workspace_id: uuid.UUID, user: User, upload: UploadedFile, alt: str = ""
+) -> MediaItem:
     """Store an uploaded file: its type read from its bytes, never its name; images get their
     width and height, videos their duration, width and height from their own header. The file
     is written before the row: a failed write stores nothing, and a failed row insert removes
     the file. A video is streamed to storage in chunks, never read whole into memory. The
-    owner's stored bytes stay within MEDIA_QUOTA_BYTES (413 past it, nothing stored)."""
+    workspace's stored bytes stay within MEDIA_QUOTA_BYTES (413 past it, nothing stored).
+    `user` is who added it."""
     size = int(upload.size or 0)
     if size <= 0:
         raise ValidationFailed(details={"file": ["The file is empty."]})
-    owner = media_owner(user)
-    _quota_check(owner, size)  # before any work; checked again, exactly, as the row is made
+    _quota_check(workspace_id, size)  # before any work; checked again, exactly, as it is made
     upload.seek(0)
     mime = sniff(upload.read(SNIFF_BYTES))
     upload.seek(0)
@@ -192,7 +195,7 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
     if size > limit:
         raise ValidationFailed(details={"file": [f"The file is larger than {limit} bytes."]})
     item_id = uuid.uuid4()
-    stem = f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}"
+    stem = f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}"  # by who added it
     fields: dict[str, Any] = {"type": mime}
     if mime in VIDEO_TYPES:
         fields.update(video_probe(upload.file, size, mime))
@@ -212,13 +215,14 @@ def media_upload(*, user: User, upload: UploadedFile, alt: str = "") -> MediaIte
         fields.update(size=len(data), width=width, height=height)
     try:
         with transaction.atomic():
-            # The owner's row, locked while the quota is summed and the row made: two uploads
-            # cannot both take the last room. The file is already written (no lock is held
-            # while storage is written to); the loser's is removed.
-            User.objects.select_for_update().only("pk").get(pk=owner.pk)
-            _quota_check(owner, fields["size"])
+            # The workspace's row, locked while the quota is summed and the row made: two
+            # uploads cannot both take the last room. The file is already written (no lock is
+            # held while storage is written to); the loser's is removed.
+            Workspace.objects.select_for_update().only("pk").get(pk=workspace_id)
+            _quota_check(workspace_id, fields["size"])
             return MediaItem.objects.create(
                 id=item_id,
+                workspace_id=workspace_id,
                 user=user,
                 url=_public_url(name),
                 filename=(upload.name or "")[:255],
@@ -290,10 +294,14 @@ def _public_url(name: str) -> str:
     return url if url.startswith(("http://", "https://")) else f"{settings.PUBLIC_URL}{url}"
 
 
-def media_delete(*, user: User, media_id: uuid.UUID) -> None:
-    """Remove the item, and its file when we stored it (after the row is gone)."""
+def media_delete(*, workspace_id: uuid.UUID, media_id: uuid.UUID) -> None:
+    """Remove the workspace's item, and its file when we stored it (after the row is gone)."""
     with transaction.atomic():
-        item = MediaItem.objects.select_for_update().filter(pk=media_id, user=user).first()
+        item = (
+            MediaItem.objects.select_for_update()
+            .filter(pk=media_id, workspace_id=workspace_id)
+            .first()
+        )
         if item is None:
             raise MediaNotFound()
         name = item.file.name if item.file else ""
@@ -302,15 +310,14 @@ def media_delete(*, user: User, media_id: uuid.UUID) -> None:
             transaction.on_commit(lambda: default_storage.delete(name))
 
 
-def media_erase(user: User) -> list[str]:
-    """The registry's erasure cleanup: every media item of the user, and the files we stored
-    (deleted from storage once the rows are gone), so no upload stays public."""
-    items = MediaItem.objects.filter(user=user)
+def media_erase(workspace_id: uuid.UUID) -> None:
+    """Every media item of the workspace, with its workspace: the files we stored are deleted
+    from storage once the rows are gone, so no upload stays public."""
+    items = MediaItem.objects.filter(workspace_id=workspace_id)
     names = [name for name in items.values_list("file", flat=True) if name]
     items.delete()
     if names:
         transaction.on_commit(lambda: _files_delete(names))
-    return []
 
 
 def _files_delete(names: list[str]) -> None:

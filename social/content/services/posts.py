@@ -53,11 +53,11 @@ def draft_of(post: Post, provider: str = "") -> Draft:
         hashtags=variant.get("hashtags", post.hashtags),
         link=variant.get("link", post.link),
         media=_attachments(
-            post.user_id,
+            post.workspace_id,
             variant.get("mediaUrls", post.media_urls),
             variant.get("mediaIds", post.media_ids),
         ),
-        thread=tuple(_follow_up(post.user_id, part) for part in thread or ()),
+        thread=tuple(_follow_up(post.workspace_id, part) for part in thread or ()),
         first_comment=variant.get("firstComment", post.first_comment) or "",
         options=dict(variant.get("options") or {}),
         provider=provider,
@@ -65,14 +65,16 @@ def draft_of(post: Post, provider: str = "") -> Draft:
     )
 
 
-def _follow_up(user_id: UUID, part: dict[str, Any]) -> Draft:
+def _follow_up(workspace_id: UUID, part: dict[str, Any]) -> Draft:
     """A thread's follow-up part: its text and its own media."""
-    media = _attachments(user_id, [], part.get("mediaIds") or [])
+    media = _attachments(workspace_id, [], part.get("mediaIds") or [])
     return Draft(content=str(part.get("content") or ""), media=media)
 
 
-def _attachments(user_id: UUID, urls: list[str], media_ids: list[str]) -> tuple[MediaFile, ...]:
-    items = media_files(user_id=user_id, media_ids=media_ids) if media_ids else ()
+def _attachments(
+    workspace_id: UUID, urls: list[str], media_ids: list[str]
+) -> tuple[MediaFile, ...]:
+    items = media_files(workspace_id=workspace_id, media_ids=media_ids) if media_ids else ()
     # A client may send back the mediaUrls the post record shows, which include its media
     # items' URLs: each file is attached once.
     attached = {item.url for item in items}
@@ -80,19 +82,19 @@ def _attachments(user_id: UUID, urls: list[str], media_ids: list[str]) -> tuple[
 
 
 def _variants_check(
-    user: User, variants: dict[str, VariantInput], *, check_options: bool = True
+    workspace_id: UUID, variants: dict[str, VariantInput], *, check_options: bool = True
 ) -> dict[str, dict[str, Any]]:
     """Variants as Post.variants stores them: only the fields sent, media ids checked as the
-    user's own, options checked against each network's schema (unless the caller reports
-    them itself)."""
+    workspace's own, options checked against each network's schema (unless the caller
+    reports them itself)."""
     return {
-        provider: _variant_stored(user, provider, variant, check_options=check_options)
+        provider: _variant_stored(workspace_id, provider, variant, check_options=check_options)
         for provider, variant in variants.items()
     }
 
 
 def _variant_stored(
-    user: User, provider: str, variant: VariantInput, *, check_options: bool
+    workspace_id: UUID, provider: str, variant: VariantInput, *, check_options: bool
 ) -> dict[str, Any]:
     """One variant as stored (its keys: VARIANT_FIELDS and `options`)."""
     stored: dict[str, Any] = {}
@@ -105,13 +107,17 @@ def _variant_stored(
         if value is not UNSET:
             stored[key] = value
     if variant.media_ids is not UNSET:
-        stored["mediaIds"] = _media_check(user, variant.media_ids, f"variants.{provider}.mediaIds")
+        stored["mediaIds"] = _media_check(
+            workspace_id, variant.media_ids, f"variants.{provider}.mediaIds"
+        )
     if variant.media_urls is not UNSET:
         stored["mediaUrls"] = list(variant.media_urls)
     if variant.first_comment is not UNSET:
         stored["firstComment"] = variant.first_comment
     if variant.thread is not UNSET:
-        stored["thread"] = _thread_check(user, variant.thread, f"variants.{provider}.thread")
+        stored["thread"] = _thread_check(
+            workspace_id, variant.thread, f"variants.{provider}.thread"
+        )
     if variant.options is not UNSET:
         if check_options:
             _options_check(provider, variant.options)
@@ -125,20 +131,22 @@ def _options_check(provider: str, options: dict[str, Any]) -> None:
         raise ValidationFailed(details={name: [message] for name, message in refused})
 
 
-def _thread_check(user: User, thread: list[ThreadPart], name: str) -> list[dict[str, Any]]:
+def _thread_check(workspace_id: UUID, thread: list[ThreadPart], name: str) -> list[dict[str, Any]]:
     """The follow-up parts as Post.thread stores them: `[{content, mediaIds?}]`."""
     parts = []
     for index, part in enumerate(thread):
         stored: dict[str, Any] = {"content": part.content}
         if part.media_ids:
-            stored["mediaIds"] = _media_check(user, part.media_ids, f"{name}[{index}].mediaIds")
+            stored["mediaIds"] = _media_check(
+                workspace_id, part.media_ids, f"{name}[{index}].mediaIds"
+            )
         parts.append(stored)
     return parts
 
 
-def _media_check(user: User, media_ids: list[UUID], name: str) -> list[str]:
+def _media_check(workspace_id: UUID, media_ids: list[UUID], name: str) -> list[str]:
     try:
-        return media_ids_check(user_id=user.pk, media_ids=[str(m) for m in media_ids])
+        return media_ids_check(workspace_id=workspace_id, media_ids=[str(m) for m in media_ids])
     except ValidationFailed as error:
         raise ValidationFailed(details={name: error.details.get("mediaIds")}) from None
 
@@ -147,12 +155,12 @@ def account_target(account: SocialAccount) -> Target:
     return Target(provider=account.provider, account_id=str(account.id), limits=account.limits)
 
 
-def platform_targets(user: User, platforms: list[str]) -> list[Target]:
-    """A draft's intended platforms: the user's account there (its live limits) when there is
-    exactly one, the platform's limits otherwise."""
+def platform_targets(workspace_id: UUID, platforms: list[str]) -> list[Target]:
+    """A draft's intended platforms: the workspace's account there (its live limits) when
+    there is exactly one, the platform's limits otherwise."""
     accounts: dict[str, list[SocialAccount]] = {}
     for account in SocialAccount.objects.filter(
-        user=user, provider__in=platforms, status=AccountStatus.CONNECTED
+        workspace_id=workspace_id, provider__in=platforms, status=AccountStatus.CONNECTED
     ):
         accounts.setdefault(account.provider, []).append(account)
     return [
@@ -161,18 +169,19 @@ def platform_targets(user: User, platforms: list[str]) -> list[Target]:
     ]
 
 
-def user_post(*, user: User, post_id: UUID, lock: bool = False) -> Post:
+def workspace_post(*, workspace_id: UUID, post_id: UUID, lock: bool = False) -> Post:
+    """One of the workspace's posts; another workspace's or none: 404."""
     posts = Post.objects.select_for_update() if lock else Post.objects
-    post = posts.filter(pk=post_id, user=user).first()
+    post = posts.filter(pk=post_id, workspace_id=workspace_id).first()
     if post is None:
         raise PostNotFound()
     return post
 
 
-def _campaign(user: User, campaign_id: UUID | None) -> Campaign | None:
+def _campaign(workspace_id: UUID, campaign_id: UUID | None) -> Campaign | None:
     if campaign_id is None:
         return None
-    campaign = Campaign.objects.filter(pk=campaign_id, user=user).first()
+    campaign = Campaign.objects.filter(pk=campaign_id, workspace_id=workspace_id).first()
     if campaign is None:
         raise ValidationFailed(details={"campaignId": ["No such campaign."]})
     return campaign
@@ -180,27 +189,29 @@ def _campaign(user: User, campaign_id: UUID | None) -> Campaign | None:
 
 def post_apply(
     *,
-    user: User,
     post: Post,
     fields: PostInput,
     extra_targets: Sequence[Target] = (),
 ) -> Post:
-    """Apply the given fields to the post in memory and validate it against its intended
-    platforms, its waiting records' accounts and `extra_targets`. Nothing is saved."""
-    post_fill(user=user, post=post, fields=fields)
-    targets = platform_targets(user, list(post.platforms)) + list(extra_targets)
+    """Apply the given fields to the post (of its workspace) in memory and validate it
+    against its intended platforms, its waiting records' accounts and `extra_targets`.
+    Nothing is saved."""
+    post_fill(post=post, fields=fields)
+    targets = platform_targets(post.workspace_id, list(post.platforms)) + list(extra_targets)
     if post.pk and not post._state.adding:
         targets += post_waiting_targets(post)
     validate_targets(
-        lambda provider: draft_of(post, provider), targets, require_alt=alt_required(user, post)
+        lambda provider: draft_of(post, provider), targets, require_alt=alt_required(post)
     )
     return post
 
 
-def post_fill(*, user: User, post: Post, fields: PostInput, check_options: bool = True) -> Post:
-    """Apply the fields given (those not UNSET) to the post in memory, the media checked as
-    the user's, the variants' options as their networks' (a 400; the preview reports them as
-    its targets' problems instead); nothing validated against the targets, nothing saved."""
+def post_fill(*, post: Post, fields: PostInput, check_options: bool = True) -> Post:
+    """Apply the fields given (those not UNSET) to the post in memory, the media and the
+    campaign checked as its workspace's, the variants' options as their networks' (a 400;
+    the preview reports them as its targets' problems instead); nothing validated against
+    the targets, nothing saved."""
+    workspace_id = post.workspace_id
     if fields.title is not UNSET:
         post.title = fields.title
     if fields.content is not UNSET:
@@ -215,16 +226,16 @@ def post_fill(*, user: User, post: Post, fields: PostInput, check_options: bool 
         post.media_urls = list(fields.media_urls)
     if fields.media_ids is not UNSET:
         post.media_ids = media_ids_check(
-            user_id=user.pk, media_ids=[str(media_id) for media_id in fields.media_ids]
+            workspace_id=workspace_id, media_ids=[str(media_id) for media_id in fields.media_ids]
         )
     if fields.platforms is not UNSET:
         post.platforms = list(dict.fromkeys(fields.platforms))  # each network once
     if fields.campaign_id is not UNSET:
-        post.campaign = _campaign(user, fields.campaign_id)
+        post.campaign = _campaign(workspace_id, fields.campaign_id)
     if fields.variants is not UNSET:
-        post.variants = _variants_check(user, fields.variants, check_options=check_options)
+        post.variants = _variants_check(workspace_id, fields.variants, check_options=check_options)
     if fields.thread is not UNSET:
-        post.thread = _thread_check(user, fields.thread, "thread")
+        post.thread = _thread_check(workspace_id, fields.thread, "thread")
     if fields.first_comment is not UNSET:
         post.first_comment = fields.first_comment
     return post
@@ -238,10 +249,10 @@ def post_waiting_targets(post: Post) -> list[Target]:
     return [account_target(record.account) for record in waiting]
 
 
-def alt_required(user: User, post: Post) -> bool:
-    """Whether the user requires alt text on images: read only for a post with media (a text
-    post costs no query for it)."""
-    return _has_media(post) and settings_for(user).require_alt_text
+def alt_required(post: Post) -> bool:
+    """Whether the post's workspace requires alt text on images: read only for a post with
+    media (a text post costs no query for it)."""
+    return _has_media(post) and settings_for(post.workspace_id).require_alt_text
 
 
 def _has_media(post: Post) -> bool:
@@ -253,24 +264,32 @@ def _has_media(post: Post) -> bool:
 
 
 def post_counted(post: Post, *, delta: int) -> None:
-    """Keep the user's post counter with a create (+1) or delete (-1), in its transaction.
-    No counter row yet: nothing to keep (its first read counts)."""
-    PostCounter.objects.filter(user_id=post.user_id).update(total=F("total") + delta)
+    """Keep the workspace's post counter with a create (+1) or delete (-1), in its
+    transaction. No counter row yet: nothing to keep (its first read counts)."""
+    PostCounter.objects.filter(workspace_id=post.workspace_id).update(total=F("total") + delta)
 
 
-def post_save(*, user: User, fields: PostInput, post_id: UUID | None = None) -> Post:
-    """Create a post, or edit the user's post `post_id`. A published post cannot be edited;
-    editing a scheduled one changes what its waiting records will publish."""
+def post_new(*, workspace_id: UUID, user: User) -> Post:
+    """A new post of the workspace (unsaved), `user` its author."""
+    return Post(workspace_id=workspace_id, user=user)
+
+
+def post_save(
+    *, workspace_id: UUID, user: User, fields: PostInput, post_id: UUID | None = None
+) -> Post:
+    """Create a post in the workspace (`user` its author), or edit the workspace's post
+    `post_id` (its author stays). A published post cannot be edited; editing a scheduled
+    one changes what its waiting records will publish."""
     with transaction.atomic():
         if post_id is None:
-            post = Post(user=user)
+            post = post_new(workspace_id=workspace_id, user=user)
         else:
-            post = user_post(user=user, post_id=post_id, lock=True)
+            post = workspace_post(workspace_id=workspace_id, post_id=post_id, lock=True)
             if post.records.filter(
                 status__in=(RecordStatus.PUBLISHED, RecordStatus.PUBLISHING)
             ).exists():
                 raise PostAlreadyPublished()
-        post_apply(user=user, post=post, fields=fields)
+        post_apply(post=post, fields=fields)
         post.provider_set = providers_of(post)
         created = post._state.adding
         post.save()
@@ -280,11 +299,11 @@ def post_save(*, user: User, fields: PostInput, post_id: UUID | None = None) -> 
     return post
 
 
-def post_delete(*, user: User, post_id: UUID) -> None:
-    """Remove the post and its records. A record being published at this moment finishes at
-    the platform; its result finds no row and nothing is published again."""
+def post_delete(*, workspace_id: UUID, post_id: UUID) -> None:
+    """Remove the workspace's post and its records. A record being published at this moment
+    finishes at the platform; its result finds no row and nothing is published again."""
     with transaction.atomic():
-        post = user_post(user=user, post_id=post_id, lock=True)
+        post = workspace_post(workspace_id=workspace_id, post_id=post_id, lock=True)
         post_deleted_emit(post, post.records.values_list("pk", flat=True))
         post.delete()
         post_counted(post, delta=-1)

@@ -4,7 +4,6 @@ how long each network counts it, and what it would refuse; nothing stored, nothi
 from dataclasses import dataclass
 from uuid import UUID
 
-from accounts.models import User
 from social.content.inputs import PostInput
 from social.content.services.composition import Part, Target, parts_of, target_problems
 from social.content.services.posts import (
@@ -14,13 +13,13 @@ from social.content.services.posts import (
     platform_targets,
     post_fill,
     post_waiting_targets,
-    user_post,
+    workspace_post,
 )
 from social.models import Post
 from social.networks import NETWORKS
 from social.providers.base import Adapter, MediaFile
 from social.providers.text import Problem
-from social.selectors import user_accounts
+from social.selectors import workspace_accounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +53,7 @@ class TargetPreview:
 
 def post_preview(
     *,
-    user: User,
+    workspace_id: UUID,
     fields: PostInput,
     post_id: UUID | None = None,
     account_ids: list[UUID] | None = None,
@@ -62,20 +61,23 @@ def post_preview(
 ) -> list[TargetPreview]:
     """Each target's preview: the accounts named, else the platforms named, else the post's
     own platforms and waiting records. The post (a saved one with `fields` applied over it, or
-    `fields` alone) is never saved."""
-    post = user_post(user=user, post_id=post_id) if post_id else Post(user=user)
-    post_fill(user=user, post=post, fields=fields, check_options=False)
+    `fields` alone), of the workspace, is never saved."""
+    post = (
+        workspace_post(workspace_id=workspace_id, post_id=post_id)
+        if post_id
+        else Post(workspace_id=workspace_id)
+    )
+    post_fill(post=post, fields=fields, check_options=False)
     if account_ids:
-        targets = [
-            account_target(account) for account in user_accounts(user=user, account_ids=account_ids)
-        ]
+        accounts = workspace_accounts(workspace_id=workspace_id, account_ids=account_ids)
+        targets = [account_target(account) for account in accounts]
     elif platforms:
-        targets = platform_targets(user, list(dict.fromkeys(platforms)))
+        targets = platform_targets(workspace_id, list(dict.fromkeys(platforms)))
     else:
-        targets = platform_targets(user, list(post.platforms))
+        targets = platform_targets(workspace_id, list(post.platforms))
         if post_id:
             targets += post_waiting_targets(post)
-    require_alt = alt_required(user, post)
+    require_alt = alt_required(post)
     return [_target_preview(post, target, require_alt=require_alt) for target in targets]
 
 

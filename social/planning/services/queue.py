@@ -30,7 +30,7 @@ from social.planning.selectors import best_times, queue_account, queue_records
 from social.planning.services.records import MAX_DAYS_AHEAD, Scheduled, schedule, zone_of
 from social.planning.services.recurrence import RecurrenceInput
 from social.planning.wallclock import Week, slots_sorted
-from social.selectors import settings_for, user_accounts
+from social.selectors import settings_for, workspace_accounts
 
 POSITIONS = ("last", "next")
 FREE_SLOT_WINDOW = timedelta(days=28)  # the taken slots read at a time while looking for a gap
@@ -44,10 +44,11 @@ def _locked(accounts: list[SocialAccount]) -> dict[UUID, AccountQueue]:
     return {queue.account_id: queue for queue in rows.order_by("account_id")}
 
 
-def _queue_locked(user: User, account: SocialAccount) -> AccountQueue:
-    """The account's queue, made on first use (the user's default zone), row-locked."""
+def _queue_locked(account: SocialAccount) -> AccountQueue:
+    """The account's queue, made on first use (its workspace's default zone), row-locked."""
     AccountQueue.objects.get_or_create(
-        account=account, defaults={"time_zone": settings_for(user).default_timezone or "UTC"}
+        account=account,
+        defaults={"time_zone": settings_for(account.workspace_id).default_timezone or "UTC"},
     )
     return AccountQueue.objects.select_for_update().get(pk=account.pk)
 
@@ -82,6 +83,7 @@ def _slot_for(queue: AccountQueue, position: str, now: datetime) -> datetime:
 
 def queue_add(
     *,
+    workspace_id: UUID,
     user: User,
     account_ids: list[UUID],
     fields: PostInput,
@@ -92,8 +94,8 @@ def queue_add(
     """Add the post (`post_id`, or a new one from `fields`) to each account's queue: a waiting
     record marked `queued` at the account's next slot (`position`). An account without slots:
     400 queue_empty. A recurring post's first occurrence is its slot; the rule goes on from
-    there, in the first account's queue zone."""
-    accounts = user_accounts(user=user, account_ids=account_ids)
+    there, in the first account's queue zone. `user` acts: the author of a new post."""
+    accounts = workspace_accounts(workspace_id=workspace_id, account_ids=account_ids)
     now = timezone.now()
     with transaction.atomic():
         queues = _locked(accounts)
@@ -103,6 +105,7 @@ def queue_add(
         times = {account.pk: _slot_for(queues[account.pk], position, now) for account in accounts}
         first = accounts[0].pk
         return schedule(
+            workspace_id=workspace_id,
             user=user,
             accounts=accounts,
             when=times[first],
@@ -117,7 +120,7 @@ def queue_add(
 
 def queue_update(
     *,
-    user: User,
+    workspace_id: UUID,
     account_id: UUID,
     zone_name: str | None = None,
     paused: bool | None = None,
@@ -126,11 +129,11 @@ def queue_update(
     """Change what is given of the account's queue. New slots or a new zone re-slot its
     waiting queued records; resuming moves those whose slot passed meanwhile to the next
     free slots; both keep the queue's order."""
-    account = queue_account(user=user, account_id=account_id)
+    account = queue_account(workspace_id=workspace_id, account_id=account_id)
     zone = zone_of(zone_name) if zone_name is not None else None
     now = timezone.now()
     with transaction.atomic():
-        queue = _queue_locked(user, account)
+        queue = _queue_locked(account)
         reslot = False
         if zone is not None and str(zone) != queue.time_zone:
             queue.time_zone, reslot = str(zone), True
@@ -194,14 +197,14 @@ def _times_write(moves: dict[UUID | str, datetime], now: datetime) -> None:
         )
 
 
-def queue_reorder(*, user: User, account_id: UUID, record_ids: list[UUID]) -> AccountQueue:
+def queue_reorder(*, workspace_id: UUID, account_id: UUID, record_ids: list[UUID]) -> AccountQueue:
     """Put the account's waiting queued records in the order of `record_ids` (every one of
     them, once): the slots they hold are handed out again in that order."""
-    account = queue_account(user=user, account_id=account_id)
+    account = queue_account(workspace_id=workspace_id, account_id=account_id)
     wanted = [str(record_id) for record_id in record_ids]
     now = timezone.now()
     with transaction.atomic():
-        queue = _queue_locked(user, account)
+        queue = _queue_locked(account)
         held = {
             str(pk): at
             for pk, at in queue_records(account_id=account.pk).values_list("pk", "scheduled_time")
@@ -222,13 +225,13 @@ def queue_reorder(*, user: User, account_id: UUID, record_ids: list[UUID]) -> Ac
     return queue
 
 
-def queue_slots_suggest(*, user: User, account_id: UUID) -> AccountQueue:
+def queue_slots_suggest(*, workspace_id: UUID, account_id: UUID) -> AccountQueue:
     """Fill an empty queue (no slots) with the account's best times (best_times); a queue that
     has slots: 409 queue_not_empty."""
-    account = queue_account(user=user, account_id=account_id)
+    account = queue_account(workspace_id=workspace_id, account_id=account_id)
     now = timezone.now()
     with transaction.atomic():
-        queue = _queue_locked(user, account)
+        queue = _queue_locked(account)
         if queue.slots:
             raise QueueNotEmpty(details={"slots": len(queue.slots)})
         found = best_times(account=account, zone=ZoneInfo(queue.time_zone))

@@ -8,7 +8,6 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
 from social.content import draft_of, parts_missing, post_status_refresh
 from social.error_objects import HistoryOutcome
 from social.errors import AccountExpiresBefore, RecordNotFound, RecordNotScheduled
@@ -18,10 +17,10 @@ from social.planning.services.records import record_time_set, resolve_time
 from social.planning.services.recurrence import series_continue, series_end
 
 
-def _user_record(user: User, record_id: UUID) -> ScheduledRecord:
+def _waiting_record(workspace_id: UUID, record_id: UUID) -> ScheduledRecord:
     record = (
         ScheduledRecord.objects.select_for_update()
-        .filter(pk=record_id, user=user)
+        .filter(pk=record_id, workspace_id=workspace_id)
         .select_related("account")
         .first()
     )
@@ -33,13 +32,15 @@ def _user_record(user: User, record_id: UUID) -> ScheduledRecord:
 
 
 def record_move(
-    *, user: User, record_id: UUID, scheduled_time: str, zone_name: str | None
+    *, workspace_id: UUID, record_id: UUID, scheduled_time: str, zone_name: str | None
 ) -> ScheduledRecord:
-    """Move the user's waiting record to `scheduled_time` (read in `zone_name` when it has no
-    offset)."""
-    when = resolve_time(scheduled_time, zone_name=zone_name, user=user, field="scheduledTime")
+    """Move the workspace's waiting record to `scheduled_time` (read in `zone_name` when it
+    has no offset)."""
+    when = resolve_time(
+        scheduled_time, zone_name=zone_name, workspace_id=workspace_id, field="scheduledTime"
+    )
     with transaction.atomic():
-        record = _user_record(user, record_id)
+        record = _waiting_record(workspace_id, record_id)
         expires = record.account.expires_at
         if expires is not None and expires < when:
             raise AccountExpiresBefore(details={"accountIds": [str(record.account_id)]})
@@ -53,13 +54,13 @@ def record_move(
     return record
 
 
-def record_cancel(*, user: User, record_id: UUID, series: bool = False) -> ScheduledRecord:
-    """Cancel the user's waiting record (a queued one frees its slot; an occurrence of a
+def record_cancel(*, workspace_id: UUID, record_id: UUID, series: bool = False) -> ScheduledRecord:
+    """Cancel the workspace's waiting record (a queued one frees its slot; an occurrence of a
     series is skipped: the next one is created). With `series`, a record of a recurring post
     ends its series: its waiting occurrences are cancelled and no other comes."""
     with transaction.atomic():
         if series:
-            found = ScheduledRecord.objects.filter(pk=record_id, user=user).first()
+            found = ScheduledRecord.objects.filter(pk=record_id, workspace_id=workspace_id).first()
             if found is None:
                 raise RecordNotFound()
             if found.series_id is not None:
@@ -69,7 +70,7 @@ def record_cancel(*, user: User, record_id: UUID, series: bool = False) -> Sched
                 if waiting and found.status == RecordStatus.CANCELLED:
                     records_cancelled_emit([found], reason="series_ended")
                 return found
-        record = _user_record(user, record_id)
+        record = _waiting_record(workspace_id, record_id)
         record.status = RecordStatus.CANCELLED
         record.save(update_fields=["status", "updated_at"])
         records_cancelled_emit([record], reason="cancelled")

@@ -25,9 +25,10 @@ from social.content import (
     account_target,
     post_apply,
     post_counted,
+    post_new,
     post_scheduled_fresh,
     post_status_refresh,
-    user_post,
+    workspace_post,
 )
 from social.errors import (
     AccountExpiresBefore,
@@ -50,7 +51,7 @@ from social.planning.services.recurrence import (
     recurrence_read,
     series_save,
 )
-from social.selectors import settings_for, user_accounts
+from social.selectors import settings_for, workspace_accounts
 
 MAX_DAYS_AHEAD = 365
 
@@ -65,9 +66,9 @@ def zone_of(name: str) -> zoneinfo.ZoneInfo:
         raise ValidationFailed(details={"timezone": [f'"{name}" is not a time zone.']}) from None
 
 
-def resolve_time(value: str, *, zone_name: str | None, user: User, field: str) -> datetime:
+def resolve_time(value: str, *, zone_name: str | None, workspace_id: UUID, field: str) -> datetime:
     """An ISO 8601 time as UTC. With an offset it is absolute; without one it is read in
-    `zone_name`, else the user's default zone, else UTC. A local time the clocks skip (a DST
+    `zone_name`, else the workspace's default zone, else UTC. A local time the clocks skip (a DST
     gap) is refused; one they pass twice (an overlap) is its first occurrence."""
     try:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -82,7 +83,7 @@ def resolve_time(value: str, *, zone_name: str | None, user: User, field: str) -
     if wall > clock + timedelta(days=MAX_DAYS_AHEAD + 1):
         raise ValidationFailed(details={field: [f"At most {MAX_DAYS_AHEAD} days ahead."]})
     if moment.tzinfo is None:
-        zone = zone_of(zone_name or settings_for(user).default_timezone or "UTC")
+        zone = zone_of(zone_name or settings_for(workspace_id).default_timezone or "UTC")
         local = moment.replace(tzinfo=zone, fold=0)
         if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != moment:
             raise NonexistentLocalTime(details={field: value, "timezone": str(zone)})
@@ -101,11 +102,11 @@ def resolve_time(value: str, *, zone_name: str | None, user: User, field: str) -
 # --- Targets ----------------------------------------------------------------------------------
 
 
-def platform_accounts(*, user: User, platforms: list[str]) -> list[SocialAccount]:
-    """Shape B: each platform's one connected account of the user."""
+def platform_accounts(*, workspace_id: UUID, platforms: list[str]) -> list[SocialAccount]:
+    """Shape B: each platform's one connected account of the workspace."""
     by_provider: dict[str, list[SocialAccount]] = {}
     for account in SocialAccount.objects.filter(
-        user=user, provider__in=platforms, status=AccountStatus.CONNECTED
+        workspace_id=workspace_id, provider__in=platforms, status=AccountStatus.CONNECTED
     ).select_related("app", "user"):
         by_provider.setdefault(account.provider, []).append(account)
     missing = [p for p in platforms if not by_provider.get(p)]
@@ -135,20 +136,24 @@ def _holding(post: Post, accounts: list[SocialAccount]) -> dict[UUID, ScheduledR
 
 
 def post_with_targets(
-    *, user: User, post_id: UUID | None, fields: PostInput, accounts: list[SocialAccount]
+    *,
+    workspace_id: UUID,
+    user: User,
+    post_id: UUID | None,
+    fields: PostInput,
+    accounts: list[SocialAccount],
 ) -> tuple[Post, dict[UUID, ScheduledRecord]]:
-    """In the caller's transaction: the post, created from `fields` or the user's `post_id`
-    updated with them, validated against its targets and these accounts, saved (and counted
-    when new); and the records that already hold these targets, by account."""
+    """In the caller's transaction: the post, created in the workspace from `fields` (`user`
+    its author) or the workspace's `post_id` updated with them, validated against its targets
+    and these accounts, saved (and counted when new); and the records that already hold
+    these targets, by account."""
     if post_id is None:
-        post = Post(user=user)
+        post = post_new(workspace_id=workspace_id, user=user)
     else:
-        post = user_post(user=user, post_id=post_id, lock=True)
+        post = workspace_post(workspace_id=workspace_id, post_id=post_id, lock=True)
         if fields.content is UNSET and not post.content:
             raise ValidationFailed(details={"content": ["This field is required."]})
-    post_apply(
-        user=user, post=post, fields=fields, extra_targets=[account_target(a) for a in accounts]
-    )
+    post_apply(post=post, fields=fields, extra_targets=[account_target(a) for a in accounts])
     created = post._state.adding
     post.save()
     post_saved_emit(post, created=created)
@@ -163,7 +168,11 @@ def record_of(
 ) -> ScheduledRecord:
     """The account's record of the post: the one holding the target, or a new one."""
     return holding.get(account.pk) or ScheduledRecord(
-        post=post, user=post.user, account=account, provider=account.provider
+        post=post,
+        workspace_id=post.workspace_id,
+        user_id=post.user_id,
+        account=account,
+        provider=account.provider,
     )
 
 
@@ -188,6 +197,7 @@ class Scheduled:
 
 def schedule_to_accounts(
     *,
+    workspace_id: UUID,
     user: User,
     account_ids: list[UUID],
     scheduled_time: str,
@@ -196,14 +206,18 @@ def schedule_to_accounts(
     post_id: UUID | None = None,
     recurrence: RecurrenceInput | None = None,
 ) -> Scheduled:
-    """Shape A: the post to these accounts of the user, at `scheduled_time` (read in
-    `zone_name` when it has no offset), recurring by `recurrence` (read in the same zone)."""
-    when = resolve_time(scheduled_time, zone_name=zone_name, user=user, field="scheduledTime")
-    accounts = user_accounts(user=user, account_ids=account_ids)
+    """Shape A: the post to these accounts of the workspace, at `scheduled_time` (read in
+    `zone_name` when it has no offset), recurring by `recurrence` (read in the same zone).
+    `user` acts: the author of a new post."""
+    when = resolve_time(
+        scheduled_time, zone_name=zone_name, workspace_id=workspace_id, field="scheduledTime"
+    )
+    accounts = workspace_accounts(workspace_id=workspace_id, account_ids=account_ids)
     zone = None
     if recurrence is not None:
-        zone = zone_of(zone_name or settings_for(user).default_timezone or "UTC")
+        zone = zone_of(zone_name or settings_for(workspace_id).default_timezone or "UTC")
     return schedule(
+        workspace_id=workspace_id,
         user=user,
         accounts=accounts,
         when=when,
@@ -215,16 +229,21 @@ def schedule_to_accounts(
 
 
 def schedule_to_platforms(
-    *, user: User, platforms: list[str], scheduled_at: str, fields: PostInput
+    *, workspace_id: UUID, user: User, platforms: list[str], scheduled_at: str, fields: PostInput
 ) -> Scheduled:
-    """Shape B: a new post to the user's one connected account on each platform."""
-    when = resolve_time(scheduled_at, zone_name=None, user=user, field="scheduledAt")
-    accounts = platform_accounts(user=user, platforms=platforms)
-    return schedule(user=user, accounts=accounts, when=when, fields=fields)
+    """Shape B: a new post to the workspace's one connected account on each platform."""
+    when = resolve_time(
+        scheduled_at, zone_name=None, workspace_id=workspace_id, field="scheduledAt"
+    )
+    accounts = platform_accounts(workspace_id=workspace_id, platforms=platforms)
+    return schedule(
+        workspace_id=workspace_id, user=user, accounts=accounts, when=when, fields=fields
+    )
 
 
 def schedule(
     *,
+    workspace_id: UUID,
     user: User,
     accounts: list[SocialAccount],
     when: datetime,
@@ -253,7 +272,11 @@ def schedule(
         repeat = recurrence_read(recurrence, zone=zone or zoneinfo.ZoneInfo("UTC"), starts_at=when)
     with transaction.atomic():
         post, holding = post_with_targets(
-            user=user, post_id=post_id, fields=fields, accounts=accounts
+            workspace_id=workspace_id,
+            user=user,
+            post_id=post_id,
+            fields=fields,
+            accounts=accounts,
         )
         series = None
         if repeat is not None:

@@ -171,6 +171,7 @@ def series_continue(
         created.append(
             ScheduledRecord.objects.create(
                 post_id=record.post_id,
+                workspace_id=record.workspace_id,
                 user_id=record.user_id,
                 account=record.account,
                 provider=record.provider,

@@ -44,7 +44,7 @@ from social.publishing.services.job import (
     OutcomeStatus,
 )
 from social.publishing.services.settle import jobs_settle
-from social.selectors import settings_for_users
+from social.selectors import hub_settings
 
 logger = logging.getLogger(__name__)
 
@@ -139,8 +139,11 @@ def _jobs(
     records: list[ScheduledRecord], *, concurrency: int, claimed_at: datetime | None
 ) -> list[Job]:
     """The claimed records' jobs: each with its draft, its account's credentials (refreshed
-    once per account) and its user's preferences."""
-    preferences = settings_for_users(record.user_id for record in records)
+    once per account), its workspace's settings and its author's preferences."""
+    found = hub_settings(
+        workspace_ids=(record.workspace_id for record in records),
+        user_ids=(record.user_id for record in records),
+    )
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     jobs = []
     for record in records:
@@ -150,7 +153,8 @@ def _jobs(
                 record,
                 draft_of(record.post, record.provider),
                 session.credentials,
-                preferences[record.user_id],
+                found.workspaces[record.workspace_id],
+                found.users[record.user_id],
                 claimed_at=claimed_at,
                 error=session.error,  # the account's credentials could not be refreshed
                 began=record.updated_at,  # written when it was claimed (or its lease renewed)
@@ -190,9 +194,7 @@ def record_processing_continue(*, record_id: UUID | str, claim: UUID | str) -> s
     """The next look at a video the platform is processing, from a task (`_hold` queued it):
     the same attempt goes on, if the record is still under that claim; its status after."""
     record = (
-        ScheduledRecord.objects.select_related(
-            "post", "account", "account__app", "account__user", "user"
-        )
+        ScheduledRecord.objects.select_related("post", "account", "account__app", "account__user")
         .filter(pk=record_id, claim=claim, status=RecordStatus.PUBLISHING)
         .first()
     )

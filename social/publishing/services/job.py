@@ -18,6 +18,7 @@ from social.content import (
 )
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
 from social.providers.base import Attempt, Credentials, Published
+from social.selectors import Preferences
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,8 @@ class Job:
     record: ScheduledRecord
     draft: Draft
     credentials: Credentials
-    preferences: SocialSettings
+    settings: SocialSettings  # the record's workspace's
+    preferences: Preferences  # the post's author's notification preferences
     claimed_at: datetime | None = None  # when the attempt began: its lateness is measured to it
     published: Published | None = None
     found: bool = False  # published by an earlier attempt, found by the lookup
@@ -77,7 +79,7 @@ class Job:
     def final(self) -> bool:
         """Whether this attempt is the record's last: a failure ends it."""
         final = self.record.attempts + 1 >= scheduler_config().max_attempts
-        return final or not self.preferences.auto_retry
+        return final or not self.settings.auto_retry
 
     @property
     def window(self) -> datetime:

@@ -16,20 +16,30 @@ from social.models import Post, RecordStatus, ScheduledRecord
 from social.planning import post_with_targets, record_of, records_admit
 from social.publishing.services.attempts import records_attempt
 from social.publishing.services.job import Outcome, OutcomeStatus
-from social.selectors import user_accounts
+from social.selectors import workspace_accounts
 
 
 def publish_now(
-    *, user: User, account_ids: list[UUID], fields: PostInput, post_id: UUID | None = None
+    *,
+    workspace_id: UUID,
+    user: User,
+    account_ids: list[UUID],
+    fields: PostInput,
+    post_id: UUID | None = None,
 ) -> tuple[Post, list[Outcome]]:
-    """Publish the post (created from `fields`, or the user's `post_id` updated with them) to
-    the accounts at once, concurrently. Every target is validated before anything is sent."""
-    accounts = user_accounts(user=user, account_ids=account_ids)
+    """Publish the post (created in the workspace from `fields`, `user` its author, or the
+    workspace's `post_id` updated with them) to the workspace's accounts at once,
+    concurrently. Every target is validated before anything is sent."""
+    accounts = workspace_accounts(workspace_id=workspace_id, account_ids=account_ids)
     now = timezone.now()
     lease = now + timedelta(seconds=scheduler_config().lease_seconds)
     with transaction.atomic():
         post, holding = post_with_targets(
-            user=user, post_id=post_id, fields=fields, accounts=accounts
+            workspace_id=workspace_id,
+            user=user,
+            post_id=post_id,
+            fields=fields,
+            accounts=accounts,
         )
         records = []
         for account in accounts:
@@ -39,7 +49,7 @@ def publish_now(
             record.lease_expires_at = lease
             record.claim = uuid.uuid4()
             record.save()
-            record.post, record.account, record.user = post, account, user
+            record.post, record.account = post, account
             records.append(record)
         post_status_refresh(post.pk)
     admitted = records_admit(records)  # over a daily cap: waits for its window (caps.py)

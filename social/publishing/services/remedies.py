@@ -42,11 +42,11 @@ from social.outcomes import CATEGORIES
 RETRY_LIMIT = 1000  # failed records one filtered retry takes (a repeat takes the rest)
 
 
-def _locked_record(user: User, record_id: uuid.UUID) -> ScheduledRecord:
+def _locked_record(workspace_id: uuid.UUID, record_id: uuid.UUID) -> ScheduledRecord:
     record = (
         ScheduledRecord.objects.select_for_update(of=("self",))
         .select_related("account")
-        .filter(pk=record_id, user=user)
+        .filter(pk=record_id, workspace_id=workspace_id)
         .first()
     )
     if record is None:
@@ -111,12 +111,12 @@ def _scheduled_again(records: Iterable[ScheduledRecord], *, now: datetime) -> No
         )
 
 
-def record_retry(*, user: User, record_id: uuid.UUID) -> ScheduledRecord:
-    """Put the user's failed record back to `Scheduled`, due now, its attempts reset (409
+def record_retry(*, workspace_id: uuid.UUID, record_id: uuid.UUID) -> ScheduledRecord:
+    """Put the workspace's failed record back to `Scheduled`, due now, its attempts reset (409
     unless `Failed`; 409 while its account is not connected: reconnect first)."""
     now = timezone.now()
     with transaction.atomic():
-        record = _locked_record(user, record_id)
+        record = _locked_record(workspace_id, record_id)
         if record.status != RecordStatus.FAILED:
             raise RecordNotFailed(details={"status": record.status})
         _connected(record)
@@ -143,24 +143,27 @@ class Retried:
 
 def records_retry(
     *,
-    user: User,
+    workspace_id: uuid.UUID,
     account_id: uuid.UUID | None = None,
     category: str | None = None,
     post_id: uuid.UUID | None = None,
 ) -> Retried:
-    """Retry every failed record of the user that matches (all of them without a filter): an
+    """Retry every failed record of the workspace that matches (all of them without a filter): an
     account's, a post's, those whose error is of `category`. A record whose account is not
     connected, or whose target another record holds, is skipped and named."""
     if category is not None and category not in CATEGORIES:
         raise ValidationFailed(details={"category": [f"One of {', '.join(CATEGORIES)}."]})
     if (
         account_id is not None
-        and not SocialAccount.objects.filter(pk=account_id, user=user).exists()
+        and not SocialAccount.objects.filter(pk=account_id, workspace_id=workspace_id).exists()
     ):
         raise AccountNotFound()
-    if post_id is not None and not Post.objects.filter(pk=post_id, user=user).exists():
+    if (
+        post_id is not None
+        and not Post.objects.filter(pk=post_id, workspace_id=workspace_id).exists()
+    ):
         raise PostNotFound()
-    failed = ScheduledRecord.objects.filter(user=user, status=RecordStatus.FAILED)
+    failed = ScheduledRecord.objects.filter(workspace_id=workspace_id, status=RecordStatus.FAILED)
     if account_id is not None:
         failed = failed.filter(account_id=account_id)
     if post_id is not None:
@@ -196,11 +199,12 @@ RESOLUTIONS = ("published", "retry", "abandon")
 
 
 def record_resolve(
-    *, user: User, record_id: uuid.UUID, action: str, url: str = ""
+    *, workspace_id: uuid.UUID, user: User, record_id: uuid.UUID, action: str, url: str = ""
 ) -> ScheduledRecord:
-    """Settle the user's `Unconfirmed` record (409 otherwise): `published` (the user saw it:
-    `Published` with that URL), `retry` (waiting again, due now: looked up once more, then
-    created if absent), `abandon` (`Failed`; a later retry still looks it up first)."""
+    """Settle the workspace's `Unconfirmed` record (409 otherwise) as `user` says:
+    `published` (they saw it: `Published` with that URL), `retry` (waiting again, due now:
+    looked up once more, then created if absent), `abandon` (`Failed`; a later retry still
+    looks it up first)."""
     if action not in RESOLUTIONS:
         raise ValidationFailed(details={"action": [f"One of {', '.join(RESOLUTIONS)}."]})
     if action == "published" and not url:
@@ -213,7 +217,7 @@ def record_resolve(
         "by": "user",
     }
     with transaction.atomic():
-        record = _locked_record(user, record_id)
+        record = _locked_record(workspace_id, record_id)
         if record.status != RecordStatus.UNCONFIRMED:
             raise RecordNotUnconfirmed(details={"status": record.status})
         if action == "retry":

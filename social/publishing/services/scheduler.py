@@ -33,7 +33,7 @@ from social.models import RecordStatus, ScheduledRecord
 from social.planning import records_admit
 from social.publishing.services.attempts import records_attempt
 from social.publishing.services.job import PARTS, RECORDS, Outcome
-from social.selectors import paused_queued
+from social.selectors import paused_queued, workspace_live
 
 logger = logging.getLogger(__name__)
 
@@ -111,11 +111,10 @@ def _reap(stale: QuerySet[ScheduledRecord], *, held: str, now: datetime) -> int:
 def records_claim(*, limit: int, now: datetime | None = None) -> list[ScheduledRecord]:
     """Claim up to `limit` due records for this run (see the module's docstring)."""
     now = now or timezone.now()
-    # An erased or deactivated user's records are never attempted (erasure also cancels them),
-    # nor the queued records of a paused queue (social.md section 11).
-    due = ScheduledRecord.objects.filter(due_at__lte=now, user__is_active=True).exclude(
-        paused_queued()
-    )
+    # A deactivated user's personal workspace's records are never attempted (an erasure
+    # deletes them), nor the queued records of a paused queue (social.md section 11). Whose a
+    # post is does not matter: a shared workspace's records go out whoever wrote them.
+    due = ScheduledRecord.objects.filter(workspace_live(), due_at__lte=now).exclude(paused_queued())
     claimed: list[ScheduledRecord] = []
     with transaction.atomic():
         token, ids = RECORDS.claim_some(
@@ -144,8 +143,7 @@ def _parts_claim(*, limit: int, now: datetime) -> list[ScheduledRecord]:
         next_attempt_at__isnull=False,
         due_at__lte=now,
         claim__isnull=True,
-        user__is_active=True,
-    )
+    ).filter(workspace_live())
     with transaction.atomic():
         # Not due again while its lease lasts (it stays Published, in the due set's index):
         # the timers do not wake for it; the reaper makes it due at once if its worker dies.

@@ -146,7 +146,7 @@ def _result(job: Job) -> dict[str, Any]:
         ) or error.maybe_delivered
         retry = (
             isinstance(error, outbound.TransientError)
-            and job.preferences.auto_retry
+            and job.settings.auto_retry
             and attempts < scheduler_config().max_attempts
         )
         if retry:
