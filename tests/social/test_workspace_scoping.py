@@ -26,7 +26,7 @@ from social.models import (
     SocialSettings,
 )
 from social.publishing import scheduler_run
-from tests.factories import UserFactory
+from tests.factories import UserFactory, api_key_for, client_with_key, shared_workspace
 from tests.social.conftest import REDIRECT_URI, connect
 
 pytestmark = pytest.mark.django_db
@@ -517,3 +517,25 @@ def test_a_shared_workspace_outlives_an_erased_member_with_what_they_wrote(
     scheduler_run()
     assert ScheduledRecord.objects.get(pk=record_id).status == "Published"
     assert [p["title"] for p in providers.devto.posts] == ["Bob's"]
+
+
+def test_an_api_key_acts_in_its_own_workspace_on_the_hub(ada):
+    """A key belongs to the workspace it was made in (workspaces.md section 1): on the hub it
+    reads and writes there without the header, and naming another workspace is 403."""
+    acme = shared_workspace(ada)
+    personal = client_in(ada)
+    assert personal.post("/api/social/posts", {"content": "Personal note"}).status_code == 200
+    in_acme = client_in(ada, acme.pk)
+    assert in_acme.post("/api/social/posts", {"content": "Acme's launch"}).status_code == 200
+
+    key = client_with_key(api_key_for(ada, "posts:read", "posts:write", workspace=acme))
+    listed = key.get("/api/social/posts")
+    assert listed.status_code == 200
+    assert [post["content"] for post in listed.json()["data"]] == ["Acme's launch"]
+    made = key.post("/api/social/posts", {"content": "Written by the key"})
+    assert made.status_code == 200
+    assert Post.objects.get(pk=made.json()["data"]["id"]).workspace_id == acme.pk
+
+    elsewhere = key.get("/api/social/posts", HTTP_X_WORKSPACE_ID=str(ada.personal_workspace.pk))
+    assert elsewhere.status_code == 403
+    assert elsewhere.json()["error"]["code"] == "permission_denied"
