@@ -69,7 +69,7 @@ def api_key_create(
         user = User.objects.select_for_update().get(pk=actor.user_id)
         Workspace.objects.select_for_update().filter(pk=actor.workspace_id).exists()
         role = (
-            Membership.objects.filter(pk=actor.pk, workspace_id=actor.workspace_id)
+            Membership.objects.filter(workspace_id=actor.workspace_id, user_id=actor.user_id)
             .values_list("role", flat=True)
             .first()
         )

@@ -20,7 +20,7 @@ def _locked(actor: Membership) -> Membership:
     Workspace.objects.select_for_update().filter(pk=actor.workspace_id).exists()
     current = (
         Membership.objects.select_related("workspace")
-        .filter(pk=actor.pk, workspace_id=actor.workspace_id)
+        .filter(workspace_id=actor.workspace_id, user_id=actor.user_id)
         .first()
     )
     if current is None:  # removed meanwhile: the workspace is no longer theirs to see
