@@ -51,23 +51,26 @@ def test_a_key_is_made_in_the_personal_workspace_unless_another_is_named(team):
 
 
 @pytest.mark.parametrize("role", ["editor", "viewer", "client"])
-def test_only_owners_and_admins_make_list_or_revoke_keys_in_a_workspace(team, role):
+def test_only_owners_and_admins_make_keys_in_a_workspace_and_others_touch_only_their_own(
+    team, role
+):
+    """Creating takes `manage`; listing and revoking take none but reach only the caller's own
+    keys (docs/api-keys.md: a member demoted below `manage` must still revoke theirs)."""
     shared = str(team.workspace.pk)
     member = team.users[role]
     client = team.client(role)
     kept = api_key_for(team.users["owner"], "posts:read", workspace=team.workspace)
     made_in_personal = create(client, name="mine")  # their own workspace: theirs to manage
 
-    answers = [
-        create(client, workspaceId=shared),
-        create(client, {"HTTP_X_WORKSPACE_ID": shared}),
-        client.get(KEYS, HTTP_X_WORKSPACE_ID=shared),
-        client.delete(
-            f"{KEYS}/{ApiKey.objects.get(prefix=kept[:12]).pk}", HTTP_X_WORKSPACE_ID=shared
-        ),
-    ]
+    made = [create(client, workspaceId=shared), create(client, {"HTTP_X_WORKSPACE_ID": shared})]
+    listed = client.get(KEYS, HTTP_X_WORKSPACE_ID=shared)
+    revoked = client.delete(
+        f"{KEYS}/{ApiKey.objects.get(prefix=kept[:12]).pk}", HTTP_X_WORKSPACE_ID=shared
+    )
 
-    assert [(r.status_code, r.json()["error"]) for r in answers] == [(403, REFUSED)] * 4
+    assert [(r.status_code, r.json()["error"]) for r in made] == [(403, REFUSED)] * 2
+    assert (listed.status_code, listed.json()["data"]) == (200, [])  # the owner's key not shown
+    assert revoked.status_code == 404  # another member's key: never theirs to revoke
     assert made_in_personal.status_code == 200
     assert list(ApiKey.objects.filter(user=member).values_list("workspace__personal")) == [(True,)]
     assert client_with_key(kept).get("/api/auth/me").status_code == 200
