@@ -9,6 +9,7 @@ per moment, in registration order; no signals, so the call is visible where it h
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from uuid import UUID
 
 from django.db.models import Model
 
@@ -182,3 +183,22 @@ def on_workspace_deleting(hook: WorkspaceHook) -> WorkspaceHook:
 def workspace_deleting(workspace: Workspace) -> None:
     for hook in _workspace_deleting:
         hook(workspace)
+
+
+MembershipHook = Callable[[UUID, UUID, bool], None]
+_membership_changed: list[MembershipHook] = []
+
+
+def on_membership_changed(hook: MembershipHook) -> MembershipHook:
+    """Register `hook(user_id, workspace_id, reads)`: the user joined a workspace, changed role
+    in it, left it or saw it deleted; `reads`: whether they may now read its data (and so
+    receive its events: the live feed's streams follow at once). Runs in the changing
+    transaction."""
+    if hook not in _membership_changed:
+        _membership_changed.append(hook)
+    return hook
+
+
+def membership_changed(user_id: UUID, workspace_id: UUID, *, reads: bool) -> None:
+    for hook in _membership_changed:
+        hook(user_id, workspace_id, reads)

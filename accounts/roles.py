@@ -30,6 +30,7 @@ class Action(StrEnum):
     APPROVE = "approve"  # approve or reject
     MANAGE = "manage"  # connect or disconnect accounts, settings, webhooks, API keys
     MEMBERS = "members"  # members and invitations (touching an owner also takes OWN)
+    ACTIVITY = "activity"  # the workspace's activity: who did what
     OWN = "own"  # delete the workspace, make another owner
     # Where the contract is silent (docs/workspaces.md): the team is visible to the team,
     # not to clients, who are outside it.
@@ -51,6 +52,7 @@ PERMISSIONS = MappingProxyType(
         Action.APPROVE: Rule(frozenset({OWNER, ADMIN}), named=frozenset({EDITOR, CLIENT})),
         Action.MANAGE: Rule(frozenset({OWNER, ADMIN})),
         Action.MEMBERS: Rule(frozenset({OWNER, ADMIN})),
+        Action.ACTIVITY: Rule(frozenset({OWNER, ADMIN})),
         Action.OWN: Rule(frozenset({OWNER})),
         Action.MEMBERS_READ: Rule(frozenset({OWNER, ADMIN, EDITOR, VIEWER})),
     }

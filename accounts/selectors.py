@@ -55,6 +55,19 @@ def users_standing(*, user_ids: Iterable[UUID | str]) -> dict[str, Standing]:
     return {str(pk): Standing(version, revoked or {}) for pk, version, revoked in rows}
 
 
+def users_workspaces(*, user_ids: Iterable[UUID | str]) -> dict[str, frozenset[str]]:
+    """The workspaces each of these users reads (a member whose role may read its data: not
+    a client, who sees only what is sent to them), in one query, ids as text, by user id as
+    text; a user with none is absent."""
+    found: dict[str, set[str]] = {}
+    rows = Membership.objects.filter(
+        user_id__in=list(user_ids), role__in=roles_allowed(Action.READ)
+    ).values_list("user_id", "workspace_id")
+    for user_id, workspace_id in rows:
+        found.setdefault(str(user_id), set()).add(str(workspace_id))
+    return {user_id: frozenset(workspaces) for user_id, workspaces in found.items()}
+
+
 def api_key_list(*, actor: Membership) -> QuerySet[ApiKey]:
     """The actor's keys of the actor's workspace that are not revoked, expired ones included
     (shown as expired). Any member sees their own: one demoted below `manage` still holds the

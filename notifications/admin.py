@@ -248,10 +248,11 @@ class OutboxEventAdmin(ReadOnlyAdmin):
     """Domain events as recorded, and how far each consumer got with them (outbox lag shows
     here as events without `dispatched_at`)."""
 
-    list_display = ("sequence", "event", "user", "created_at", "dispatched_at")
+    list_display = ("sequence", "event", "user", "workspace", "created_at", "dispatched_at")
+    # A workspace's activity: its page links here filtered by it (?workspace__id__exact=).
     list_filter = ("event",)
-    search_fields = ("user__email", "id")
-    list_select_related = ("user",)
+    search_fields = ("user__email", "id", "workspace__name")
+    list_select_related = ("user", "workspace")
     date_hierarchy = "created_at"
     inlines = (ConsumptionInline,)
     fields = readonly_fields = (
@@ -259,6 +260,8 @@ class OutboxEventAdmin(ReadOnlyAdmin):
         "id",
         "event",
         "user",
+        "workspace",
+        "actor",
         "data",
         "created_at",
         "dispatched_at",

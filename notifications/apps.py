@@ -13,6 +13,7 @@ class NotificationsConfig(AppConfig):
         from accounts.hooks import (
             on_account_reclaimed,
             on_api_key_created,
+            on_membership_changed,
             on_sessions_revoked,
             user_data,
         )
@@ -29,7 +30,7 @@ class NotificationsConfig(AppConfig):
             notifications_erase,
             tickets_forget,
         )
-        from notifications.services.livefeed import live_sessions_revoked
+        from notifications.services.livefeed import live_membership_changed, live_sessions_revoked
         from notifications.services.security import api_key_created_notify
         from notifications.services.webhooks import endpoints_remove
 
@@ -40,6 +41,7 @@ class NotificationsConfig(AppConfig):
         user_data(WebhookEndpoint, takeover=endpoints_remove, erasure=endpoints_remove)
         on_account_reclaimed(account_reclaimed_notify)
         on_sessions_revoked(live_sessions_revoked)
+        on_membership_changed(live_membership_changed)
         on_api_key_created(api_key_created_notify)
 
         import notifications.tasks  # noqa: F401 (registers the tasks its services queue by name)

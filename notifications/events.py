@@ -28,7 +28,8 @@ from typing import Any, TypedDict, overload
 
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import User, Workspace
+from core import logs
 from core.times import iso
 from notifications.models import OutboxEvent
 
@@ -555,7 +556,12 @@ INTERNAL_EVENTS = frozenset(
 
 KNOWN_EVENTS = EVENTS | INTERNAL_EVENTS
 
-Emitted = tuple[uuid.UUID | str, Payload]  # (user id, payload): what an emitter hands over
+Id = uuid.UUID | str
+# What an emitter hands over: (user id, payload), or (user id, payload, workspace id) for an
+# event about a workspace's data (the social hub's). Without a workspace, a public event is
+# the user's personal workspace's (their AI tools, their credits), and an internal one reaches
+# only its user (a notification, a balance).
+Emitted = tuple[Id, Payload] | tuple[Id, Payload, Id | None]
 
 
 class Actor(TypedDict, total=False):
@@ -564,6 +570,7 @@ class Actor(TypedDict, total=False):
 
     type: str
     id: str
+    name: str
 
 
 SYSTEM: Actor = {"type": "system"}
@@ -571,6 +578,14 @@ SYSTEM: Actor = {"type": "system"}
 
 def user_actor(user_id: uuid.UUID | str) -> Actor:
     return {"type": "user", "id": str(user_id)}
+
+
+def _acting() -> Actor | None:
+    """The signed-in user (or API key's user) of the request this runs in, if any: whoever
+    the request authenticated as did what it emits (an editor changing the owner's post)."""
+    context = logs.current()
+    user_id = context.user_id if context is not None else ""
+    return user_actor(user_id) if user_id else None
 
 
 @dataclass(slots=True)
@@ -585,6 +600,9 @@ class Event:
     actor: Actor
     id: uuid.UUID | None  # a public event's; None for an internal one
     created_at: datetime
+    # The workspace it belongs to (its members receive it); None: only its user's (a
+    # notification, a balance), or a user without a personal workspace.
+    workspace_id: uuid.UUID | str | None = None
     live_id: int | None = None
     outbox: dict[str, Any] | None = None
 
@@ -628,17 +646,22 @@ def present(event: str, presenter: Presenter) -> None:
 
 
 @overload
-def emit(*, user: User | Any, payload: Public, actor: Actor | None = None) -> OutboxEvent: ...
+def emit(
+    *, user: User | Any, payload: Public, actor: Actor | None = None, workspace: Id | None = None
+) -> OutboxEvent: ...
 @overload
 def emit(
-    *, user: User | Any, payload: Payload, actor: Actor | None = None
+    *, user: User | Any, payload: Payload, actor: Actor | None = None, workspace: Id | None = None
 ) -> OutboxEvent | None: ...
-def emit(*, user: User | Any, payload: Payload, actor: Actor | None = None) -> OutboxEvent | None:
+def emit(
+    *, user: User | Any, payload: Payload, actor: Actor | None = None, workspace: Id | None = None
+) -> OutboxEvent | None:
     """Emit one event in the caller's transaction: its subscribers run now. `actor`: who made
-    it happen, the user by default (SYSTEM for what the scheduler, beat or a payment provider
-    did). A public event's outbox row (the outbox's subscriber records it)."""
+    it happen: by default whoever the running request signed in as, else the user (SYSTEM for
+    what the scheduler, beat or a payment provider did). `workspace`: the workspace whose data
+    it is about (Emitted). A public event's outbox row (the outbox's subscriber records it)."""
     user_id = user.pk if isinstance(user, User) else user
-    (event,) = _dispatch(items=[(user_id, payload)], actor=actor)
+    (event,) = _dispatch(items=[(user_id, payload, workspace)], actor=actor)
     if event.outbox is None:
         return None
     row = OutboxEvent(**event.outbox)
@@ -660,7 +683,11 @@ def _dispatch(*, items: Sequence[Emitted], actor: Actor | None) -> list[Event]:
     events = []
     by_handler: dict[Subscriber, list[Event]] = {}
     now = timezone.now()
-    for user_id, payload in items:
+    acting = actor or _acting()
+    personal = _personal_workspaces(items)
+    for item in items:
+        user_id, payload = item[0], item[1]
+        workspace_id = _named_workspace(item)
         if payload.event not in KNOWN_EVENTS:
             raise ValueError(f"Unknown event {payload.event!r}")
         # Only a public event has an identity of its own (its outbox row, webhooks, replay):
@@ -673,9 +700,10 @@ def _dispatch(*, items: Sequence[Emitted], actor: Actor | None) -> list[Event]:
         event = Event(
             user_id=user_id,
             payload=payload,
-            actor=actor or user_actor(user_id),
+            actor=acting or user_actor(user_id),
             id=uuid.uuid4() if public else None,
             created_at=timezone.now() if public else now,
+            workspace_id=workspace_id or (personal.get(str(user_id)) if public else None),
         )
         events.append(event)
         for handler in _subscribers.get(payload.event, ()):
@@ -685,3 +713,20 @@ def _dispatch(*, items: Sequence[Emitted], actor: Actor | None) -> list[Event]:
     for handler in reacting + recording:
         handler(by_handler[handler])
     return events
+
+
+def _named_workspace(item: Emitted) -> Id | None:
+    """The workspace the emitter named for the event (None: none)."""
+    return item[2] if len(item) == 3 else None
+
+
+def _personal_workspaces(items: Sequence[Emitted]) -> dict[str, uuid.UUID]:
+    """The personal workspaces of the users of the public events without a workspace (one
+    query, none when every event names its own)."""
+    users = {
+        str(item[0]) for item in items if item[1].event in EVENTS and _named_workspace(item) is None
+    }
+    if not users:
+        return {}
+    found = Workspace.objects.filter(personal_user_id__in=users)
+    return {str(user_id): pk for user_id, pk in found.values_list("personal_user_id", "pk")}

@@ -125,13 +125,24 @@ class OutboxEvent(models.Model):
     # Who made it happen (workspaces.md section 1): `{type: user | client | agent | system,
     # id?}`; `{}` on events recorded before actors were (acted_by()).
     actor = models.JSONField(default=dict)
+    # The workspace it belongs to, whose members replay it and whose endpoints receive it
+    # (events about a user's own things: their personal workspace's). None only for a user
+    # made without a personal workspace.
+    workspace = models.ForeignKey(
+        "accounts.Workspace",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,  # the (workspace, live_id) index leads with it
+    )
 
     class Meta:
         ordering = ("sequence",)
         indexes = [
             models.Index(fields=["user", "sequence"], name="outbox_user_sequence_idx"),
-            # The replay (GET /api/events): a user's events by their live feed id.
-            models.Index(fields=["user", "live_id"], name="outbox_user_live_idx"),
+            # The replay (GET /api/events) and a workspace's activity: by live feed id.
+            models.Index(fields=["workspace", "live_id"], name="outbox_workspace_live_idx"),
             models.Index(fields=["created_at"], name="outbox_created_idx"),  # retention
             models.Index(
                 fields=["created_at"],
@@ -338,6 +349,9 @@ class LiveEventKind(models.TextChoices):
     # Not sent to clients: tells every server process to end the streams of a revoked
     # session (`data.session`) or, without one, all the user's streams.
     REVOKED = "revoked"
+    # Not sent to clients: the user joined (`data.member` true) or left the workspace
+    # `data.workspace`: their open streams start or stop carrying its events at once.
+    MEMBERSHIP = "membership"
 
 
 CLIENT_KINDS = (
@@ -363,10 +377,21 @@ class LiveEvent(models.Model):
     kind = models.CharField(max_length=16, choices=LiveEventKind.choices)
     data = models.JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
+    # The workspace whose members' streams it goes to; None: only its user's (a notification,
+    # a balance, a revocation).
+    workspace = models.ForeignKey(
+        "accounts.Workspace",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,  # the (workspace, id) index leads with it
+    )
 
     class Meta:
         indexes = [
             models.Index(fields=["user", "id"], name="live_event_user_id_idx"),
+            models.Index(fields=["workspace", "id"], name="live_event_workspace_id_idx"),
             models.Index(fields=["created_at"], name="live_event_created_idx"),  # retention
         ]
 

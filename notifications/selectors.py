@@ -11,7 +11,8 @@ from django.db.models.query import ModelIterable
 from django.utils import timezone
 
 from accounts.models import Membership, User
-from accounts.roles import Action, permission_check
+from accounts.roles import Action, permission_check, roles_allowed
+from accounts.selectors import membership_get
 from notifications.errors import InvalidCursor, NotificationNotFound, WebhookDeliveryNotFound
 from notifications.models import (
     Notification,
@@ -131,10 +132,22 @@ def delivery_get(*, actor: Membership, delivery_id: UUID) -> WebhookDelivery:
     return found
 
 
-def event_cursor(*, user: User, cursor: str) -> int:
+def event_workspaces(*, user: User, workspace: UUID | None = None) -> list[UUID]:
+    """The workspaces whose events the user reads: every one whose data their role may read,
+    or the one asked for (`?workspace=`; 404 workspace_not_found when they are not its member,
+    403 permission_denied for a role that may not read it)."""
+    if workspace is not None:
+        membership = membership_get(user=user, workspace_id=workspace)
+        permission_check(role=membership.role, action=Action.READ)
+        return [membership.workspace_id]
+    readers = Membership.objects.filter(user=user, role__in=roles_allowed(Action.READ))
+    return list(readers.values_list("workspace_id", flat=True))
+
+
+def event_cursor(*, workspaces: list[UUID], cursor: str) -> int:
     """Where a replay resumes: after a live feed id (a `nextCursor`, the stream's
-    Last-Event-ID), or after the event a webhook delivered (its `webhook-id`); 0 from the
-    start. Anything else: 400 invalid_cursor."""
+    Last-Event-ID), or after the event a webhook delivered (its `webhook-id`, one of these
+    workspaces'); 0 from the start. Anything else: 400 invalid_cursor."""
     cursor = cursor.strip()
     if not cursor:
         return 0
@@ -146,7 +159,7 @@ def event_cursor(*, user: User, cursor: str) -> int:
     except ValueError:
         raise InvalidCursor() from None
     found = (
-        OutboxEvent.objects.filter(user=user, id=event_id, live_id__isnull=False)
+        OutboxEvent.objects.filter(workspace_id__in=workspaces, id=event_id, live_id__isnull=False)
         .values_list("live_id", flat=True)
         .first()
     )
@@ -155,18 +168,51 @@ def event_cursor(*, user: User, cursor: str) -> int:
     return int(found)
 
 
-def events_replay(*, user: User, after: int, limit: int) -> list[OutboxEvent]:
-    """The user's domain events after live feed id `after`, oldest first, from the outbox's
-    retention (OUTBOX_RETENTION_DAYS, 30), whichever consumers wanted them. The last
-    EVENTS_REPLAY_SETTLE_SECONDS are held back: ids are given at insert, and a transaction
+def events_replay(*, workspaces: list[UUID], after: int, limit: int) -> list[OutboxEvent]:
+    """The domain events of these workspaces after live feed id `after`, oldest first, from
+    the outbox's retention (OUTBOX_RETENTION_DAYS, 30), whichever consumers wanted them. The
+    last EVENTS_REPLAY_SETTLE_SECONDS are held back: ids are given at insert, and a transaction
     that took an id a moment ago may not have committed yet; a reader that passed its id
     would never see it."""
     now = timezone.now()
     return list(
         OutboxEvent.objects.filter(
-            user=user,
+            workspace_id__in=workspaces,
             live_id__gt=after,
             created_at__gte=now - timedelta(days=settings.OUTBOX_RETENTION_DAYS),
             created_at__lte=now - timedelta(seconds=settings.EVENTS_REPLAY_SETTLE_SECONDS),
         ).order_by("live_id")[:limit]
     )
+
+
+def activity_page(*, actor: Membership, after: int, limit: int) -> list[OutboxEvent]:
+    """The workspace's events after live feed id `after`, oldest first (owners and admins:
+    403 for the other roles), within the outbox's retention, the newest
+    EVENTS_REPLAY_SETTLE_SECONDS held back as the replay holds them."""
+    permission_check(role=actor.role, action=Action.ACTIVITY)
+    now = timezone.now()
+    return list(
+        OutboxEvent.objects.filter(
+            workspace_id=actor.workspace_id,
+            live_id__gt=after,
+            created_at__gte=now - timedelta(days=settings.OUTBOX_RETENTION_DAYS),
+            created_at__lte=now - timedelta(seconds=settings.EVENTS_REPLAY_SETTLE_SECONDS),
+        ).order_by("live_id")[:limit]
+    )
+
+
+def actor_names(events: list[OutboxEvent]) -> dict[str, str]:
+    """The names of the users who did these events (their full name, else their e-mail), by
+    id as text, in one query; an erased or deactivated user is not named."""
+    acting = {
+        str(actor["id"])
+        for actor in (event.acted_by() for event in events)
+        if actor.get("type") == "user" and actor.get("id")
+    }
+    if not acting:
+        return {}
+    found = User.objects.filter(pk__in=acting, is_active=True)
+    return {
+        str(pk): full_name or email
+        for pk, full_name, email in found.values_list("pk", "full_name", "email")
+    }

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from notifications.api import activity as activity_api
 from notifications.api import center as api
 from notifications.api import livefeed as livefeed_api
 from notifications.api import replay as replay_api
@@ -10,6 +11,11 @@ from notifications.api.stream import StreamView
 
 urlpatterns = [
     path("events", replay_api.EventReplayView.as_view(), name="events-replay"),
+    path(
+        "workspaces/<uuid:workspace_id>/activity",
+        activity_api.ActivityView.as_view(),
+        name="workspace-activity",
+    ),
     path("events/ticket", livefeed_api.TicketView.as_view(), name="events-ticket"),
     # Served by notifications.api.stream.stream_app under ASGI (config/asgi.py); this
     # route serves the development server and the test client.

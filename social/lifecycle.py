@@ -41,6 +41,7 @@ def record_failure_event(record: ScheduledRecord, context: dict[str, Any]) -> ev
 def post_saved_emit(post: Post, *, created: bool) -> None:
     events.emit(
         user=post.user_id,
+        workspace=post.workspace_id,
         payload=events.post_saved(
             created=created,
             post_id=str(post.pk),
@@ -56,6 +57,7 @@ def post_saved_emit(post: Post, *, created: bool) -> None:
 def post_deleted_emit(post: Post, record_ids: Iterable[UUID]) -> None:
     events.emit(
         user=post.user_id,
+        workspace=post.workspace_id,
         payload=events.post_deleted(
             post_id=str(post.pk), record_ids=[str(record_id) for record_id in record_ids]
         ),
@@ -68,11 +70,12 @@ def posts_partially_published(
     """`post.partially_published` for each of these posts not already PartiallyPublished
     (called before their new status is written): what was published, what was not. `actor`:
     the user by default, the system for a batch of the platforms' answers."""
-    fresh = dict(
-        Post.objects.filter(pk__in=list(post_ids))
+    fresh = {
+        pk: (user_id, workspace_id)
+        for pk, user_id, workspace_id in Post.objects.filter(pk__in=list(post_ids))
         .exclude(status=PostStatus.PARTIALLY_PUBLISHED)
-        .values_list("pk", "user_id")
-    )
+        .values_list("pk", "user_id", "workspace_id")
+    }
     if not fresh:
         return
     published: dict[UUID, list[dict[str, Any]]] = {pk: [] for pk in fresh}
@@ -98,8 +101,9 @@ def posts_partially_published(
                 events.post_partially_published(
                     post_id=str(pk), published=published[pk], not_published=missing[pk]
                 ),
+                workspace_id,
             )
-            for pk, user_id in fresh.items()
+            for pk, (user_id, workspace_id) in fresh.items()
         ],
         actor=actor,
     )
@@ -108,6 +112,7 @@ def posts_partially_published(
 def record_moved_emit(record: ScheduledRecord, *, previous: datetime | None) -> None:
     events.emit(
         user=record.user_id,
+        workspace=record.workspace_id,
         payload=events.schedule_moved(
             record_id=str(record.pk),
             post_id=str(record.post_id),
@@ -127,7 +132,7 @@ def records_moving(moves: Mapping[Any, datetime]) -> None:
         return
     to = {str(pk): when for pk, when in moves.items()}
     rows = ScheduledRecord.objects.filter(pk__in=list(moves)).values_list(
-        "pk", "user_id", "post_id", "account_id", "provider", "scheduled_time"
+        "pk", "user_id", "workspace_id", "post_id", "account_id", "provider", "scheduled_time"
     )
     events.emit_many(
         items=[
@@ -142,8 +147,9 @@ def records_moving(moves: Mapping[Any, datetime]) -> None:
                     previous=previous,
                     queued=True,
                 ),
+                workspace_id,
             )
-            for pk, user_id, post_id, account_id, provider, previous in rows
+            for pk, user_id, workspace_id, post_id, account_id, provider, previous in rows
         ]
     )
 
@@ -163,6 +169,7 @@ def records_cancelled_emit(records: Iterable[ScheduledRecord], *, reason: str) -
                     scheduled_at=record.scheduled_time,
                     reason=reason,
                 ),
+                record.workspace_id,
             )
             for record in records
         ]
@@ -176,6 +183,7 @@ def account_connected_emit(account: SocialAccount, *, reconnected: bool) -> None
         AccountHealth.objects.filter(account=account).delete()
     events.emit(
         user=account.user_id,
+        workspace=account.workspace_id,
         payload=events.account_connected(
             account_id=str(account.pk),
             platform=account.provider,
@@ -189,6 +197,7 @@ def account_expired_emit(account: SocialAccount, *, reason: str) -> None:
     """The platform refused the account's credentials, or their time ran out: the system's."""
     events.emit(
         user=account.user_id,
+        workspace=account.workspace_id,
         actor=events.SYSTEM,
         payload=events.account_expired(
             account_id=str(account.pk),
@@ -203,6 +212,7 @@ def account_expiring_emit(account: SocialAccount, *, days: int) -> None:
     """The daily upkeep's warning: the system's."""
     events.emit(
         user=account.user_id,
+        workspace=account.workspace_id,
         actor=events.SYSTEM,
         payload=events.account_expiring(
             account_id=str(account.pk),

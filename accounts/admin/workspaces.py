@@ -8,6 +8,8 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from accounts.admin import PANEL_ROWS, user_admin_extend
 from accounts.models import Invitation, Membership, User, Workspace
@@ -67,6 +69,7 @@ class WorkspaceAdmin(ReadOnlyAdmin):
         "personal_user",
         "approval_required",
         "created_at",
+        "activity",
     )
     inlines = (MembershipInline, InvitationInline)
     actions = ("delete_shared",)
@@ -77,6 +80,12 @@ class WorkspaceAdmin(ReadOnlyAdmin):
     @admin.display(description="Members", ordering="members_count")
     def members(self, obj: Workspace) -> int:
         return int(getattr(obj, "members_count", 0))
+
+    @admin.display(description="Activity")
+    def activity(self, obj: Workspace) -> str:
+        """A link to the workspace's events (the domain events' list, filtered to it)."""
+        url = reverse("admin:notifications_outboxevent_changelist")
+        return format_html('<a href="{}?workspace__id__exact={}">Its events</a>', url, obj.pk)
 
     @admin.action(description="Delete (shared workspaces only, with everything they hold)")
     def delete_shared(self, request: HttpRequest, queryset: QuerySet[Workspace]) -> None:

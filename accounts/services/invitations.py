@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import hooks
 from accounts.errors import (
     AlreadyMember,
     InvalidInvitation,
@@ -20,7 +21,7 @@ from accounts.errors import (
     PersonalWorkspace,
 )
 from accounts.models import Invitation, Membership, User, Workspace, WorkspaceRole, email_key
-from accounts.roles import Action, permission_check
+from accounts.roles import Action, may, permission_check
 from accounts.selectors import invitations_open, is_member_email, seats_taken
 from core import ratelimit
 from core.errors import RateLimitedError
@@ -131,6 +132,10 @@ def invitation_accept(*, user: User, token: str) -> Membership:
         ).update(accepted_at=now)
         if spent != 1:
             raise InvalidInvitation()
-        return Membership.objects.create(
+        membership = Membership.objects.create(
             workspace=invitation.workspace, user=user, role=invitation.role, joined_at=now
         )
+        hooks.membership_changed(
+            user.pk, invitation.workspace_id, reads=may(role=invitation.role, action=Action.READ)
+        )
+        return membership

@@ -8,9 +8,10 @@ from uuid import UUID
 
 from django.db import transaction
 
+from accounts import hooks
 from accounts.errors import LastOwner, MemberNotFound, PersonalWorkspace, WorkspaceNotFound
 from accounts.models import Membership, Workspace, WorkspaceRole
-from accounts.roles import Action, permission_check
+from accounts.roles import Action, may, permission_check
 from accounts.selectors import owners_count
 from accounts.services.api_keys import api_keys_revoke_member
 
@@ -58,6 +59,9 @@ def member_set_role(*, actor: Membership, user_id: UUID, role: str) -> Membershi
     _keeps_an_owner(member)
     member.role = role
     member.save(update_fields=["role"])
+    hooks.membership_changed(
+        member.user_id, member.workspace_id, reads=may(role=role, action=Action.READ)
+    )
     return member
 
 
@@ -78,3 +82,4 @@ def member_remove(*, actor: Membership, user_id: UUID) -> None:
     _keeps_an_owner(member)
     member.delete()
     api_keys_revoke_member(workspace_id=member.workspace_id, user_id=member.user_id)
+    hooks.membership_changed(member.user_id, member.workspace_id, reads=False)

@@ -93,9 +93,11 @@ def workspace_create(*, user: User, name: str) -> Membership:
     if owned_workspaces_count(user=user) >= limit:
         raise WorkspaceLimitReached(details={"limit": limit})
     workspace = Workspace.objects.create(name=name)
-    return Membership.objects.create(
+    membership = Membership.objects.create(
         workspace=workspace, user=user, role=WorkspaceRole.OWNER, joined_at=workspace.created_at
     )
+    hooks.membership_changed(user.pk, workspace.pk, reads=True)
+    return membership
 
 
 def workspace_update(
@@ -132,7 +134,10 @@ def workspace_delete(*, workspace: Workspace) -> None:
     Workspace.objects.select_for_update().filter(pk=workspace.pk).exists()
     hooks.workspace_deleting(workspace)
     Invitation.objects.filter(workspace=workspace).delete()
-    Membership.objects.filter(workspace=workspace).delete()
+    members = Membership.objects.filter(workspace=workspace)
+    for user_id in members.values_list("user_id", flat=True):
+        hooks.membership_changed(user_id, workspace.pk, reads=False)
+    members.delete()
     Workspace.objects.filter(pk=workspace.pk).delete()
 
 
@@ -150,6 +155,7 @@ def workspaces_erase(user: User) -> list[str] | None:
             removed.append(f"workspace {workspace.name}")
         else:
             membership.delete()
+            hooks.membership_changed(user.pk, workspace.pk, reads=False)
     for workspace in Workspace.objects.filter(personal_user=user):  # one without its member
         workspace_delete(workspace=workspace)
     Invitation.objects.filter(invited_by=user).update(invited_by=None)

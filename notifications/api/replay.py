@@ -1,5 +1,6 @@
-"""`GET /api/events?after=&limit=`: the user's domain events replayed for 30 days, under the
-live feed's ids (social.md section 12, docs/live-feed.md)."""
+"""`GET /api/events?after=&limit=&workspace=`: the domain events of the user's workspaces
+replayed for 30 days, under the live feed's ids (social.md section 12, workspaces.md section 1,
+docs/live-feed.md)."""
 
 from typing import Any
 
@@ -12,7 +13,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_user
 from accounts.scopes import Scope
 from core.api.envelope import Envelope
-from notifications.selectors import event_cursor, events_replay
+from notifications.selectors import event_cursor, event_workspaces, events_replay
 from notifications.services.livefeed import live_event_data
 
 DEFAULT_LIMIT = 100
@@ -51,6 +52,11 @@ class EventReplayView(APIView):
             default=DEFAULT_LIMIT,
             help_text=f"1 to {MAX_LIMIT}, {DEFAULT_LIMIT}",
         )
+        workspace = serializers.UUIDField(
+            required=False,
+            help_text="Only this workspace's events (one the caller is a member of); without "
+            "it, those of every workspace the caller belongs to.",
+        )
 
     @extend_schema(
         operation_id="events_replay",
@@ -64,6 +70,8 @@ class EventReplayView(APIView):
                 "created_at": serializers.DateTimeField(),
                 "data": serializers.DictField(),
                 "eventId": serializers.UUIDField(),
+                "workspaceId": serializers.UUIDField(),
+                "actor": serializers.DictField(),
             },
             many=True,
         ),
@@ -71,10 +79,12 @@ class EventReplayView(APIView):
     def get(self, request: Request) -> Response:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        user = request_user(request)
-        after = event_cursor(user=user, cursor=query.validated_data.get("after", ""))
+        workspaces = event_workspaces(
+            user=request_user(request), workspace=query.validated_data.get("workspace")
+        )
+        after = event_cursor(workspaces=workspaces, cursor=query.validated_data.get("after", ""))
         limit = query.validated_data["limit"]
-        found = events_replay(user=user, after=after, limit=limit)
+        found = events_replay(workspaces=workspaces, after=after, limit=limit)
         data = [{"id": event.live_id, **live_event_data(event)} for event in found]
         cursor = str(found[-1].live_id) if found else str(after)
         return Response(

@@ -30,9 +30,10 @@ import signal
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
+from uuid import UUID
 
 from a2wsgi.wsgi import build_environ
 from asgiref.sync import sync_to_async
@@ -49,7 +50,8 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken, TokenError
 
 from accounts.authentication import BearerAuthentication
-from accounts.selectors import Standing, users_standing
+from accounts.errors import WorkspaceNotFound
+from accounts.selectors import Standing, users_standing, users_workspaces
 from accounts.services.sessions import SESSION_CLAIM, VERSION_CLAIM
 from core import metrics
 from core.api.envelope import error_body
@@ -109,6 +111,10 @@ class Admission:
     session: str = ""
     token_version: int | None = None
     expires_at: float | None = None
+    # The workspaces whose events it carries when it opens (the user's memberships), and the
+    # one `?workspace=` kept it to (None: all of them).
+    workspaces: frozenset[str] = frozenset()
+    only: str | None = None
 
     def holds(self, standing: Standing | None) -> bool:
         """Whether the user's current standing (None: inactive or gone) still admits it."""
@@ -128,6 +134,20 @@ class Stream:
         self.session = admission.session  # the sign-in that opened it ("" when unknown)
         self.queue: asyncio.Queue[Message] = asyncio.Queue(maxsize=QUEUE_LIMIT)
         self._recent: deque[int] = deque(maxlen=256)  # ids sent or queued: each goes once
+        # The workspaces it carries now: the user's memberships (kept by the hub as they
+        # change), within the one it was kept to.
+        self.memberships: frozenset[str] = frozenset()
+        self.workspaces: set[str] = set()
+        self.member_of(admission.workspaces)
+
+    def member_of(self, memberships: frozenset[str]) -> tuple[set[str], set[str]]:
+        """The user's workspaces are now these: (those it starts carrying, those it stops)."""
+        self.memberships = memberships
+        only = self.admission.only
+        wanted = {only} & memberships if only is not None else set(memberships)
+        joined, left = wanted - self.workspaces, self.workspaces - wanted
+        self.workspaces = wanted
+        return joined, left
 
     def fresh(self, event_id: int) -> bool:
         """Whether this id is new to the stream (and from now on, known)."""
@@ -163,6 +183,7 @@ class Hub:
 
     def __init__(self) -> None:
         self.streams: dict[str, list[Stream]] = {}
+        self.watching: dict[str, list[Stream]] = {}  # by workspace: the streams carrying it
         self.listener: asyncio.Task[None] | None = None
         self.rechecker: asyncio.Task[None] | None = None
         self.shutting_down = False
@@ -176,6 +197,7 @@ class Hub:
         stream = Stream(admission)
         mine = self.streams.setdefault(admission.user_id, [])
         mine.append(stream)
+        self._watch(stream, stream.workspaces, set())
         while len(mine) > settings.LIVEFEED_MAX_STREAMS_PER_USER:
             mine.pop(0).close()
         if self.listener is None or self.listener.done():
@@ -191,15 +213,45 @@ class Hub:
             mine.remove(stream)
         if not mine:
             self.streams.pop(stream.user_id, None)
+        self._watch(stream, set(), stream.workspaces)
+
+    def _watch(self, stream: Stream, joined: set[str], left: set[str]) -> None:
+        for workspace in joined:
+            self.watching.setdefault(workspace, []).append(stream)
+        for workspace in left:
+            watchers = self.watching.get(workspace, [])
+            if stream in watchers:
+                watchers.remove(stream)
+            if not watchers:
+                self.watching.pop(workspace, None)
+
+    def member_of(self, user_id: str, workspaces: frozenset[str]) -> None:
+        """The user's memberships are now these: their streams carry those workspaces'
+        events from now on, and no others'."""
+        for stream in self.streams.get(user_id, ()):
+            self._watch(stream, *stream.member_of(workspaces))
 
     def deliver(self, message: Message) -> None:
+        kind, workspace = message.get("kind"), message.get("workspace")
+        if workspace is not None:  # a workspace's event: its members' streams
+            for stream in self.watching.get(workspace, ()):
+                stream.put(message)
+            return
         streams = self.streams.get(message["user"], ())
-        if message.get("kind") == LiveEventKind.REVOKED:
+        if kind == LiveEventKind.REVOKED:
             # A revoked session: its streams end now (all the user's when none is named).
             session = str((message.get("data") or {}).get("session") or "")
             for stream in list(streams):
                 if not session or stream.session in ("", session):
                     stream.close()
+            return
+        if kind == LiveEventKind.MEMBERSHIP:  # joined or left a workspace
+            data = message.get("data") or {}
+            changed, member = str(data.get("workspace") or ""), bool(data.get("member"))
+            for stream in list(streams):
+                held = stream.memberships
+                now = held | {changed} if member else held - {changed}
+                self._watch(stream, *stream.member_of(now))
             return
         for stream in streams:
             stream.put(message)
@@ -223,12 +275,16 @@ class Hub:
             await asyncio.sleep(settings.LIVEFEED_RECHECK_SECONDS)
             if not self.streams:
                 continue
+            users = list(self.streams)
             try:
-                standing = await _db(users_standing, user_ids=list(self.streams))
+                standing = await _db(users_standing, user_ids=users)
+                workspaces = await _db(users_workspaces, user_ids=users)
             except Exception:
                 logger.exception("Live feed: the streams' users could not be checked")
                 continue
             self.end_refused(standing)
+            for user_id in users:
+                self.member_of(user_id, workspaces.get(user_id, frozenset()))
 
     def shutdown(self) -> None:
         """Close every open stream (the server is stopping): clients reconnect elsewhere."""
@@ -374,6 +430,17 @@ def _authenticate(*, authorization: str, ticket: str) -> tuple[Admission | None,
     return None, "not_authenticated", MISSING_AUTH_MESSAGE
 
 
+def _workspace_named(raw: str) -> str | None:
+    """The workspace `?workspace=` keeps the stream to, as its id is written ("" for a
+    malformed one, which no workspace has); None: not asked."""
+    if not raw:
+        return None
+    try:
+        return str(UUID(raw))
+    except ValueError:
+        return ""
+
+
 def _last_event_id(header: str, query: str) -> int | None:
     raw = header or query
     # ASCII digits only: str.isdigit() is also true of "²", which int() refuses.
@@ -387,7 +454,13 @@ async def events(stream: Stream, last_event_id: int | None) -> AsyncIterator[byt
     just ends, and the client's reconnect is refused until it refreshes its token)."""
     yield b"retry: 3000\n\n"
     if last_event_id is not None:  # the hub already queues new events: no gap, maybe overlap
-        for row in await _db(events_since, user_id=stream.user_id, after=last_event_id):
+        backlog = await _db(
+            events_since,
+            user_id=stream.user_id,
+            workspaces=list(stream.workspaces),
+            after=last_event_id,
+        )
+        for row in backlog:
             if stream.fresh(row.id):
                 yield event_text(json.loads(message_of(row)))
     heartbeat = settings.LIVEFEED_HEARTBEAT_SECONDS
@@ -513,6 +586,15 @@ class StreamView(View):
         )
         if admission is None:
             return JsonResponse(error_body(code=code, message=message), status=401)
+        # The events of every workspace the user belongs to, or of the one asked for.
+        workspaces = users_workspaces(user_ids=[admission.user_id]).get(
+            admission.user_id, frozenset()
+        )
+        only = _workspace_named(request.GET.get("workspace", ""))
+        if only is not None and only not in workspaces:
+            refused = WorkspaceNotFound()
+            return JsonResponse(error_body(code=refused.code, message=refused.message), status=404)
+        admission = replace(admission, workspaces=workspaces, only=only)
         if hub.shutting_down:
             answer = JsonResponse(
                 error_body(code="shutting_down", message="The server is restarting."), status=503

@@ -18,7 +18,7 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 from uuid import UUID
@@ -48,14 +48,25 @@ def channel() -> str:
 TICKET_PREFIX = "evt_"
 
 
-def message_data(event_id: int, user_id: UUID | str, kind: str, data: Any) -> dict[str, Any]:
-    """An event as it travels on the channel (and as the stream's poller rebuilds it)."""
-    return {"id": event_id, "user": str(user_id), "kind": str(kind), "data": data}
+def message_data(
+    event_id: int, user_id: UUID | str, kind: str, data: Any, workspace_id: UUID | str | None
+) -> dict[str, Any]:
+    """An event as it travels on the channel (and as the stream's poller rebuilds it): the
+    streams of its workspace's members carry it, or, without one, its user's."""
+    return {
+        "id": event_id,
+        "user": str(user_id),
+        "kind": str(kind),
+        "data": data,
+        "workspace": None if workspace_id is None else str(workspace_id),
+    }
 
 
 def message_of(event: LiveEvent) -> str:
     """A stored event as it travelled on the channel."""
-    return orjson.dumps(message_data(event.id, event.user_id, event.kind, event.data)).decode()
+    return orjson.dumps(
+        message_data(event.id, event.user_id, event.kind, event.data, event.workspace_id)
+    ).decode()
 
 
 def messages_in(published: bytes | str) -> list[dict[str, Any]]:
@@ -64,21 +75,32 @@ def messages_in(published: bytes | str) -> list[dict[str, Any]]:
     return found if isinstance(found, list) else [found]
 
 
+# One stream event to write: (user id, kind, data, workspace id or None: only the user's).
+LiveItem = tuple[Any, LiveEventKind, dict[str, Any], Any]
+
+
 def live_publish(*, user_id: UUID | str, kind: LiveEventKind, data: dict[str, Any]) -> None:
-    live_publish_many(items=[(user_id, kind, data)])
+    """One event for the user's own streams."""
+    live_publish_many(items=[(user_id, kind, data, None)])
 
 
-def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any]]]) -> list[int]:
-    """Write these (user id, kind, data) events in the caller's transaction (one INSERT, no
-    model instance made); announce them when it commits. Their ids, in order."""
+def live_publish_many(*, items: Sequence[LiveItem]) -> list[int]:
+    """Write these events in the caller's transaction (one INSERT, no model instance made);
+    announce them when it commits. Their ids, in order."""
     if not items:
         return []
     now = timezone.now()
     ids = insert_values(
         LiveEvent,
         [
-            {"user_id": user_id, "kind": str(kind), "data": data, "created_at": now}
-            for user_id, kind, data in items
+            {
+                "user_id": user_id,
+                "kind": str(kind),
+                "data": data,
+                "created_at": now,
+                "workspace_id": workspace_id,
+            }
+            for user_id, kind, data, workspace_id in items
         ],
     )
     message = orjson.dumps(
@@ -90,19 +112,27 @@ def live_publish_many(*, items: Sequence[tuple[Any, LiveEventKind, dict[str, Any
 
 def live_event_data(event: OutboxEvent) -> dict[str, Any]:
     """A domain event as the stream and `GET /api/events` show it, without its id (the live
-    feed's, given by the row that carries it): `{type, created_at, data, eventId, actor}`,
-    `eventId` being its webhooks' `webhook-id`."""
-    return _event_data(event.event, event.created_at, event.data, event.id, event.acted_by())
+    feed's, given by the row that carries it): `{type, created_at, data, eventId, workspaceId,
+    actor}`, `eventId` being its webhooks' `webhook-id`."""
+    return _event_data(
+        event.event, event.created_at, event.data, event.id, event.workspace_id, event.acted_by()
+    )
 
 
 def _event_data(
-    event: str, created_at: datetime, data: Any, event_id: UUID | None, actor: Mapping[str, Any]
+    event: str,
+    created_at: datetime,
+    data: Any,
+    event_id: UUID | None,
+    workspace_id: UUID | str | None,
+    actor: Mapping[str, Any],
 ) -> dict[str, Any]:
     return {
         "type": event,
         "created_at": iso(created_at),
         "data": data,
         "eventId": str(event_id),
+        "workspaceId": None if workspace_id is None else str(workspace_id),
         "actor": actor,
     }
 
@@ -135,14 +165,23 @@ def live_record(emitted: list[Event]) -> None:
     internal = [event for event in emitted if event.name in LIVE_KIND]
     public = [event for event in emitted if event.name not in LIVE_KIND]
     ids = live_publish_many(
-        items=[(event.user_id, LIVE_KIND[event.name], event.payload.data) for event in internal]
+        items=[
+            (event.user_id, LIVE_KIND[event.name], event.payload.data, event.workspace_id)
+            for event in internal
+        ]
         + [
             (
                 event.user_id,
                 LiveEventKind.EVENT,
                 _event_data(
-                    event.name, event.created_at, event.payload.data, event.id, event.actor
+                    event.name,
+                    event.created_at,
+                    event.payload.data,
+                    event.id,
+                    event.workspace_id,
+                    event.actor,
                 ),
+                event.workspace_id,
             )
             for event in public
         ]
@@ -211,18 +250,33 @@ def ticket_redeem(*, ticket: str) -> Redeemed | None:
 def live_sessions_revoked(user: User, sid: str | None) -> None:
     """accounts' sessions_revoked hook: every server process ends the streams of the revoked
     session (or all the user's), through the feed's own channel, once the revocation commits."""
-    live_publish_many(items=[(user.pk, LiveEventKind.REVOKED, {"session": sid or ""})])
+    live_publish(user_id=user.pk, kind=LiveEventKind.REVOKED, data={"session": sid or ""})
+
+
+def live_membership_changed(user_id: UUID, workspace_id: UUID, reads: bool) -> None:
+    """accounts' membership hook: the user now reads the workspace (joined it, or a role that
+    may) or not (left, removed, a client's role, deleted); every server process makes their
+    open streams carry its events, or stop at once, when the change commits."""
+    live_publish(
+        user_id=user_id,
+        kind=LiveEventKind.MEMBERSHIP,
+        data={"workspace": str(workspace_id), "member": reads},
+    )
 
 
 # --- Reading and upkeep -----------------------------------------------------------------------
 
 
-def events_since(*, user_id: UUID, after: int, limit: int = 1000) -> list[LiveEvent]:
-    """The user's events after id `after` within the retention (a reconnect's backlog)."""
+def events_since(
+    *, user_id: UUID | str, workspaces: Iterable[str], after: int, limit: int = 1000
+) -> list[LiveEvent]:
+    """The events after id `after` within the retention (a reconnect's backlog) of these
+    workspaces and the user's own."""
     since = timezone.now() - timedelta(seconds=settings.LIVEFEED_RETENTION_SECONDS)
+    theirs = Q(workspace_id__in=list(workspaces)) | Q(workspace__isnull=True, user_id=user_id)
     return list(
         LiveEvent.objects.filter(
-            user_id=user_id, id__gt=after, created_at__gte=since, kind__in=CLIENT_KINDS
+            theirs, id__gt=after, created_at__gte=since, kind__in=CLIENT_KINDS
         ).order_by("id")[:limit]
     )
 

@@ -66,7 +66,7 @@ CONSUMPTIONS = Lease(
 
 Handler = Callable[[OutboxEvent], object]  # what it returns is not used
 BatchHandler = Callable[[list[OutboxEvent]], object]
-Interest = tuple[str, Any]  # (event name, user id) of an event about to be recorded
+Interest = tuple[str, Any]  # (event name, workspace id) of an event about to be recorded
 Wants = Callable[[Sequence[Interest]], list[bool]]
 
 
@@ -77,7 +77,7 @@ class Consumer:
     # Optional: the same work for several events at once (a dispatch pass hands over its
     # whole batch); when it fails, each event is retried alone through `handle`.
     handle_many: BatchHandler | None = None
-    # Optional: for each (event, user id), whether it has any work for it (in one query for
+    # Optional: for each (event, workspace id), whether it has any work for it (in one query for
     # them all); without it, every event is handed over.
     wants: Wants | None = None
 
@@ -97,7 +97,7 @@ def outbox_consumer(
 
 
 def outbox_wanted(interests: Sequence[Interest]) -> list[bool]:
-    """For each (event, user id) about to be recorded, whether any consumer wants it: those
+    """For each (event, workspace id) about to be recorded, whether any consumer wants it: those
     that none wants are recorded dispatched already (the module's docstring)."""
     wanted = [False] * len(interests)
     for consumer in _consumers.values():
@@ -116,13 +116,14 @@ def outbox_record(emitted: list[Event]) -> None:
     dispatch pass takes its own event and the oldest others waiting, so these passes take
     them all (and the sweeper would catch one that a concurrent pass left behind); those no
     consumer wants are recorded dispatched already, with nothing queued."""
-    wanted = outbox_wanted([(event.name, event.user_id) for event in emitted])
+    wanted = outbox_wanted([(event.name, event.workspace_id) for event in emitted])
     now = timezone.now()
     rows: list[dict[str, Any]] = [
         {
             "id": event.id,
             "event": event.name,
             "user_id": event.user_id,
+            "workspace_id": event.workspace_id,
             "data": event.payload.data,
             "created_at": event.created_at,
             "dispatched_at": None if wants else now,

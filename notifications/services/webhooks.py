@@ -274,24 +274,20 @@ DELIVERIES = Lease(
     waiting=DeliveryStatus.PENDING,
     backoff=Backoff(schedule=lambda: settings.WEBHOOK_RETRY_SCHEDULE),
 )
-# Which endpoints an event goes to (endpoints_for): those of the workspace the event belongs
-# to. Events do not carry a workspace yet, so for now an event belongs to its user's personal
-# workspace: ROUTE is how an endpoint names that owner, and an event's route value is its
-# user id (_event_route; the outbox's interests are (event, user id) for the same reason).
-# The events step of issue 42 gives events their workspaceId and switches the three together:
-# ROUTE to "workspace_id", _event_route to the event's workspace id, the interests to it.
-ROUTE = "workspace__personal_user_id"
-allow_any(Workspace, "personal_user")  # a consumer batch's users' endpoints in one statement
+# Which endpoints an event goes to (endpoints_for): the active ones of the workspace the event
+# belongs to (ROUTE), subscribed to it.
+ROUTE = "workspace_id"
+allow_any(WebhookEndpoint, "workspace")  # a consumer batch's workspaces in one statement
 
 
 def _event_route(event: OutboxEvent) -> Any:
-    """The value ROUTE must have on the endpoints `event` goes to."""
-    return event.user_id
+    """The value ROUTE must have on the endpoints `event` goes to: its workspace."""
+    return event.workspace_id
 
 
 def endpoints_routed(routes: Iterable[Any]) -> QuerySet[WebhookEndpoint]:
-    """The active endpoints of the events with these route values (their users' personal
-    workspaces, for now), each annotated with `route`."""
+    """The active endpoints of these workspaces, each annotated with `route` (its
+    workspace)."""
     wanted = list({str(route) for route in routes if route is not None})
     return WebhookEndpoint.objects.filter(**{f"{ROUTE}__any": wanted}, active=True).annotate(
         route=F(ROUTE)
@@ -300,12 +296,20 @@ def endpoints_routed(routes: Iterable[Any]) -> QuerySet[WebhookEndpoint]:
 
 def endpoints_for(event: OutboxEvent) -> QuerySet[WebhookEndpoint]:
     """The endpoints `event` is delivered to (those subscribed to it among these): the active
-    endpoints of the workspace the event belongs to. Until events carry their workspaceId,
-    that is the personal workspace of the event's user (ROUTE above says how to switch)."""
+    endpoints of the workspace the event belongs to."""
     return endpoints_routed([_event_route(event)])
 
 
-def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User, actor: Any) -> str:
+def _body(
+    *,
+    event_id: str,
+    event: str,
+    created_at: Any,
+    data: Any,
+    user: User,
+    workspace_id: Any,
+    actor: Any,
+) -> str:
     return json.dumps(
         {
             "id": event_id,
@@ -313,6 +317,7 @@ def _body(*, event_id: str, event: str, created_at: Any, data: Any, user: User, 
             "created_at": iso(created_at),
             "data": data,
             "user": {"id": str(user.pk), "email": user.email},
+            "workspaceId": None if workspace_id is None else str(workspace_id),
             "actor": actor,
         },
         separators=(",", ":"),
@@ -327,6 +332,7 @@ def _event_body(event: OutboxEvent, user: User) -> str:
         created_at=event.created_at,
         data=event.data,
         user=user,
+        workspace_id=event.workspace_id,
         actor=event.acted_by(),
     )
 
@@ -338,14 +344,14 @@ def deliveries_create(event: OutboxEvent) -> int:
 
 
 def deliveries_wanted(interests: Sequence[tuple[str, Any]]) -> list[bool]:
-    """The outbox consumer's interest: for each (event, user id), whether the event would go
-    to an active endpoint subscribed to it (endpoints_for; one query for them all)."""
-    routes = {str(user_id) for _, user_id in interests if user_id is not None}
+    """The outbox consumer's interest: for each (event, workspace id), whether the event would
+    go to an active endpoint subscribed to it (endpoints_for; one query for them all)."""
+    routes = {str(route) for _, route in interests if route is not None}
     subscribed: dict[str, set[str]] = {}
     if routes:
         for route, names in endpoints_routed(routes).values_list(ROUTE, "events"):
             subscribed.setdefault(str(route), set()).update(names)
-    return [event in subscribed.get(str(user_id), ()) for event, user_id in interests]
+    return [event in subscribed.get(str(route), ()) for event, route in interests]
 
 
 def deliveries_create_many(events: list[OutboxEvent]) -> int:
@@ -634,6 +640,7 @@ def endpoint_test(*, actor: Membership, endpoint_id: uuid.UUID) -> WebhookDelive
         created_at=now,
         data={"message": "A test event from the Freelancer Growth Platform."},
         user=user,
+        workspace_id=endpoint.workspace_id,
         actor=user_actor(user.pk),
     )
     with transaction.atomic():

@@ -39,3 +39,22 @@ def test_the_delete_action_removes_shared_workspaces_only(admin_client, team):
     assert not Workspace.objects.filter(pk=team.workspace.pk).exists()
     assert not Membership.objects.filter(workspace_id=team.workspace.pk).exists()
     assert Workspace.objects.filter(pk=personal.pk).exists()
+
+
+def test_a_workspace_page_links_to_its_activity(admin_client, team):
+    made = team.client("editor").post(
+        "/api/social/posts",
+        {"content": "Hello", "title": "Spring menu"},
+        format="json",
+        HTTP_X_WORKSPACE_ID=str(team.workspace.pk),
+    )
+    assert made.status_code == 200, made.content
+    team.client("owner").post("/api/social/posts", {"content": "Elsewhere"}, format="json")
+
+    page = admin_client.get(f"/admin/accounts/workspace/{team.workspace.pk}/change/")
+    link = f"/admin/notifications/outboxevent/?workspace__id__exact={team.workspace.pk}"
+    assert link in page.content.decode()
+    events = admin_client.get(link)
+    assert events.status_code == 200
+    (shown,) = events.context_data["cl"].result_list
+    assert (shown.event, shown.workspace_id) == ("post.created", team.workspace.pk)

@@ -17,6 +17,7 @@ CONTRACT = {
     Action.MEMBERS: ({"owner", "admin"}, set()),
     Action.OWN: ({"owner"}, set()),
     Action.MEMBERS_READ: ({"owner", "admin", "editor", "viewer"}, set()),  # our decision
+    Action.ACTIVITY: ({"owner", "admin"}, set()),  # section 1: the activity's "(owner, admin)"
 }
 
 

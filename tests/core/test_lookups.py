@@ -15,9 +15,10 @@ from social.models import SocialSettings
 pytestmark = pytest.mark.django_db
 
 # The fields whose batch reads take `__any`: the leased kinds' keys (core.leases), the
-# endpoints of a consumer batch's users, the posts' records and the workspaces' social settings.
+# endpoints of a consumer batch's workspaces, the posts' records and the workspaces' social
+# settings.
 TAKE_ANY = {
-    ("accounts.Workspace", "personal_user"),  # webhooks' routing of a batch's events
+    ("notifications.WebhookEndpoint", "workspace"),  # webhooks' routing of a batch's events
     ("aitools.Generation", "id"),
     ("notifications.OutboxConsumption", "id"),
     ("notifications.WebhookDelivery", "id"),

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts.models import Workspace
 from accounts.scopes import Scope
 from notifications.api.stream import event_text
 from notifications.models import LiveEvent, OutboxEvent
@@ -58,7 +59,9 @@ def test_the_users_events_in_order_under_the_live_feeds_ids(ada_client, bob_clie
         "created_at": rows[1].created_at.isoformat().replace("+00:00", "Z"),
         "data": rows[1].data,
         "eventId": str(rows[1].id),
-        "actor": {"type": "user", "id": str(rows[1].user_id)},  # workspaces.md section 1
+        # workspaces.md section 1: its workspace (Ada's personal one), and who did it
+        "workspaceId": str(Workspace.objects.get(personal_user_id=rows[1].user_id).pk),
+        "actor": {"type": "user", "id": str(rows[1].user_id)},
     }
     assert events[1]["data"]["title"] == "One, edited"
     assert body["meta"] == {"nextCursor": str(events[-1]["id"]), "hasMore": False}
@@ -144,4 +147,6 @@ def test_the_live_feed_sends_each_event_named_by_its_type_with_the_same_id(ada, 
     assert json.loads(data) == replayed
     assert replayed["data"]["postId"] == post_id
     # A reconnect's backlog (Last-Event-ID) includes it.
-    assert [row.id for row in events_since(user_id=ada.pk, after=live.id - 1)] == [live.id]
+    workspaces = [replayed["workspaceId"]]
+    backlog = events_since(user_id=ada.pk, workspaces=workspaces, after=live.id - 1)
+    assert [row.id for row in backlog] == [live.id]

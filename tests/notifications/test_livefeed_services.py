@@ -55,15 +55,17 @@ def test_a_reconnect_reads_its_own_last_hour(ada):
     emit(user=bob.pk, payload=credits_changed(credits_remaining=9))
     first = LiveEvent.objects.filter(user=ada).get()
     emit(user=ada.pk, payload=credits_changed(credits_remaining=4))
-    assert [e.data for e in events_since(user_id=ada.pk, after=0)] == [
+    assert [e.data for e in events_since(user_id=ada.pk, workspaces=[], after=0)] == [
         {"creditsRemaining": 5},
         {"creditsRemaining": 4},
     ]
-    assert [e.data for e in events_since(user_id=ada.pk, after=first.id)] == [
+    assert [e.data for e in events_since(user_id=ada.pk, workspaces=[], after=first.id)] == [
         {"creditsRemaining": 4}
     ]
     LiveEvent.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=2))
-    assert [e.data for e in events_since(user_id=ada.pk, after=0)] == [{"creditsRemaining": 4}]
+    assert [e.data for e in events_since(user_id=ada.pk, workspaces=[], after=0)] == [
+        {"creditsRemaining": 4}
+    ]
     assert live_purge() == 1
     assert LiveEvent.objects.count() == 2
 
@@ -123,9 +125,13 @@ def test_the_events_of_one_write_travel_as_one_message(
     )
     listener.subscribe(settings.LIVEFEED_CHANNEL)
     with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
-        ids = livefeed.live_publish_many(items=[
-            (ada.pk, LiveEventKind.POST, {"n": 1}), (bob.pk, LiveEventKind.CREDITS, {"n": 2}),
-            (ada.pk, LiveEventKind.POST, {"n": 3})])  # fmt: skip
+        ids = livefeed.live_publish_many(
+            items=[
+                (ada.pk, LiveEventKind.POST, {"n": 1}, None),
+                (bob.pk, LiveEventKind.CREDITS, {"n": 2}, None),
+                (ada.pk, LiveEventKind.POST, {"n": 3}, None),
+            ]
+        )
     heard: list[bytes] = []
     deadline = clock.monotonic() + 2
     while clock.monotonic() < deadline and not heard:
@@ -143,6 +149,7 @@ def test_the_events_of_one_write_travel_as_one_message(
         "user": str(ada.pk),
         "kind": "post",
         "data": {"n": 1},
+        "workspace": None,
     }
 
 

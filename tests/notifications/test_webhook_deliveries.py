@@ -125,7 +125,9 @@ def test_an_event_reaches_the_endpoint_signed_and_verifiable(
         "created_at": payload["created_at"],
         "data": {"userId": str(ada.pk), "remainingCredits": 0},
         "user": {"id": str(ada.pk), "email": "ada@example.com"},
-        "actor": {"type": "user", "id": str(ada.pk)},  # workspaces.md section 1
+        # workspaces.md section 1: her personal workspace's event, her doing
+        "workspaceId": str(workspace_personal(user=ada).workspace_id),
+        "actor": {"type": "user", "id": str(ada.pk)},
     }
     assert request["headers"]["webhook-id"] == str(event.id)
     assert request["headers"]["X-Service-Event"] == "credits.depleted"

@@ -291,6 +291,7 @@ def preflight_run(*, now: datetime | None = None) -> dict[str, int]:
             if new:
                 events.emit(
                     user=account.user_id,
+                    workspace=account.workspace_id,
                     actor=events.SYSTEM,  # the pre-flight check found it
                     payload=events.post_at_risk(
                         account_id=str(account.pk),

@@ -75,7 +75,7 @@ def posts_live(post_ids: Iterable[UUID]) -> None:
     records: dict[UUID, list[ScheduledRecord]] = {post_id: [] for post_id in ids}
     for record in ScheduledRecord.objects.filter(post_id__in=ids).order_by("created_at", "id"):
         records[record.post_id].append(record)
-    posts = Post.objects.filter(pk__in=ids).only("id", "user_id", "status")
+    posts = Post.objects.filter(pk__in=ids).only("id", "user_id", "workspace_id", "status")
     events.emit_many(
         items=[
             (
@@ -83,6 +83,7 @@ def posts_live(post_ids: Iterable[UUID]) -> None:
                 events.post_changed(
                     post_id=str(post.pk), status=post.status, records=records[post.pk]
                 ),
+                post.workspace_id,
             )
             for post in posts
         ]
@@ -115,7 +116,7 @@ def posts_live_of(
     """posts_live for posts whose records are all in hand (posts_records), their post loaded
     (select_related): no read. `statuses`: the posts' statuses as just written (default: as
     loaded)."""
-    items = []
+    items: list[events.Emitted] = []
     for post_id, records in by_post.items():
         post = records[0].post
         status = statuses[post_id] if statuses is not None else post.status
@@ -123,6 +124,7 @@ def posts_live_of(
             (
                 post.user_id,
                 events.post_changed(post_id=str(post_id), status=status, records=records),
+                post.workspace_id,
             )
         )
     events.emit_many(items=items)
@@ -171,6 +173,7 @@ def post_scheduled_fresh(post: Post, records: list[ScheduledRecord]) -> None:
                     status=post.status,
                     records=records,
                 ),
+                post.workspace_id,
             )
         ]
     )

@@ -298,6 +298,7 @@ def schedule(
             post_status_refresh(post.pk)
         events.emit(
             user=user,
+            workspace=post.workspace_id,
             payload=events.post_scheduled(
                 post_id=str(post.pk),
                 platforms=list(dict.fromkeys(a.provider for a in accounts)),

@@ -193,6 +193,7 @@ def series_continue(
                     account_ids=[str(record.account_id)],
                     scheduled_at=record.scheduled_time,
                 ),
+                record.workspace_id,
             )
             for record in created
         ],

@@ -102,6 +102,7 @@ def _scheduled_again(records: Iterable[ScheduledRecord], *, now: datetime) -> No
         post_status_refresh(post_id)
         events.emit(
             user=mine[0].user_id,
+            workspace=mine[0].workspace_id,
             payload=events.post_scheduled(
                 post_id=str(post_id),
                 platforms=list(dict.fromkeys(record.provider for record in mine)),
@@ -268,5 +269,5 @@ def record_resolve(
             )
         else:
             payload = record_failure_event(record, {"notify": False, "unconfirmed": False})
-        events.emit(user=user, payload=payload)
+        events.emit(user=user, payload=payload, workspace=record.workspace_id)
     return record

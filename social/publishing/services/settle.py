@@ -229,7 +229,7 @@ def _deferred(job: Job, now: datetime) -> dict[str, Any]:
 def _announce(jobs: list[Job]) -> None:
     """The events of the records that ended, in the transaction that ended them (the user's
     notifications follow from them: records_notify)."""
-    emitted: list[tuple[Any, events.Payload]] = []
+    emitted: list[events.Emitted] = []
     missing: list[NotificationDraft] = []
     for job in jobs:
         record = job.record
@@ -273,6 +273,7 @@ def _announce(jobs: list[Job]) -> None:
                         parts=record_parts(record),
                         context=context,
                     ),
+                    record.workspace_id,
                 )
             )
         elif record.status in (RecordStatus.FAILED, RecordStatus.UNCONFIRMED):
@@ -282,7 +283,9 @@ def _announce(jobs: list[Job]) -> None:
                 "series": record.series_id is not None,
             }
             # post.failed, or post.unconfirmed, with the error object
-            emitted.append((record.user_id, record_failure_event(record, context)))
+            emitted.append(
+                (record.user_id, record_failure_event(record, context), record.workspace_id)
+            )
     events.emit_many(items=emitted, actor=events.SYSTEM)  # the platform's answer, reported
     notify_many(drafts=missing)
 
