@@ -327,6 +327,7 @@ EXPECTED: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
     ("workspaces", "post"): ({"name": "Bob's second"}, {200}),
     ("workspace", "patch"): ({"name": "Hijacked"}, NOT_FOUND),
     ("workspace", "delete"): (None, NOT_FOUND),
+    ("workspace-activity", "get"): (None, NOT_FOUND),
     ("workspace-members", "get"): (None, NOT_FOUND),
     ("workspace-member", "patch"): ({"role": "viewer"}, NOT_FOUND),
     ("workspace-member", "delete"): (None, NOT_FOUND),
