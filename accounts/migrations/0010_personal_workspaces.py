@@ -12,6 +12,8 @@ from typing import Any
 
 from django.db import migrations, transaction
 
+from accounts.migrations._workspace_backfill import key_ranges, within
+
 BATCH_SIZE = 10_000  # users per INSERT ... SELECT: one short transaction each
 NAME = "Personal"
 OWNER = "owner"
@@ -28,25 +30,6 @@ NEW_UUID = {
 }
 
 
-def _batches(user_model: Any, connection: Any) -> Any:
-    """(lowest excluded, highest included) user ids of each batch, prepared for the database;
-    None for an open end."""
-    pk = user_model._meta.pk
-    after = None
-    while True:
-        ids = user_model.objects.order_by("pk").values_list("pk", flat=True)
-        if after is not None:
-            ids = ids.filter(pk__gt=after)
-        last = next(iter(ids[BATCH_SIZE - 1 : BATCH_SIZE]), None)
-        yield (
-            None if after is None else pk.get_db_prep_value(after, connection),
-            None if last is None else pk.get_db_prep_value(last, connection),
-        )
-        if last is None:
-            return
-        after = last
-
-
 def forward(apps: Any, schema_editor: Any) -> None:
     connection = schema_editor.connection
     quote = connection.ops.quote_name
@@ -55,15 +38,8 @@ def forward(apps: Any, schema_editor: Any) -> None:
     workspaces = quote(apps.get_model("accounts", "Workspace")._meta.db_table)
     memberships = quote(apps.get_model("accounts", "Membership")._meta.db_table)
     new_uuid = NEW_UUID[connection.vendor]
-    for low, high in _batches(user_model, connection):
-        bounds, params = [], []
-        if low is not None:
-            bounds.append("u.id > %s")
-            params.append(low)
-        if high is not None:
-            bounds.append("u.id <= %s")
-            params.append(high)
-        where = "".join(f" AND {bound}" for bound in bounds)
+    for low, high in key_ranges(user_model, connection, BATCH_SIZE):
+        where, params = within("u.id", low, high)
         with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
             cursor.execute(
                 f"INSERT INTO {workspaces} (id, name, personal, personal_user_id, "

@@ -16,18 +16,17 @@ from django.db import transaction
 
 BATCH_SIZE = 10_000  # rows per UPDATE: one short transaction each
 
-_PERSONAL = importlib.import_module("accounts.migrations.0010_personal_workspaces")
-
 
 def personal_workspaces_ensure(apps: Any, schema_editor: Any) -> None:
     """Every unerased user has their personal workspace first: 0010's forward again, which
     makes only the missing ones (a user made around the services since, in a shell)."""
-    _PERSONAL.forward(apps, schema_editor)
+    personal = importlib.import_module("accounts.migrations.0010_personal_workspaces")
+    personal.forward(apps, schema_editor)
 
 
-def _ranges(model: Any, connection: Any, batch_size: int) -> Iterator[tuple[Any, Any]]:
-    """(lowest excluded, highest included) primary keys of each batch, prepared for the
-    database; None for an open end."""
+def key_ranges(model: Any, connection: Any, batch_size: int) -> Iterator[tuple[Any, Any]]:
+    """(lowest excluded, highest included) primary keys of each batch of `batch_size` rows of
+    the table, prepared for the database; None for an open end."""
     pk = model._meta.pk
     after = None
     while True:
@@ -52,21 +51,26 @@ def workspace_backfill(model: Any, schema_editor: Any, *, source: str) -> None:
     table = quote(model._meta.db_table)
     key = quote(model._meta.pk.column)
     expression = source.format(table=table)
-    for low, high in _ranges(model, connection, BATCH_SIZE):
-        bounds, params = [], []
-        if low is not None:
-            bounds.append(f"{key} > %s")
-            params.append(low)
-        if high is not None:
-            bounds.append(f"{key} <= %s")
-            params.append(high)
-        where = "".join(f" AND {bound}" for bound in bounds)
+    for low, high in key_ranges(model, connection, BATCH_SIZE):
+        where, params = within(key, low, high)
         with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
             cursor.execute(
                 f"UPDATE {table} SET workspace_id = ({expression}) "  # noqa: S608
                 f"WHERE workspace_id IS NULL{where}",
                 params,
             )
+
+
+def within(column: str, low: Any, high: Any) -> tuple[str, list[Any]]:
+    """` AND` a batch's bounds on `column` (key_ranges), and their parameters."""
+    where, params = "", []
+    if low is not None:
+        where += f" AND {column} > %s"
+        params.append(low)
+    if high is not None:
+        where += f" AND {column} <= %s"
+        params.append(high)
+    return where, params
 
 
 def personal_workspace_of_user(workspaces_table: str) -> str:

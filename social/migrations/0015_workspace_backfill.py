@@ -18,10 +18,11 @@ Backwards: the settings and counters of personal workspaces are copied back to t
 """
 
 import importlib
-from collections.abc import Iterator
 from typing import Any
 
 from django.db import migrations, transaction
+
+from accounts.migrations._workspace_backfill import key_ranges, within
 
 BATCH_SIZE = 10_000  # rows per statement: one short transaction each
 
@@ -40,37 +41,6 @@ OWNED = (
 COPIED = {"SocialSettings": "WorkspaceSocialSettings", "PostCounter": "WorkspacePostCounter"}
 
 
-def _batches(model: Any, connection: Any) -> Iterator[tuple[Any, Any]]:
-    """(lowest excluded, highest included) primary keys of each batch of the table, prepared
-    for the database; None for an open end."""
-    pk = model._meta.pk
-    after = None
-    while True:
-        keys = model.objects.order_by("pk").values_list("pk", flat=True)
-        if after is not None:
-            keys = keys.filter(pk__gt=after)
-        last = next(iter(keys[BATCH_SIZE - 1 : BATCH_SIZE]), None)
-        yield (
-            None if after is None else pk.get_db_prep_value(after, connection),
-            None if last is None else pk.get_db_prep_value(last, connection),
-        )
-        if last is None:
-            return
-        after = last
-
-
-def _within(column: str, low: Any, high: Any) -> tuple[str, list[Any]]:
-    """` AND` the column's batch bounds, and their parameters."""
-    where, params = "", []
-    if low is not None:
-        where += f" AND {column} > %s"
-        params.append(low)
-    if high is not None:
-        where += f" AND {column} <= %s"
-        params.append(high)
-    return where, params
-
-
 def _run(connection: Any, sql: str, params: list[Any]) -> None:
     with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -84,8 +54,8 @@ def forward(apps: Any, schema_editor: Any) -> None:
     for name in OWNED:
         model = apps.get_model("social", name)
         table = quote(model._meta.db_table)
-        for low, high in _batches(model, connection):
-            where, params = _within(f"{table}.id", low, high)
+        for low, high in key_ranges(model, connection, BATCH_SIZE):
+            where, params = within(f"{table}.id", low, high)
             _run(
                 connection,
                 f"UPDATE {table} SET workspace_id = w.id FROM {workspaces} w "  # noqa: S608
@@ -100,8 +70,8 @@ def forward(apps: Any, schema_editor: Any) -> None:
         old, new = apps.get_model("social", old_name), apps.get_model("social", new_name)
         columns = [f.column for f in new._meta.local_concrete_fields if f.name != "workspace"]
         source, target = quote(old._meta.db_table), quote(new._meta.db_table)
-        for low, high in _batches(old, connection):
-            where, params = _within("o.user_id", low, high)
+        for low, high in key_ranges(old, connection, BATCH_SIZE):
+            where, params = within("o.user_id", low, high)
             _run(
                 connection,
                 f"INSERT INTO {target} (workspace_id, {', '.join(columns)}) "  # noqa: S608
@@ -120,8 +90,8 @@ def backward(apps: Any, schema_editor: Any) -> None:
         old, new = apps.get_model("social", old_name), apps.get_model("social", new_name)
         columns = [f.column for f in new._meta.local_concrete_fields if f.name != "workspace"]
         source, target = quote(new._meta.db_table), quote(old._meta.db_table)
-        for low, high in _batches(new, connection):
-            where, params = _within("n.workspace_id", low, high)
+        for low, high in key_ranges(new, connection, BATCH_SIZE):
+            where, params = within("n.workspace_id", low, high)
             _run(
                 connection,
                 f"INSERT INTO {target} (user_id, {', '.join(columns)}) "  # noqa: S608

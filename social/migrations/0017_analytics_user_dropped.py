@@ -10,6 +10,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from accounts.migrations._workspace_backfill import key_ranges, within
+
 BACKFILL = importlib.import_module("social.migrations.0015_workspace_backfill")
 
 
@@ -19,8 +21,8 @@ def users_back(apps: Any, schema_editor: Any) -> None:
     model = apps.get_model("social", "AnalyticsRecord")
     table = quote(model._meta.db_table)
     records = quote(apps.get_model("social", "ScheduledRecord")._meta.db_table)
-    for low, high in BACKFILL._batches(model, connection):
-        where, params = BACKFILL._within(f"{table}.id", low, high)
+    for low, high in key_ranges(model, connection, BACKFILL.BATCH_SIZE):
+        where, params = within(f"{table}.id", low, high)
         BACKFILL._run(
             connection,
             f"UPDATE {table} SET user_id = r.user_id FROM {records} r "  # noqa: S608
