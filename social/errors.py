@@ -173,3 +173,32 @@ class AccountNotConnected(ConflictError):
 class TargetTaken(ConflictError):
     code = "already_scheduled"
     message = "This post is already scheduled or published to this account by another record."
+
+
+# --- Approvals (workspaces.md section 3) -----------------------------------------------------
+
+
+class ApprovalRequired(ConflictError):
+    code = "approval_required"
+    message = "This post needs an approval of its current version before it can be published."
+
+
+class ApprovalStale(ConflictError):
+    code = "approval_stale"
+    message = "The post changed since this approval was asked for: ask again."
+
+
+class ApprovalClosed(ApplicationError):
+    status_code = HTTPStatus.GONE
+    code = "approval_closed"
+    message = "This approval request was already decided, or it expired."
+
+
+class ApprovalNotFound(NotFoundError):
+    code = "not_found"
+    message = "No such approval request."
+
+
+class NothingToApprove(ConflictError):
+    code = "nothing_to_approve"
+    message = "This post needs no approval, or its current version is already approved."

@@ -83,6 +83,11 @@ class Post(models.Model):
         Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
     )
     status = models.CharField(max_length=20, choices=PostStatus.choices, default=PostStatus.DRAFT)
+    # Approvals (workspaces.md section 3): whether the post asks for one beyond its
+    # workspace's rule, the version last approved ("" none), and its latest request's state.
+    requires_approval = models.BooleanField(default=False)
+    approved_version = models.CharField(max_length=64, blank=True, default="")
+    approval = models.CharField(max_length=16, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 

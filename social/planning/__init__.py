@@ -8,6 +8,14 @@ from social.planning.selectors import (
     queue_records,
     queue_upcoming,
 )
+from social.planning.services.approvals import (
+    approval_gate,
+    approval_gate_on_edit,
+    approval_rule_changed,
+    approved,
+    approved_for,
+    post_version,
+)
 from social.planning.services.caps import (
     cap_use,
     records_admit,
@@ -51,9 +59,15 @@ __all__ = [
     "RecurrenceInput",
     "Scheduled",
     "account_records_cancel",
+    "approval_gate",
+    "approval_gate_on_edit",
+    "approval_rule_changed",
+    "approved",
+    "approved_for",
     "best_times",
     "cap_use",
     "occurrences_next",
+    "post_version",
     "post_with_targets",
     "queue_add",
     "queue_of",

@@ -46,6 +46,7 @@ from social.models import (
     ScheduledRecord,
     SocialAccount,
 )
+from social.planning.services.approvals import approval_gate
 from social.planning.services.recurrence import (
     RecurrenceInput,
     recurrence_read,
@@ -296,6 +297,7 @@ def schedule(
             post_scheduled_fresh(post, records)
         else:
             post_status_refresh(post.pk)
+        approval_gate(post.pk)  # held until its version is approved, if it needs one
         events.emit(
             user=user,
             workspace=post.workspace_id,
