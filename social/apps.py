@@ -61,6 +61,7 @@ class SocialConfig(AppConfig):
         from social.planning import (
             approval_gate_on_edit,
             approval_rule_changed,
+            approvals_notify,
             series_after_outcomes,
         )
         from social.publishing import records_notify
@@ -73,6 +74,13 @@ class SocialConfig(AppConfig):
         subscribe("post.at_risk", at_risk_notify)
         # An edit of a post's content: held again unless that version was approved.
         subscribe("post.updated", approval_gate_on_edit)
+        for event in (
+            "approval.requested",
+            "approval.approved",
+            "approval.rejected",
+            "post.commented",
+        ):
+            subscribe(event, approvals_notify)
         on_workspace_rules_changed(approval_rule_changed)
         for event in ACCOUNT_PREFERENCES:
             subscribe(event, accounts_notify)

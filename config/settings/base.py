@@ -448,6 +448,7 @@ MAGIC_LINK_EMAILS_PER_RECIPIENT = env.int("MAGIC_LINK_EMAILS_PER_RECIPIENT", def
 # counted), and how long an invitation's link works.
 WORKSPACES_PER_USER = env.int("WORKSPACES_PER_USER", default=50)
 INVITATION_TTL_DAYS = env.int("INVITATION_TTL_DAYS", default=7)
+APPROVAL_TTL_DAYS = env.int("APPROVAL_TTL_DAYS", default=14)  # an approval request's lifetime
 # Wrong passwords, per 15-minute window: from one address for one e-mail, the first
 # LOGIN_FREE_FAILURES are free, then each try waits 2, 4, 8... seconds (at most
 # LOGIN_MAX_DELAY_SECONDS) after the last failure, and LOGIN_FAILURES_PER_CLIENT stop it; one

@@ -12,6 +12,13 @@ from social.content.services.campaigns import (
     campaign_save,
     workspace_campaign,
 )
+from social.content.services.comments import (
+    COMMENT_MAX,
+    comment_add,
+    comment_author,
+    comment_data,
+    comments_of,
+)
 from social.content.services.composition import (
     Draft,
     Part,
@@ -53,6 +60,7 @@ from social.content.services.preview import (
 )
 
 __all__ = [
+    "COMMENT_MAX",
     "IMAGE_TYPES",
     "MAX_ALT",
     "VIDEO_TYPES",
@@ -66,6 +74,10 @@ __all__ = [
     "account_target",
     "campaign_delete",
     "campaign_save",
+    "comment_add",
+    "comment_author",
+    "comment_data",
+    "comments_of",
     "draft_of",
     "media_alt_set",
     "media_delete",

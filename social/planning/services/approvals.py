@@ -98,11 +98,11 @@ def approved_for(post: Post, account_ids: list[UUID]) -> bool:
     return set(account_ids) <= targets
 
 
-def approval_gate(post_id: UUID) -> None:
+def approval_gate(post_id: UUID) -> bool:
     """Hold the post's waiting records (`PendingApproval`) unless it may go out as it is, or
     release them (`Scheduled`, at their times) when it may; a request for another version is
     stale from now on (and an approved post's approval with it). Run inside the writer's
-    transaction, after its change."""
+    transaction, after its change. Whether a record's status changed."""
     post = (
         Post.objects.select_for_update(of=("self",))
         .select_related("workspace")
@@ -110,7 +110,7 @@ def approval_gate(post_id: UUID) -> None:
         .first()
     )
     if post is None:
-        return
+        return False
     required = approval_required(post)
     version = post_version(post) if required else ""
     waiting = ScheduledRecord.objects.filter(post_id=post_id, status__in=WAITING_STATUSES)
@@ -126,6 +126,7 @@ def approval_gate(post_id: UUID) -> None:
         changed += requests_stale(post, version)
     if changed:
         post_status_refresh(post_id, providers_changed=False)
+    return bool(changed)
 
 
 def requests_stale(post: Post, version: str) -> int:
