@@ -3,8 +3,10 @@
 - One set of urllib3 connection pools per client (a provider, the AI server, webhooks),
   connect timeout 5 s; one transport for every call, traced or not (urllib3's public pool
   API; OpenTelemetry's urllib3 instrumentation makes the spans). Bodies and queries are
-  encoded by requests' PreparedRequest, the one part of requests used. No redirect is
-  followed (a 3xx is a permanent error), no cookie sent or kept.
+  encoded as requests' PreparedRequest encodes them: a JSON body or none here, byte for byte
+  the same, the rest (forms, files, streams, query parameters) by PreparedRequest, the one
+  part of requests used. No redirect is followed (a 3xx is a permanent error), no cookie
+  sent or kept.
 - Failures are classified once, here: `TransientError` (timeout, connection error, 408, 429,
   5xx: try again later, `retry_after` when the server said so, `maybe_delivered` when the
   request may have reached the server and done its work), `AuthenticationError` (401, 403: the
@@ -52,12 +54,14 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from email.message import Message
+from json import dumps as json_dumps
 from typing import Any
 from urllib.parse import urlsplit
 
 import certifi
 import requests
 from django.conf import settings
+from requests.utils import check_header_validity
 from urllib3 import BaseHTTPResponse, HTTPHeaderDict, PoolManager, Timeout
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
@@ -69,7 +73,7 @@ from urllib3.exceptions import (
     ReadTimeoutError,
 )
 from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.util import create_urllib3_context
+from urllib3.util import create_urllib3_context, parse_url
 
 from core import metrics, special_addresses
 
@@ -666,10 +670,11 @@ class Client:
         kwargs = dict(kwargs)  # the caller's retries send the same again
         max_bytes = int(kwargs.pop("max_bytes"))
         try:
-            prepared = _prepare(method, url, {**self.headers, **(headers or {})}, **kwargs)
+            prepared = _prepare(method, url, self.headers, headers, **kwargs)
+            where = prepared.url
             if target is None:
-                pool = self.pools.connection_from_url(str(prepared.url))
-            elif urlsplit(str(prepared.url)).hostname != target.host:
+                pool = self.pools.connection_from_host(where.host, where.port, where.scheme)
+            elif where.hostname != target.host:
                 raise UnsafeURL("A request left the checked host.")
             else:
                 pool = self._pinned_pool(target)
@@ -684,7 +689,7 @@ class Client:
             try:
                 raw = pool.urlopen(
                     method,
-                    prepared.path_url,
+                    prepared.url.path,
                     body=prepared.body,
                     headers=prepared.headers,
                     retries=False,
@@ -693,8 +698,7 @@ class Client:
                     timeout=Timeout(connect=min(CONNECT_TIMEOUT_SECONDS, budget), read=budget),
                     preload_content=False,
                     decode_content=False,
-                    # A body of unknown length (a stream) goes in chunks, as requests sends it.
-                    chunked=not (prepared.body is None or "Content-Length" in prepared.headers),
+                    chunked=prepared.chunked,
                 )
             except (Urllib3Error, OSError) as exc:
                 raise self._failure(exc, deadline, method, url) from None
@@ -709,7 +713,7 @@ class Client:
             _watchdog.disarm(deadline)
             _current.reset(token)
         response = Response(
-            raw.status, content, raw.headers, url=str(prepared.url), reason=raw.reason or ""
+            raw.status, content, raw.headers, url=prepared.url.url, reason=raw.reason or ""
         )
         self._raise_for(response, method, url)
         return response
@@ -751,25 +755,110 @@ class Client:
             raise error
 
 
+@dataclass(frozen=True, slots=True)
+class _Url:
+    """A URL as requests prepares it, and where it goes: `host`, `port` and `scheme` as
+    urllib3 parses them (its pool's key), `hostname` as urlsplit reads it (the guard's check)."""
+
+    url: str
+    path: str  # the request line's target: the path and query
+    scheme: str
+    host: str | None
+    port: int | None
+    hostname: str | None
+
+
+# URLs already prepared, by the text the caller gave: a provider's calls name the same few
+# URLs again and again, and requests' preparation of one (parsed, IDNA, requoted, parsed again
+# for its pool) was a large part of a plain call's own work.
+_urls: dict[str, _Url] = {}
+URLS_KEPT = 1024
+
+
+def _url_of(prepared: requests.PreparedRequest) -> _Url:
+    parts = parse_url(str(prepared.url))
+    return _Url(
+        url=str(prepared.url),
+        path=prepared.path_url,
+        scheme=str(parts.scheme),
+        host=parts.host,
+        port=parts.port,
+        hostname=urlsplit(str(prepared.url)).hostname,
+    )
+
+
+def _prepared_url(url: str) -> _Url:
+    """requests' preparation of a URL without parameters (a pure function of its text), kept."""
+    found = _urls.get(url)
+    if found is None:
+        prepared = requests.PreparedRequest()
+        prepared.prepare_url(url, None)
+        found = _url_of(prepared)
+        if len(_urls) >= URLS_KEPT:
+            _urls.clear()
+        _urls[url] = found
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    url: _Url
+    headers: dict[str, str]
+    body: Any
+    chunked: bool  # a body of unknown length (a stream) goes in chunks, as requests sends it
+
+
 def _prepare(
     method: str,
     url: str,
-    headers: Mapping[str, str],
+    defaults: Mapping[str, str],
+    headers: Mapping[str, str] | None,
     *,
     params: Any = None,
     data: Any = None,
     json: Any = None,
     files: Any = None,
-) -> requests.PreparedRequest:
+) -> _Prepared:
     """The request's URL, headers and body encoded as requests encodes them (a query from
-    `params`, a form or bytes or a stream from `data`, `json`, multipart `files`): requests'
-    public PreparedRequest, nothing of its sessions. No cookie is sent and none is kept."""
-    prepared = requests.PreparedRequest()
-    prepared.prepare_method(method)
-    prepared.prepare_url(url, params)
-    prepared.prepare_headers(headers)
-    prepared.prepare_body(data, files, json)
-    return prepared
+    `params`, a form or bytes or a stream from `data`, `json`, multipart `files`); the
+    caller's `headers` over the client's `defaults`, names compared without case. No cookie
+    is sent and none is kept.
+
+    A request without parameters whose body is JSON or nothing (a provider's create, most
+    reads) is encoded here, byte for byte as requests' PreparedRequest encodes it (the same
+    JSON encoding: the standard library's, which requests uses when simplejson is not
+    installed, as here; the same Content-Type and Content-Length, the headers' checks), its
+    URL prepared once; any other goes through PreparedRequest."""
+    if params is not None or data or files:
+        prepared = requests.PreparedRequest()
+        prepared.prepare_method(method)
+        prepared.prepare_url(url, params)
+        prepared.prepare_headers({**defaults, **(headers or {})})
+        prepared.prepare_body(data, files, json)
+        return _Prepared(
+            url=_url_of(prepared),
+            headers=dict(prepared.headers.items()),
+            body=prepared.body,
+            chunked=not (prepared.body is None or "Content-Length" in prepared.headers),
+        )
+    where = _prepared_url(url)
+    # Lower-cased name -> (name, value): the last one given wins, in the first one's place
+    # (requests' CaseInsensitiveDict).
+    fields = {name.lower(): (name, value) for name, value in defaults.items()}
+    for name, value in (headers or {}).items():
+        check_header_validity((name, value))
+        fields[name.lower()] = (name, value)
+    body: bytes | None = None
+    if json is not None:
+        try:
+            body = json_dumps(json, allow_nan=False).encode("utf-8")
+        except ValueError as exc:
+            raise requests.exceptions.InvalidJSONError(exc) from None
+        fields["content-length"] = ("Content-Length", str(len(body)))
+        fields.setdefault("content-type", ("Content-Type", "application/json"))
+    elif method not in ("GET", "HEAD") and "content-length" not in fields:
+        fields["content-length"] = ("Content-Length", "0")
+    return _Prepared(url=where, headers=dict(fields.values()), body=body, chunked=False)
 
 
 def _read_body(raw: BaseHTTPResponse, *, deadline: _Deadline, max_bytes: int) -> bytes:
