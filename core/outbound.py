@@ -868,6 +868,9 @@ def _read_body(raw: BaseHTTPResponse, *, deadline: _Deadline, max_bytes: int) ->
     declared = raw.headers.get("Content-Length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=raw.status)
+    # An answer of a declared length, not encoded, is whole once that many bytes came: no
+    # read after them to learn it (urllib3 ends the answer with its last byte).
+    whole = int(declared) if declared.isdigit() and "Content-Encoding" not in raw.headers else -1
     chunks: list[bytes] = []
     size = 0
     try:
@@ -880,6 +883,8 @@ def _read_body(raw: BaseHTTPResponse, *, deadline: _Deadline, max_bytes: int) ->
                     f"The answer is larger than {max_bytes} bytes.", status=raw.status
                 )
             chunks.append(chunk)
+            if size == whole:
+                break
     except (Urllib3Error, OSError) as exc:
         timed_out = deadline.expired or isinstance(exc, TimeoutError | ReadTimeoutError)
         raise TransientError(
