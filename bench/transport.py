@@ -6,7 +6,8 @@ Needs no database or server of the project. A minimal HTTP/1.1 keep-alive server
 of its own (one asyncio loop) answers every POST with a small JSON 200 at once; this process
 makes --calls calls through one `outbound.Client`, as a provider's adapter does (a JSON create
 with an API key header, the answer's JSON read), from each number of threads in --threads, and
-reports the process's CPU a call (time.process_time: every thread, the watchdog's included),
+reports the process's CPU a call (time.process_time: every thread, the watchdog's included;
+of it in the kernel, and the context switches a call, from getrusage),
 the call threads' own (time.thread_time in each; the rest is the process's other threads, the
 deadline watchdog's) and the wall time. --compare FILE loads another
 implementation of core/outbound.py from FILE (an older commit's, kept outside the repository)
@@ -19,6 +20,7 @@ import asyncio
 import importlib.util
 import multiprocessing
 import os
+import resource
 import statistics
 import sys
 import threading
@@ -31,6 +33,7 @@ from bench import harness
 from bench.harness import SETTINGS_MODULE, BenchError
 
 NAME = "transport"
+SELF = resource.RUSAGE_SELF
 WARMUP_CALLS = 50  # a thread's first calls (its connection made) are not counted
 # Each call's whole budget. Shorter than a provider's (20 s) so that, as in a worker busy for
 # longer than that, the deadlines of earlier calls fall due while later ones run.
@@ -139,9 +142,13 @@ def _run(client: Any, url: str, threads: int, calls: int) -> dict[str, float]:
     for thread in pool:
         thread.start()
     start.wait()
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall, usage = time.process_time(), time.perf_counter(), resource.getrusage(SELF)
     done.wait()
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    cpu, wall, after = (
+        time.process_time() - cpu,
+        time.perf_counter() - wall,
+        resource.getrusage(SELF),
+    )
     for thread in pool:
         thread.join()
     if failures:
@@ -151,6 +158,8 @@ def _run(client: Any, url: str, threads: int, calls: int) -> dict[str, float]:
         "process": cpu / made * 1e6,
         "threads": sum(thread_cpu) / made * 1e6,
         "wall": wall / made * 1e6,
+        "system": (after.ru_stime - usage.ru_stime) / made * 1e6,
+        "switches": (after.ru_nvcsw + after.ru_nivcsw - usage.ru_nvcsw - usage.ru_nivcsw) / made,
     }
 
 
@@ -181,14 +190,16 @@ def measure(bench: harness.Bench) -> int:
                         _run(client, url, threads, args.calls)
                     )
         print(f"{args.calls} POSTs (small JSON both ways) per run, median of {args.rounds} runs")
-        print(f"{'implementation':<40}{'threads':>8}{'CPU µs/call':>13}"
-              f"{'call threads':>14}{'others':>8}{'wall µs/call':>14}")  # fmt: skip
+        print(f"{'implementation':<32}{'threads':>8}{'CPU µs/call':>13}{'of it system':>14}"
+              f"{'call threads':>14}{'others':>8}{'switches/call':>15}"
+              f"{'wall µs/call':>14}")  # fmt: skip
         for (label, threads), runs in figures.items():
-            process = statistics.median(run["process"] for run in runs)
-            own = statistics.median(run["threads"] for run in runs)
-            wall = statistics.median(run["wall"] for run in runs)
-            print(f"{label[:40]:<40}{threads:>8}{process:>13.1f}{own:>14.1f}"
-                  f"{process - own:>8.1f}{wall:>14.1f}")  # fmt: skip
+            process, system, own, switches, wall = (
+                statistics.median(run[key] for run in runs)
+                for key in ("process", "system", "threads", "switches", "wall")
+            )
+            print(f"{label[:32]:<32}{threads:>8}{process:>13.1f}{system:>14.1f}{own:>14.1f}"
+                  f"{process - own:>8.1f}{switches:>15.2f}{wall:>14.1f}")  # fmt: skip
         if args.compare:
             for threads in args.threads:
                 ours, theirs = (
