@@ -40,10 +40,9 @@
 """
 
 import contextlib
-import heapq
-import itertools
 import json
 import logging
+import math
 import os
 import socket
 import ssl
@@ -269,23 +268,27 @@ class _Deadline:
 
 
 class _Watchdog:
-    """The thread that ends calls past their deadline: it sleeps until the earliest one."""
+    """The thread that ends calls past their deadline. It keeps the calls in flight (a set:
+    a call that ends leaves it) and sleeps until the earliest of their deadlines: a call that
+    ends in time costs it nothing, and it is woken only by a call due before what it sleeps
+    for (none in flight, or a shorter timeout), not once for each call."""
 
     def __init__(self) -> None:
         self.lock = threading.Condition()
-        self.due: list[tuple[float, int, _Deadline]] = []  # a heap, earliest first
-        self.order = itertools.count()
+        self.live: set[_Deadline] = set()
+        self.wakes_at = math.inf  # what the thread sleeps until (inf: until woken)
         self.thread: threading.Thread | None = None
 
     def arm(self, deadline: _Deadline) -> None:
         with self.lock:
-            heapq.heappush(self.due, (deadline.at, next(self.order), deadline))
+            self.live.add(deadline)
             if self.thread is None:
                 self.thread = threading.Thread(
                     target=self._run, name="outbound-watchdog", daemon=True
                 )
                 self.thread.start()
-            elif self.due[0][2] is deadline:  # earlier than what it sleeps for
+            elif deadline.at < self.wakes_at:
+                self.wakes_at = deadline.at
                 self.lock.notify()
 
     def watch(self, deadline: _Deadline, sock: socket.socket) -> None:
@@ -300,19 +303,20 @@ class _Watchdog:
         with self.lock:
             deadline.done = True
             deadline.sockets.clear()
+            self.live.discard(deadline)
 
     def _run(self) -> None:
         with self.lock:
             while True:
                 now = time.monotonic()
-                while self.due and (self.due[0][2].done or self.due[0][0] <= now):
-                    deadline = heapq.heappop(self.due)[2]
-                    if not deadline.done:
-                        deadline.expired = True
-                        for sock in deadline.sockets:
-                            _shut(sock)
-                        deadline.sockets.clear()
-                self.lock.wait(self.due[0][0] - now if self.due else None)
+                for deadline in [each for each in self.live if each.at <= now]:
+                    deadline.expired = True
+                    for sock in deadline.sockets:
+                        _shut(sock)
+                    deadline.sockets.clear()
+                    self.live.discard(deadline)
+                self.wakes_at = min((each.at for each in self.live), default=math.inf)
+                self.lock.wait(None if self.wakes_at == math.inf else self.wakes_at - now)
 
 
 def _shut(sock: socket.socket) -> None:
