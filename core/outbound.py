@@ -249,6 +249,10 @@ def guard_url(url: str) -> Target:
 # kept-alive one's when a request goes out on it) is handed to one thread per process (the
 # watchdog) that shuts the sockets of a call whose deadline has passed: the read blocked on it
 # returns at once, connect, TLS handshake, status line, headers and body alike.
+#
+# Once connected, a socket has no timeout of its own (blocking: the deadline is the one bound):
+# with a timeout, every send and receive is a poll() first and then the call, each letting go
+# of the GIL, which the scheduler's many call threads then hand over again and again.
 
 
 class _Deadline:
@@ -357,6 +361,8 @@ class _WatchedConnection(HTTPConnection):
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         _watch(self.sock, sending=True)  # a new plain connection: connect() hands it over
+        if self.sock is not None:  # kept alive: the request goes out blocking (see above)
+            self.timeout = None
         self._held = b""
         try:
             super().request(*args, **kwargs)
@@ -699,7 +705,8 @@ class Client:
                     retries=False,
                     redirect=False,
                     assert_same_host=False,
-                    timeout=Timeout(connect=min(CONNECT_TIMEOUT_SECONDS, budget), read=budget),
+                    # No read timeout: the watchdog ends the call (see above).
+                    timeout=Timeout(connect=min(CONNECT_TIMEOUT_SECONDS, budget), read=None),
                     preload_content=False,
                     decode_content=False,
                     chunked=prepared.chunked,
