@@ -344,12 +344,31 @@ def _watch(sock: socket.socket | None, *, sending: bool = False) -> None:
         _watchdog.watch(deadline, sock)
 
 
+def _settimeout(sock: socket.socket, value: float | None) -> None:
+    """urllib3 sets a connection's socket timeout as each request goes out and again for its
+    answer, the same (none, see above) every time: a system call that lets go of the GIL, for
+    nothing when it is already the one asked for."""
+    if value != sock.gettimeout():
+        socket.socket.settimeout(sock, value)
+
+
+class _QuietSocket(socket.socket):
+    """A plain connection's socket, whose timeout is set only when it changes (_settimeout)."""
+
+    def settimeout(self, value: float | None) -> None:
+        _settimeout(self, value)
+
+
 class _WatchedTLSSocket(ssl.SSLSocket):
-    """A TLS socket handed to the watchdog before its handshake (a server can drip that too)."""
+    """A TLS socket handed to the watchdog before its handshake (a server can drip that too),
+    its timeout set only when it changes (_settimeout)."""
 
     def do_handshake(self, block: bool = False) -> None:
         _watch(self)
         super().do_handshake(block)
+
+    def settimeout(self, value: float | None) -> None:
+        _settimeout(self, value)
 
 
 class _WatchedConnection(HTTPConnection):
@@ -389,6 +408,10 @@ class _WatchedConnection(HTTPConnection):
 class _WatchedHTTPConnection(_WatchedConnection):
     def connect(self) -> None:
         super().connect()
+        made = self.sock
+        timeout = made.gettimeout()
+        self.sock = _QuietSocket(made.family, made.type, made.proto, fileno=made.detach())
+        socket.socket.settimeout(self.sock, timeout)
         _watch(self.sock)
 
 
