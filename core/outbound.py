@@ -63,7 +63,7 @@ from django.conf import settings
 from requests.utils import check_header_validity
 from urllib3 import BaseHTTPResponse, HTTPHeaderDict, PoolManager, Timeout
 from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool, port_by_scheme
 from urllib3.exceptions import (
     ClosedPoolError,
     ConnectTimeoutError,
@@ -72,7 +72,7 @@ from urllib3.exceptions import (
     ReadTimeoutError,
 )
 from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.util import create_urllib3_context, parse_url
+from urllib3.util import Retry, create_urllib3_context, parse_url
 
 from core import metrics, special_addresses
 
@@ -451,7 +451,39 @@ class _Pools(PoolManager):
             **pool_kwargs,
         )
         self.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+        # (scheme, host, port) -> its pool key and request context: urllib3 would build the
+        # key (every pool setting, normalized) again at each call.
+        self.keys: dict[tuple[str, str, int | None], tuple[Any, dict[str, Any]]] = {}
 
+    def connection_from_host(
+        self,
+        host: str | None,
+        port: int | None = None,
+        scheme: str | None = "http",
+        pool_kwargs: dict[str, Any] | None = None,
+    ) -> HTTPConnectionPool:
+        """PoolManager's, each host's pool key built once (the same key, the same pool)."""
+        if not host or pool_kwargs is not None or scheme not in self.pool_classes_by_scheme:
+            return super().connection_from_host(host, port, scheme, pool_kwargs)
+        where = (scheme, host, port)
+        known = self.keys.get(where)
+        if known is None:
+            context = {**self.connection_pool_kw, "scheme": scheme, "host": host,
+                       "port": port or port_by_scheme[scheme]}  # fmt: skip
+            known = (self.key_fn_by_scheme[scheme](context), context)
+            if len(self.keys) >= URLS_KEPT:
+                self.keys.clear()
+            self.keys[where] = known
+        key, context = known
+        # A copy: a new pool is made from it, and urllib3 takes its entries out as it does.
+        return self.connection_from_pool_key(key, request_context=dict(context))
+
+
+# What every call passes urlopen, made once (urllib3 would make the Retry at each call from
+# `retries=False, redirect=False`): no retry, no redirect followed; connect within 5 s (or
+# the call's budget, when shorter), no read timeout (the watchdog's deadline bounds reads).
+_NO_RETRIES = Retry(total=False, redirect=False)
+_TIMEOUT = Timeout(connect=CONNECT_TIMEOUT_SECONDS, read=None)
 
 _TLS = _tls_context()
 # Pinned pools' own: urllib3 turns the context's check of the name off when it is told which
@@ -725,11 +757,15 @@ class Client:
                     prepared.url.path,
                     body=prepared.body,
                     headers=prepared.headers,
-                    retries=False,
+                    retries=_NO_RETRIES,
                     redirect=False,
                     assert_same_host=False,
                     # No read timeout: the watchdog ends the call (see above).
-                    timeout=Timeout(connect=min(CONNECT_TIMEOUT_SECONDS, budget), read=None),
+                    timeout=(
+                        _TIMEOUT
+                        if budget >= CONNECT_TIMEOUT_SECONDS
+                        else Timeout(connect=budget, read=None)
+                    ),
                     preload_content=False,
                     decode_content=False,
                     chunked=prepared.chunked,
