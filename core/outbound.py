@@ -250,9 +250,10 @@ def guard_url(url: str) -> Target:
 # watchdog) that shuts the sockets of a call whose deadline has passed: the read blocked on it
 # returns at once, connect, TLS handshake, status line, headers and body alike.
 #
-# Once connected, a socket has no timeout of its own (blocking: the deadline is the one bound):
-# with a timeout, every send and receive is a poll() first and then the call, each letting go
-# of the GIL, which the scheduler's many call threads then hand over again and again.
+# Past its connect (and a new plain connection's first request), a socket has no timeout of
+# its own: it blocks, and the call's deadline is its one bound. With a timeout, every send and
+# receive is a poll() first and then the call, each letting go of the GIL, which the
+# scheduler's many call threads then hand over again and again.
 
 
 class _Deadline:
@@ -346,8 +347,8 @@ def _watch(sock: socket.socket | None, *, sending: bool = False) -> None:
 
 def _settimeout(sock: socket.socket, value: float | None) -> None:
     """urllib3 sets a connection's socket timeout as each request goes out and again for its
-    answer, the same (none, see above) every time: a system call that lets go of the GIL, for
-    nothing when it is already the one asked for."""
+    answer, on a kept-alive connection the same (none, see above) every time: a system call
+    that lets go of the GIL, for nothing when the timeout is already the one asked for."""
     if value != sock.gettimeout():
         socket.socket.settimeout(sock, value)
 
