@@ -36,6 +36,11 @@ class InvalidState(ApplicationError):
     message = "The sign-in with the provider expired or was already used. Start again."
 
 
+class ConsentDenied(ApplicationError):
+    code = "consent_denied"
+    message = "The consent was declined at the provider: nothing was connected. Start again."
+
+
 class AuthorizeFirst(ApplicationError):
     code = "authorize_first"
     message = "Authorize with this Mastodon server first."

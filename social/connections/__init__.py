@@ -13,7 +13,11 @@ from social.connections.services.accounts import (
 from social.connections.services.analytics import (
     metrics_collect,
 )
-from social.connections.services.connect import account_connect, connect_authorize
+from social.connections.services.connect import (
+    account_connect,
+    connect_authorize,
+    consent_decline,
+)
 from social.connections.services.credentials import (
     account_mark_expired,
     credentials_keep,
@@ -49,6 +53,7 @@ __all__ = [
     "at_risk_notify",
     "connect_authorize",
     "connect_states_forget",
+    "consent_decline",
     "credentials_keep",
     "metrics_collect",
     "preflight_run",
