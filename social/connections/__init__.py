@@ -12,6 +12,7 @@ from social.connections.services.accounts import (
 )
 from social.connections.services.analytics import (
     metrics_collect,
+    metrics_refresh,
 )
 from social.connections.services.connect import (
     account_connect,
@@ -56,6 +57,7 @@ __all__ = [
     "consent_decline",
     "credentials_keep",
     "metrics_collect",
+    "metrics_refresh",
     "preflight_run",
     "sessions_open",
     "settings_update",
