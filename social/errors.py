@@ -160,6 +160,11 @@ class VideoNotSupported(ApplicationError):
     message = "This network takes no video through its API."
 
 
+class DocumentNotSupported(ApplicationError):
+    code = "document_not_supported"
+    message = "This network takes no documents: only LinkedIn publishes a PDF as a post."
+
+
 class RecordNotFailed(ConflictError):
     code = "not_failed"
     message = "Only a failed record can be retried."

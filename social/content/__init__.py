@@ -19,6 +19,7 @@ from social.content.services.composition import (
     parts_of,
 )
 from social.content.services.media import (
+    DOCUMENT_TYPES,
     IMAGE_TYPES,
     MAX_ALT,
     VIDEO_TYPES,
@@ -27,6 +28,7 @@ from social.content.services.media import (
     media_erase,
     media_register,
     media_upload,
+    type_limit,
 )
 from social.content.services.post_status import (
     post_scheduled_fresh,
@@ -53,6 +55,7 @@ from social.content.services.preview import (
 )
 
 __all__ = [
+    "DOCUMENT_TYPES",
     "IMAGE_TYPES",
     "MAX_ALT",
     "VIDEO_TYPES",
@@ -87,6 +90,7 @@ __all__ = [
     "posts_outcome_refresh",
     "posts_records",
     "record_parts",
+    "type_limit",
     "workspace_campaign",
     "workspace_post",
 ]
