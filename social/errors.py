@@ -36,6 +36,11 @@ class InvalidState(ApplicationError):
     message = "The sign-in with the provider expired or was already used. Start again."
 
 
+class ConsentDenied(ApplicationError):
+    code = "consent_denied"
+    message = "The consent was declined at the provider: nothing was connected. Start again."
+
+
 class AuthorizeFirst(ApplicationError):
     code = "authorize_first"
     message = "Authorize with this Mastodon server first."
@@ -153,6 +158,11 @@ class AltTextRequired(ApplicationError):
 class VideoNotSupported(ApplicationError):
     code = "video_not_supported"
     message = "This network takes no video through its API."
+
+
+class DocumentNotSupported(ApplicationError):
+    code = "document_not_supported"
+    message = "This network takes no documents: only LinkedIn publishes a PDF as a post."
 
 
 class RecordNotFailed(ConflictError):

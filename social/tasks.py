@@ -27,6 +27,12 @@ def metrics_collect_task() -> dict[str, int]:
     return metrics_collect()
 
 
+@shared_task(acks_late=True, soft_time_limit=300, time_limit=360)  # idempotent: a day's row
+def metrics_refresh_task(record_ids: list[str]) -> dict[str, int]:
+    """A collection asked for now (POST /api/social/analytics/refresh): those records only."""
+    return metrics_collect(record_ids=record_ids)
+
+
 @shared_task(acks_late=False)  # a lost run is harmless: the next one checks what is left
 def preflight_run_task() -> dict[str, int]:
     return preflight_run()

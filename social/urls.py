@@ -80,6 +80,11 @@ urlpatterns = [
     path("social/scheduler/run", scheduler.SchedulerRunView.as_view(), name="social-scheduler"),
     path("social/analytics", analytics.AnalyticsListView.as_view(), name="social-analytics"),
     path(
+        "social/analytics/refresh",
+        analytics.AnalyticsRefreshView.as_view(),
+        name="social-analytics-refresh",
+    ),
+    path(
         "social/schedule/<uuid:record_id>",
         schedule.ScheduleDetailView.as_view(),
         name="social-schedule-record",

@@ -26,6 +26,7 @@ from social.content.services.composition import (
     parts_of,
 )
 from social.content.services.media import (
+    DOCUMENT_TYPES,
     IMAGE_TYPES,
     MAX_ALT,
     VIDEO_TYPES,
@@ -34,6 +35,7 @@ from social.content.services.media import (
     media_erase,
     media_register,
     media_upload,
+    type_limit,
 )
 from social.content.services.post_status import (
     post_scheduled_fresh,
@@ -61,6 +63,7 @@ from social.content.services.preview import (
 
 __all__ = [
     "COMMENT_MAX",
+    "DOCUMENT_TYPES",
     "IMAGE_TYPES",
     "MAX_ALT",
     "VIDEO_TYPES",
@@ -99,6 +102,7 @@ __all__ = [
     "posts_outcome_refresh",
     "posts_records",
     "record_parts",
+    "type_limit",
     "workspace_campaign",
     "workspace_post",
 ]

@@ -124,6 +124,7 @@ class MediaItem(models.Model):
     file = models.FileField(upload_to="social/", blank=True, max_length=300)
     alt = models.TextField(max_length=1500, blank=True, default="")  # sent to each network
     duration = models.FloatField(null=True, blank=True)  # a video's, in seconds, from its header
+    pages = models.PositiveIntegerField(null=True, blank=True)  # a document's, read from the file
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -331,6 +331,7 @@ SWEEP: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
     ("social-settings", "put"): ({"autoRetry": False}, {200}),
     ("social-scheduler", "post"): (None, {401, 403}),
     ("social-analytics", "get"): ({"accountId": "{account_id}", "postId": "{post_id}"}, {200}),
+    ("social-analytics-refresh", "post"): ({"accountId": "{account_id}"}, {404}),
     ("social-schedule-record", "get"): (None, {404}),
     ("social-schedule-record", "patch"): ({"scheduledTime": "{later}"}, {404}),
     ("social-schedule-record", "delete"): (None, {404}),
