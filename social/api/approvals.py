@@ -70,7 +70,7 @@ def request_data(request: ApprovalRequest, urls: dict[str, str] | None = None) -
     }
 
 
-class ApprovalRequestSerializer(serializers.Serializer[Any]):
+class ApprovalRequestItemSerializer(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     postId = serializers.UUIDField()
     version = serializers.CharField()
@@ -121,7 +121,7 @@ class ApprovalRequestsView(WorkspaceView):
     @extend_schema(
         operation_id="social_approval_requests_list",
         tags=["approvals"],
-        responses=ApprovalRequestSerializer(many=True),
+        responses=ApprovalRequestItemSerializer(many=True),
     )
     def get(self, request: Request, post_id: UUID) -> Response:
         post = workspace_post(workspace_id=self.workspace_id, post_id=post_id)
@@ -132,7 +132,7 @@ class ApprovalRequestsView(WorkspaceView):
         operation_id="social_approval_requests_create",
         tags=["approvals"],
         request=InputSerializer,
-        responses=ApprovalRequestSerializer,
+        responses=ApprovalRequestItemSerializer,
         description="Ask for the post's current version to be approved: by the members "
         "named, else the owners and admins, and by clients through links e-mailed to them.",
     )
@@ -164,7 +164,7 @@ class ApprovalDecisionView(APIView):
         operation_id="approval_requests_decide",
         tags=["approvals"],
         request=DecisionInput,
-        responses=ApprovalRequestSerializer,
+        responses=ApprovalRequestItemSerializer,
     )
     def post(self, request: Request, request_id: UUID) -> Response:
         body = DecisionInput(data=request.data)

@@ -32,6 +32,10 @@ CATEGORIES = {
     "account_connect_failed": "Social Hub",
     "token_expiring": "Social Hub",
     "post_at_risk": "Social Hub",
+    # workspaces.md section 3: approvals and comments
+    "approval_requested": "Social Hub",
+    "approval_decided": "Social Hub",
+    "post_commented": "Social Hub",
 }
 
 
