@@ -257,6 +257,25 @@ def test_a_lost_publish_answer_is_settled_by_the_containers_status(
     assert record.provider_post_id == threads.published()[0]["id"]
 
 
+def test_a_published_container_not_listed_ends_unconfirmed_never_sent_again(
+    client, ada_client, account, threads
+):
+    """The container says PUBLISHED but the account's posts do not show it: not "absent",
+    the outcome stays unknown until the attempts are used up, and nothing is made again."""
+    (record_id,) = schedule(ada_client, {"threads": account}, "threads", content="Unlisted")
+    threads.acted.append(("POST", rf"{V}/\d+/threads_publish", (502, b"Bad Gateway", {})))
+    nothing: Any = (200, {"data": [], "paging": {}}, {})
+    threads.scripted += [("GET", rf"{V}/\d+/threads", nothing)] * 2
+    for _ in range(3):
+        run(client)
+        make_due([record_id])
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.status, record.attempts) == ("Unconfirmed", 3)
+    assert len(containers(threads)) == 1
+    assert len(threads.received("POST", f"{V}/{USER}/threads_publish")) == 1
+    assert len(threads.published()) == 1
+
+
 def test_a_refused_publish_retries_the_same_finished_container(
     client, ada_client, account, threads
 ):

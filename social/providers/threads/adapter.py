@@ -128,9 +128,9 @@ class ThreadsAdapter(ThreadsContainers):
     def lookup(
         self, credentials: Credentials, content: Content, attempt: Attempt
     ) -> Published | None:
-        if not self._maybe_published(credentials, attempt):
-            return None
-        return self._find_post(credentials, content.text, attempt)
+        return self.settled(
+            credentials, attempt, lambda: self._find_post(credentials, content.text, attempt)
+        )
 
     def _find_post(self, credentials: Credentials, text: str, attempt: Attempt) -> Published | None:
         def page(after: str | None) -> Page:
@@ -223,9 +223,11 @@ class ThreadsAdapter(ThreadsContainers):
         parent: Published,
         root: Published,
     ) -> Published | None:
-        if not self._maybe_published(credentials, attempt):
-            return None
-        return self._find_reply(credentials, content.text, attempt, parent)
+        return self.settled(
+            credentials,
+            attempt,
+            lambda: self._find_reply(credentials, content.text, attempt, parent),
+        )
 
     def _find_reply(
         self, credentials: Credentials, text: str, attempt: Attempt, parent: Published

@@ -91,14 +91,7 @@ class ThreadsContainers(ThreadsConnection):
         if container and (state.get("sent") or state.get("waiting")):
             status, reason = self._status(credentials, container)
             if status == "PUBLISHED":
-                found = find()
-                if found is None:
-                    raise outbound.TransientError(
-                        "Threads published this part's container but does not list the post "
-                        "yet: its outcome could not be established.",
-                        maybe_delivered=True,
-                    )
-                return found
+                return _listed(find)
             if status == "IN_PROGRESS":
                 raise outbound.TransientError("Threads is still processing the media.")
             if status in ("ERROR", "EXPIRED") and media:
@@ -118,14 +111,32 @@ class ThreadsContainers(ThreadsConnection):
         state["sent"] = True
         return self._publish_container(credentials, container)
 
-    def _maybe_published(self, credentials: Credentials, attempt: Attempt) -> bool:
-        """Whether the part's kept container may be published: none kept (look the post up),
-        or one sent whose status is PUBLISHED. Never sent, or not PUBLISHED: the create goes
-        on with it."""
+    def settled(
+        self, credentials: Credentials, attempt: Attempt, find: Callable[[], Published | None]
+    ) -> Published | None:
+        """What became of the part after a lost answer: the post when its kept container is
+        PUBLISHED (found by `find`; not listed yet, the outcome stays unknown: raised), None
+        when the container was never published (the create goes on with it). No container
+        kept (the attempt that made it died before its result was written): `find` decides."""
         state = attempt.state
         container = str(state.get("container") or "")
         if not container:
-            return True
+            return find()
         if not state.get("sent"):
-            return False
-        return self._status(credentials, container)[0] == "PUBLISHED"
+            return None
+        if self._status(credentials, container)[0] != "PUBLISHED":
+            return None
+        return _listed(find)
+
+
+def _listed(find: Callable[[], Published | None]) -> Published:
+    """The post of a PUBLISHED container; one the lists do not show (yet) leaves the outcome
+    unknown: never "not there", so no second container is ever made for it."""
+    found = find()
+    if found is None:
+        raise outbound.TransientError(
+            "Threads published this part's container but does not list the post yet: its "
+            "outcome could not be established.",
+            maybe_delivered=True,
+        )
+    return found

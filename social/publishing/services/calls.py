@@ -105,7 +105,7 @@ def _calls(job: Job) -> None:
         # The user's own server (a Mastodon instance, a PDS) had all its calls from this
         # process in flight: nothing was sent. As for a busy platform, the record waits its
         # turn with no attempt counted, unless this attempt already published or uploaded.
-        if len(job.parts) == len(record.parts) and job.processing == record.processing:
+        if len(job.parts) == len(record.parts) and job.kept() == record.processing:
             job.deferred = True
         else:
             job.error = busy

@@ -107,6 +107,10 @@ class Job:
             state=self.state_of(index),
         )
 
+    def kept(self) -> dict[str, Any]:
+        """`processing` as the record stores it: {} when it names its part and nothing else."""
+        return {} if set(self.processing) <= {"part"} else self.processing
+
     def state_of(self, index: int) -> dict[str, Any]:
         """What the create flow of part `index` keeps across attempts: `processing` (stored
         on the record while the record waits), when it is that part's (`part`, 0 when absent);

@@ -120,10 +120,10 @@ def _result(job: Job) -> dict[str, Any]:
     }
     if job.draft.thread or job.draft.first_comment or record.parts:
         changes["parts"] = job.parts  # a post alone is its record's one part: not stored
-    if job.processing or record.processing:
-        # Kept while the record waits for its next attempt (never uploaded again); gone
-        # once it ends.
-        changes["processing"] = job.processing
+    if job.kept() or record.processing:
+        # Kept while the record waits for its next attempt (never uploaded again, a
+        # container never made again); gone once it ends.
+        changes["processing"] = job.kept()
     if job.published is not None:
         changes.update(
             url=job.published.url[:2000], provider_post_id=job.published.provider_post_id[:500]
@@ -219,10 +219,10 @@ def _deferred(job: Job, now: datetime) -> dict[str, Any]:
         due = job.quota.until or now + QUOTA_RECHECK
         entry.update(until=due.isoformat(), error=job.quota.message, category="account_limit")
         changes = {"error_code": "daily_cap_reached", "error": job.quota.message[:2000]}
+        if job.kept() != job.record.processing:  # made by this attempt: never made again
+            changes["processing"] = job.kept()
     else:
         entry["error"] = "The platform's slots were all busy."
-    if job.processing != job.record.processing:  # made by this attempt: never made again
-        changes["processing"] = job.processing
     return {
         **changes,
         "status": RecordStatus.PUBLISHED if job.continuing else RecordStatus.SCHEDULED,
