@@ -351,6 +351,33 @@ def test_the_250_posts_a_day_defer_the_record_instead_of_failing(
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
 
 
+def test_the_replies_quota_used_up_mid_thread_leaves_the_post_out_and_the_rest_waiting(
+    client, ada_client, account, threads
+):
+    threads.reply_quota_used = 1000
+    (record_id,) = schedule(
+        ada_client,
+        {"threads": account},
+        "threads",
+        content="1/ Start",
+        variants={"threads": {"thread": [{"content": "2/ End"}]}},
+    )
+    assert run(client).json()["data"]["results"][0]["status"] == "Published"
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert ([p["index"] for p in record.parts], record.next_attempt_at is not None) == ([0], True)
+    detail = ada_client.get(f"/api/social/schedule/{record_id}").json()["data"]
+    assert detail["history"][-1]["error"]["category"] == "account_limit"
+    assert len(containers(threads)) == 1  # the reply was never made
+    threads.reply_quota_used = 0
+    ScheduledRecord.objects.filter(pk=record_id).update(
+        next_attempt_at=timezone.now() - timedelta(seconds=1),
+        due_at=timezone.now() - timedelta(seconds=1),
+    )
+    run(client)
+    assert [p["index"] for p in ScheduledRecord.objects.get(pk=record_id).parts] == [0, 1]
+    assert [p["text"] for p in threads.published(replies=True)] == ["2/ End"]
+
+
 def test_options_are_sent_and_refused_naming_the_field(ada_client, account, threads):
     options = {"replyControl": "mentioned_only", "topicTag": "Product Design"}
     entry = publish(ada_client, account, variants={"threads": {"options": options}})
