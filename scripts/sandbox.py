@@ -6,10 +6,11 @@ Usage (after `manage.py migrate`; `make sandbox` does both):
 
 The stand-ins (tests/social/standins.py: the request shapes the real APIs take, their consent
 pages approving at once) listen on 127.0.0.1 from SANDBOX_PORT (8900) on: LinkedIn, Meta
-(Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, then Bluesky's video
-service. The API listens on HOST:PORT as with `make run`. Once the API answers, a table names
-each network, its stand-in and the credentials it accepts; every call a stand-in answers is
-logged as `[name] METHOD path -> status`. Ctrl-C (or SIGTERM) stops everything and exits 0.
+(Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Threads (the order of
+`Providers`' fields), then Bluesky's video service. The API listens on HOST:PORT as with
+`make run`. Once the API answers, a table names each network, its stand-in and the
+credentials it accepts; every call a stand-in answers is logged as `[name] METHOD path ->
+status`. Ctrl-C (or SIGTERM) stops everything and exits 0.
 """
 
 import os
@@ -20,6 +21,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import fields
 from functools import partial
 from pathlib import Path
 from types import FrameType
@@ -54,6 +56,7 @@ def accepted(provider: str, providers: Providers) -> str:
         "bluesky": f'identifier "{BLUESKY_HANDLE}", code (app password) "{BLUESKY_APP_PASSWORD}"',
         "mastodon": f'OAuth: instance "{providers.mastodon.url}" on authorize and connect',
         "devto": f'code (API key) "{DEVTO_KEY}"',
+        "threads": "OAuth: code and state from the redirect (it ends in #_, which is dropped)",
     }[provider]
 
 
@@ -98,8 +101,10 @@ def table(rows: list[tuple[str, str, str, str]], providers: Providers, video: st
 def standins(base_port: int) -> Iterator[tuple[Providers, str]]:
     with ExitStack() as stack:
         providers = stack.enter_context(provider_standins(base_port))
-        video = stack.enter_context(listen(providers.bluesky, base_port + 6))
-        for name in ("linkedin", "meta", "bluesky", "mastodon", "devto", "cdn"):
+        names = [field.name for field in fields(Providers)]
+        # Bluesky's video service after every stand-in's own port.
+        video = stack.enter_context(listen(providers.bluesky, base_port + len(names)))
+        for name in names:
             getattr(providers, name).log = partial(print, flush=True)
         yield providers, video
 

@@ -119,6 +119,13 @@ SHARED: tuple[Rule, ...] = (
     Rule(OURS, "media_invalid", "The media file is too large to publish.", text="too large"),
     Rule(
         OURS,
+        "account_limit",
+        "The platform's own daily quota of the account is used up (read before the create; "
+        "the rest of a thread waits for it).",
+        text="daily quota is used up",
+    ),
+    Rule(
+        OURS,
         "media_invalid",
         "The network needs the video's bytes (a hosted video).",
         text="needs the video's bytes",

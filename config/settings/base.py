@@ -508,6 +508,13 @@ FACEBOOK_APP_SECRET = env.str("FACEBOOK_APP_SECRET", default="")
 FACEBOOK_DIALOG_URL = env.str("FACEBOOK_DIALOG_URL", default="https://www.facebook.com").rstrip("/")
 FACEBOOK_GRAPH_URL = env.str("FACEBOOK_GRAPH_URL", default="https://graph.facebook.com").rstrip("/")
 FACEBOOK_GRAPH_VERSION = env.str("FACEBOOK_GRAPH_VERSION", default="v24.0")
+# Threads (Meta's Threads API): its own app id and secret (the Threads use case of a Meta app),
+# the consent page, the Graph host of its tokens and API, and the API version in the path.
+THREADS_APP_ID = env.str("THREADS_APP_ID", default="")
+THREADS_APP_SECRET = env.str("THREADS_APP_SECRET", default="")
+THREADS_AUTH_URL = env.str("THREADS_AUTH_URL", default="https://threads.net").rstrip("/")
+THREADS_GRAPH_URL = env.str("THREADS_GRAPH_URL", default="https://graph.threads.net").rstrip("/")
+THREADS_GRAPH_VERSION = env.str("THREADS_GRAPH_VERSION", default="v1.0")
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
@@ -564,14 +571,16 @@ PUBLIC_URL = env.str("PUBLIC_URL", default=f"http://{SERVER_HOST}:{SERVER_PORT}"
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 # Outcomes users can act on (docs/social.md): `GET /api/events` holds its newest seconds back
 # (an id is taken at insert; its transaction may commit a moment later); each platform's daily
-# cap, posts per rolling 24 hours ("instagram=25,linkedin=100"); how often beat runs the
-# pre-flight check of the accounts with posts due in the next 24 hours (0: off).
+# cap, posts per rolling 24 hours ("instagram=25,linkedin=100,threads=250"); how often beat
+# runs the pre-flight check of the accounts with posts due in the next 24 hours (0: off).
 EVENTS_REPLAY_SETTLE_SECONDS = env.float("EVENTS_REPLAY_SETTLE_SECONDS", default=2.0)
 SOCIAL_DAILY_CAPS = {
     provider.strip(): int(limit)
     for provider, _, limit in (
         item.partition("=")
-        for item in env.list("SOCIAL_DAILY_CAPS", default=["instagram=25", "linkedin=100"])
+        for item in env.list(
+            "SOCIAL_DAILY_CAPS", default=["instagram=25", "linkedin=100", "threads=250"]
+        )
     )
     if provider.strip()
 }

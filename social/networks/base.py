@@ -7,6 +7,7 @@ answers map to the categories of section 12, how a create is made exactly once, 
 adapter speaks its API. `social.networks.NETWORKS` is the registry of them.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,6 +120,7 @@ class Option:
     kind: type
     meaning: str
     choices: tuple[Any, ...] = ()
+    pattern: str = ""  # a text value must match it whole (regular expression)
 
     def refusal(self, value: Any) -> str:
         """Why the network refuses `value` for this key; empty when it takes it."""
@@ -126,12 +128,16 @@ class Option:
             return f"Must be a {self.kind.__name__}."
         if self.choices and value not in self.choices:
             return f"Must be one of: {', '.join(str(choice) for choice in self.choices)}."
+        if self.pattern and not re.fullmatch(self.pattern, str(value)):
+            return f"Not a value the network takes: {self.meaning}"
         return ""
 
     def as_json(self) -> dict[str, Any]:
         described: dict[str, Any] = {"name": self.name, "type": self.kind.__name__}
         if self.choices:
             described["choices"] = list(self.choices)
+        if self.pattern:
+            described["pattern"] = self.pattern
         return described
 
 

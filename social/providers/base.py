@@ -198,6 +198,10 @@ class Attempt:
     after: datetime | None = None
     taken: frozenset[str] = frozenset()
     unknown: bool = False
+    # What the platform's create flow keeps for this part across attempts (a Threads
+    # container made before its publish call): the adapter writes it before a call whose
+    # answer may be lost; the record stores it while the part waits for its next attempt.
+    state: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def window(self) -> datetime:
@@ -208,6 +212,17 @@ class Attempt:
     def ours(self, provider_post_id: str) -> bool:
         """Whether a post found may be this record's: no other record holds it."""
         return provider_post_id not in self.taken
+
+
+class QuotaReached(Exception):
+    """The platform's own count of the account's posts (or replies) for its window is used
+    up, read before the create (Threads' publishing limit): nothing was sent; the record
+    waits until `until` (None: a window from now) instead of failing."""
+
+    def __init__(self, message: str, *, until: datetime | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.until = until
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +343,12 @@ class Adapter(Protocol):
         storage); what the platform left (its ids), to poll and then publish with."""
         ...
 
+    def processed(self, content: Content) -> bool:
+        """Whether the platform processes this post's media before it can be published (a
+        video; every medium on Threads): its upload and the wait go through `video_upload` and
+        `video_ready`, awaited by tasks (social.md section 10)."""
+        ...
+
     def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
         """One look at the platform's processing: True once done (the state may gain what
         the create needs, a blob), False while in progress; a processing failure raises
@@ -335,6 +356,11 @@ class Adapter(Protocol):
         ...
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics: ...
+
+    def daily_cap(self, credentials: Credentials) -> tuple[int, int] | None:
+        """(quota, used) of the account's posts as the platform counts them, where it says;
+        None elsewhere."""
+        ...
 
     def revoke(self, credentials: Credentials) -> None:
         """End the provider session or token, where the provider offers it."""

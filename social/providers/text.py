@@ -120,5 +120,13 @@ class Composer:
     ) -> dict[str, Any]:
         raise outbound.PermanentError(f"{self.name} takes no video.")
 
+    def processed(self, content: Content) -> bool:
+        return any(media.processed for media in content.media)
+
+    def daily_cap(self, credentials: Credentials) -> tuple[int, int] | None:
+        """(quota, used) of the account's posts in the platform's own count, where the
+        platform tells it (Threads); None: our own count is the one (social.planning caps)."""
+        return None
+
     def video_ready(self, credentials: Credentials, state: dict[str, Any]) -> bool:
         raise outbound.PermanentError(f"{self.name} takes no video.")

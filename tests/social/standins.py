@@ -27,8 +27,11 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
+
+if TYPE_CHECKING:
+    from tests.social.threads_standin import ThreadsStandIn
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
 FACEBOOK_APP = ("fb-app-id", "fb-app-secret")
@@ -1405,12 +1408,15 @@ class Providers:
     mastodon: MastodonStandIn
     devto: DevtoStandIn
     cdn: CdnStandIn
+    threads: "ThreadsStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
 
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
+        from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
+
         return {
             "LINKEDIN_CLIENT_ID": LINKEDIN_CLIENT[0],
             "LINKEDIN_CLIENT_SECRET": LINKEDIN_CLIENT[1],
@@ -1425,6 +1431,11 @@ class Providers:
             "BLUESKY_SERVICE_URL": self.bluesky.url,
             "BLUESKY_VIDEO_SERVICE_URL": self.bluesky.url,
             "DEVTO_API_URL": f"{self.devto.url}/api",
+            "THREADS_APP_ID": THREADS_APP[0],
+            "THREADS_APP_SECRET": THREADS_APP[1],
+            "THREADS_AUTH_URL": self.threads.url,
+            "THREADS_GRAPH_URL": self.threads.url,
+            "THREADS_GRAPH_VERSION": THREADS_VERSION,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1438,6 +1449,8 @@ class Providers:
 def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
+    from tests.social.threads_standin import ThreadsStandIn
+
     with ExitStack() as stack:
         started: dict[str, Any] = {}
         kinds: dict[str, Callable[[], StandIn]] = {
@@ -1447,8 +1460,19 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "mastodon": MastodonStandIn,
             "devto": DevtoStandIn,
             "cdn": CdnStandIn,
+            "threads": ThreadsStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             started[name] = stack.enter_context(serve(kind(), base_port and base_port + offset))
             started[name].name = name
         yield Providers(**started)
+
+
+def __getattr__(name: str) -> Any:
+    """The stand-ins kept in modules of their own: each imports the base above, so it is
+    imported when first asked for (`standins.ThreadsStandIn`)."""
+    if name == "ThreadsStandIn":
+        from tests.social.threads_standin import ThreadsStandIn
+
+        return ThreadsStandIn
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

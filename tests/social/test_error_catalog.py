@@ -14,7 +14,7 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta
+from social.providers import bluesky, linkedin, mastodon, meta, threads
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -24,6 +24,7 @@ CLASSIFIERS: dict[str, Any] = {
     "bluesky": bluesky.classify,
     "mastodon": mastodon.classify,
     "devto": None,  # the default classification by status fits Forem
+    "threads": threads.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin"],
@@ -31,6 +32,7 @@ STANDINS = {
     "BlueskyStandIn": ["bluesky"],
     "MastodonStandIn": ["mastodon"],
     "DevtoStandIn": ["devto"],
+    "ThreadsStandIn": ["threads"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -136,6 +138,22 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("devto", answer(429, {"error": "Rate limit reached"}, {"Retry-After": "1"}),
      "rate_limited"),
     ("devto", answer(500, None), "platform_outage"),
+    # Threads: Graph errors of its own API (networks/threads.md).
+    ("threads", graph(190, status=401), "auth_expired"),
+    ("threads", graph(102), "auth_expired"),
+    ("threads", graph(10), "permission_missing"),
+    *[("threads", graph(code), "permission_missing") for code in (200, 299)],
+    ("threads", graph(100), "content_rejected"),
+    ("threads", graph(4, subcode=2207042), "account_limit"),
+    *[("threads", graph(code), "rate_limited") for code in (4, 17, 32, 613)],
+    ("threads", answer(429, None, {"Retry-After": "30"}), "rate_limited"),
+    ("threads", graph(1), "platform_outage"),
+    ("threads", graph(2, status=503), "platform_outage"),
+    ("threads", answer(400, {"error": {"message": "m", "code": 100, "is_transient": True}}),
+     "platform_outage"),
+    ("threads", graph(24, subcode=4279009), "platform_outage"),
+    ("threads", graph(24), "media_invalid"),
+    ("threads", answer(500, None), "platform_outage"),
 ]  # fmt: skip
 
 
@@ -168,8 +186,14 @@ def _value(node: ast.AST) -> Any:
 
 def standin_answers() -> Iterator[tuple[str, str, int, Any, dict[str, str]]]:
     """(stand-in, provider, status, body, headers) of every error answer a stand-in gives."""
-    tree = ast.parse((ROOT / "tests/social/standins.py").read_text())
-    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+    sources = ("tests/social/standins.py", "tests/social/threads_standin.py")
+    classes = [
+        node
+        for source in sources
+        for node in ast.parse((ROOT / source).read_text()).body
+        if isinstance(node, ast.ClassDef)
+    ]
+    for cls in classes:
         for provider in STANDINS.get(cls.name, []):
             for node in ast.walk(cls):
                 if isinstance(node, ast.Tuple) and len(node.elts) == 3:
@@ -221,6 +245,10 @@ def test_every_code_an_adapter_names_has_a_row_of_its_own():
         rule = outcomes.rule_for("bluesky", error_of("bluesky", answer(400, {"error": name})))
         assert rule is not None, name
         assert rule.code == name
+    for code in threads.TRANSIENT_CODES | threads.AUTHENTICATION_CODES:
+        rule = outcomes.rule_for("threads", error_of("threads", graph(code)))
+        assert rule is not None, code
+        assert (rule.source, bool(rule.code)) == ("threads", True), code
     body = {"serviceErrorCode": linkedin.EXPIRED_TOKEN, "status": 401}
     rule = outcomes.rule_for("linkedin", error_of("linkedin", answer(401, body)))
     assert rule is not None

@@ -45,6 +45,7 @@ STANDINS = {
     "bluesky": "BlueskyStandIn",
     "mastodon": "MastodonStandIn",
     "devto": "DevtoStandIn",
+    "threads": "ThreadsStandIn",
 }
 
 
@@ -202,7 +203,11 @@ def test_platforms_serve_each_networks_capabilities(ada_client):
     assert capabilities["devto"]["video"] is False
     assert capabilities["devto"]["title"] is True
     # The same table the rest enforces: no threads where the capabilities say none.
-    assert [p for p, can in capabilities.items() if can["threads"]] == ["bluesky", "mastodon"]
+    assert [p for p, can in capabilities.items() if can["threads"]] == [
+        "bluesky",
+        "mastodon",
+        "threads",
+    ]
 
 
 def test_a_seventh_network_needs_only_its_module_and_registry_line(ada_client, seventh):

@@ -149,7 +149,7 @@ def test_sandbox_connects_an_oauth_and_a_credentials_network_and_publishes(tmp_p
         # SIGTERM to the sandbox alone stops the server, workers, beat and the stand-ins.
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0, log_path.read_text()
-        assert [refused(port), refused(BASE_PORT), refused(BASE_PORT + 6)] == [True] * 3
+        assert [refused(port), refused(BASE_PORT), refused(BASE_PORT + 7)] == [True] * 3
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

@@ -18,7 +18,7 @@ announced again if it comes back. A reconnect deletes the row (lifecycle.py).
 """
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -71,6 +71,7 @@ class Probe:
     account: SocialAccount
     error: outbound.OutboundError | None = None
     asked: bool = False
+    cap: tuple[int, int] | None = None  # (quota, used) as the platform counts them, if it does
 
 
 def _problem(code: str, message: str, remedy: str) -> dict[str, str]:
@@ -91,8 +92,10 @@ def _probe_all(accounts: list[SocialAccount]) -> list[Probe]:
         session = sessions[probe.account.pk]
         if session.error is not None:
             return session.error
+        adapter = NETWORKS[probe.account.provider].adapter
         try:
-            NETWORKS[probe.account.provider].adapter.identity(session.credentials)
+            adapter.identity(session.credentials)
+            probe.cap = adapter.daily_cap(session.credentials)
         except outbound.OutboundError as error:
             return error
         except Exception as error:  # an answer we did not expect: this account only
@@ -184,6 +187,8 @@ def _report(probe: Probe, now: datetime) -> dict[str, Any]:
             )
         )
     use = cap_use(account, now=now)
+    if use is not None and probe.cap is not None:  # the platform's own count rules
+        use = replace(use, limit=probe.cap[0], used=probe.cap[1])
     if use is not None and use.used >= use.limit:
         problems.append(
             _problem(

@@ -18,7 +18,7 @@ from social.content import (
 )
 from social.models import ScheduledRecord
 from social.networks import NETWORKS
-from social.providers.base import Adapter, Attempt, Published
+from social.providers.base import Adapter, Attempt, Published, QuotaReached
 from social.publishing.services.job import Job
 
 logger = logging.getLogger(__name__)
@@ -90,12 +90,22 @@ def _calls(job: Job) -> None:
             if part.index == 0:
                 job.published = published
             job.parts.append(_part_data(part, published))
+            job.processing = {}  # what its create kept is done with
         job.complete = True
+    except QuotaReached as full:
+        # The platform's own quota for the account is used up (read before the create, so
+        # nothing was sent): the record waits for it, no attempt counted, unless this attempt
+        # published a part already (then a retry, at the window's end, keeps what is out).
+        if len(job.parts) == len(record.parts):
+            job.deferred, job.quota = True, full
+        else:
+            wait = (full.until - timezone.now()).total_seconds() if full.until else 0
+            job.error = outbound.TransientError(full.message, retry_after=max(0, int(wait)))
     except outbound.HostBusy as busy:
         # The user's own server (a Mastodon instance, a PDS) had all its calls from this
         # process in flight: nothing was sent. As for a busy platform, the record waits its
         # turn with no attempt counted, unless this attempt already published or uploaded.
-        if len(job.parts) == len(record.parts) and job.processing == record.processing:
+        if len(job.parts) == len(record.parts) and job.kept() == record.processing:
             job.deferred = True
         else:
             job.error = busy
@@ -115,7 +125,7 @@ def _part_created(
 ) -> Published | None:
     """The part's create (a video post's upload and look first); None while the platform
     processes the video."""
-    if part.kind == "post" and _has_video(part):
+    if part.kind == "post" and adapter.processed(part.content):
         return _video_post(adapter, job, part, attempt)
     return _part_create(adapter, job, part, attempt, done)
 
@@ -144,22 +154,15 @@ def _asked(
     return found
 
 
-def _has_video(part: Part) -> bool:
-    """The post carries what the platform processes after its upload: a video, or a document
-    (LinkedIn's Documents API processes it the same way: social.md section 13)."""
-    return any(media.processed for media in part.content.media)
-
-
 def _video_post(adapter: Adapter, job: Job, part: Part, attempt: Attempt) -> Published | None:
-    """A post with a video (or a document): upload it once (an upload already made, its
-    state kept on the record, is never made again), look once at the platform's processing,
-    and publish when it is done; None while the platform is still processing (no thread waits
-    for it)."""
-    state = job.processing
-    if not state:
-        state = adapter.video_upload(job.credentials, part.content, attempt)
+    """A post with a video (or media the platform processes: adapter.processed): upload it
+    once (an upload already made, its state kept on the record, is never made again), look
+    once at the platform's processing, and publish when it is done; None while the platform
+    is still processing (no thread waits for it)."""
+    state = attempt.state  # job.processing, the post's
+    if "since" not in state:
+        state.update(adapter.video_upload(job.credentials, part.content, attempt))
         state["since"] = timezone.now().isoformat()
-        job.processing = state
     state["polls"] = int(state.get("polls", 0)) + 1
     if not adapter.video_ready(job.credentials, state):
         began = datetime.fromisoformat(str(state["since"]))

@@ -17,7 +17,7 @@ from social.content import (
     Draft,
 )
 from social.models import RecordStatus, ScheduledRecord, SocialSettings
-from social.providers.base import Attempt, Credentials, Published
+from social.providers.base import Attempt, Credentials, Published, QuotaReached
 from social.selectors import Preferences
 
 logger = logging.getLogger(__name__)
@@ -61,6 +61,9 @@ class Job:
     found: bool = False  # published by an earlier attempt, found by the lookup
     error: outbound.OutboundError | None = None
     deferred: bool = False  # no slot at the platform in time: not attempted, waits again
+    # Deferred because the platform's own quota for the account is used up (QuotaReached):
+    # until when, and what it said; None: the slots were busy.
+    quota: QuotaReached | None = None
     parts: list[dict[str, Any]] = field(default_factory=list)  # published, this attempt's too
     complete: bool = False  # every part is published
     # A video's upload at the platform (social.md section 10): its state after this attempt,
@@ -101,7 +104,20 @@ class Job:
             after=self.window,
             taken=self.taken,
             unknown=unknown,
+            state=self.state_of(index),
         )
+
+    def kept(self) -> dict[str, Any]:
+        """`processing` as the record stores it: {} when it names its part and nothing else."""
+        return {} if set(self.processing) <= {"part"} else self.processing
+
+    def state_of(self, index: int) -> dict[str, Any]:
+        """What the create flow of part `index` keeps across attempts: `processing` (stored
+        on the record while the record waits), when it is that part's (`part`, 0 when absent);
+        else a fresh one, which becomes `processing`."""
+        if int(self.processing.get("part", 0)) != index:
+            self.processing = {"part": index} if index else {}
+        return self.processing
 
 
 class OutcomeStatus(StrEnum):

@@ -37,6 +37,9 @@ from social.publishing.services.job import (
 
 logger = logging.getLogger(__name__)
 
+# A platform's quota used up without saying when it frees: it is read again this much later.
+QUOTA_RECHECK = timedelta(hours=1)
+
 
 def jobs_settle(jobs: list[Job]) -> list[Outcome]:
     """Write a batch of results in the caller's transaction: the records, in one statement,
@@ -117,10 +120,10 @@ def _result(job: Job) -> dict[str, Any]:
     }
     if job.draft.thread or job.draft.first_comment or record.parts:
         changes["parts"] = job.parts  # a post alone is its record's one part: not stored
-    if job.processing or record.processing:
-        # Kept while the record waits for its next attempt (never uploaded again); gone
-        # once it ends.
-        changes["processing"] = job.processing
+    if job.kept() or record.processing:
+        # Kept while the record waits for its next attempt (never uploaded again, a
+        # container never made again); gone once it ends.
+        changes["processing"] = job.kept()
     if job.published is not None:
         changes.update(
             url=job.published.url[:2000], provider_post_id=job.published.provider_post_id[:500]
@@ -192,8 +195,8 @@ def _result(job: Job) -> dict[str, Any]:
             entry["found"] = job.found
         if job.published is not None:
             entry["parts"] = len(job.parts)
-    if "processing" in changes and changes.get("status") != RecordStatus.SCHEDULED:
-        changes["processing"] = {}
+    if "processing" in changes and not changes.get("next_attempt_at"):
+        changes["processing"] = {}  # kept only while a part waits for its retry
     changes["history"] = [*record.history, entry]
     if isinstance(error, outbound.AuthenticationError):
         account_mark_expired(account=record.account, reason=error.message)
@@ -205,24 +208,28 @@ def _warnings(job: Job, error: outbound.OutboundError) -> list[dict[str, Any]]:
 
 
 def _deferred(job: Job, now: datetime) -> dict[str, Any]:
-    """No slot at the platform in time: the record waits again, due in a moment, no attempt
-    counted (the platform was never called); its history says so."""
+    """No slot at the platform in time, or the platform's own quota for the account used up
+    (`job.quota`, read before any create): the record waits again, no attempt counted (nothing
+    was sent); its history says so."""
     wait = scheduler_config().defer_seconds * (1 + random.random())  # noqa: S311 (jitter)
     due = now + timedelta(seconds=wait)
+    entry: dict[str, Any] = {"at": now.isoformat(), "outcome": HistoryOutcome.DEFERRED}
+    changes: dict[str, Any] = {"error_code": "retry_scheduled"}
+    if job.quota is not None:  # as a daily cap defers (social.planning caps)
+        due = job.quota.until or now + QUOTA_RECHECK
+        entry.update(until=due.isoformat(), error=job.quota.message, category="account_limit")
+        changes = {"error_code": "daily_cap_reached", "error": job.quota.message[:2000]}
+        if job.kept() != job.record.processing:  # made by this attempt: never made again
+            changes["processing"] = job.kept()
+    else:
+        entry["error"] = "The platform's slots were all busy."
     return {
+        **changes,
         "status": RecordStatus.PUBLISHED if job.continuing else RecordStatus.SCHEDULED,
         "due_at": due,
         "next_attempt_at": due,
-        "error_code": "retry_scheduled",
         "updated_at": now,
-        "history": [
-            *job.record.history,
-            {
-                "at": now.isoformat(),
-                "outcome": HistoryOutcome.DEFERRED,
-                "error": "The platform's slots were all busy.",
-            },
-        ],
+        "history": [*job.record.history, entry],
     }
 
 
