@@ -11,7 +11,7 @@ identifier without a `choices` list of their own (social.models), so no network 
 anywhere else.
 """
 
-from social.networks import bluesky, devto, facebook, instagram, linkedin, mastodon
+from social.networks import bluesky, devto, facebook, instagram, linkedin, mastodon, x
 from social.networks.base import Network
 
 NETWORKS: dict[str, Network] = {
@@ -23,6 +23,7 @@ NETWORKS: dict[str, Network] = {
         bluesky.NETWORK,
         mastodon.NETWORK,
         devto.NETWORK,
+        x.NETWORK,
     )
 }
 

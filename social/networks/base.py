@@ -12,13 +12,13 @@ from typing import Any
 
 from core import outbound
 from social.providers.base import Adapter
+from social.providers.counting import COUNTS_BY as COUNTS_BY  # where tests look for it
 
 CONNECT_METHODS = ("oauth", "app_password", "api_key")
 # How a create is made exactly once (social.md sections 9 and 13): the platform keeps an
 # idempotency key we send, we choose the post's id ourselves, or we look the post up before
 # any retry; `none`: a lost answer stays Unconfirmed, never resent.
 EXACTLY_ONCE = ("idempotency_key", "chosen_id", "lookup", "none")
-COUNTS_BY = ("characters", "graphemes", "weighted", "bytes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,10 @@ def limits(
     title_required: bool = False,
     max_title: int | None = None,
 ) -> dict[str, Any]:
-    """A network's `limits`, in the platforms list's shape."""
+    """A network's `limits`, in the platforms list's shape; `counts_by` is how its texts are
+    counted (social.providers.counting: validation, preview and the list count alike)."""
+    if counts_by not in COUNTS_BY:
+        raise ValueError(f"countsBy must be one of {COUNTS_BY}")
     return {
         "maxCharacters": max_characters,
         "countsBy": counts_by,

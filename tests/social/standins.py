@@ -27,7 +27,7 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
@@ -45,6 +45,9 @@ FACEBOOK_PAGES: list[dict[str, Any]] = [
     {"id": "1002", "name": "Ada Side Project", "ig": None},
 ]
 MASTODON_ACCOUNT_ID = "109000000000000001"
+
+if TYPE_CHECKING:  # the networks' stand-ins in modules of their own build on StandIn
+    from tests.social.x_standin import XStandIn
 
 
 @dataclass
@@ -1317,12 +1320,15 @@ class Providers:
     mastodon: MastodonStandIn
     devto: DevtoStandIn
     cdn: CdnStandIn
+    x: "XStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
 
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
+        from tests.social.x_standin import X_CLIENT
+
         return {
             "LINKEDIN_CLIENT_ID": LINKEDIN_CLIENT[0],
             "LINKEDIN_CLIENT_SECRET": LINKEDIN_CLIENT[1],
@@ -1337,6 +1343,10 @@ class Providers:
             "BLUESKY_SERVICE_URL": self.bluesky.url,
             "BLUESKY_VIDEO_SERVICE_URL": self.bluesky.url,
             "DEVTO_API_URL": f"{self.devto.url}/api",
+            "X_CLIENT_ID": X_CLIENT[0],
+            "X_CLIENT_SECRET": X_CLIENT[1],
+            "X_AUTH_URL": self.x.url,
+            "X_API_URL": self.x.url,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1346,10 +1356,15 @@ class Providers:
         )
 
 
+SANDBOX_VIDEO_OFFSET = 6  # scripts/sandbox.py: Bluesky's video service, after the CDN
+
+
 @contextmanager
 def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
+    from tests.social.x_standin import XStandIn
+
     with ExitStack() as stack:
         started: dict[str, Any] = {}
         kinds: dict[str, Callable[[], StandIn]] = {
@@ -1359,8 +1374,11 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "mastodon": MastodonStandIn,
             "devto": DevtoStandIn,
             "cdn": CdnStandIn,
+            "x": XStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
+            # The sandbox serves Bluesky's video service on the port after the CDN's.
+            offset += offset >= SANDBOX_VIDEO_OFFSET
             started[name] = stack.enter_context(serve(kind(), base_port and base_port + offset))
             started[name].name = name
         yield Providers(**started)
