@@ -181,6 +181,9 @@ class Network:
     # The connection renews itself for as long as it is used (a Bluesky session: the daily
     # upkeep refreshes it before its refresh token's 90 days run out), so it has no end.
     renews_itself: bool = False
+    # Its credentials' end is the access token's (X's two hours), and the refresh token renews
+    # them after it: credentials that ran out are renewed, not taken for the connection's end.
+    renews_after_expiry: bool = False
 
     @property
     def configured(self) -> bool:

@@ -123,4 +123,5 @@ NETWORK = Network(
         ("thu", "12:00"),
     ),
     renews_itself=True,  # a rotating refresh token, renewed as it is used
+    renews_after_expiry=True,  # the two-hour access token's end is not the connection's
 )

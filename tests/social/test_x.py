@@ -323,6 +323,28 @@ def test_a_token_about_to_expire_is_renewed_and_the_old_refresh_token_dies(
     assert account.expires_at is None
 
 
+def test_the_daily_upkeep_renews_a_token_that_ran_out_instead_of_expiring_the_account(
+    x_account, providers
+):
+    from social.connections.services.upkeep import accounts_maintain
+
+    SocialAccount.objects.filter(pk=x_account["id"]).update(
+        credentials_expire_at=timezone.now() - timedelta(hours=3)
+    )
+    assert accounts_maintain().get("renewed") == 1
+    account = SocialAccount.objects.get(pk=x_account["id"])
+    assert account.status == "connected"
+    renewed_until = account.credentials_expire_at
+    assert renewed_until is not None
+    assert renewed_until > timezone.now()
+    providers.x.refresh_tokens.clear()  # the refresh token refused: the connection ended
+    SocialAccount.objects.filter(pk=x_account["id"]).update(
+        credentials_expire_at=timezone.now() - timedelta(hours=3)
+    )
+    assert accounts_maintain().get("expired") == 1
+    assert SocialAccount.objects.get(pk=x_account["id"]).status == "expired"
+
+
 def test_a_401_renews_the_token_once_and_the_create_goes_through(ada_client, x_account, providers):
     providers.x.access.clear()  # X no longer takes the access token: a 401
     assert publish(ada_client, x_account)["success"]
