@@ -133,7 +133,7 @@ smoke:
 # (`--help` for its sizes), some: `make bench BENCHES="health notifications"`. Those that need
 # PostgreSQL (DATABASE_URL) or Redis (REDIS_URL) say they are skipped without; a failed bench
 # stops the rest, a missed latency target does not.
-BENCHES ?= health scrape notifications social scheduler webhooks livefeed queue video
+BENCHES ?= health scrape transport notifications social scheduler webhooks livefeed queue video
 bench: $(VENV)/.dev
 	@for name in $(BENCHES); do \
 		echo "== python -m bench.$$name"; \

@@ -185,6 +185,22 @@ def workspace_deleting(workspace: Workspace) -> None:
         hook(workspace)
 
 
+_workspace_rules_changed: list[WorkspaceHook] = []
+
+
+def on_workspace_rules_changed(hook: WorkspaceHook) -> WorkspaceHook:
+    """Register `hook(workspace)`: the workspace's rules changed (whether its posts need an
+    approval); the hook applies them to what waits. Runs in the changing transaction."""
+    if hook not in _workspace_rules_changed:
+        _workspace_rules_changed.append(hook)
+    return hook
+
+
+def workspace_rules_changed(workspace: Workspace) -> None:
+    for hook in _workspace_rules_changed:
+        hook(workspace)
+
+
 MembershipHook = Callable[[UUID, UUID, bool], None]
 _membership_changed: list[MembershipHook] = []
 

@@ -3,8 +3,10 @@
 - One set of urllib3 connection pools per client (a provider, the AI server, webhooks),
   connect timeout 5 s; one transport for every call, traced or not (urllib3's public pool
   API; OpenTelemetry's urllib3 instrumentation makes the spans). Bodies and queries are
-  encoded by requests' PreparedRequest, the one part of requests used. No redirect is
-  followed (a 3xx is a permanent error), no cookie sent or kept.
+  encoded as requests' PreparedRequest encodes them: a JSON body or none here, byte for byte
+  the same, the rest (forms, files, streams, query parameters) by PreparedRequest, the one
+  part of requests used. No redirect is followed (a 3xx is a permanent error), no cookie
+  sent or kept.
 - Failures are classified once, here: `TransientError` (timeout, connection error, 408, 429,
   5xx: try again later, `retry_after` when the server said so, `maybe_delivered` when the
   request may have reached the server and done its work), `AuthenticationError` (401, 403: the
@@ -38,10 +40,9 @@
 """
 
 import contextlib
-import heapq
-import itertools
 import json
 import logging
+import math
 import os
 import socket
 import ssl
@@ -52,15 +53,17 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from email.message import Message
+from json import dumps as json_dumps
 from typing import Any
 from urllib.parse import urlsplit
 
 import certifi
 import requests
 from django.conf import settings
+from requests.utils import check_header_validity
 from urllib3 import BaseHTTPResponse, HTTPHeaderDict, PoolManager, Timeout
 from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool, port_by_scheme
 from urllib3.exceptions import (
     ClosedPoolError,
     ConnectTimeoutError,
@@ -69,7 +72,7 @@ from urllib3.exceptions import (
     ReadTimeoutError,
 )
 from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.util import create_urllib3_context
+from urllib3.util import Retry, create_urllib3_context, parse_url
 
 from core import metrics, special_addresses
 
@@ -246,6 +249,11 @@ def guard_url(url: str) -> Target:
 # kept-alive one's when a request goes out on it) is handed to one thread per process (the
 # watchdog) that shuts the sockets of a call whose deadline has passed: the read blocked on it
 # returns at once, connect, TLS handshake, status line, headers and body alike.
+#
+# Past its connect (and a new plain connection's first request), a socket has no timeout of
+# its own: it blocks, and the call's deadline is its one bound. With a timeout, every send and
+# receive is a poll() first and then the call, each letting go of the GIL, which the
+# scheduler's many call threads then hand over again and again.
 
 
 class _Deadline:
@@ -265,23 +273,27 @@ class _Deadline:
 
 
 class _Watchdog:
-    """The thread that ends calls past their deadline: it sleeps until the earliest one."""
+    """The thread that ends calls past their deadline. It keeps the calls in flight (a set:
+    a call that ends leaves it) and sleeps until the earliest of their deadlines: a call that
+    ends in time costs it nothing, and it is woken only by a call due before what it sleeps
+    for (none in flight, or a shorter timeout), not once for each call."""
 
     def __init__(self) -> None:
         self.lock = threading.Condition()
-        self.due: list[tuple[float, int, _Deadline]] = []  # a heap, earliest first
-        self.order = itertools.count()
+        self.live: set[_Deadline] = set()
+        self.wakes_at = math.inf  # what the thread sleeps until (inf: until woken)
         self.thread: threading.Thread | None = None
 
     def arm(self, deadline: _Deadline) -> None:
         with self.lock:
-            heapq.heappush(self.due, (deadline.at, next(self.order), deadline))
+            self.live.add(deadline)
             if self.thread is None:
                 self.thread = threading.Thread(
                     target=self._run, name="outbound-watchdog", daemon=True
                 )
                 self.thread.start()
-            elif self.due[0][2] is deadline:  # earlier than what it sleeps for
+            elif deadline.at < self.wakes_at:
+                self.wakes_at = deadline.at
                 self.lock.notify()
 
     def watch(self, deadline: _Deadline, sock: socket.socket) -> None:
@@ -296,19 +308,20 @@ class _Watchdog:
         with self.lock:
             deadline.done = True
             deadline.sockets.clear()
+            self.live.discard(deadline)
 
     def _run(self) -> None:
         with self.lock:
             while True:
                 now = time.monotonic()
-                while self.due and (self.due[0][2].done or self.due[0][0] <= now):
-                    deadline = heapq.heappop(self.due)[2]
-                    if not deadline.done:
-                        deadline.expired = True
-                        for sock in deadline.sockets:
-                            _shut(sock)
-                        deadline.sockets.clear()
-                self.lock.wait(self.due[0][0] - now if self.due else None)
+                for deadline in [each for each in self.live if each.at <= now]:
+                    deadline.expired = True
+                    for sock in deadline.sockets:
+                        _shut(sock)
+                    deadline.sockets.clear()
+                    self.live.discard(deadline)
+                self.wakes_at = min((each.at for each in self.live), default=math.inf)
+                self.lock.wait(None if self.wakes_at == math.inf else self.wakes_at - now)
 
 
 def _shut(sock: socket.socket) -> None:
@@ -332,12 +345,31 @@ def _watch(sock: socket.socket | None, *, sending: bool = False) -> None:
         _watchdog.watch(deadline, sock)
 
 
+def _settimeout(sock: socket.socket, value: float | None) -> None:
+    """urllib3 sets a connection's socket timeout as each request goes out and again for its
+    answer, on a kept-alive connection the same (none, see above) every time: a system call
+    that lets go of the GIL, for nothing when the timeout is already the one asked for."""
+    if value != sock.gettimeout():
+        socket.socket.settimeout(sock, value)
+
+
+class _QuietSocket(socket.socket):
+    """A plain connection's socket, whose timeout is set only when it changes (_settimeout)."""
+
+    def settimeout(self, value: float | None) -> None:
+        _settimeout(self, value)
+
+
 class _WatchedTLSSocket(ssl.SSLSocket):
-    """A TLS socket handed to the watchdog before its handshake (a server can drip that too)."""
+    """A TLS socket handed to the watchdog before its handshake (a server can drip that too),
+    its timeout set only when it changes (_settimeout)."""
 
     def do_handshake(self, block: bool = False) -> None:
         _watch(self)
         super().do_handshake(block)
+
+    def settimeout(self, value: float | None) -> None:
+        _settimeout(self, value)
 
 
 class _WatchedConnection(HTTPConnection):
@@ -349,6 +381,8 @@ class _WatchedConnection(HTTPConnection):
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         _watch(self.sock, sending=True)  # a new plain connection: connect() hands it over
+        if self.sock is not None:  # kept alive: the request goes out blocking (see above)
+            self.timeout = None
         self._held = b""
         try:
             super().request(*args, **kwargs)
@@ -375,6 +409,10 @@ class _WatchedConnection(HTTPConnection):
 class _WatchedHTTPConnection(_WatchedConnection):
     def connect(self) -> None:
         super().connect()
+        made = self.sock
+        timeout = made.gettimeout()
+        self.sock = _QuietSocket(made.family, made.type, made.proto, fileno=made.detach())
+        socket.socket.settimeout(self.sock, timeout)
         _watch(self.sock)
 
 
@@ -414,7 +452,39 @@ class _Pools(PoolManager):
             **pool_kwargs,
         )
         self.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+        # (scheme, host, port) -> its pool key and request context: urllib3 would build the
+        # key (every pool setting, normalized) again at each call.
+        self.keys: dict[tuple[str, str, int | None], tuple[Any, dict[str, Any]]] = {}
 
+    def connection_from_host(
+        self,
+        host: str | None,
+        port: int | None = None,
+        scheme: str | None = "http",
+        pool_kwargs: dict[str, Any] | None = None,
+    ) -> HTTPConnectionPool:
+        """PoolManager's, each host's pool key built once (the same key, the same pool)."""
+        if not host or pool_kwargs is not None or scheme not in self.pool_classes_by_scheme:
+            return super().connection_from_host(host, port, scheme, pool_kwargs)
+        where = (scheme, host, port)
+        known = self.keys.get(where)
+        if known is None:
+            context = {**self.connection_pool_kw, "scheme": scheme, "host": host,
+                       "port": port or port_by_scheme[scheme]}  # fmt: skip
+            known = (self.key_fn_by_scheme[scheme](context), context)
+            if len(self.keys) >= URLS_KEPT:
+                self.keys.clear()
+            self.keys[where] = known
+        key, context = known
+        # A copy: a new pool is made from it, and urllib3 takes its entries out as it does.
+        return self.connection_from_pool_key(key, request_context=dict(context))
+
+
+# What every call passes urlopen, made once (urllib3 would make the Retry at each call from
+# `retries=False, redirect=False`): no retry, no redirect followed; connect within 5 s (or
+# the call's budget, when shorter), no read timeout (the watchdog's deadline bounds reads).
+_NO_RETRIES = Retry(total=False, redirect=False)
+_TIMEOUT = Timeout(connect=CONNECT_TIMEOUT_SECONDS, read=None)
 
 _TLS = _tls_context()
 # Pinned pools' own: urllib3 turns the context's check of the name off when it is told which
@@ -666,10 +736,11 @@ class Client:
         kwargs = dict(kwargs)  # the caller's retries send the same again
         max_bytes = int(kwargs.pop("max_bytes"))
         try:
-            prepared = _prepare(method, url, {**self.headers, **(headers or {})}, **kwargs)
+            prepared = _prepare(method, url, self.headers, headers, **kwargs)
+            where = prepared.url
             if target is None:
-                pool = self.pools.connection_from_url(str(prepared.url))
-            elif urlsplit(str(prepared.url)).hostname != target.host:
+                pool = self.pools.connection_from_host(where.host, where.port, where.scheme)
+            elif where.hostname != target.host:
                 raise UnsafeURL("A request left the checked host.")
             else:
                 pool = self._pinned_pool(target)
@@ -684,17 +755,21 @@ class Client:
             try:
                 raw = pool.urlopen(
                     method,
-                    prepared.path_url,
+                    prepared.url.path,
                     body=prepared.body,
                     headers=prepared.headers,
-                    retries=False,
+                    retries=_NO_RETRIES,
                     redirect=False,
                     assert_same_host=False,
-                    timeout=Timeout(connect=min(CONNECT_TIMEOUT_SECONDS, budget), read=budget),
+                    # No read timeout: the watchdog ends the call (see above).
+                    timeout=(
+                        _TIMEOUT
+                        if budget >= CONNECT_TIMEOUT_SECONDS
+                        else Timeout(connect=budget, read=None)
+                    ),
                     preload_content=False,
                     decode_content=False,
-                    # A body of unknown length (a stream) goes in chunks, as requests sends it.
-                    chunked=not (prepared.body is None or "Content-Length" in prepared.headers),
+                    chunked=prepared.chunked,
                 )
             except (Urllib3Error, OSError) as exc:
                 raise self._failure(exc, deadline, method, url) from None
@@ -709,7 +784,7 @@ class Client:
             _watchdog.disarm(deadline)
             _current.reset(token)
         response = Response(
-            raw.status, content, raw.headers, url=str(prepared.url), reason=raw.reason or ""
+            raw.status, content, raw.headers, url=prepared.url.url, reason=raw.reason or ""
         )
         self._raise_for(response, method, url)
         return response
@@ -751,25 +826,110 @@ class Client:
             raise error
 
 
+@dataclass(frozen=True, slots=True)
+class _Url:
+    """A URL as requests prepares it, and where it goes: `host`, `port` and `scheme` as
+    urllib3 parses them (its pool's key), `hostname` as urlsplit reads it (the guard's check)."""
+
+    url: str
+    path: str  # the request line's target: the path and query
+    scheme: str
+    host: str | None
+    port: int | None
+    hostname: str | None
+
+
+# URLs already prepared, by the text the caller gave: a provider's calls name the same few
+# URLs again and again, and requests' preparation of one (parsed, IDNA, requoted, parsed again
+# for its pool) was a large part of a plain call's own work.
+_urls: dict[str, _Url] = {}
+URLS_KEPT = 1024
+
+
+def _url_of(prepared: requests.PreparedRequest) -> _Url:
+    parts = parse_url(str(prepared.url))
+    return _Url(
+        url=str(prepared.url),
+        path=prepared.path_url,
+        scheme=str(parts.scheme),
+        host=parts.host,
+        port=parts.port,
+        hostname=urlsplit(str(prepared.url)).hostname,
+    )
+
+
+def _prepared_url(url: str) -> _Url:
+    """requests' preparation of a URL without parameters (a pure function of its text), kept."""
+    found = _urls.get(url)
+    if found is None:
+        prepared = requests.PreparedRequest()
+        prepared.prepare_url(url, None)
+        found = _url_of(prepared)
+        if len(_urls) >= URLS_KEPT:
+            _urls.clear()
+        _urls[url] = found
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    url: _Url
+    headers: dict[str, str]
+    body: Any
+    chunked: bool  # a body of unknown length (a stream) goes in chunks, as requests sends it
+
+
 def _prepare(
     method: str,
     url: str,
-    headers: Mapping[str, str],
+    defaults: Mapping[str, str],
+    headers: Mapping[str, str] | None,
     *,
     params: Any = None,
     data: Any = None,
     json: Any = None,
     files: Any = None,
-) -> requests.PreparedRequest:
+) -> _Prepared:
     """The request's URL, headers and body encoded as requests encodes them (a query from
-    `params`, a form or bytes or a stream from `data`, `json`, multipart `files`): requests'
-    public PreparedRequest, nothing of its sessions. No cookie is sent and none is kept."""
-    prepared = requests.PreparedRequest()
-    prepared.prepare_method(method)
-    prepared.prepare_url(url, params)
-    prepared.prepare_headers(headers)
-    prepared.prepare_body(data, files, json)
-    return prepared
+    `params`, a form or bytes or a stream from `data`, `json`, multipart `files`); the
+    caller's `headers` over the client's `defaults`, names compared without case. No cookie
+    is sent and none is kept.
+
+    A request without parameters whose body is JSON or nothing (a provider's create, most
+    reads) is encoded here, byte for byte as requests' PreparedRequest encodes it (the same
+    JSON encoding: the standard library's, which requests uses when simplejson is not
+    installed, as here; the same Content-Type and Content-Length, the headers' checks), its
+    URL prepared once; any other goes through PreparedRequest."""
+    if params is not None or data or files:
+        prepared = requests.PreparedRequest()
+        prepared.prepare_method(method)
+        prepared.prepare_url(url, params)
+        prepared.prepare_headers({**defaults, **(headers or {})})
+        prepared.prepare_body(data, files, json)
+        return _Prepared(
+            url=_url_of(prepared),
+            headers=dict(prepared.headers.items()),
+            body=prepared.body,
+            chunked=not (prepared.body is None or "Content-Length" in prepared.headers),
+        )
+    where = _prepared_url(url)
+    # Lower-cased name -> (name, value): the last one given wins, in the first one's place
+    # (requests' CaseInsensitiveDict).
+    fields = {name.lower(): (name, value) for name, value in defaults.items()}
+    for name, value in (headers or {}).items():
+        check_header_validity((name, value))
+        fields[name.lower()] = (name, value)
+    body: bytes | None = None
+    if json is not None:
+        try:
+            body = json_dumps(json, allow_nan=False).encode("utf-8")
+        except ValueError as exc:
+            raise requests.exceptions.InvalidJSONError(exc) from None
+        fields["content-length"] = ("Content-Length", str(len(body)))
+        fields.setdefault("content-type", ("Content-Type", "application/json"))
+    elif method not in ("GET", "HEAD") and "content-length" not in fields:
+        fields["content-length"] = ("Content-Length", "0")
+    return _Prepared(url=where, headers=dict(fields.values()), body=body, chunked=False)
 
 
 def _read_body(raw: BaseHTTPResponse, *, deadline: _Deadline, max_bytes: int) -> bytes:
@@ -779,6 +939,9 @@ def _read_body(raw: BaseHTTPResponse, *, deadline: _Deadline, max_bytes: int) ->
     declared = raw.headers.get("Content-Length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise PermanentError(f"The answer is larger than {max_bytes} bytes.", status=raw.status)
+    # An answer of a declared length, not encoded, is whole once that many bytes came: no
+    # read after them to learn it (urllib3 ends the answer with its last byte).
+    whole = int(declared) if declared.isdigit() and "Content-Encoding" not in raw.headers else -1
     chunks: list[bytes] = []
     size = 0
     try:
@@ -791,6 +954,8 @@ def _read_body(raw: BaseHTTPResponse, *, deadline: _Deadline, max_bytes: int) ->
                     f"The answer is larger than {max_bytes} bytes.", status=raw.status
                 )
             chunks.append(chunk)
+            if size == whole:
+                break
     except (Urllib3Error, OSError) as exc:
         timed_out = deadline.expired or isinstance(exc, TimeoutError | ReadTimeoutError)
         raise TransientError(

@@ -330,6 +330,116 @@ def account_expired(*, account_id: str, platform: str, username: str, reason: st
     return Public("account.expired", dict(data))
 
 
+# --- Approvals and comments (workspaces.md section 3) -----------------------------------------
+
+
+class ApprovalRequestedData(TypedDict):
+    approvalRequestId: str
+    postId: str
+    version: str
+    approverIds: list[str]
+    clientCount: int
+    message: str
+    expiresAt: str
+
+
+def approval_requested(
+    *,
+    request_id: str,
+    post_id: str,
+    version: str,
+    approver_ids: list[str],
+    client_count: int,
+    message: str,
+    expires_at: datetime,
+    context: dict[str, Any] | None = None,
+) -> Public:
+    """A member asked for the post's version to be approved: by the members `approverIds`
+    (none: the owners and admins) and by `clientCount` clients through their links."""
+    data: ApprovalRequestedData = {
+        "approvalRequestId": request_id,
+        "postId": post_id,
+        "version": version,
+        "approverIds": approver_ids,
+        "clientCount": client_count,
+        "message": message,
+        "expiresAt": iso(expires_at),
+    }
+    return Public("approval.requested", dict(data), context or {})
+
+
+class ApprovalDecidedData(TypedDict):
+    approvalRequestId: str
+    postId: str
+    version: str
+    comment: str
+
+
+def approval_decided(
+    *,
+    approved: bool,
+    request_id: str,
+    post_id: str,
+    version: str,
+    comment: str,
+    context: dict[str, Any] | None = None,
+) -> Public:
+    """`approval.approved` (the post's records go out at their times) or `approval.rejected`
+    (the post is a draft again, the comment added to its comments); the actor decided."""
+    data: ApprovalDecidedData = {
+        "approvalRequestId": request_id,
+        "postId": post_id,
+        "version": version,
+        "comment": comment,
+    }
+    name = "approval.approved" if approved else "approval.rejected"
+    return Public(name, dict(data), context or {})
+
+
+class ApprovalStaleData(TypedDict):
+    approvalRequestId: str
+    postId: str
+    version: str
+    currentVersion: str
+
+
+def approval_stale(*, request_id: str, post_id: str, version: str, current: str) -> Public:
+    """The post changed after the request (`version` what was asked, `currentVersion` what it
+    is now): the request no longer counts; an approved post's records wait again."""
+    data: ApprovalStaleData = {
+        "approvalRequestId": request_id,
+        "postId": post_id,
+        "version": version,
+        "currentVersion": current,
+    }
+    return Public("approval.stale", dict(data))
+
+
+class PostCommentedData(TypedDict):
+    postId: str
+    commentId: str
+    author: dict[str, str]
+    body: str
+
+
+def post_commented(
+    *,
+    post_id: str,
+    comment_id: str,
+    author: dict[str, str],
+    body: str,
+    context: dict[str, Any] | None = None,
+) -> Public:
+    """A member or a client commented on the post (`author: {type: member | client, name}`)."""
+    data: PostCommentedData = {
+        "postId": post_id,
+        "commentId": comment_id,
+        "author": author,
+        "body": body,
+    }
+    return Public("post.commented", dict(data), context or {})
+
+
 class PostAtRiskData(TypedDict):
     accountId: str
     platform: str
@@ -540,6 +650,11 @@ EVENTS = frozenset(
         "account.expired",
         "account.reconnected",
         "post.at_risk",
+        "approval.requested",
+        "approval.approved",
+        "approval.rejected",
+        "approval.stale",
+        "post.commented",
     }
 )
 INTERNAL_EVENTS = frozenset(
@@ -578,6 +693,12 @@ SYSTEM: Actor = {"type": "system"}
 
 def user_actor(user_id: uuid.UUID | str) -> Actor:
     return {"type": "user", "id": str(user_id)}
+
+
+def client_actor(name: str) -> Actor:
+    """A client without an account, acting through their approval link: named as they
+    signed (or by their link's address)."""
+    return {"type": "client", "name": name}
 
 
 def _acting() -> Actor | None:

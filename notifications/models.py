@@ -32,6 +32,9 @@ class NotificationType(models.TextChoices):
     ACCOUNT_CONNECT_FAILED = "account_connect_failed", "Social account connection failed"
     TOKEN_EXPIRING = "token_expiring", "Social account connection expiring"
     POST_AT_RISK = "post_at_risk", "Scheduled post at risk"
+    APPROVAL_REQUESTED = "approval_requested", "Approval requested"
+    APPROVAL_DECIDED = "approval_decided", "Post approved or rejected"
+    POST_COMMENTED = "post_commented", "Comment on a post"
 
 
 CATEGORY_OF_TYPE: dict[str, str] = {
@@ -47,6 +50,9 @@ CATEGORY_OF_TYPE: dict[str, str] = {
     NotificationType.ACCOUNT_CONNECT_FAILED: Category.SOCIAL_HUB,
     NotificationType.TOKEN_EXPIRING: Category.SOCIAL_HUB,
     NotificationType.POST_AT_RISK: Category.SOCIAL_HUB,
+    NotificationType.APPROVAL_REQUESTED: Category.SOCIAL_HUB,
+    NotificationType.APPROVAL_DECIDED: Category.SOCIAL_HUB,
+    NotificationType.POST_COMMENTED: Category.SOCIAL_HUB,
 }
 
 

@@ -16,7 +16,7 @@ class SocialConfig(AppConfig):
     name = "social"
 
     def ready(self) -> None:
-        from accounts.hooks import on_workspace_deleting, user_data
+        from accounts.hooks import on_workspace_deleting, on_workspace_rules_changed, user_data
         from core.bulk import allow_any
         from social.connections import (
             accounts_release,
@@ -25,10 +25,12 @@ class SocialConfig(AppConfig):
             workspace_erase,
         )
         from social.models import (
+            ApprovalRequest,
             Campaign,
             ConnectState,
             MediaItem,
             Post,
+            PostComment,
             ScheduledRecord,
             SocialAccount,
             SocialSettings,
@@ -43,7 +45,7 @@ class SocialConfig(AppConfig):
         for acting in (SocialAccount, ScheduledRecord):
             user_data(acting, takeover=accounts_release, erasure=WORKSPACE_DATA)
         user_data(ConnectState, takeover=connect_states_forget, erasure=social_erase)
-        for content in (Post, Campaign, MediaItem):
+        for content in (Post, Campaign, MediaItem, ApprovalRequest, PostComment):
             user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=WORKSPACE_DATA)
 
         # `__any` (core/bulk.py) on the fields social's batch reads use: the posts' records and
@@ -56,7 +58,12 @@ class SocialConfig(AppConfig):
         from notifications.events import present, subscribe
         from social.connections import ACCOUNT_PREFERENCES, accounts_notify, at_risk_notify
         from social.output import post_changed_data
-        from social.planning import series_after_outcomes
+        from social.planning import (
+            approval_gate_on_edit,
+            approval_rule_changed,
+            approvals_notify,
+            series_after_outcomes,
+        )
         from social.publishing import records_notify
 
         # A post's records on the live feed as the API shows them (the services hand the models).
@@ -65,5 +72,15 @@ class SocialConfig(AppConfig):
             subscribe(event, records_notify)
             subscribe(event, series_after_outcomes)  # a recurring post's next occurrence
         subscribe("post.at_risk", at_risk_notify)
+        # An edit of a post's content: held again unless that version was approved.
+        subscribe("post.updated", approval_gate_on_edit)
+        for event in (
+            "approval.requested",
+            "approval.approved",
+            "approval.rejected",
+            "post.commented",
+        ):
+            subscribe(event, approvals_notify)
+        on_workspace_rules_changed(approval_rule_changed)
         for event in ACCOUNT_PREFERENCES:
             subscribe(event, accounts_notify)

@@ -36,6 +36,11 @@ class InvalidState(ApplicationError):
     message = "The sign-in with the provider expired or was already used. Start again."
 
 
+class ConsentDenied(ApplicationError):
+    code = "consent_denied"
+    message = "The consent was declined at the provider: nothing was connected. Start again."
+
+
 class AuthorizeFirst(ApplicationError):
     code = "authorize_first"
     message = "Authorize with this Mastodon server first."
@@ -155,6 +160,11 @@ class VideoNotSupported(ApplicationError):
     message = "This network takes no video through its API."
 
 
+class DocumentNotSupported(ApplicationError):
+    code = "document_not_supported"
+    message = "This network takes no documents: only LinkedIn publishes a PDF as a post."
+
+
 class RecordNotFailed(ConflictError):
     code = "not_failed"
     message = "Only a failed record can be retried."
@@ -173,3 +183,32 @@ class AccountNotConnected(ConflictError):
 class TargetTaken(ConflictError):
     code = "already_scheduled"
     message = "This post is already scheduled or published to this account by another record."
+
+
+# --- Approvals (workspaces.md section 3) -----------------------------------------------------
+
+
+class ApprovalRequired(ConflictError):
+    code = "approval_required"
+    message = "This post needs an approval of its current version before it can be published."
+
+
+class ApprovalStale(ConflictError):
+    code = "approval_stale"
+    message = "The post changed since this approval was asked for: ask again."
+
+
+class ApprovalClosed(ApplicationError):
+    status_code = HTTPStatus.GONE
+    code = "approval_closed"
+    message = "This approval request was already decided, or it expired."
+
+
+class ApprovalNotFound(NotFoundError):
+    code = "not_found"
+    message = "No such approval request."
+
+
+class NothingToApprove(ConflictError):
+    code = "nothing_to_approve"
+    message = "This post needs no approval, or its current version is already approved."

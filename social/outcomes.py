@@ -95,6 +95,18 @@ SHARED: tuple[Rule, ...] = (
     Rule(
         OURS,
         "media_invalid",
+        "LinkedIn could not process the document (PROCESSING_FAILED, its reason).",
+        text="could not process the document",
+    ),
+    Rule(
+        OURS,
+        "platform_outage",
+        "The platform did not finish processing the document in time.",
+        text="did not finish processing the document",
+    ),
+    Rule(
+        OURS,
+        "media_invalid",
         "Instagram could not process the image (ERROR, EXPIRED).",
         text="could not process the image",
     ),

@@ -6,9 +6,15 @@ from celery import shared_task, signals
 
 from social.conf import scheduler_config
 from social.connections import accounts_maintain, metrics_collect, preflight_run
+from social.planning import approval_email_send
 from social.publishing import SchedulerTimer, record_processing_continue, scheduler_run
 
 timer = SchedulerTimer()  # one per process (social/publishing/services/timer.py)
+
+
+@shared_task(autoretry_for=(OSError,), retry_backoff=5, max_retries=3)
+def approval_email_task(*, client_id: str, url: str) -> bool:
+    return approval_email_send(client_id=client_id, url=url)
 
 
 @shared_task(acks_late=True)  # idempotent: each warning is sent once
@@ -19,6 +25,12 @@ def accounts_maintain_task() -> dict[str, int]:
 @shared_task(acks_late=True, soft_time_limit=1500, time_limit=1800)  # idempotent: a day's row
 def metrics_collect_task() -> dict[str, int]:
     return metrics_collect()
+
+
+@shared_task(acks_late=True, soft_time_limit=300, time_limit=360)  # idempotent: a day's row
+def metrics_refresh_task(record_ids: list[str]) -> dict[str, int]:
+    """A collection asked for now (POST /api/social/analytics/refresh): those records only."""
+    return metrics_collect(record_ids=record_ids)
 
 
 @shared_task(acks_late=False)  # a lost run is harmless: the next one checks what is left

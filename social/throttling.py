@@ -35,3 +35,27 @@ class MediaUploadThrottle(BaseThrottle):
 
     def wait(self) -> float | None:
         return float(self.window.reset) if self.window is not None else None
+
+
+PUBLIC_APPROVAL_REQUESTS_PER_HOUR = 120  # per client address, over every approval link
+PUBLIC_APPROVAL_PERIOD_SECONDS = 3600
+
+
+class PublicApprovalThrottle(BaseThrottle):
+    """The public approval links (workspaces.md section 3): PUBLIC_APPROVAL_REQUESTS_PER_HOUR
+    requests per client address across all links, reads and decisions alike, so no address
+    walks tokens; past it 429 `rate_limited` with `Retry-After`."""
+
+    def __init__(self) -> None:
+        self.window: ratelimit.Window | None = None
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        self.window = ratelimit.hit(
+            f"approval-links:{ratelimit.client_ip(request)}",
+            limit=PUBLIC_APPROVAL_REQUESTS_PER_HOUR,
+            period=PUBLIC_APPROVAL_PERIOD_SECONDS,
+        )
+        return not self.window.exceeded
+
+    def wait(self) -> float | None:
+        return float(self.window.reset) if self.window is not None else None

@@ -5,6 +5,7 @@ from django.urls import path
 from social.api import accounts as api
 from social.api import (
     analytics,
+    approvals,
     library,
     outcomes,
     platforms,
@@ -32,6 +33,36 @@ urlpatterns = [
     path("social/disconnect", api.DisconnectView.as_view(), name="social-disconnect"),
     path("social/posts", posts.PostListView.as_view(), name="social-posts"),
     path("social/posts/<uuid:post_id>", posts.PostDetailView.as_view(), name="social-post"),
+    path(
+        "social/posts/<uuid:post_id>/approval-requests",
+        approvals.ApprovalRequestsView.as_view(),
+        name="social-post-approval-requests",
+    ),
+    path(
+        "social/posts/<uuid:post_id>/comments",
+        approvals.CommentsView.as_view(),
+        name="social-post-comments",
+    ),
+    path(
+        "approval-requests/<uuid:request_id>/decision",
+        approvals.ApprovalDecisionView.as_view(),
+        name="approval-decision",
+    ),
+    path(
+        "public/approvals/<str:token>",
+        approvals.PublicApprovalView.as_view(),
+        name="public-approval",
+    ),
+    path(
+        "public/approvals/<str:token>/decision",
+        approvals.PublicDecisionView.as_view(),
+        name="public-approval-decision",
+    ),
+    path(
+        "public/approvals/<str:token>/comments",
+        approvals.PublicCommentView.as_view(),
+        name="public-approval-comments",
+    ),
     path("social/publish", schedule.PublishView.as_view(), name="social-publish"),
     path("social/preview", preview.PreviewView.as_view(), name="social-preview"),
     path("social/schedule", schedule.ScheduleView.as_view(), name="social-schedule"),
@@ -48,6 +79,11 @@ urlpatterns = [
     path("social/settings", library.SettingsView.as_view(), name="social-settings"),
     path("social/scheduler/run", scheduler.SchedulerRunView.as_view(), name="social-scheduler"),
     path("social/analytics", analytics.AnalyticsListView.as_view(), name="social-analytics"),
+    path(
+        "social/analytics/refresh",
+        analytics.AnalyticsRefreshView.as_view(),
+        name="social-analytics-refresh",
+    ),
     path(
         "social/schedule/<uuid:record_id>",
         schedule.ScheduleDetailView.as_view(),

@@ -133,6 +133,16 @@ def make_proposals(world: World) -> list[str]:
     return [generated(world, "proposal_generate")["id"]]
 
 
+def make_approval_requests(world: World) -> list[str]:
+    asked = world.client.post(
+        f"/api/social/posts/{world.hub['post_id']}/approval-requests",
+        {"clientEmails": ["client@ada.example"], "message": ADA_NOTE},
+        format="json",
+    )
+    assert asked.status_code == 200, asked.content
+    return [asked.json()["data"]["id"]]
+
+
 def from_hub(name: str) -> Callable[[World], list[str]]:
     return lambda world: [world.hub[name]]
 
@@ -156,6 +166,7 @@ FACTORIES: dict[str, Callable[[World], list[str]]] = {
     "record_id": from_hub("record_id"),
     "campaign_id": from_hub("campaign_id"),
     "media_id": from_hub("media_id"),
+    "request_id": make_approval_requests,
 }
 # URL parameter -> the kind of object it names: its own name, or for `pk` the route's kind.
 ID_KINDS = {name: name for name in FACTORIES} | {"pk": "by route: PK_KINDS"}
@@ -167,7 +178,8 @@ PK_KINDS = {
     "proposal-detail": "proposal_id",
 }
 # URL parameters that name no object of anyone's: what Bob sends there.
-NOT_IDS = {"provider": "linkedin"}
+# A client's approval link is its own key (whoever holds it may use it): Bob makes one up.
+NOT_IDS = {"provider": "linkedin", "token": "a-made-up-token-0123456789abcdef"}
 
 
 def owner_of(world: World) -> Membership:
@@ -335,6 +347,11 @@ EXPECTED: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
     ("workspace-invitations", "post"): ({"email": "eve@example.com", "role": "owner"}, NOT_FOUND),
     ("workspace-invitation", "delete"): (None, NOT_FOUND),
     ("invitation-accept", "post"): ({"token": "{invitation_id}"}, {400}),
+    # Approvals: a member of the request's workspace decides; a made-up link finds nothing.
+    ("approval-decision", "post"): ({"decision": "approve"}, NOT_FOUND),
+    ("public-approval", "get"): (None, NOT_FOUND),
+    ("public-approval-decision", "post"): ({"decision": "approve"}, NOT_FOUND),
+    ("public-approval-comments", "post"): ({"body": "Hijacked"}, NOT_FOUND),
     # Events, notifications: the user's.
     ("events-replay", "get"): ({"after": "{event_id}"}, {400}),
     ("events-ticket", "post"): (None, {200}),

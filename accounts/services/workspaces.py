@@ -115,7 +115,10 @@ def workspace_update(
         workspace.approval_required = approval_required
         changed.append("approval_required")
     if changed:
-        workspace.save(update_fields=changed)
+        with transaction.atomic():
+            workspace.save(update_fields=changed)
+            if "approval_required" in changed:
+                hooks.workspace_rules_changed(workspace)
     return actor
 
 

@@ -215,6 +215,9 @@ MEDIA_MAX_UPLOAD_BYTES = env.int("MEDIA_MAX_UPLOAD_BYTES", default=10 * 1024 * 1
 # Videos (social.md section 10): their own ceiling; an upload past FILE_UPLOAD_MAX_MEMORY_SIZE
 # (Django's 2.5 MB) is spooled to a temporary file, never held in memory.
 MEDIA_MAX_VIDEO_BYTES = env.int("MEDIA_MAX_VIDEO_BYTES", default=262_144_000)
+# Documents (PDF, social.md section 13: LinkedIn's document posts): their own ceiling, checked
+# before a byte of the file is parsed.
+MEDIA_MAX_DOCUMENT_BYTES = env.int("MEDIA_MAX_DOCUMENT_BYTES", default=104_857_600)
 # What re-encoding one uploaded image may cost, checked from its header before any pixel is
 # decoded (413 `image_too_large` past any of them): one frame's pixels bound the memory (a
 # 24-megapixel photo fits), the frames and all frames' pixels together bound the time of an
@@ -448,6 +451,7 @@ MAGIC_LINK_EMAILS_PER_RECIPIENT = env.int("MAGIC_LINK_EMAILS_PER_RECIPIENT", def
 # counted), and how long an invitation's link works.
 WORKSPACES_PER_USER = env.int("WORKSPACES_PER_USER", default=50)
 INVITATION_TTL_DAYS = env.int("INVITATION_TTL_DAYS", default=7)
+APPROVAL_TTL_DAYS = env.int("APPROVAL_TTL_DAYS", default=14)  # an approval request's lifetime
 # Wrong passwords, per 15-minute window: from one address for one e-mail, the first
 # LOGIN_FREE_FAILURES are free, then each try waits 2, 4, 8... seconds (at most
 # LOGIN_MAX_DELAY_SECONDS) after the last failure, and LOGIN_FAILURES_PER_CLIENT stop it; one
@@ -664,5 +668,8 @@ LOGGING = {
         # Celery's pool (billiard) logs here with propagation off: without a handler of its
         # own its errors (a pool process that died) went to stderr bare, in neither format.
         "multiprocessing": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        # pypdf tells of every oddity it repairs in a user's uploaded PDF at warning level
+        # (social.content.pdf): the user's file, not our fault; what it cannot read is a 400.
+        "pypdf": {"level": "ERROR"},
     },
 }

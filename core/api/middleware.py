@@ -100,7 +100,12 @@ class ApiEdgeMiddleware:
             return None
         upload = request.method == "POST" and _is_upload(request)
         limit = (
-            max(settings.MEDIA_MAX_UPLOAD_BYTES, settings.MEDIA_MAX_VIDEO_BYTES) + UPLOAD_OVERHEAD
+            max(
+                settings.MEDIA_MAX_UPLOAD_BYTES,
+                settings.MEDIA_MAX_VIDEO_BYTES,
+                settings.MEDIA_MAX_DOCUMENT_BYTES,
+            )
+            + UPLOAD_OVERHEAD
             if upload
             else (settings.API_MAX_BODY_BYTES)
         )

@@ -25,6 +25,7 @@ ERROR_DESCRIPTIONS = {
     404: "No such resource, or not yours (`not_found`).",
     409: "Conflicts with the current state (`conflict`).",
     413: "Body larger than the server accepts (`payload_too_large`).",
+    410: "No longer open: decided, stale or expired (`approval_closed`).",
     415: "Body is not `application/json` (`unsupported_media_type`).",
     429: "Rate limit exceeded (`rate_limited`); see `Retry-After`.",
     500: "Unexpected server error (`server_error`); no internals are disclosed.",

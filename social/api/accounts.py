@@ -15,7 +15,12 @@ from core.api.serializers import BodySerializer
 from core.errors import ValidationFailed
 from social.api.providers import ProviderField
 from social.api.scoping import WorkspaceView
-from social.connections import account_connect, account_disconnect, connect_authorize
+from social.connections import (
+    account_connect,
+    account_disconnect,
+    connect_authorize,
+    consent_decline,
+)
 from social.models import SocialAccount
 from social.networks import NETWORKS
 from social.providers.base import ConnectRequest
@@ -104,15 +109,24 @@ class ConnectView(WorkspaceView):
 
     class InputSerializer(BodySerializer):
         provider = ProviderField()
-        code = serializers.CharField(max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+        code = serializers.CharField(
+            required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False
+        )
         redirectUri = serializers.URLField(required=False, max_length=2000)
         state = serializers.CharField(required=False, max_length=200)
         identifier = serializers.CharField(required=False, max_length=254)
         instance = serializers.URLField(required=False, max_length=255)
         pageId = serializers.CharField(required=False, max_length=64)
+        # The consent page's `error` (the user declined): reported instead of a code.
+        error = serializers.CharField(required=False, max_length=200)
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            """The fields the network needs besides `code` (its `connect_fields`)."""
+            """`code`, and the fields the network needs besides it (its `connect_fields`),
+            unless the consent page sent back an `error` instead."""
+            if attrs.get("error"):
+                return attrs
+            if not attrs.get("code"):
+                raise serializers.ValidationError({"code": ["This field is required."]})
             network = NETWORKS[attrs["provider"]]
             missing = {
                 name: [message] for name, message in network.connect_fields if not attrs.get(name)
@@ -131,6 +145,15 @@ class ConnectView(WorkspaceView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        if data.get("error"):
+            consent_decline(
+                workspace_id=self.workspace_id,
+                user=request_user(request),
+                provider=data["provider"],
+                state=data.get("state", ""),
+                redirect_uri=data.get("redirectUri", ""),
+                error=data["error"],
+            )
         account = account_connect(
             workspace_id=self.workspace_id,
             user=request_user(request),

@@ -22,6 +22,7 @@ from social.api.providers import ProviderField
 from social.api.scoping import WorkspaceView
 from social.connections import SettingsInput, settings_update
 from social.content import (
+    DOCUMENT_TYPES,
     IMAGE_TYPES,
     MAX_ALT,
     VIDEO_TYPES,
@@ -31,6 +32,7 @@ from social.content import (
     media_alt_set,
     media_delete,
     media_register,
+    type_limit,
     workspace_campaign,
 )
 from social.content import media_upload as media_store
@@ -183,6 +185,7 @@ class MediaSerializer(serializers.ModelSerializer[MediaItem]):
             "width",
             "height",
             "duration",
+            "pages",
             "alt",
             "created_at",
         )
@@ -199,7 +202,7 @@ class MediaListView(WorkspaceView, generics.ListAPIView[MediaItem]):
     parser_classes = [BoundedJSONParser, MultiPartParser]
 
     class RegisterSerializer(BodySerializer):
-        type = serializers.ChoiceField(choices=sorted(IMAGE_TYPES | VIDEO_TYPES))
+        type = serializers.ChoiceField(choices=sorted(IMAGE_TYPES | VIDEO_TYPES | DOCUMENT_TYPES))
         url = serializers.URLField(max_length=2000)
         filename = serializers.CharField(max_length=255, required=False, allow_blank=True)
         size = serializers.IntegerField(min_value=1)
@@ -217,10 +220,7 @@ class MediaListView(WorkspaceView, generics.ListAPIView[MediaItem]):
         height = serializers.IntegerField(required=False, min_value=1)
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            from django.conf import settings
-
-            video = attrs["type"] in VIDEO_TYPES
-            limit = settings.MEDIA_MAX_VIDEO_BYTES if video else settings.MEDIA_MAX_UPLOAD_BYTES
+            limit = type_limit(attrs["type"])
             if attrs["size"] > limit:
                 raise serializers.ValidationError({"size": [f"At most {limit} bytes."]})
             return attrs

@@ -166,6 +166,11 @@ class PostFields(BodySerializer):
     firstComment = serializers.CharField(
         required=False, allow_blank=True, max_length=10_000, trim_whitespace=False
     )
+    requiresApproval = serializers.BooleanField(
+        required=False,
+        help_text="Whether the post needs an approval before it goes out (default: its "
+        "workspace's rule; false is refused in a workspace that requires approval).",
+    )
 
     existing = "id"  # the field naming an existing post; without it `content` is required
 
@@ -213,6 +218,7 @@ def post_input(data: Mapping[str, Any]) -> PostInput:
         ),
         thread=_thread(data["thread"]) if "thread" in data else UNSET,
         first_comment=data.get("firstComment", UNSET),
+        requires_approval=data.get("requiresApproval", UNSET),
     )
 
 

@@ -83,6 +83,11 @@ class PostSerializer(serializers.ModelSerializer[Post]):
     mediaIds = serializers.ListField(source="media_ids", read_only=True)
     campaignId = serializers.UUIDField(source="campaign_id", read_only=True, allow_null=True)
     firstComment = serializers.CharField(source="first_comment", read_only=True)
+    requiresApproval = serializers.BooleanField(source="requires_approval", read_only=True)
+    approval = serializers.SerializerMethodField(
+        help_text="Its latest approval request's state: pending, approved, rejected or stale "
+        "(null: never asked)."
+    )
     scheduledRecords = RecordSerializer(source="records", many=True, read_only=True)
     recurrence = RecurrenceOutput(source="series", read_only=True, allow_null=True)
     nextOccurrences = serializers.SerializerMethodField()
@@ -104,6 +109,8 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "variants",
             "thread",
             "firstComment",
+            "requiresApproval",
+            "approval",
             "status",
             "created_at",
             "updated_at",
@@ -111,6 +118,10 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "recurrence",
             "nextOccurrences",
         )
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_approval(self, post: Post) -> str | None:
+        return post.approval or None
 
     @extend_schema_field(serializers.ListField(child=serializers.DateTimeField()))
     def get_nextOccurrences(self, post: Post) -> list[str | None]:
@@ -133,6 +144,8 @@ class PostSerializer(serializers.ModelSerializer[Post]):
             "variants": dict(post.variants),
             "thread": list(post.thread),
             "firstComment": post.first_comment,
+            "requiresApproval": post.requires_approval,
+            "approval": post.approval or None,
             "status": post.status,
             "created_at": iso(post.created_at),
             "updated_at": iso(post.updated_at),

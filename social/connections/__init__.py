@@ -12,8 +12,13 @@ from social.connections.services.accounts import (
 )
 from social.connections.services.analytics import (
     metrics_collect,
+    metrics_refresh,
 )
-from social.connections.services.connect import account_connect, connect_authorize
+from social.connections.services.connect import (
+    account_connect,
+    connect_authorize,
+    consent_decline,
+)
 from social.connections.services.credentials import (
     account_mark_expired,
     credentials_keep,
@@ -49,8 +54,10 @@ __all__ = [
     "at_risk_notify",
     "connect_authorize",
     "connect_states_forget",
+    "consent_decline",
     "credentials_keep",
     "metrics_collect",
+    "metrics_refresh",
     "preflight_run",
     "sessions_open",
     "settings_update",

@@ -12,6 +12,13 @@ from social.content.services.campaigns import (
     campaign_save,
     workspace_campaign,
 )
+from social.content.services.comments import (
+    COMMENT_MAX,
+    comment_add,
+    comment_author,
+    comment_data,
+    comments_of,
+)
 from social.content.services.composition import (
     Draft,
     Part,
@@ -19,6 +26,7 @@ from social.content.services.composition import (
     parts_of,
 )
 from social.content.services.media import (
+    DOCUMENT_TYPES,
     IMAGE_TYPES,
     MAX_ALT,
     VIDEO_TYPES,
@@ -27,6 +35,7 @@ from social.content.services.media import (
     media_erase,
     media_register,
     media_upload,
+    type_limit,
 )
 from social.content.services.post_status import (
     post_scheduled_fresh,
@@ -53,6 +62,8 @@ from social.content.services.preview import (
 )
 
 __all__ = [
+    "COMMENT_MAX",
+    "DOCUMENT_TYPES",
     "IMAGE_TYPES",
     "MAX_ALT",
     "VIDEO_TYPES",
@@ -66,6 +77,10 @@ __all__ = [
     "account_target",
     "campaign_delete",
     "campaign_save",
+    "comment_add",
+    "comment_author",
+    "comment_data",
+    "comments_of",
     "draft_of",
     "media_alt_set",
     "media_delete",
@@ -87,6 +102,7 @@ __all__ = [
     "posts_outcome_refresh",
     "posts_records",
     "record_parts",
+    "type_limit",
     "workspace_campaign",
     "workspace_post",
 ]

@@ -50,3 +50,6 @@ class PostInput:
     variants: dict[str, VariantInput] | Unset = UNSET  # by provider
     thread: list[ThreadPart] | Unset = UNSET
     first_comment: str | Unset = UNSET
+    # workspaces.md section 3: ask for an approval beyond the workspace's rule (False in a
+    # workspace that requires approval is refused).
+    requires_approval: bool | Unset = UNSET

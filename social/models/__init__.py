@@ -2,6 +2,13 @@
 `analytics`); `from social.models import X` names any of them."""
 
 from social.models.analytics import AnalyticsRecord
+from social.models.approvals import (
+    ApprovalClient,
+    ApprovalRequest,
+    ApprovalStatus,
+    CommentAuthor,
+    PostComment,
+)
 from social.models.connections import (
     NOTIFICATION_PREFERENCES,
     PROVIDER_LENGTH,
@@ -16,6 +23,7 @@ from social.models.content import Campaign, CampaignStatus, MediaItem, Post, Pos
 from social.models.planning import (
     HOLDING_STATUSES,
     OPEN_STATUSES,
+    WAITING_STATUSES,
     WEEKDAYS,
     AccountQueue,
     RecordStatus,
@@ -28,17 +36,23 @@ __all__ = [
     "NOTIFICATION_PREFERENCES",
     "OPEN_STATUSES",
     "PROVIDER_LENGTH",
+    "WAITING_STATUSES",
     "WEEKDAYS",
     "AccountHealth",
     "AccountQueue",
     "AccountStatus",
     "AnalyticsRecord",
+    "ApprovalClient",
+    "ApprovalRequest",
+    "ApprovalStatus",
     "Campaign",
     "CampaignStatus",
+    "CommentAuthor",
     "ConnectState",
     "MastodonApp",
     "MediaItem",
     "Post",
+    "PostComment",
     "PostCounter",
     "PostStatus",
     "RecordStatus",

@@ -83,6 +83,11 @@ class Post(models.Model):
         Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
     )
     status = models.CharField(max_length=20, choices=PostStatus.choices, default=PostStatus.DRAFT)
+    # Approvals (workspaces.md section 3): whether the post asks for one beyond its
+    # workspace's rule, the version last approved ("" none), and its latest request's state.
+    requires_approval = models.BooleanField(default=False)
+    approved_version = models.CharField(max_length=64, blank=True, default="")
+    approval = models.CharField(max_length=16, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -119,6 +124,7 @@ class MediaItem(models.Model):
     file = models.FileField(upload_to="social/", blank=True, max_length=300)
     alt = models.TextField(max_length=1500, blank=True, default="")  # sent to each network
     duration = models.FloatField(null=True, blank=True)  # a video's, in seconds, from its header
+    pages = models.PositiveIntegerField(null=True, blank=True)  # a document's, read from the file
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -20,6 +20,9 @@ class RecordStatus(models.TextChoices):
     FAILED = "Failed", "Failed"
     CANCELLED = "Cancelled", "Cancelled"
     UNCONFIRMED = "Unconfirmed", "Unconfirmed"  # the outcome could not be established
+    # Waiting for its time like Scheduled, but held until the post's version is approved
+    # (workspaces.md section 3): the scheduler never claims it.
+    PENDING_APPROVAL = "PendingApproval", "Pending approval"
 
 
 # A record in one of these holds its (post, account) target: no second one may be created.
@@ -28,8 +31,11 @@ HOLDING_STATUSES = (
     RecordStatus.PUBLISHING,
     RecordStatus.PUBLISHED,
     RecordStatus.UNCONFIRMED,
+    RecordStatus.PENDING_APPROVAL,
 )
 OPEN_STATUSES = (RecordStatus.SCHEDULED, RecordStatus.PUBLISHING)
+# Waiting for its time: a user may move or cancel it, a queue counts its slot as taken.
+WAITING_STATUSES = (RecordStatus.SCHEDULED, RecordStatus.PENDING_APPROVAL)
 
 
 class ScheduledRecord(Leased):
@@ -125,7 +131,7 @@ class ScheduledRecord(Leased):
             # Two waiting queued records of one account never hold the same slot.
             models.UniqueConstraint(
                 fields=["account", "scheduled_time"],
-                condition=Q(queued=True, status=RecordStatus.SCHEDULED),
+                condition=Q(queued=True, status__in=list(WAITING_STATUSES)),
                 name="social_record_queue_slot_once",
             ),
         ]

@@ -84,11 +84,19 @@ class VideoRules:
     by_url: bool = False
 
 
+# What a network with `documents` takes (social.md section 13: LinkedIn's document posts, the
+# `linkedin` and `linkedin_page` networks): one PDF per post, alone, of at most this many pages
+# (and MEDIA_MAX_DOCUMENT_BYTES), named by the post's title (a post's title is at most 300
+# characters, within the 400 LinkedIn is said to take: unverified).
+DOCUMENT_MAX_PAGES = 300
+
+
 @dataclass(frozen=True, slots=True)
 class Capabilities:
     """What a post may hold on the network (social.md section 13). How many images is the
     limits' `maxMedia`, so that one number is never declared twice; `video` is the rules a
-    video must meet there, None where the network takes none."""
+    video must meet there, None where the network takes none; `documents`: it publishes a PDF
+    as a document post (DOCUMENT_MAX_PAGES), named by the post's title."""
 
     text: bool
     links: bool

@@ -76,11 +76,11 @@ NETWORK = Network(
             max_bytes=500 * 1024 * 1024,
             source="https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api",
         ),
-        documents=False,
+        documents=True,  # a PDF through the Documents API, named by the post's title
         carousel=False,
         threads=False,
         first_comment=True,
-        title=True,  # a video's title
+        title=True,  # a video's or a document's title
     ),
     limits=limits(3000, max_media=20),
     options=(),

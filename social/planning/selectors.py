@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from social.errors import AccountNotFound
 from social.models import (
+    WAITING_STATUSES,
     WEEKDAYS,
     AccountQueue,
     AccountStatus,
@@ -54,7 +55,7 @@ def queue_records(*, account_id: UUID) -> QuerySet[ScheduledRecord]:
     """The account's queue: its waiting queued records never attempted yet (a retry waits at
     its own time), in queue order."""
     return ScheduledRecord.objects.filter(
-        account_id=account_id, queued=True, status=RecordStatus.SCHEDULED, attempts=0
+        account_id=account_id, queued=True, status__in=WAITING_STATUSES, attempts=0
     ).order_by("scheduled_time", "id")
 
 
@@ -75,7 +76,7 @@ def queue_upcoming(
         ScheduledRecord.objects.filter(
             account_id=queue.account_id,
             queued=True,
-            status=RecordStatus.SCHEDULED,
+            status__in=WAITING_STATUSES,
             scheduled_time__gte=times[0],
             scheduled_time__lte=times[-1],
         ).values_list("scheduled_time", "id")

@@ -119,10 +119,22 @@ class MediaFile:
     duration: float | None = None  # a video's, in seconds
     width: int | None = None
     height: int | None = None
+    pages: int | None = None  # a document's
 
     @property
     def video(self) -> bool:
         return self.mime.startswith("video/")
+
+    @property
+    def document(self) -> bool:
+        """A PDF (social.md section 13): published as a LinkedIn document post."""
+        return self.mime == "application/pdf"
+
+    @property
+    def processed(self) -> bool:
+        """The platform processes it after its upload (a video, a document): the post that
+        carries it waits for that (social.md section 10)."""
+        return self.video or self.document
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,15 +169,16 @@ class Draft:
 class Content:
     """What to publish, already composed for the platform (the posts service composes):
     `text` is the body (a link is in it, except where the platform has a link field and
-    `link` is set), `title` and `tags` serve Dev.to, `media` the images."""
+    `link` is set), `title` and `tags` serve Dev.to (and name a video or a document), `media`
+    the images."""
 
     text: str
     link: str = ""
     title: str = ""
     tags: tuple[str, ...] = ()
     media: tuple[MediaFile, ...] = ()
-    # A processed video upload, when the post carries one: what the platform's upload flow
-    # left (its ids), for the create that attaches it.
+    # A processed video (or document) upload, when the post carries one: what the platform's
+    # upload flow left (its ids), for the create that attaches it.
     video: dict[str, Any] | None = None
     # The network's own keys, `variants.<provider>.options`, its options schema checked.
     options: dict[str, Any] = field(default_factory=dict)

@@ -1,5 +1,6 @@
 """A file's bytes as a platform needs them: an image read whole (ours from storage, a hosted
-one fetched through the outbound guard), a video we store streamed or read by byte range."""
+one fetched through the outbound guard), a video we store streamed or read by byte range, a
+document streamed from storage (or a hosted one fetched whole, capped)."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,3 +56,26 @@ def stored_range(media: MediaFile, first: int, last: int) -> bytes:
     with stored_file(media) as stored:
         stored.seek(first)
         return bytes(stored.read(last - first + 1))
+
+
+@contextmanager
+def document_body(media: MediaFile) -> Iterator[Any]:
+    """A document's bytes to send whole: ours streamed from storage (never read into memory),
+    a hosted one fetched through the guard, at most MEDIA_MAX_DOCUMENT_BYTES."""
+    if media.stored:
+        with stored_file(media) as stored:
+            yield stored
+        return
+    from django.conf import settings
+
+    limit = int(settings.MEDIA_MAX_DOCUMENT_BYTES)
+    try:
+        response = _document_client.request("GET", media.url, guarded=True, max_bytes=limit)
+    except outbound.PermanentError as error:
+        if error.message.startswith("The answer is larger"):
+            raise outbound.PermanentError("The document is too large to publish.") from None
+        raise
+    yield response.content
+
+
+_document_client = outbound.Client("media-document", read_timeout=60.0, retries=1)

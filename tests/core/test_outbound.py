@@ -742,3 +742,31 @@ def test_failures_are_logged_with_the_request_id_from_the_call_threads(
 def test_a_request_that_cannot_be_sent_is_a_permanent_error(outbound_client, target, options):
     with pytest.raises(outbound.PermanentError, match="could not be sent"):
         outbound_client.request("POST", target, **options)
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "headers", "options"),
+    [
+        ("POST", "https://api.example.com/a", {"api-key": "k"}, {"json": {"t": "é", "n": 1}}),
+        ("PUT", "https://api.example.com/x", {"content-type": "text/x-json"}, {"json": []}),
+        ("POST", "https://api.example.com/x", {"accept": "application/json"}, {}),
+        ("GET", "https://bücher.example/a b?q=ü", {}, {}),
+        ("DELETE", "http://127.0.0.1:8080", {"Content-Length": "0"}, {"json": None}),
+        ("POST", "https://api.example.com/x", {}, {"data": {"a": "1"}, "params": {"b": "2"}}),
+    ],
+)
+def test_requests_are_encoded_as_requests_encodes_them(method, url, headers, options):
+    """The client's own encoding of JSON and bodiless requests gives the bytes requests'
+    PreparedRequest gives: URL, request line, headers (names, order), body."""
+    import requests
+
+    client = outbound.Client("test", read_timeout=2)
+    ours = outbound._prepare(method, url, client.headers, headers, **options)
+    theirs = requests.PreparedRequest()
+    theirs.prepare(
+        method=method, url=url, headers={**client.headers, **headers},
+        params=options.get("params"), data=options.get("data"), json=options.get("json"),
+    )  # fmt: skip
+    assert (ours.url.url, ours.url.path, ours.body) == (theirs.url, theirs.path_url, theirs.body)
+    assert list(ours.headers.items()) == list(theirs.headers.items())
+    assert ours.chunked is False

@@ -319,6 +319,48 @@ def test_each_payload_has_the_specified_shape():
             events.credits_depleted(user_id="u", remaining_credits=0),
             {"userId", "remainingCredits"},
         ),
+        (
+            events.approval_requested(
+                request_id="q",
+                post_id="p",
+                version="v",
+                approver_ids=[],
+                client_count=1,
+                message="",
+                expires_at=at,
+            ),
+            {
+                "approvalRequestId",
+                "postId",
+                "version",
+                "approverIds",
+                "clientCount",
+                "message",
+                "expiresAt",
+            },
+        ),
+        (
+            events.approval_decided(
+                approved=True, request_id="q", post_id="p", version="v", comment=""
+            ),
+            {"approvalRequestId", "postId", "version", "comment"},
+        ),
+        (
+            events.approval_decided(
+                approved=False, request_id="q", post_id="p", version="v", comment="No"
+            ),
+            {"approvalRequestId", "postId", "version", "comment"},
+        ),
+        (
+            events.approval_stale(request_id="q", post_id="p", version="v", current="w"),
+            {"approvalRequestId", "postId", "version", "currentVersion"},
+        ),
+        (
+            events.post_commented(
+                post_id="p", comment_id="c", author={"type": "member", "name": "Ada"}, body="b"
+            ),
+            {"postId", "commentId", "author", "body"},
+        ),
     ]
     assert {payload.event for payload, _ in shapes} == events.EVENTS
     for payload, keys in shapes:

@@ -229,6 +229,9 @@ class LinkedInStandIn(StandIn):
     codes: dict[str, str] = field(default_factory=dict)  # code -> redirect URI
     videos: dict[str, dict[str, Any]] = field(default_factory=dict)  # urn -> parts, state
     uploaded: dict[str, int] = field(default_factory=dict)  # upload number -> bytes received
+    # Documents API: urn -> owner, status, its upload's number; upload number -> urn.
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    document_uploads: dict[str, str] = field(default_factory=dict)
     refresh_token_lifetime: int = 0  # seconds; 0: no refresh token (only partners get one)
     routes = (
         ("GET", r"/oauth/v2/authorization", "authorize"),
@@ -241,6 +244,8 @@ class LinkedInStandIn(StandIn):
         ("GET", r"/rest/memberCreatorPostAnalytics", "analytics"),
         ("POST", r"/rest/videos", "video_action"),
         ("GET", r"/rest/videos/([^/]+)", "video"),
+        ("POST", r"/rest/documents", "document_action"),
+        ("GET", r"/rest/documents/([^/]+)", "document"),
         ("POST", r"/rest/socialActions/([^/]+)/comments", "create_comment"),
         ("GET", r"/rest/socialActions/([^/]+)/comments", "comments"),
     )
@@ -298,6 +303,9 @@ class LinkedInStandIn(StandIn):
         body = call.body
         if body.get("author") != f"urn:li:person:{LINKEDIN_SUB}" or "commentary" not in body:
             return 422, {"status": 422, "message": "author and commentary are required"}, {}
+        refused = self._document_refused((body.get("content") or {}).get("media") or {})
+        if refused:
+            return refused
         if any(post.get("commentary") == body["commentary"] for post in self.posts):
             return 422, {"status": 422, "code": "DUPLICATE_POST",
                          "message": "Content is a duplicate of urn:li:share:1"}, {}  # fmt: skip
@@ -355,8 +363,88 @@ class LinkedInStandIn(StandIn):
 
     def upload(self, call: Call, number: str) -> Answer:
         with self.lock:
+            urn = self.document_uploads.get(number)
+            if urn is not None:  # a document's upload URL wants the member's token
+                refused = self._token_ok(call)
+                if refused:
+                    return refused
+                if self.documents[urn]["status"] != "WAITING_UPLOAD":
+                    return 400, {"status": 400, "message": "The upload URL was used"}, {}
             self.uploaded[number] = len(call.body) if isinstance(call.body, bytes) else 0
+            if urn is not None:
+                document = self.documents[urn]
+                document["status"] = "PROCESSING"
+                # LinkedIn reads the file: bytes that are no document fail its processing.
+                document["pdf"] = isinstance(call.body, bytes) and call.body.startswith(b"%PDF-")
+                self.processing_started(urn)
         return 201, b"", {"etag": f"etag-{number}"}
+
+    def document_action(self, call: Call) -> Answer:
+        """The Documents API: `initializeUpload` for an owner the caller may post as answers
+        the document's URN and one upload URL (the whole file is PUT there)."""
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        if call.q("action") != "initializeUpload":
+            return 400, {"status": 400, "message": "Unknown action"}, {}
+        owner = (call.body.get("initializeUploadRequest") or {}).get("owner")
+        if not owner:
+            return 422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
+                         "message": "initializeUploadRequest.owner is required"}, {}  # fmt: skip
+        if owner != f"urn:li:person:{LINKEDIN_SUB}":
+            return 403, {"status": 403, "code": "ACCESS_DENIED",
+                         "message": f"Not enough permissions to act as {owner}"}, {}  # fmt: skip
+        number = f"d{self.next_id()}"
+        urn = f"urn:li:document:D4{self.next_id()}"
+        with self.lock:
+            self.documents[urn] = {"owner": owner, "status": "WAITING_UPLOAD", "upload": number}
+            self.document_uploads[number] = urn
+        expires = int(time.time() * 1000) + 3_600_000
+        return 200, {"value": {"uploadUrlExpiresAt": expires, "document": urn,
+                               "uploadUrl": f"{self.url}/upload/{number}"}}, {}  # fmt: skip
+
+    def document(self, call: Call, target: str) -> Answer:
+        """`GET /rest/documents/{urn}`: WAITING_UPLOAD until its bytes arrive, PROCESSING for
+        `video_polls` looks, then AVAILABLE, or PROCESSING_FAILED (bytes that are no
+        document, or `video_fail`)."""
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        urn = unquote(target)
+        with self.lock:
+            document = self.documents.get(urn)
+            if document is None:
+                return 404, {"status": 404, "message": f"Not found: {urn}"}, {}
+            if document["status"] == "PROCESSING":
+                look = self.processing_look(urn)
+                if look == "failed" or (look == "done" and not document["pdf"]):
+                    document["status"] = "PROCESSING_FAILED"
+                    document["reason"] = self.video_fail or "Unsupported document format"
+                elif look == "done":
+                    document["status"] = "AVAILABLE"
+            found = {"id": urn, "owner": document["owner"], "status": document["status"]}
+            if document["status"] == "AVAILABLE":
+                found["downloadUrl"] = f"{self.url}/documents/{urn}.pdf"
+            if document["status"] == "PROCESSING_FAILED":
+                found["processingFailureReason"] = document["reason"]
+        return 200, found, {}
+
+    def _document_refused(self, media: dict[str, Any]) -> Answer | None:
+        """A post naming a document: one this member owns, processed, with a title."""
+        urn = str(media.get("id") or "")
+        if not urn.startswith("urn:li:document:"):
+            return None
+        document = self.documents.get(urn)
+        if document is None or document["owner"] != f"urn:li:person:{LINKEDIN_SUB}":
+            return 422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
+                         "message": f"/content/media/id: {urn} not found"}, {}  # fmt: skip
+        if document["status"] != "AVAILABLE":
+            return 422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
+                         "message": f"/content/media/id: {urn} is not AVAILABLE"}, {}  # fmt: skip
+        if not media.get("title"):
+            return 422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
+                         "message": "/content/media/title is required"}, {}  # fmt: skip
+        return None
 
     def video_action(self, call: Call) -> Answer:
         """The Videos API: `initializeUpload` answers the parts (4 MB byte ranges) and their

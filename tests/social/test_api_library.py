@@ -145,7 +145,8 @@ def test_register_a_hosted_file(ada_client):
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        ({"type": "application/pdf", "url": "https://x.example/a.pdf", "size": 10}, "type"),
+        # PDF documents are media since social.md section 13 (tests/social/test_documents.py).
+        ({"type": "application/zip", "url": "https://x.example/a.zip", "size": 10}, "type"),
         ({"type": "image/png", "url": "not a url", "size": 10}, "url"),
         ({"type": "image/png", "url": "ftp://x.example/a.png", "size": 10}, "url"),
         ({"type": "image/png", "url": "https://x.example/a.png", "size": 0}, "size"),

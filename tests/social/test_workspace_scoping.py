@@ -302,6 +302,10 @@ SWEEP: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
     ("social-posts", "post"): ({"id": "{post_id}", "content": "Hijacked"}, {404}),
     ("social-post", "get"): (None, {404}),
     ("social-post", "delete"): (None, {404}),
+    ("social-post-approval-requests", "get"): (None, {404}),
+    ("social-post-approval-requests", "post"): ({"message": "Hijacked"}, {404}),
+    ("social-post-comments", "get"): (None, {404}),
+    ("social-post-comments", "post"): ({"body": "Hijacked"}, {404}),
     ("social-publish", "post"): (
         {"postId": "{post_id}", "accountIds": ["{account_id}"]},
         {400, 404},
@@ -327,6 +331,7 @@ SWEEP: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
     ("social-settings", "put"): ({"autoRetry": False}, {200}),
     ("social-scheduler", "post"): (None, {401, 403}),
     ("social-analytics", "get"): ({"accountId": "{account_id}", "postId": "{post_id}"}, {200}),
+    ("social-analytics-refresh", "post"): ({"accountId": "{account_id}"}, {404}),
     ("social-schedule-record", "get"): (None, {404}),
     ("social-schedule-record", "patch"): ({"scheduledTime": "{later}"}, {404}),
     ("social-schedule-record", "delete"): (None, {404}),

@@ -3,22 +3,34 @@ after publishing, one row per (record, date). Provider calls run concurrently in
 touch no database; one platform's outage or one account's expired token stops nothing else."""
 
 import logging
+import uuid
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from core import outbound
+from core import outbound, ratelimit
 from core.concurrency import bounded_map
+from core.errors import RateLimitedError
+from core.tasks import enqueue_on_commit, task_named
 from social.conf import scheduler_config
 from social.connections.services.credentials import (
     account_mark_expired,
     credentials_keep,
     sessions_open,
 )
-from social.models import AccountStatus, AnalyticsRecord, RecordStatus, ScheduledRecord
+from social.errors import AccountNotFound, PostNotFound
+from social.models import (
+    AccountStatus,
+    AnalyticsRecord,
+    Post,
+    RecordStatus,
+    ScheduledRecord,
+    SocialAccount,
+)
 from social.networks import NETWORKS
 from social.providers.base import Credentials, Metrics, Published
 
@@ -52,19 +64,27 @@ def _read(reading: Reading) -> None:
         reading.error = outbound.PermanentError(f"Unexpected error ({type(error).__name__}).")
 
 
-def metrics_collect(*, concurrency: int | None = None) -> dict[str, int]:
-    """Today's counters of every record published in the last 30 days, on accounts still
-    connected. Safe to run more than once a day: the day's row is updated."""
+def _collectable(now: datetime) -> QuerySet[ScheduledRecord]:
+    """The records whose counters are read: published in the last 30 days, on accounts still
+    connected."""
+    return ScheduledRecord.objects.filter(
+        status=RecordStatus.PUBLISHED,
+        published_at__gte=now - timedelta(days=COLLECT_DAYS),
+        account__status=AccountStatus.CONNECTED,
+    ).exclude(provider_post_id="")
+
+
+def metrics_collect(
+    *, concurrency: int | None = None, record_ids: list[str] | None = None
+) -> dict[str, int]:
+    """Today's counters of every record published in the last 30 days (of `record_ids` only,
+    when given: a refresh asked for), on accounts still connected. Safe to run more than once
+    a day: the day's row is updated."""
     now = timezone.now()
-    records = list(
-        ScheduledRecord.objects.filter(
-            status=RecordStatus.PUBLISHED,
-            published_at__gte=now - timedelta(days=COLLECT_DAYS),
-            account__status=AccountStatus.CONNECTED,
-        )
-        .exclude(provider_post_id="")
-        .select_related("account", "account__app", "account__user")
-    )
+    found = _collectable(now)
+    if record_ids is not None:
+        found = found.filter(pk__in=record_ids)
+    records = list(found.select_related("account", "account__app", "account__user"))
     concurrency = concurrency or scheduler_config().concurrency
     sessions = sessions_open([record.account for record in records], concurrency=concurrency)
     readings = [
@@ -104,3 +124,54 @@ def metrics_collect(*, concurrency: int | None = None) -> dict[str, int]:
             )
         done["collected"] += 1
     return {"records": len(readings), **done}
+
+
+REFRESH_EVERY_SECONDS = 15 * 60  # an account's counters read on demand at most this often
+REFRESH_TASK = "social.tasks.metrics_refresh_task"
+
+
+def metrics_refresh(
+    *,
+    workspace_id: uuid.UUID,
+    account_id: uuid.UUID | None = None,
+    post_id: uuid.UUID | None = None,
+) -> int:
+    """Queue a collection, now, of the counters of the workspace's records that the periodic
+    task would read (of that account, of that post, when named; social.md section 13): how
+    many were queued. Each account at most once per REFRESH_EVERY_SECONDS: the records of an
+    account refreshed within that time are left out, and when every account concerned was,
+    429 with the seconds until the first may be refreshed again. An account or post not the
+    workspace's: 404."""
+    if (
+        account_id is not None
+        and not SocialAccount.objects.filter(pk=account_id, workspace_id=workspace_id).exists()
+    ):
+        raise AccountNotFound()
+    if (
+        post_id is not None
+        and not Post.objects.filter(pk=post_id, workspace_id=workspace_id).exists()
+    ):
+        raise PostNotFound()
+    found = _collectable(timezone.now()).filter(workspace_id=workspace_id)
+    if account_id is not None:
+        found = found.filter(account_id=account_id)
+    if post_id is not None:
+        found = found.filter(post_id=post_id)
+    by_account: dict[uuid.UUID, list[str]] = {}
+    for record_id, record_account in found.values_list("pk", "account_id"):
+        by_account.setdefault(record_account, []).append(str(record_id))
+    waits: list[int] = []
+    queued: list[str] = []
+    for account, record_ids in sorted(by_account.items(), key=lambda item: str(item[0])):
+        window = ratelimit.hit(f"metrics-refresh:{account}", limit=1, period=REFRESH_EVERY_SECONDS)
+        if window.exceeded:
+            waits.append(window.reset)
+        else:
+            queued += record_ids
+    if waits and not queued:
+        raise RateLimitedError(
+            "These counters were refreshed less than 15 minutes ago.", retry_after=min(waits)
+        )
+    if queued:
+        enqueue_on_commit(task_named(REFRESH_TASK), record_ids=queued)
+    return len(queued)

@@ -24,6 +24,7 @@ from social.connections.services.credentials import connection_end
 from social.errors import (
     AccountAlreadyConnected,
     AuthorizeFirst,
+    ConsentDenied,
     InvalidState,
     NoFacebookPage,
     NoInstagramAccount,
@@ -216,6 +217,36 @@ def _mastodon_request(
         app=OAuthApp(app.client_id, str(app.client_secret)),
     )
     return completed, app
+
+
+def consent_decline(
+    *,
+    workspace_id: uuid.UUID,
+    user: User,
+    provider: str,
+    state: str,
+    redirect_uri: str,
+    error: str,
+) -> None:
+    """The user declined at the consent page, which sent them back with `error` (such as
+    `access_denied`) and the `state` (social.md section 13): the state is used up, nothing is
+    stored, and the answer is 400 `consent_denied`. A state that is not this user's, unused
+    and unexpired, is 400 `invalid_state` as for a code."""
+    _platform_adapter(provider)
+    if NETWORKS[provider].connect_method != "oauth":
+        raise ValidationFailed(
+            details={"error": [f"{NETWORKS[provider].name} has no consent page to decline."]}
+        )
+    if not state:
+        raise ValidationFailed(details={"state": ["Required: send the state sent back to you."]})
+    _consume_state(
+        workspace_id=workspace_id,
+        user=user,
+        provider=provider,
+        state=state,
+        redirect_uri=redirect_uri,
+    )
+    raise ConsentDenied(details={"provider": provider, "error": error})
 
 
 # --- Connecting -------------------------------------------------------------------------------

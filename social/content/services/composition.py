@@ -12,15 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+
 from core.errors import ApplicationError, ValidationFailed
 from social.errors import (
     AltTextRequired,
+    DocumentNotSupported,
     FirstCommentNotSupported,
     ThreadNotSupported,
     VideoNotSupported,
 )
 from social.networks import NETWORKS
-from social.networks.base import VideoRules
+from social.networks.base import DOCUMENT_MAX_PAGES, VideoRules
 from social.providers.base import Content, Draft, MediaFile
 from social.providers.text import Problem
 
@@ -83,12 +86,34 @@ def _part_problems(draft: Draft, target: Target, *, reply: bool = False) -> list
         found.append(("media", f"{platform.name} takes at most {max_media} images."))
     found += platform.adapter.problems(draft, platform.adapter.compose(draft), limits)
     videos = [media for media in draft.media if media.video]
-    if any(not media.mime.startswith("image/") and not media.video for media in draft.media):
+    documents = [media for media in draft.media if media.document]
+    if any(not media.mime.startswith("image/") and not media.processed for media in draft.media):
         found.append(("media", f"Only images and videos can be published to {platform.name}."))
-    elif videos and reply:
-        found.append(("media", "A video goes in the post itself, not in a reply."))
+    elif (videos or documents) and reply:
+        found.append(("media", "A video or a document goes in the post itself, not in a reply."))
+    elif documents and platform.capabilities.documents:
+        found += _document_problems(draft, documents, platform.name)
     elif videos and platform.capabilities.video is not None:
         found += _video_problems(draft, videos, platform.capabilities.video, platform.name)
+    return found
+
+
+def _document_problems(draft: Draft, documents: list[MediaFile], name: str) -> list[Problem]:
+    """One document per post, alone, within its pages and size, and a title to name it by
+    (the post's, or its variant's: social.md section 13)."""
+    found: list[Problem] = []
+    if len(documents) > 1 or len(documents) < len(draft.media):
+        found.append(("media", f"{name} takes one document per post, alone."))
+    limit = int(settings.MEDIA_MAX_DOCUMENT_BYTES)
+    for document in documents:
+        if (document.pages or 0) > DOCUMENT_MAX_PAGES:
+            message = f"{name} takes documents of at most {DOCUMENT_MAX_PAGES} pages."
+            found.append(("media", f"{message} This one has {document.pages}."))
+        if (document.size or 0) > limit:
+            message = f"{name} takes documents of at most {limit} bytes; this one is"
+            found.append(("media", f"{message} {document.size}."))
+    if not draft.title.strip():
+        found.append(("title", f"A {name} document is shown with a title: add one."))
     return found
 
 
@@ -161,6 +186,9 @@ def _unsupported(draft: Draft, target: Target, *, require_alt: bool) -> list[App
         found.append(FirstCommentNotSupported(details=_detail(target, draft.path("firstComment"))))
     if not can.video and any(media.video for media in draft.media):
         found.append(VideoNotSupported(details=_detail(target, draft.path("media"))))
+    every = [draft, *draft.thread]
+    if not can.documents and any(media.document for part in every for media in part.media):
+        found.append(DocumentNotSupported(details=_detail(target, draft.path("media"))))
     if require_alt:
         parts = [("media", draft), *((f"thread[{i}].media", p) for i, p in enumerate(draft.thread))]
         for name, part in parts:

@@ -16,7 +16,13 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from accounts.models import User, Workspace
 from core.errors import ValidationFailed
-from social.content.services.probe import hosted_video_probe, video_probe
+from social.content import pdf
+from social.content.services.probe import (
+    document_probe,
+    hosted_document_probe,
+    hosted_video_probe,
+    video_probe,
+)
 from social.errors import ImageTooLarge, MediaNotFound, MediaQuotaExceeded
 from social.models import MediaItem
 from social.providers.base import MediaFile
@@ -55,6 +61,7 @@ def media_files(*, workspace_id: uuid.UUID, media_ids: Iterable[str]) -> tuple[M
             duration=item.duration,
             width=item.width,
             height=item.height,
+            pages=item.pages,
         )
         for item in (items.get(media_id) for media_id in wanted)
         if item is not None
@@ -87,6 +94,7 @@ SNIFF_BYTES = 64 * 1024  # the head a file's type is read from
 MAX_ALT = 1500  # characters of alt text (social.md section 9)
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 VIDEO_TYPES = frozenset({"video/mp4", "video/quicktime"})
+DOCUMENT_TYPES = frozenset({"application/pdf"})  # social.md section 13: LinkedIn's documents
 PILLOW_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
 ANIMATED = ("GIF", "WEBP")  # kinds whose every frame is re-encoded (other kinds: the first)
 EXTENSIONS = {
@@ -96,7 +104,18 @@ EXTENSIONS = {
     "image/webp": "webp",
     "video/mp4": "mp4",
     "video/quicktime": "mov",
+    "application/pdf": "pdf",
 }
+
+
+def type_limit(mime: str) -> int:
+    """The largest file of this type (MEDIA_MAX_VIDEO_BYTES, MEDIA_MAX_DOCUMENT_BYTES, else
+    MEDIA_MAX_UPLOAD_BYTES)."""
+    if mime in VIDEO_TYPES:
+        return int(settings.MEDIA_MAX_VIDEO_BYTES)
+    if mime in DOCUMENT_TYPES:
+        return int(settings.MEDIA_MAX_DOCUMENT_BYTES)
+    return int(settings.MEDIA_MAX_UPLOAD_BYTES)
 
 
 def media_register(
@@ -115,8 +134,12 @@ def media_register(
     """A file hosted elsewhere, registered by its URL (the serializer checked the fields). A
     video's duration, width, height and size are read from the hosted file itself (its header,
     through ranged reads; what the client declared is not kept); 400 when the URL holds no
-    video of `type`. An image's are as declared. `user` is who added it."""
-    if type in VIDEO_TYPES:
+    video of `type`. A document's pages and size are read from the file, fetched whole (at
+    most MEDIA_MAX_DOCUMENT_BYTES). An image's are as declared. `user` is who added it."""
+    pages: int | None = None
+    if type in DOCUMENT_TYPES:
+        pages, size = hosted_document_probe(url, max_bytes=type_limit(type))
+    elif type in VIDEO_TYPES:
         header, size = hosted_video_probe(url, type)
         if size > settings.MEDIA_MAX_VIDEO_BYTES:
             limit = settings.MEDIA_MAX_VIDEO_BYTES
@@ -135,6 +158,7 @@ def media_register(
         duration=duration,
         width=width,
         height=height,
+        pages=pages,
     )
 
 
@@ -158,7 +182,9 @@ def media_alt_set(*, workspace_id: uuid.UUID, media_id: uuid.UUID, alt: str) -> 
 
 def sniff(head: bytes) -> str | None:
     """The MIME type of a file from its first bytes: images through Pillow, videos by their
-    ISO base media `ftyp` box; None for anything else."""
+    ISO base media `ftyp` box, documents by the PDF header; None for anything else."""
+    if pdf.is_pdf(head):
+        return "application/pdf"
     try:
         with Image.open(io.BytesIO(head)) as image:
             return PILLOW_TYPES.get(str(image.format))
@@ -187,18 +213,21 @@ def media_upload(
     upload.seek(0)
     if mime is None:
         raise ValidationFailed(
-            details={"file": ["Only JPEG, PNG, GIF and WebP images and MP4 or MOV videos."]}
+            details={
+                "file": [
+                    "Only JPEG, PNG, GIF and WebP images, MP4 or MOV videos and PDF documents."
+                ]
+            }
         )
-    limit = (
-        settings.MEDIA_MAX_VIDEO_BYTES if mime in VIDEO_TYPES else settings.MEDIA_MAX_UPLOAD_BYTES
-    )
+    limit = type_limit(mime)
     if size > limit:
         raise ValidationFailed(details={"file": [f"The file is larger than {limit} bytes."]})
     item_id = uuid.uuid4()
     stem = f"social/{user.pk}/{item_id}.{EXTENSIONS[mime]}"  # by who added it
     fields: dict[str, Any] = {"type": mime}
-    if mime in VIDEO_TYPES:
-        fields.update(video_probe(upload.file, size, mime))
+    if mime in VIDEO_TYPES or mime in DOCUMENT_TYPES:
+        probe = video_probe if mime in VIDEO_TYPES else document_probe
+        fields.update(probe(upload.file, size, mime))
         upload.seek(0)
         name = default_storage.save(stem, upload)  # in chunks, from the upload's temporary file
         fields["size"] = size

@@ -30,17 +30,21 @@ def providers_of(post: Post, record_providers: Iterable[str] = ()) -> str:
 _COUNTS = {
     "total": Count("id", filter=~Q(status=RecordStatus.CANCELLED)),
     "open": Count("id", filter=Q(status__in=OPEN_STATUSES)),
+    "pending": Count("id", filter=Q(status=RecordStatus.PENDING_APPROVAL)),
     "published": Count("id", filter=Q(status=RecordStatus.PUBLISHED)),
 }
 
 
-def _derived(counts: dict[str, int] | None) -> str:
-    """Draft with no records, Scheduled while any waits or publishes, then Published,
+def _derived(counts: dict[str, int] | None, *, rejected: bool = False) -> str:
+    """Draft with no records, Scheduled while any waits or publishes (or waits for its
+    approval: a Draft again once its approval was refused), then Published,
     PartiallyPublished or Failed (cancelled records do not count)."""
     if not counts or not counts["total"]:
         return PostStatus.DRAFT
     if counts["open"]:
         return PostStatus.SCHEDULED
+    if counts.get("pending"):
+        return PostStatus.DRAFT if rejected else PostStatus.SCHEDULED
     if counts["published"] == counts["total"]:
         return PostStatus.PUBLISHED
     return PostStatus.PARTIALLY_PUBLISHED if counts["published"] else PostStatus.FAILED
@@ -132,12 +136,13 @@ def posts_live_of(
 
 def _counts(records: Iterable[ScheduledRecord]) -> dict[str, int]:
     """_COUNTS of records in hand."""
-    counts = {"total": 0, "open": 0, "published": 0}
+    counts = {"total": 0, "open": 0, "pending": 0, "published": 0}
     for record in records:
         if record.status == RecordStatus.CANCELLED:
             continue
         counts["total"] += 1
         counts["open"] += record.status in OPEN_STATUSES
+        counts["pending"] += record.status == RecordStatus.PENDING_APPROVAL
         counts["published"] += record.status == RecordStatus.PUBLISHED
     return counts
 
@@ -179,10 +184,17 @@ def post_scheduled_fresh(post: Post, records: list[ScheduledRecord]) -> None:
     )
 
 
+def _rejected(post_id: UUID) -> bool:
+    """Whether the post's latest approval request was rejected (workspaces.md section 3)."""
+    return Post.objects.filter(pk=post_id, approval="rejected").exists()
+
+
 def post_status_refresh(post_id: UUID, *, providers_changed: bool = True) -> str | None:
     """Derive the post's status from its records (_derived). Call inside the transaction that
     changed a record."""
-    status = _derived(ScheduledRecord.objects.filter(post_id=post_id).aggregate(**_COUNTS))
+    counts = ScheduledRecord.objects.filter(post_id=post_id).aggregate(**_COUNTS)
+    rejected = bool(counts["pending"]) and not counts["open"] and _rejected(post_id)
+    status = _derived(counts, rejected=rejected)
     if status == PostStatus.PARTIALLY_PUBLISHED:
         posts_partially_published([post_id])
     if not providers_changed:  # a record's outcome: its target was counted when it was made

@@ -7,7 +7,7 @@ from uuid import UUID
 from django.db import transaction
 from django.db.models import F
 
-from accounts.models import User
+from accounts.models import User, Workspace
 from core.errors import ValidationFailed
 from core.inputs import UNSET
 from social.content.inputs import PostInput, ThreadPart, VariantInput
@@ -17,6 +17,7 @@ from social.content.services.post_status import providers_of
 from social.errors import PostAlreadyPublished, PostNotFound
 from social.lifecycle import post_deleted_emit, post_saved_emit
 from social.models import (
+    WAITING_STATUSES,
     AccountStatus,
     Campaign,
     Post,
@@ -238,14 +239,24 @@ def post_fill(*, post: Post, fields: PostInput, check_options: bool = True) -> P
         post.thread = _thread_check(workspace_id, fields.thread, "thread")
     if fields.first_comment is not UNSET:
         post.first_comment = fields.first_comment
+    if fields.requires_approval is not UNSET:
+        if not fields.requires_approval and _workspace_requires_approval(workspace_id):
+            raise ValidationFailed(
+                details={"requiresApproval": ["This workspace requires approval of every post."]}
+            )
+        post.requires_approval = fields.requires_approval
     return post
+
+
+def _workspace_requires_approval(workspace_id: UUID) -> bool:
+    return Workspace.objects.filter(pk=workspace_id, approval_required=True).exists()
 
 
 def post_waiting_targets(post: Post) -> list[Target]:
     """The accounts of the post's records still waiting: an edit must fit them too."""
-    waiting = ScheduledRecord.objects.filter(
-        post=post, status=RecordStatus.SCHEDULED
-    ).select_related("account")
+    waiting = ScheduledRecord.objects.filter(post=post, status__in=WAITING_STATUSES).select_related(
+        "account"
+    )
     return [account_target(record.account) for record in waiting]
 
 

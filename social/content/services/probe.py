@@ -1,14 +1,16 @@
 """A video's duration and size read from its header, through the bounded reader
 (social.content.mp4): an uploaded file read in place, a hosted one by a few ranged reads with
-a deadline, through the outbound layer."""
+a deadline, through the outbound layer. A document's pages, through the bounded PDF reader
+(social.content.pdf): an uploaded file read in place, a hosted one fetched whole (capped)."""
 
+import io
 import re
 import time
 from typing import Any
 
 from core import outbound
 from core.errors import ValidationFailed
-from social.content import mp4
+from social.content import mp4, pdf
 
 
 def video_probe(stream: Any, size: int, mime: str) -> dict[str, Any]:
@@ -113,3 +115,41 @@ def hosted_video_probe(url: str, mime: str) -> tuple[mp4.Header, int]:
     if header.mime != mime:
         raise ValidationFailed(details={"url": [f"{refused}: it is a {header.mime} file."]})
     return header, source.size
+
+
+HOSTED_DOCUMENT_SECONDS = 60.0  # fetching a hosted document whole, at most its size cap
+_hosted_documents = outbound.Client(
+    "media-document", read_timeout=HOSTED_DOCUMENT_SECONDS, retries=0
+)
+
+
+def document_probe(stream: Any, size: int, mime: str) -> dict[str, Any]:
+    """`pages` of an uploaded document (its size was held to the cap before); 400 naming
+    `file` when it is not a PDF this product can publish."""
+    try:
+        return {"pages": pdf.page_count(stream)}
+    except pdf.NotADocument as error:
+        raise ValidationFailed(
+            details={"file": [f"The file is not a usable PDF: {error}."]}
+        ) from None
+
+
+def hosted_document_probe(url: str, *, max_bytes: int) -> tuple[int, int]:
+    """The hosted document's pages and size, the file fetched whole through the outbound guard
+    (a user gave the URL) and never past `max_bytes`; 400 naming `url` when it cannot be
+    fetched or is not a PDF this product can publish."""
+    try:
+        response = _hosted_documents.request("GET", url, guarded=True, max_bytes=max_bytes)
+    except outbound.OutboundError as error:
+        reason = error.message
+        if reason.startswith("The answer is larger"):
+            reason = f"it is larger than {max_bytes} bytes."
+        raise ValidationFailed(details={"url": [f"The file could not be read: {reason}"]}) from None
+    data = response.content
+    try:
+        pages = pdf.page_count(io.BytesIO(data))
+    except pdf.NotADocument as error:
+        raise ValidationFailed(
+            details={"url": [f"The file at this URL is not a usable PDF: {error}."]}
+        ) from None
+    return pages, len(data)

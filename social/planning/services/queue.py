@@ -25,7 +25,12 @@ from core.errors import ValidationFailed
 from social.content import PostInput
 from social.errors import QueueEmpty, QueueFull, QueueNotEmpty
 from social.lifecycle import records_moving
-from social.models import AccountQueue, RecordStatus, ScheduledRecord, SocialAccount
+from social.models import (
+    WAITING_STATUSES,
+    AccountQueue,
+    ScheduledRecord,
+    SocialAccount,
+)
 from social.planning.selectors import best_times, queue_account, queue_records
 from social.planning.services.records import MAX_DAYS_AHEAD, Scheduled, schedule, zone_of
 from social.planning.services.recurrence import RecurrenceInput
@@ -63,7 +68,7 @@ def _slot_for(queue: AccountQueue, position: str, now: datetime) -> datetime:
     week = _week(queue)
     horizon = now + timedelta(days=MAX_DAYS_AHEAD)
     held = ScheduledRecord.objects.filter(
-        account_id=queue.account_id, queued=True, status=RecordStatus.SCHEDULED
+        account_id=queue.account_id, queued=True, status__in=WAITING_STATUSES
     ).values_list("scheduled_time", flat=True)
     found: datetime | None = None
     if position == "last":

@@ -12,7 +12,8 @@ from social.content import draft_of, parts_missing, post_status_refresh
 from social.error_objects import HistoryOutcome
 from social.errors import AccountExpiresBefore, RecordNotFound, RecordNotScheduled
 from social.lifecycle import record_moved_emit, records_cancelled_emit
-from social.models import RecordStatus, ScheduledRecord, SocialAccount
+from social.models import WAITING_STATUSES, RecordStatus, ScheduledRecord, SocialAccount
+from social.planning.services.approvals import approval_gate
 from social.planning.services.records import record_time_set, resolve_time
 from social.planning.services.recurrence import series_continue, series_end
 
@@ -26,7 +27,7 @@ def _waiting_record(workspace_id: UUID, record_id: UUID) -> ScheduledRecord:
     )
     if record is None:
         raise RecordNotFound()
-    if record.status != RecordStatus.SCHEDULED:
+    if record.status not in WAITING_STATUSES:
         raise RecordNotScheduled(details={"status": record.status})
     return record
 
@@ -51,6 +52,7 @@ def record_move(
             update_fields=["scheduled_time", "due_at", "next_attempt_at", "queued", "updated_at"]
         )
         record_moved_emit(record, previous=previous)
+        approval_gate(record.post_id)
     return record
 
 
@@ -65,7 +67,7 @@ def record_cancel(*, workspace_id: UUID, record_id: UUID, series: bool = False) 
                 raise RecordNotFound()
             if found.series_id is not None:
                 series_end(series_id=found.series_id)
-                waiting = found.status == RecordStatus.SCHEDULED
+                waiting = found.status in WAITING_STATUSES
                 found.refresh_from_db()
                 if waiting and found.status == RecordStatus.CANCELLED:
                     records_cancelled_emit([found], reason="series_ended")
@@ -75,6 +77,7 @@ def record_cancel(*, workspace_id: UUID, record_id: UUID, series: bool = False) 
         record.save(update_fields=["status", "updated_at"])
         records_cancelled_emit([record], reason="cancelled")
         post_status_refresh(record.post_id)
+        approval_gate(record.post_id)
         if record.series_id is not None:
             series_continue([record])
     return record
@@ -113,7 +116,7 @@ def account_records_cancel(account: SocialAccount) -> int:
     """A disconnected account's waiting records (inside the disconnect's transaction); the
     later parts its published records still wait to send end too (social.md section 9)."""
     records_parts_end(account, reason="the account was disconnected.")
-    waiting = ScheduledRecord.objects.filter(account=account, status=RecordStatus.SCHEDULED)
+    waiting = ScheduledRecord.objects.filter(account=account, status__in=WAITING_STATUSES)
     records = list(waiting)
     post_ids = {record.post_id for record in records}
     records_cancelled_emit(records, reason="account_disconnected")
@@ -143,4 +146,5 @@ def record_retry(*, record: ScheduledRecord) -> bool:
         )
         if changed:
             post_status_refresh(record.post_id)
+            approval_gate(record.post_id)  # retried as approved, or held again
     return bool(changed)

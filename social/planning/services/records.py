@@ -40,12 +40,13 @@ from social.errors import (
 from social.lifecycle import post_saved_emit
 from social.models import (
     HOLDING_STATUSES,
+    WAITING_STATUSES,
     AccountStatus,
     Post,
-    RecordStatus,
     ScheduledRecord,
     SocialAccount,
 )
+from social.planning.services.approvals import approval_gate
 from social.planning.services.recurrence import (
     RecurrenceInput,
     recurrence_read,
@@ -120,7 +121,8 @@ def platform_accounts(*, workspace_id: UUID, platforms: list[str]) -> list[Socia
 
 def _holding(post: Post, accounts: list[SocialAccount]) -> dict[UUID, ScheduledRecord]:
     """The records that hold these targets now, by account; 409 when one already published
-    (or is publishing, or ended unconfirmed: publishing again could duplicate it)."""
+    (or is publishing, or ended unconfirmed: publishing again could duplicate it). A waiting
+    one (held for its approval too) is moved, never duplicated."""
     if post._state.adding:
         return {}
     holding = {
@@ -129,7 +131,7 @@ def _holding(post: Post, accounts: list[SocialAccount]) -> dict[UUID, ScheduledR
             post=post, account__in=accounts, status__in=HOLDING_STATUSES
         )
     }
-    done = [r for r in holding.values() if r.status != RecordStatus.SCHEDULED]
+    done = [r for r in holding.values() if r.status not in WAITING_STATUSES]
     if done:
         raise AlreadyPublished(details={"accountIds": [str(r.account_id) for r in done]})
     return holding
@@ -296,6 +298,10 @@ def schedule(
             post_scheduled_fresh(post, records)
         else:
             post_status_refresh(post.pk)
+        if approval_gate(post.pk):  # held until its version is approved, if it needs one
+            held = dict(ScheduledRecord.objects.filter(post=post).values_list("pk", "status"))
+            for record in records:
+                record.status = held.get(record.pk, record.status)
         events.emit(
             user=user,
             workspace=post.workspace_id,

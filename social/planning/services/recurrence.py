@@ -31,6 +31,7 @@ from social.models import (
     ScheduledRecord,
     Series,
 )
+from social.planning.services.approvals import approval_gate
 from social.planning.wallclock import (
     HORIZON_YEARS,
     RuleError,
@@ -183,6 +184,7 @@ def series_continue(
         )
     for post_id in dict.fromkeys(record.post_id for record in created):
         post_status_refresh(post_id)
+        approval_gate(post_id)  # an approved series goes on; another waits for its approval
     events.emit_many(
         items=[
             (

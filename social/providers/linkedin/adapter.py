@@ -66,7 +66,9 @@ class LinkedInAdapter(LinkedInMedia):
             if not content.video
         ]
         if content.video:
-            body["content"] = {"media": {"id": content.video["video"], "title": content.title}}
+            # A video, or a document (named by the post's title: social.md section 13).
+            urn = content.video.get("document") or content.video["video"]
+            body["content"] = {"media": {"id": urn, "title": content.title}}
         elif len(images) == 1:
             body["content"] = {"media": images[0]}
         elif images:

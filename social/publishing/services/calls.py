@@ -145,13 +145,16 @@ def _asked(
 
 
 def _has_video(part: Part) -> bool:
-    return any(media.video for media in part.content.media)
+    """The post carries what the platform processes after its upload: a video, or a document
+    (LinkedIn's Documents API processes it the same way: social.md section 13)."""
+    return any(media.processed for media in part.content.media)
 
 
 def _video_post(adapter: Adapter, job: Job, part: Part, attempt: Attempt) -> Published | None:
-    """A post with a video: upload it once (an upload already made, its state kept on the
-    record, is never made again), look once at the platform's processing, and publish when
-    it is done; None while the platform is still processing (no thread waits for it)."""
+    """A post with a video (or a document): upload it once (an upload already made, its
+    state kept on the record, is never made again), look once at the platform's processing,
+    and publish when it is done; None while the platform is still processing (no thread waits
+    for it)."""
     state = job.processing
     if not state:
         state = adapter.video_upload(job.credentials, part.content, attempt)
@@ -162,9 +165,13 @@ def _video_post(adapter: Adapter, job: Job, part: Part, attempt: Attempt) -> Pub
         began = datetime.fromisoformat(str(state["since"]))
         if (timezone.now() - began).total_seconds() > settings.VIDEO_PROCESSING_TIMEOUT_SECONDS:
             minutes = settings.VIDEO_PROCESSING_TIMEOUT_SECONDS // 60
+            name = NETWORKS[job.record.provider].name
+            if "document" in state:
+                raise outbound.PermanentError(
+                    f"{name} did not finish processing the document within {minutes} minutes."
+                )
             raise outbound.PermanentError(
-                f"{NETWORKS[job.record.provider].name} did not finish processing the video "
-                f"within {minutes} minutes."
+                f"{name} did not finish processing the video within {minutes} minutes."
             )
         return None
     return adapter.publish(job.credentials, replace(part.content, video=state), attempt)

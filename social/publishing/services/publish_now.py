@@ -12,8 +12,9 @@ from django.utils import timezone
 from accounts.models import User
 from social.conf import scheduler_config
 from social.content import PostInput, post_status_refresh
+from social.errors import ApprovalRequired
 from social.models import Post, RecordStatus, ScheduledRecord
-from social.planning import post_with_targets, record_of, records_admit
+from social.planning import approved_for, post_with_targets, record_of, records_admit
 from social.publishing.services.attempts import records_attempt
 from social.publishing.services.job import Outcome, OutcomeStatus
 from social.selectors import workspace_accounts
@@ -41,6 +42,8 @@ def publish_now(
             fields=fields,
             accounts=accounts,
         )
+        if not approved_for(post, [account.pk for account in accounts]):
+            raise ApprovalRequired()
         records = []
         for account in accounts:
             record = record_of(post, account, holding)

@@ -38,6 +38,7 @@ from social.lifecycle import record_failure_event
 from social.models import AccountStatus, Post, RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
 from social.outcomes import CATEGORIES
+from social.planning import approval_gate
 
 RETRY_LIMIT = 1000  # failed records one filtered retry takes (a repeat takes the rest)
 
@@ -100,6 +101,7 @@ def _scheduled_again(records: Iterable[ScheduledRecord], *, now: datetime) -> No
         by_post[record.post_id].append(record)
     for post_id, mine in by_post.items():
         post_status_refresh(post_id)
+        approval_gate(post_id)  # waiting again as approved, or held until it is
         events.emit(
             user=mine[0].user_id,
             workspace=mine[0].workspace_id,
