@@ -6,8 +6,8 @@ Usage (after `manage.py migrate`; `make sandbox` does both):
 
 The stand-ins (tests/social/standins.py: the request shapes the real APIs take, their consent
 pages approving at once) listen on 127.0.0.1 from SANDBOX_PORT (8900) on: LinkedIn, Meta
-(Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Threads (the order of
-`Providers`' fields), then Bluesky's video service. The API listens on HOST:PORT as with
+(Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Bluesky's video service,
+then Threads and X (the order of `Providers`' fields). The API listens on HOST:PORT as with
 `make run`. Once the API answers, a table names each network, its stand-in and the
 credentials it accepts; every call a stand-in answers is logged as `[name] METHOD path ->
 status`. Ctrl-C (or SIGTERM) stops everything and exits 0.
@@ -36,6 +36,7 @@ from tests.social.standins import (  # noqa: E402
     DEVTO_KEY,
     FACEBOOK_PAGES,
     RECEIVED_PATH,
+    SANDBOX_VIDEO_OFFSET,
     Providers,
     listen,
     provider_standins,
@@ -57,6 +58,7 @@ def accepted(provider: str, providers: Providers) -> str:
         "mastodon": f'OAuth: instance "{providers.mastodon.url}" on authorize and connect',
         "devto": f'code (API key) "{DEVTO_KEY}"',
         "threads": "OAuth: code and state from the redirect (it ends in #_, which is dropped)",
+        "x": "OAuth (with PKCE): code and state from the redirect",
     }[provider]
 
 
@@ -101,10 +103,8 @@ def table(rows: list[tuple[str, str, str, str]], providers: Providers, video: st
 def standins(base_port: int) -> Iterator[tuple[Providers, str]]:
     with ExitStack() as stack:
         providers = stack.enter_context(provider_standins(base_port))
-        names = [field.name for field in fields(Providers)]
-        # Bluesky's video service after every stand-in's own port.
-        video = stack.enter_context(listen(providers.bluesky, base_port + len(names)))
-        for name in names:
+        video = stack.enter_context(listen(providers.bluesky, base_port + SANDBOX_VIDEO_OFFSET))
+        for name in [field.name for field in fields(Providers)]:
             getattr(providers, name).log = partial(print, flush=True)
         yield providers, video
 

@@ -141,6 +141,12 @@ SHARED: tuple[Rule, ...] = (
     Rule(OURS, "media_invalid", "The network takes no video.", text="takes no video"),
     Rule(
         OURS,
+        "auth_expired",
+        "The platform refused to renew the access token (its refresh token is no longer valid).",
+        text="refused to renew the access token",
+    ),
+    Rule(
+        OURS,
         "unconfirmed",
         "The platform did not name what it created (maybe published).",
         text="did not name the created",
@@ -317,8 +323,8 @@ def platform_answer(error: outbound.OutboundError) -> dict[str, Any] | None:
     """The platform's own answer to the call that failed, `{status, code, subcode?,
     message}` (None when nothing answered): the error fields of its JSON body, whichever API
     it is (Graph's `error` object, LinkedIn's `serviceErrorCode`, XRPC's and OAuth's `error`
-    names, Mastodon's and Forem's `error` sentences), or the start of a body that is not JSON.
-    Only those fields are kept: never a token, never the whole body."""
+    names, Mastodon's and Forem's `error` sentences, X's problem details), or the start of a
+    body that is not JSON. Only those fields are kept: never a token, never the whole body."""
     if error.status is None:
         return None
     try:
@@ -340,6 +346,10 @@ def platform_answer(error: outbound.OutboundError) -> dict[str, Any] | None:
             message = body.get("message") or body.get("error_description") or inner
         elif isinstance(inner, str):  # Mastodon, Forem: the error is a sentence
             message = inner
+        elif "title" in body and ("detail" in body or "type" in body):  # problem (X)
+            kind = str(body.get("type") or "").rsplit("/", 1)[-1]
+            code = kind if CODE_NAME.fullmatch(kind.replace("-", "_")) else None
+            message = body.get("detail") or body.get("title") or ""
         else:
             code, message = body.get("code"), body.get("message") or ""
     elif error.excerpt:

@@ -516,6 +516,14 @@ THREADS_AUTH_URL = env.str("THREADS_AUTH_URL", default="https://threads.net").rs
 THREADS_GRAPH_URL = env.str("THREADS_GRAPH_URL", default="https://graph.threads.net").rstrip("/")
 THREADS_GRAPH_VERSION = env.str("THREADS_GRAPH_VERSION", default="v1.0")
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
+# X (networks/x.md): the app (OAuth 2.0, confidential client), the consent page's host and
+# the API's; videos longer than X lets the account post are refused before sending.
+X_CLIENT_ID = env.str("X_CLIENT_ID", default="")
+X_CLIENT_SECRET = env.str("X_CLIENT_SECRET", default="")
+X_AUTH_URL = env.str("X_AUTH_URL", default="https://x.com").rstrip("/")
+X_API_URL = env.str("X_API_URL", default="https://api.x.com").rstrip("/")
+X_MAX_VIDEO_SECONDS = env.float("X_MAX_VIDEO_SECONDS", default=140.0)
+X_DAILY_POST_CAP = env.int("X_DAILY_POST_CAP", default=2400)
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
 # The code reads these nine, and the scheduler's tuning without a variable, as one object:
@@ -584,6 +592,8 @@ SOCIAL_DAILY_CAPS = {
     )
     if provider.strip()
 }
+# X's per-account posts a day, unless SOCIAL_DAILY_CAPS names X itself.
+SOCIAL_DAILY_CAPS.setdefault("x", X_DAILY_POST_CAP)
 PREFLIGHT_INTERVAL_SECONDS = env.float("PREFLIGHT_INTERVAL_SECONDS", default=600.0)
 
 # --- E-mail -----------------------------------------------------------------------------------

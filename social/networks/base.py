@@ -13,13 +13,13 @@ from typing import Any
 
 from core import outbound
 from social.providers.base import Adapter
+from social.providers.counting import COUNTS_BY as COUNTS_BY  # where tests look for it
 
 CONNECT_METHODS = ("oauth", "app_password", "api_key")
 # How a create is made exactly once (social.md sections 9 and 13): the platform keeps an
 # idempotency key we send, we choose the post's id ourselves, or we look the post up before
 # any retry; `none`: a lost answer stays Unconfirmed, never resent.
 EXACTLY_ONCE = ("idempotency_key", "chosen_id", "lookup", "none")
-COUNTS_BY = ("characters", "graphemes", "weighted", "bytes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +151,10 @@ def limits(
     title_required: bool = False,
     max_title: int | None = None,
 ) -> dict[str, Any]:
-    """A network's `limits`, in the platforms list's shape."""
+    """A network's `limits`, in the platforms list's shape; `counts_by` is how its texts are
+    counted (social.providers.counting: validation, preview and the list count alike)."""
+    if counts_by not in COUNTS_BY:
+        raise ValueError(f"countsBy must be one of {COUNTS_BY}")
     return {
         "maxCharacters": max_characters,
         "countsBy": counts_by,
@@ -192,6 +195,9 @@ class Network:
     # The connection renews itself for as long as it is used (a Bluesky session: the daily
     # upkeep refreshes it before its refresh token's 90 days run out), so it has no end.
     renews_itself: bool = False
+    # Its credentials' end is the access token's (X's two hours), and the refresh token renews
+    # them after it: credentials that ran out are renewed, not taken for the connection's end.
+    renews_after_expiry: bool = False
 
     @property
     def configured(self) -> bool:

@@ -65,6 +65,7 @@ class ConnectRequest:
     instance: str = ""  # Mastodon: the normalized server URL
     page_id: str = ""  # Facebook / Instagram: which page
     app: OAuthApp | None = None  # Mastodon: the app registered on the instance
+    state: str = ""  # the consent's state, used up: what a PKCE verifier is derived from (X)
 
 
 @dataclass(slots=True)

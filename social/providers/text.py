@@ -5,17 +5,18 @@ already in the content), then the hashtags not already in the content, separated
 lines, and it must fit the platform's `maxCharacters`. A platform with other rules overrides
 `compose` (LinkedIn and Facebook carry the link in their own field, Dev.to takes the title,
 the markdown and tags) or `problems` (Bluesky counts graphemes and bytes, Mastodon counts a
-link as a fixed length, Instagram needs an image, Dev.to a title). Rules every platform shares
-(how many images, images only) are checked by social.content.services.composition.
+link as a fixed length, Instagram needs an image, Dev.to a title). How a text is counted, by
+the network's `countsBy` (X's weighted count among them), is social.providers.counting. Rules
+every platform shares (how many images, images only) are checked by
+social.content.services.composition.
 """
 
 import re
 from typing import Any
 
-import regex
-
 from core import outbound
 from social.providers.base import Attempt, Content, Credentials, Draft, Published
+from social.providers.counting import count
 
 URL = re.compile(r"https?://\S+")
 HASHTAG = re.compile(r"(?<![\w#])#(\w+)")
@@ -34,11 +35,6 @@ def missing_tags(draft: Draft) -> list[str]:
     """The draft's hashtags its content does not carry yet."""
     present = {tag.lower() for tag in HASHTAG.findall(draft.content)}
     return [tag for tag in hashtag_list(draft.hashtags) if tag[1:].lower() not in present]
-
-
-def graphemes(text: str) -> int:
-    """User-perceived characters: an emoji sequence or a letter with its marks is one."""
-    return len(regex.findall(r"\X", text))
 
 
 class Composer:
@@ -61,8 +57,9 @@ class Composer:
         )
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
-        """How long the platform counts a text (its `countsBy`)."""
-        return len(text)
+        """How long the platform counts a text: by its `countsBy` (social.providers.counting),
+        the one count validation, preview and `limits` share."""
+        return count(text, str(limits.get("countsBy") or "characters"))
 
     def sent_text(self, text: str, *, kind: str) -> str:
         """The text as sent: most platforms take plain text as it is."""
@@ -70,12 +67,14 @@ class Composer:
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
         """The platform's own rules the composed draft breaks."""
-        maximum, length = int(limits["maxCharacters"]), len(content.text)
+        maximum, length = int(limits["maxCharacters"]), self.length(content.text, limits)
         if length > maximum:
+            weighted = " (weighted)" if limits.get("countsBy") == "weighted" else ""
             return [
                 (
                     "content",
-                    f"{self.name} posts are at most {maximum} characters; this one is {length}.",
+                    f"{self.name} posts are at most {maximum} characters{weighted}; this one "
+                    f"is {length}.",
                 )
             ]
         return []

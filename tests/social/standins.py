@@ -49,6 +49,9 @@ FACEBOOK_PAGES: list[dict[str, Any]] = [
 ]
 MASTODON_ACCOUNT_ID = "109000000000000001"
 
+if TYPE_CHECKING:  # the networks' stand-ins in modules of their own build on StandIn
+    from tests.social.x_standin import XStandIn
+
 
 @dataclass
 class Call:
@@ -1409,6 +1412,7 @@ class Providers:
     devto: DevtoStandIn
     cdn: CdnStandIn
     threads: "ThreadsStandIn"
+    x: "XStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1416,6 +1420,7 @@ class Providers:
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
+        from tests.social.x_standin import X_CLIENT
 
         return {
             "LINKEDIN_CLIENT_ID": LINKEDIN_CLIENT[0],
@@ -1436,6 +1441,10 @@ class Providers:
             "THREADS_AUTH_URL": self.threads.url,
             "THREADS_GRAPH_URL": self.threads.url,
             "THREADS_GRAPH_VERSION": THREADS_VERSION,
+            "X_CLIENT_ID": X_CLIENT[0],
+            "X_CLIENT_SECRET": X_CLIENT[1],
+            "X_AUTH_URL": self.x.url,
+            "X_API_URL": self.x.url,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1445,11 +1454,15 @@ class Providers:
         )
 
 
+SANDBOX_VIDEO_OFFSET = 6  # scripts/sandbox.py: Bluesky's video service, after the CDN
+
+
 @contextmanager
 def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.x_standin import XStandIn
 
     with ExitStack() as stack:
         started: dict[str, Any] = {}
@@ -1461,8 +1474,11 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "devto": DevtoStandIn,
             "cdn": CdnStandIn,
             "threads": ThreadsStandIn,
+            "x": XStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
+            # The sandbox serves Bluesky's video service on the port after the CDN's.
+            offset += offset >= SANDBOX_VIDEO_OFFSET
             started[name] = stack.enter_context(serve(kind(), base_port and base_port + offset))
             started[name].name = name
         yield Providers(**started)

@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.services.users import user_create
 from notifications.models import Notification
 from social.models import ConnectState, MastodonApp, SocialAccount, SocialSettings
+from social.networks import NETWORKS
 from tests.factories import client_for
 from tests.social.conftest import REDIRECT_URI, connect, consent
 from tests.social.standins import (
@@ -29,7 +30,9 @@ PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"
 
 def test_platforms_list_every_provider_with_its_limits(ada_client):
     data = ada_client.get("/api/social/platforms").json()["data"]
-    assert [p["provider"] for p in data] == [*PROVIDERS, "threads"]
+    # The first six, then the networks added since (social.md section 13), in the registry's order.
+    assert [p["provider"] for p in data] == list(NETWORKS)
+    assert list(NETWORKS)[:6] == PROVIDERS
     bluesky = next(p for p in data if p["provider"] == "bluesky")
     assert bluesky == {
         "provider": "bluesky",
@@ -60,11 +63,11 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
             "options": [],
         },
     }
-    # Without our app credentials, LinkedIn, Meta and Threads are listed but not configured.
+    # Without our app credentials, LinkedIn, Meta, Threads and X are listed but not configured.
     configured = {p["provider"]: p["configured"] for p in data}
     assert configured == {"linkedin": False, "facebook": False, "instagram": False,
                           "bluesky": True, "mastodon": True, "devto": True,
-                          "threads": False}  # fmt: skip
+                          "threads": False, "x": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):
@@ -344,7 +347,7 @@ def test_credential_platforms_have_no_consent_page(ada_client, providers):
 
 
 def test_unconfigured_platforms_are_503(ada_client):
-    for provider in ("linkedin", "facebook", "instagram"):
+    for provider in ("linkedin", "facebook", "instagram", "x"):
         authorize = ada_client.get(
             f"/api/social/connect/{provider}/authorize", {"redirectUri": REDIRECT_URI}
         )

@@ -14,7 +14,7 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, threads
+from social.providers import bluesky, linkedin, mastodon, meta, threads, x
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -25,6 +25,7 @@ CLASSIFIERS: dict[str, Any] = {
     "mastodon": mastodon.classify,
     "devto": None,  # the default classification by status fits Forem
     "threads": threads.classify,
+    "x": x.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin"],
@@ -33,6 +34,7 @@ STANDINS = {
     "MastodonStandIn": ["mastodon"],
     "DevtoStandIn": ["devto"],
     "ThreadsStandIn": ["threads"],
+    "XStandIn": ["x"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -154,6 +156,32 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("threads", graph(24, subcode=4279009), "platform_outage"),
     ("threads", graph(24), "media_invalid"),
     ("threads", answer(500, None), "platform_outage"),
+    # X: problem bodies {title, detail, type, status}; OAuth {error, error_description}.
+    ("x", answer(401, {"title": "Unauthorized", "type": "about:blank", "status": 401,
+                       "detail": "Unauthorized"}), "auth_expired"),
+    ("x", answer(403, {"title": "Forbidden", "type": "about:blank", "status": 403,
+                       "detail": "You are not allowed to create a Tweet with duplicate "
+                                 "content."}), "content_rejected"),
+    ("x", answer(403, {"title": "Client Forbidden", "type": "https://api.twitter.com/2/problems/"
+                       "client-forbidden", "reason": "client-not-enrolled", "status": 403,
+                       "detail": "This request must be made using an approved developer "
+                                 "account."}), "permission_missing"),
+    ("x", answer(400, {"title": "Invalid Request", "detail": "One or more parameters to your "
+                       "request was invalid.", "type": "https://api.twitter.com/2/problems/"
+                       "invalid-request", "errors": [{"message": "text too long",
+                                                      "parameters": {"text": []}}]}),
+     "content_rejected"),
+    ("x", answer(429, {"title": "Too Many Requests", "detail": "Too Many Requests",
+                       "type": "about:blank", "status": 429},
+                 {"x-rate-limit-reset": "1900000000"}), "rate_limited"),
+    ("x", answer(429, {"title": "UsageCapExceeded", "detail": "Usage cap exceeded: Monthly "
+                       "product cap", "type": "https://api.twitter.com/2/problems/usage-capped",
+                       "status": 429}), "platform_outage"),
+    ("x", answer(400, {"error": "invalid_request", "error_description": "Value passed for the "
+                       "token was invalid."}), "content_rejected"),
+    ("x", answer(401, {"error": "unauthorized_client",
+                       "error_description": "Missing valid authorization header"}), "internal"),
+    ("x", answer(503, None), "platform_outage"),
 ]  # fmt: skip
 
 
@@ -184,12 +212,28 @@ def _value(node: ast.AST) -> Any:
     return "x"
 
 
+# The stand-ins' modules, and the helpers they build error bodies with: (status, body) of a
+# call's arguments.
+STANDIN_SOURCES = (
+    "tests/social/standins.py",
+    "tests/social/threads_standin.py",
+    "tests/social/x_standin.py",
+)
+PROBLEMS: dict[str, Any] = {
+    "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
+                                            "type": args[3] if len(args) > 3 else "about:blank",
+                                            "status": args[0]}),
+    "invalid": lambda args: (400, {"title": "Invalid Request", "detail": args[0],
+                                   "type": "https://api.twitter.com/2/problems/invalid-request",
+                                   "errors": [{"message": args[0]}]}),
+}  # fmt: skip
+
+
 def standin_answers() -> Iterator[tuple[str, str, int, Any, dict[str, str]]]:
     """(stand-in, provider, status, body, headers) of every error answer a stand-in gives."""
-    sources = ("tests/social/standins.py", "tests/social/threads_standin.py")
     classes = [
         node
-        for source in sources
+        for source in STANDIN_SOURCES
         for node in ast.parse((ROOT / source).read_text()).body
         if isinstance(node, ast.ClassDef)
     ]
@@ -214,6 +258,13 @@ def standin_answers() -> Iterator[tuple[str, str, int, Any, dict[str, str]]]:
                     graph_body = {"error": {"message": args[1], "type": "OAuthException",
                                             "code": args[0], "fbtrace_id": "x"}}  # fmt: skip
                     yield cls.name, provider, int(args[2] if len(args) > 2 else 400), graph_body, {}
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and (node.func.id in PROBLEMS)
+                ):
+                    status, body = PROBLEMS[node.func.id]([_value(arg) for arg in node.args])
+                    yield cls.name, provider, status, body, {}
 
 
 def test_the_walk_reads_every_stand_in():

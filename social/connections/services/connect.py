@@ -299,6 +299,7 @@ def account_connect(
             redirect_uri=consent.redirect_uri,
             instance=request.instance or consent.instance,
             page_id=request.page_id,
+            state=state,
         )
     app: MastodonApp | None = None
     if provider == MASTODON and consent is not None:

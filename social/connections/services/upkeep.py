@@ -36,10 +36,12 @@ def accounts_maintain() -> dict[str, int]:
         ).select_related("user", "app")
     )
     # Credentials that can still be renewed are, a week ahead (sessions_open stores renewed
-    # credentials, the connection's new end included, on the account objects too).
+    # credentials, the connection's new end included, on the account objects too); so are
+    # those that ran out where a refresh token renews them after their end (X's access tokens
+    # last two hours: an account unused since is renewed, not expired).
     before = {account.pk: account.credentials_expire_at for account in expiring}
     sessions = sessions_open(
-        [a for a in expiring if a.credentials_expire_at and a.credentials_expire_at > now],
+        [a for a in expiring if a.credentials_expire_at and _renewable(a, now)],
         concurrency=scheduler_config().concurrency,
     )
     for account in expiring:
@@ -72,6 +74,14 @@ def accounts_maintain() -> dict[str, int]:
         expires_at__lt=now - timedelta(days=1)
     ).delete()
     return dict(done)
+
+
+def _renewable(account: SocialAccount, now: datetime) -> bool:
+    ends = account.credentials_expire_at
+    if ends is not None and ends > now:
+        return True
+    network = NETWORKS.get(account.provider)
+    return bool(account.refresh_token) and network is not None and network.renews_after_expiry
 
 
 def _renewed(

@@ -10,8 +10,9 @@ from core.times import iso
 from social.providers.base import Attempt, Content, Credentials, Draft, Metrics, Published
 from social.providers.bluesky.media import BlueskyMedia
 from social.providers.bluesky.records import POST, facets, record_key
+from social.providers.counting import graphemes
 from social.providers.lookup import same_text
-from social.providers.text import Problem, graphemes
+from social.providers.text import Problem
 
 NOT_FOUND = "RecordNotFound"
 MAX_BYTES = 3000  # a post's text, UTF-8

@@ -182,9 +182,11 @@ def _video_post(adapter: Adapter, job: Job, part: Part, attempt: Attempt) -> Pub
 
 def poll_delay(state: dict[str, Any]) -> float:
     """Seconds until the next look at a video in processing (VIDEO_POLL_SECONDS, its last
-    value repeated)."""
+    value repeated), never sooner than the platform asked (`checkAfter`: X's
+    `check_after_secs`)."""
     delays = list(settings.VIDEO_POLL_SECONDS) or [5.0]
-    return float(delays[min(int(state.get("polls", 1)) - 1, len(delays) - 1)])
+    delay = float(delays[min(int(state.get("polls", 1)) - 1, len(delays) - 1)])
+    return max(delay, float(state.get("checkAfter") or 0))
 
 
 def _part_create(
