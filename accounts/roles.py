@@ -35,6 +35,9 @@ class Action(StrEnum):
     # Where the contract is silent (docs/workspaces.md): the team is visible to the team,
     # not to clients, who are outside it.
     MEMBERS_READ = "members_read"
+    # Share links (workspaces.md section 4: "owner, admin"): a calendar or report for anyone
+    # who holds the link, outside the team.
+    SHARE = "share"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ PERMISSIONS = MappingProxyType(
         Action.ACTIVITY: Rule(frozenset({OWNER, ADMIN})),
         Action.OWN: Rule(frozenset({OWNER})),
         Action.MEMBERS_READ: Rule(frozenset({OWNER, ADMIN, EDITOR, VIEWER})),
+        Action.SHARE: Rule(frozenset({OWNER, ADMIN})),
     }
 )
 

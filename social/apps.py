@@ -32,6 +32,7 @@ class SocialConfig(AppConfig):
             Post,
             PostComment,
             ScheduledRecord,
+            ShareLink,
             SocialAccount,
             SocialSettings,
         )
@@ -45,7 +46,7 @@ class SocialConfig(AppConfig):
         for acting in (SocialAccount, ScheduledRecord):
             user_data(acting, takeover=accounts_release, erasure=WORKSPACE_DATA)
         user_data(ConnectState, takeover=connect_states_forget, erasure=social_erase)
-        for content in (Post, Campaign, MediaItem, ApprovalRequest, PostComment):
+        for content in (Post, Campaign, MediaItem, ApprovalRequest, PostComment, ShareLink):
             user_data(content, takeover=KEPT_AT_TAKEOVER, erasure=WORKSPACE_DATA)
 
         # `__any` (core/bulk.py) on the fields social's batch reads use: the posts' records and

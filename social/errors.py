@@ -212,3 +212,14 @@ class ApprovalNotFound(NotFoundError):
 class NothingToApprove(ConflictError):
     code = "nothing_to_approve"
     message = "This post needs no approval, or its current version is already approved."
+
+
+class ShareLinkNotFound(NotFoundError):
+    code = "not_found"
+    message = "No such share link."
+
+
+class ShareLinkClosed(ApplicationError):
+    status_code = HTTPStatus.GONE
+    code = "share_link_closed"
+    message = "This share link was revoked, or it expired."

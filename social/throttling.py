@@ -59,3 +59,28 @@ class PublicApprovalThrottle(BaseThrottle):
 
     def wait(self) -> float | None:
         return float(self.window.reset) if self.window is not None else None
+
+
+PUBLIC_SHARE_REQUESTS_PER_HOUR = 300  # per client address, over every share link
+PUBLIC_SHARE_PERIOD_SECONDS = 3600
+
+
+class PublicShareThrottle(BaseThrottle):
+    """The public share links (workspaces.md section 4; docs/workspaces.md, "Sharing and
+    reports"): PUBLIC_SHARE_REQUESTS_PER_HOUR requests per client address across all links,
+    so no address walks tokens or has reports made without end; a calendar app reads its
+    feed about once an hour. Past it 429 `rate_limited` with `Retry-After`."""
+
+    def __init__(self) -> None:
+        self.window: ratelimit.Window | None = None
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        self.window = ratelimit.hit(
+            f"share-links:{ratelimit.client_ip(request)}",
+            limit=PUBLIC_SHARE_REQUESTS_PER_HOUR,
+            period=PUBLIC_SHARE_PERIOD_SECONDS,
+        )
+        return not self.window.exceeded
+
+    def wait(self) -> float | None:
+        return float(self.window.reset) if self.window is not None else None

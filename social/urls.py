@@ -14,6 +14,7 @@ from social.api import (
     queue,
     schedule,
     scheduler,
+    sharing,
 )
 
 urlpatterns = [
@@ -63,6 +64,33 @@ urlpatterns = [
         approvals.PublicCommentView.as_view(),
         name="public-approval-comments",
     ),
+    path(
+        "workspaces/<uuid:workspace_id>/share-links",
+        sharing.ShareLinksView.as_view(),
+        name="workspace-share-links",
+    ),
+    path(
+        "workspaces/<uuid:workspace_id>/share-links/<uuid:link_id>",
+        sharing.ShareLinkDetailView.as_view(),
+        name="workspace-share-link",
+    ),
+    path(
+        "workspaces/<uuid:workspace_id>/report",
+        sharing.WorkspaceReportView.as_view(),
+        name="workspace-report",
+    ),
+    # The feed first: `<str:token>` would take its `.ics` too.
+    path(
+        "public/calendar/<str:token>.ics",
+        sharing.PublicCalendarFeedView.as_view(),
+        name="public-calendar-feed",
+    ),
+    path(
+        "public/calendar/<str:token>",
+        sharing.PublicCalendarView.as_view(),
+        name="public-calendar",
+    ),
+    path("public/reports/<str:token>", sharing.PublicReportView.as_view(), name="public-report"),
     path("social/publish", schedule.PublishView.as_view(), name="social-publish"),
     path("social/preview", preview.PreviewView.as_view(), name="social-preview"),
     path("social/schedule", schedule.ScheduleView.as_view(), name="social-schedule"),

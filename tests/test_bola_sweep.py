@@ -143,6 +143,14 @@ def make_approval_requests(world: World) -> list[str]:
     return [asked.json()["data"]["id"]]
 
 
+def make_share_links(world: World) -> list[str]:
+    made = world.client.post(
+        f"/api/workspaces/{world.shared.pk}/share-links", {"kind": "calendar"}, format="json"
+    )
+    assert made.status_code == 200, made.content
+    return [made.json()["data"]["id"]]
+
+
 def from_hub(name: str) -> Callable[[World], list[str]]:
     return lambda world: [world.hub[name]]
 
@@ -167,6 +175,7 @@ FACTORIES: dict[str, Callable[[World], list[str]]] = {
     "campaign_id": from_hub("campaign_id"),
     "media_id": from_hub("media_id"),
     "request_id": make_approval_requests,
+    "link_id": make_share_links,
 }
 # URL parameter -> the kind of object it names: its own name, or for `pk` the route's kind.
 ID_KINDS = {name: name for name in FACTORIES} | {"pk": "by route: PK_KINDS"}
@@ -178,7 +187,8 @@ PK_KINDS = {
     "proposal-detail": "proposal_id",
 }
 # URL parameters that name no object of anyone's: what Bob sends there.
-# A client's approval link is its own key (whoever holds it may use it): Bob makes one up.
+# A client's approval link, a share link, is its own key (whoever holds it may use it): Bob
+# makes one up.
 NOT_IDS = {"provider": "linkedin", "token": "a-made-up-token-0123456789abcdef"}
 
 
@@ -352,6 +362,14 @@ EXPECTED: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
     ("public-approval", "get"): (None, NOT_FOUND),
     ("public-approval-decision", "post"): ({"decision": "approve"}, NOT_FOUND),
     ("public-approval-comments", "post"): ({"body": "Hijacked"}, NOT_FOUND),
+    # Share links and the report: by membership; a made-up link opens nothing.
+    ("workspace-share-links", "get"): (None, NOT_FOUND),
+    ("workspace-share-links", "post"): ({"kind": "report"}, NOT_FOUND),
+    ("workspace-share-link", "delete"): (None, NOT_FOUND),
+    ("workspace-report", "get"): ({"format": "csv"}, NOT_FOUND),
+    ("public-calendar", "get"): (None, NOT_FOUND),
+    ("public-calendar-feed", "get"): (None, NOT_FOUND),
+    ("public-report", "get"): ({"format": "pdf"}, NOT_FOUND),
     # Events, notifications: the user's.
     ("events-replay", "get"): ({"after": "{event_id}"}, {400}),
     ("events-ticket", "post"): (None, {200}),

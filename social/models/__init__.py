@@ -30,6 +30,7 @@ from social.models.planning import (
     ScheduledRecord,
     Series,
 )
+from social.models.sharing import ShareKind, ShareLink
 
 __all__ = [
     "HOLDING_STATUSES",
@@ -58,6 +59,8 @@ __all__ = [
     "RecordStatus",
     "ScheduledRecord",
     "Series",
+    "ShareKind",
+    "ShareLink",
     "SocialAccount",
     "SocialSettings",
 ]

@@ -24,6 +24,11 @@ class AnalyticsRecord(models.Model):
     date = models.DateField()
     impressions = models.PositiveBigIntegerField(default=0)
     engagement = models.PositiveBigIntegerField(default=0)
+    # What `engagement` is made of, where the platform says (the report's sums: workspaces.md
+    # section 4); 0 where it does not, and in rows read before they were kept.
+    reactions = models.PositiveBigIntegerField(default=0)
+    comments = models.PositiveBigIntegerField(default=0)
+    shares = models.PositiveBigIntegerField(default=0)
     clicks = models.PositiveBigIntegerField(default=0)
     collected_at = models.DateTimeField(default=timezone.now)
 

@@ -2,6 +2,21 @@
 recurring series on the wall clock, and the platforms' publishing caps. Siblings and the API
 import from here only."""
 
+from social.planning.calendar import (
+    IN_FEED,
+    calendar_data,
+    calendar_ics,
+    calendar_records,
+    calendar_window,
+)
+from social.planning.report_files import report_csv, report_pdf
+from social.planning.reports import (
+    Period,
+    Report,
+    report_build,
+    report_period,
+    report_rows,
+)
 from social.planning.selectors import (
     best_times,
     queue_of,
@@ -58,18 +73,30 @@ from social.planning.services.recurrence import (
     series_after_outcomes,
     series_end,
 )
+from social.planning.services.sharing import (
+    Shared,
+    share_link_create,
+    share_link_open,
+    share_link_revoke,
+    share_link_status,
+    share_links_of,
+)
 from social.planning.wallclock import (
     SLOT_TIME,
     slots_sorted,
 )
 
 __all__ = [
+    "IN_FEED",
     "MAX_COUNT",
     "POSITIONS",
     "SLOT_TIME",
     "Asked",
+    "Period",
     "RecurrenceInput",
+    "Report",
     "Scheduled",
+    "Shared",
     "account_records_cancel",
     "approval_client",
     "approval_comment_as_client",
@@ -85,6 +112,10 @@ __all__ = [
     "approved",
     "approved_for",
     "best_times",
+    "calendar_data",
+    "calendar_ics",
+    "calendar_records",
+    "calendar_window",
     "cap_use",
     "occurrences_next",
     "post_version",
@@ -101,9 +132,19 @@ __all__ = [
     "record_of",
     "record_retry",
     "records_admit",
+    "report_build",
+    "report_csv",
+    "report_pdf",
+    "report_period",
+    "report_rows",
     "schedule_to_accounts",
     "schedule_to_platforms",
     "series_after_outcomes",
     "series_end",
+    "share_link_create",
+    "share_link_open",
+    "share_link_revoke",
+    "share_link_status",
+    "share_links_of",
     "slots_sorted",
 ]

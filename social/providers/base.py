@@ -235,11 +235,16 @@ class Published:
 
 @dataclass(frozen=True, slots=True)
 class Metrics:
-    """Cumulative counters of one published post (0 where the platform reports none)."""
+    """Cumulative counters of one published post (0 where the platform reports none).
+    `engagement` is what the platform counts as interactions; `reactions`, `comments` and
+    `shares` what it is made of, where the platform tells them apart."""
 
     impressions: int = 0
     engagement: int = 0
     clicks: int = 0
+    reactions: int = 0
+    comments: int = 0
+    shares: int = 0
 
 
 class Adapter(Protocol):

@@ -164,10 +164,13 @@ class DevtoAdapter(Composer):
             )
             for article in articles:
                 if str(article.get("id")) == published.provider_post_id:
+                    reactions = int(article.get("public_reactions_count") or 0)
+                    comments = int(article.get("comments_count") or 0)
                     return Metrics(
                         impressions=int(article.get("page_views_count") or 0),
-                        engagement=int(article.get("public_reactions_count") or 0)
-                        + int(article.get("comments_count") or 0),
+                        engagement=reactions + comments,
+                        reactions=reactions,
+                        comments=comments,
                     )
             if len(articles) < 100:
                 break

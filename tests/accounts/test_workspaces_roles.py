@@ -18,6 +18,7 @@ CONTRACT = {
     Action.OWN: ({"owner"}, set()),
     Action.MEMBERS_READ: ({"owner", "admin", "editor", "viewer"}, set()),  # our decision
     Action.ACTIVITY: ({"owner", "admin"}, set()),  # section 1: the activity's "(owner, admin)"
+    Action.SHARE: ({"owner", "admin"}, set()),  # section 4: share links' "(owner, admin)"
 }
 
 

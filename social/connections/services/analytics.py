@@ -119,6 +119,9 @@ def metrics_collect(
                     "impressions": reading.metrics.impressions,
                     "engagement": reading.metrics.engagement,
                     "clicks": reading.metrics.clicks,
+                    "reactions": reading.metrics.reactions,
+                    "comments": reading.metrics.comments,
+                    "shares": reading.metrics.shares,
                     "collected_at": now,
                 },
             )

@@ -181,8 +181,13 @@ class BlueskyAdapter(BlueskyMedia):
             params={"uris": published.provider_post_id},
         )
         posts = answer.get("posts") or [{}]
-        engagement = sum(
+        likes, reposts, replies, quotes = (
             int(posts[0].get(name) or 0)
             for name in ("likeCount", "repostCount", "replyCount", "quoteCount")
         )
-        return Metrics(engagement=engagement)
+        return Metrics(
+            engagement=likes + reposts + replies + quotes,
+            reactions=likes,
+            comments=replies,
+            shares=reposts + quotes,
+        )

@@ -216,4 +216,7 @@ class LinkedInAdapter(LinkedInMedia):
         return Metrics(
             impressions=counts["IMPRESSION"],
             engagement=counts["REACTION"] + counts["COMMENT"] + counts["RESHARE"],
+            reactions=counts["REACTION"],
+            comments=counts["COMMENT"],
+            shares=counts["RESHARE"],
         )

@@ -177,9 +177,13 @@ class MastodonAdapter(MastodonMedia):
             f"/api/v1/statuses/{published.provider_post_id}",
             headers=self._auth(credentials),
         )
+        replies, reblogs, favourites = (
+            int_or(status.get(name), 0)
+            for name in ("replies_count", "reblogs_count", "favourites_count")
+        )
         return Metrics(
-            engagement=sum(
-                int_or(status.get(name), 0)
-                for name in ("replies_count", "reblogs_count", "favourites_count")
-            )
+            engagement=replies + reblogs + favourites,
+            reactions=favourites,
+            comments=replies,
+            shares=reblogs,
         )

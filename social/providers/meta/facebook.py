@@ -164,11 +164,9 @@ class FacebookAdapter(GraphAdapter):
             token,
             fields="reactions.summary(true),comments.summary(true),shares",
         )
-        engagement = (
-            summary_count(post.get("reactions"))
-            + summary_count(post.get("comments"))
-            + int((post.get("shares") or {}).get("count") or 0)
-        )
+        reactions = summary_count(post.get("reactions"))
+        comments = summary_count(post.get("comments"))
+        shares = int((post.get("shares") or {}).get("count") or 0)
         impressions = clicks = 0
         try:  # insights metric names change between versions: counters above stand alone
             insights = self._get(
@@ -180,4 +178,11 @@ class FacebookAdapter(GraphAdapter):
             impressions, clicks = values.get("post_impressions", 0), values.get("post_clicks", 0)
         except outbound.PermanentError:
             pass
-        return Metrics(impressions=impressions, engagement=engagement, clicks=clicks)
+        return Metrics(
+            impressions=impressions,
+            engagement=reactions + comments + shares,
+            clicks=clicks,
+            reactions=reactions,
+            comments=comments,
+            shares=shares,
+        )

@@ -218,4 +218,10 @@ class InstagramAdapter(GraphAdapter):
         engagement = values.get("total_interactions") or sum(
             values.get(name, 0) for name in ("likes", "comments", "saved", "shares")
         )
-        return Metrics(impressions=values.get("reach", 0), engagement=engagement)
+        return Metrics(
+            impressions=values.get("reach", 0),
+            engagement=engagement,
+            reactions=values.get("likes", 0),
+            comments=values.get("comments", 0),
+            shares=values.get("shares", 0),
+        )
