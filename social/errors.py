@@ -219,6 +219,12 @@ class ShareLinkNotFound(NotFoundError):
     message = "No such share link."
 
 
+class ShareLinkLimit(ConflictError):
+    limit = 50
+    code = "share_link_limit"
+    message = f"This workspace has {limit} open share links: revoke one first."
+
+
 class ShareLinkClosed(ApplicationError):
     status_code = HTTPStatus.GONE
     code = "share_link_closed"

@@ -372,6 +372,7 @@ SPECTACULAR_SETTINGS = {
         "TimeZoneEnum": "core.api.serializers.TIME_ZONES",
         "RoleEnum": "accounts.models.Role",
         "WorkspaceRoleEnum": "accounts.models.WorkspaceRole",
+        "ShareLinkStatusEnum": ["open", "revoked", "expired"],
     },
 }
 

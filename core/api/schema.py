@@ -182,8 +182,9 @@ class EnvelopeAutoSchema(AutoSchema):
         if not contents:
             response["content"] = {"application/json": {"schema": envelope_schema(None, meta)}}
         else:
-            for media in contents.values():
-                media["schema"] = envelope_schema(media.get("schema"), meta)
+            for media_type, media in contents.items():
+                if "json" in media_type:  # a document (CSV, PDF, iCalendar) is sent as it is
+                    media["schema"] = envelope_schema(media.get("schema"), meta)
         return response
 
     def _get_response_headers_for_code(

@@ -302,3 +302,14 @@ def test_a_calendar_app_asking_for_text_calendar_gets_the_feed(ada, ada_client):
     assert response.status_code == 200
     assert Calendar.from_ical(response.content.decode())["VERSION"] == "2.0"
     assert APIClient().get(f"/api/v1/public/calendar/{link['token']}.ics").status_code == 200
+
+
+def test_a_workspace_has_at_most_so_many_open_links(ada, ada_client, monkeypatch):
+    monkeypatch.setattr("social.planning.services.sharing.MAX_OPEN_LINKS", 2)
+    workspace = personal(ada)
+    first = made(ada_client, workspace)
+    made(ada_client, workspace, "report")
+    refused = make_link(ada_client, workspace)
+    assert (refused.status_code, refused.json()["error"]["code"]) == (409, "share_link_limit")
+    ada_client.delete(f"/api/workspaces/{workspace}/share-links/{first['id']}")
+    assert make_link(ada_client, workspace).status_code == 200  # a revoked one is not counted

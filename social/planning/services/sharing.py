@@ -16,18 +16,13 @@ from django.utils import timezone
 
 from accounts.models import Membership, Workspace
 from accounts.roles import Action, permission_check
-from core.errors import ConflictError, ValidationFailed
-from social.errors import ShareLinkClosed, ShareLinkNotFound
+from core.errors import ValidationFailed
+from social.errors import ShareLinkClosed, ShareLinkLimit, ShareLinkNotFound
 from social.models import ShareKind, ShareLink
 
 TOKEN_BYTES = 32
-MAX_OPEN_LINKS = 50  # per workspace: links neither revoked nor expired
+MAX_OPEN_LINKS = ShareLinkLimit.limit  # per workspace: links neither revoked nor expired
 LAST_USED_EVERY = timedelta(minutes=1)  # `last_used_at` is written at most this often
-
-
-class ShareLinkLimit(ConflictError):
-    code = "share_link_limit"
-    message = f"This workspace has {MAX_OPEN_LINKS} open share links: revoke one first."
 
 
 def token_hash(token: str) -> str:

@@ -276,6 +276,9 @@ class ThreadsAdapter(ThreadsContainers):
         return Metrics(
             impressions=values.get("views", 0),
             engagement=sum(values.get(name, 0) for name in ENGAGEMENT),
+            reactions=values.get("likes", 0),
+            comments=values.get("replies", 0),
+            shares=sum(values.get(name, 0) for name in ("reposts", "quotes", "shares")),
         )
 
 
