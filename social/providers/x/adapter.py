@@ -198,4 +198,7 @@ class XAdapter(XMedia):
             impressions=int(private.get("impression_count") or public.get("impression_count") or 0),
             engagement=sum(int(public.get(name) or 0) for name in counts),
             clicks=int(private.get("url_link_clicks") or 0),
+            reactions=int(public.get("like_count") or 0),
+            comments=int(public.get("reply_count") or 0),
+            shares=int(public.get("retweet_count") or 0) + int(public.get("quote_count") or 0),
         )
