@@ -101,7 +101,7 @@ class AgentDetailView(APIView):
     @extend_schema(
         operation_id="agents_revoke",
         tags=["agents"],
-        responses=inline_serializer("AgentRevoked", {"success": serializers.BooleanField()}),
+        responses={200: inline_serializer("AgentRevoked", {"success": serializers.BooleanField()})},
     )
     def delete(self, request: Request, agent_id: UUID) -> Response:
         agent_revoke(user=request_user(request), agent_id=agent_id)

@@ -99,7 +99,7 @@ def rest_call(
     )
     response = _handler().get_response(WSGIRequest(_environ(origin, method, path, encoded, raw)))
     status = response.status_code
-    content = response.content if not response.streaming else b""
+    content = getattr(response, "content", b"")  # never streamed: the API answers JSON
     try:
         parsed = json.loads(content) if content else {"success": status < 400}
     except ValueError:

@@ -3,6 +3,7 @@ own client, as Claude Desktop or Cursor would: initialize, the tools a key's sco
 drafting, previewing and scheduling a post (held for approval), a retried call, the daily post
 budget and an AI call within the credit budget."""
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -10,7 +11,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import anyio
 import httpx2
 import pytest
 import requests
@@ -59,13 +59,13 @@ def run(base: str, key: str, steps: Any) -> Any:
     """Run `steps(client)` with the SDK's client connected to /mcp with `key`."""
 
     async def main() -> Any:
-        async with httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {key}"}, timeout=30
-        ) as http:
-            async with Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:
-                return await steps(client)
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=30) as http,
+            Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client,
+        ):
+            return await steps(client)
 
-    return anyio.run(main)
+    return asyncio.run(main())
 
 
 def in_a_day() -> str:
@@ -117,8 +117,8 @@ def test_tools_are_listed_by_the_keys_scopes(live):
         return raised.value, malformed.value
 
     raised, malformed = run(base, made["full"], unknown)
-    assert raised.code == -32602 and raised.data["field"] == "name"
-    assert malformed.code == -32602 and malformed.data["field"] == "postId"
+    assert (raised.code, raised.data["field"]) == (-32602, "name")
+    assert (malformed.code, malformed.data["field"]) == (-32602, "postId")
 
 
 def test_draft_preview_schedule_retry_budget_and_credits(live):
