@@ -93,8 +93,9 @@ def main() -> None:
         workers=settings.WEB_CONCURRENCY,
         loop="uvloop",
         http="httptools",
-        # Django's ASGI handler speaks no lifespan protocol; saying so keeps the log clean.
-        lifespan="off",
+        # config.asgi answers the lifespan protocol itself: the MCP transport runs for the
+        # server's lifetime.
+        lifespan="on",
         proxy_headers=bool(settings.FORWARDED_ALLOW_IPS),
         forwarded_allow_ips=settings.FORWARDED_ALLOW_IPS or None,
         # The application writes each request's access line (ACCESS_LOG), with its id, route

@@ -32,6 +32,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("", include("billing.urls")),
     path("", include("aitools.urls")),
     path("", include("social.urls")),
+    path("", include("agents.urls")),
 ]
 
 urlpatterns = [

@@ -21,7 +21,9 @@ from its output layer beside the API) makes the data before any subscriber sees 
 """
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict, overload
@@ -701,9 +703,33 @@ def client_actor(name: str) -> Actor:
     return {"type": "client", "name": name}
 
 
+def agent_actor(agent_id: uuid.UUID | str, name: str) -> Actor:
+    """An agent connection (an API key or an OAuth grant used on /mcp) acting for its user."""
+    return {"type": "agent", "id": str(agent_id), "name": name}
+
+
+# Who acts for the code running now, when it is not the request's user themselves: an agent's
+# tool call (agents.mcp) runs the REST views inside this, so what they emit names the agent.
+_acting_for: ContextVar[Actor | None] = ContextVar("acting_for", default=None)
+
+
+@contextmanager
+def acting_as(actor: Actor) -> Iterator[None]:
+    """Everything emitted inside names `actor` (unless the emitter names its own)."""
+    token = _acting_for.set(actor)
+    try:
+        yield
+    finally:
+        _acting_for.reset(token)
+
+
 def _acting() -> Actor | None:
-    """The signed-in user (or API key's user) of the request this runs in, if any: whoever
-    the request authenticated as did what it emits (an editor changing the owner's post)."""
+    """The agent acting now (acting_as), else the signed-in user (or API key's user) of the
+    request this runs in, if any: whoever the request authenticated as did what it emits (an
+    editor changing the owner's post)."""
+    agent = _acting_for.get()
+    if agent is not None:
+        return agent
     context = logs.current()
     user_id = context.user_id if context is not None else ""
     return user_actor(user_id) if user_id else None

@@ -18,6 +18,7 @@ MAPPED = (
     "social/providers",
     "social/models",
     "notifications/services",
+    "agents/mcp",
 )
 
 

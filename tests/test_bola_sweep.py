@@ -94,6 +94,13 @@ def make_api_keys(world: World) -> list[str]:
     return [str(pk) for pk in ApiKey.objects.filter(user=world.ada).values_list("pk", flat=True)]
 
 
+def make_agents(world: World) -> list[str]:
+    from agents.services import agent_connection_for_key
+
+    keys = ApiKey.objects.filter(user=world.ada)
+    return [str(agent_connection_for_key(key=key).pk) for key in keys]
+
+
 def make_webhook_endpoints(world: World) -> list[str]:
     made = world.client.post(
         "/api/webhooks/endpoints", {"url": ADA_HOOK, "events": ["credits.depleted"]}, format="json"
@@ -163,6 +170,7 @@ FACTORIES: dict[str, Callable[[World], list[str]]] = {
     "user_id": make_members,
     "invitation_id": make_invitations,
     "key_id": make_api_keys,
+    "agent_id": make_agents,
     "endpoint_id": make_webhook_endpoints,
     "delivery_id": make_webhook_deliveries,
     "notification_id": make_notifications,
@@ -344,6 +352,10 @@ EXPECTED: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
         NOT_FOUND,
     ),
     ("auth-api-key", "delete"): (None, NOT_FOUND),
+    # Agent connections: the caller's own, in every workspace.
+    ("agents", "get"): (None, {200}),
+    ("agent", "patch"): ({"policy": {"autopublish": True}}, NOT_FOUND),
+    ("agent", "delete"): (None, NOT_FOUND),
     # Workspaces, members, invitations: by membership.
     ("workspaces", "get"): (None, {200}),
     ("workspaces", "post"): ({"name": "Bob's second"}, {200}),

@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "billing",
     "aitools",
     "health",
+    "agents",
 ]
 
 MIDDLEWARE = [
@@ -249,6 +250,9 @@ SERVER_PORT = env.int("PORT", default=8000)
 WEB_CONCURRENCY = env.int("WEB_CONCURRENCY", default=2)
 WEB_THREADS = env.int("WEB_THREADS", default=16)
 FORWARDED_ALLOW_IPS = env.str("FORWARDED_ALLOW_IPS", default="")
+# `POST /mcp`, the agents' MCP server (docs/agents.md), served beside the API by the same
+# processes; off: /mcp is the API's 404.
+MCP_ENABLED = env.bool("MCP_ENABLED", default=True)
 
 # --- HTTP edge --------------------------------------------------------------------------------
 # Largest request body the API reads (413 past it); also Django's own limit for form bodies.

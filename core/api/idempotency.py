@@ -16,20 +16,22 @@ authentication classes, its permissions and its API-key scopes, run once the URL
 
 import hashlib
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
-from django.utils import timezone
 from rest_framework.exceptions import APIException
 from rest_framework.views import APIView
 from rest_framework_simplejwt.exceptions import TokenError
 
 from core.api.envelope import error_response
-from core.crypto import SecretUnreadable, decrypt_bytes, encrypt_bytes
-from core.idempotency import request_fingerprint
+from core.idempotency import (
+    Outcome,
+    idempotency_begin,
+    idempotency_finish,
+    idempotency_release,
+    idempotency_stored,
+    request_fingerprint,
+)
 from core.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
@@ -84,10 +86,7 @@ def _fingerprint(request: HttpRequest) -> str:
 
 
 def _replay(record: IdempotencyRecord) -> HttpResponse:
-    try:
-        body = decrypt_bytes(bytes(record.body))
-    except SecretUnreadable:
-        body = bytes(record.body)  # stored in clear before bodies were encrypted
+    body = idempotency_stored(record)
     response = HttpResponse(body, status=record.status or 200, content_type=record.content_type)
     response[REPLAYED] = "true"
     if record.location:
@@ -142,55 +141,40 @@ class IdempotencyMiddleware:
         return answer
 
 
+_REFUSALS = {
+    Outcome.REUSED: (
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used for another request.",
+    ),
+    Outcome.IN_PROGRESS: (
+        409,
+        "idempotency_key_in_progress",
+        "A request with this Idempotency-Key is still being processed.",
+    ),
+}
+
+
 def _begin(
     *, user_id: str, key: str, fingerprint: str
 ) -> tuple[IdempotencyRecord, HttpResponse | None]:
-    now = timezone.now()
-    try:
-        with transaction.atomic():
-            return IdempotencyRecord.objects.create(
-                user_id=user_id, key=key, fingerprint=fingerprint, created_at=now
-            ), None
-    except IntegrityError:
-        pass
-    with transaction.atomic():
-        existing = (
-            IdempotencyRecord.objects.select_for_update().filter(user_id=user_id, key=key).first()
-        )
-        if existing is None:  # purged between the two statements: start afresh
-            return IdempotencyRecord.objects.create(
-                user_id=user_id, key=key, fingerprint=fingerprint, created_at=now
-            ), None
-        if existing.fingerprint != fingerprint:
-            return existing, error_response(
-                status=422,
-                code="idempotency_key_reused",
-                message="This Idempotency-Key was used for another request.",
-            )
-        if existing.status is not None:
-            return existing, _replay(existing)
-        abandoned = now - timedelta(seconds=settings.IDEMPOTENCY_ABANDONED_SECONDS)
-        if existing.created_at > abandoned:
-            return existing, error_response(
-                status=409,
-                code="idempotency_key_in_progress",
-                message="A request with this Idempotency-Key is still being processed.",
-            )
-        existing.created_at = now  # its first request died: this one takes over
-        existing.save(update_fields=["created_at"])
-        return existing, None
+    begun = idempotency_begin(user_id=user_id, key=key, fingerprint=fingerprint)
+    if begun.outcome is Outcome.RUN:
+        return begun.record, None
+    if begun.outcome is Outcome.REPLAY:
+        return begun.record, _replay(begun.record)
+    status, code, message = _REFUSALS[begun.outcome]
+    return begun.record, error_response(status=status, code=code, message=message)
 
 
 def _finish(record: IdempotencyRecord, response: HttpResponse) -> None:
     if response.status_code >= 500 or response.status_code in NOT_STORED or response.streaming:
-        IdempotencyRecord.objects.filter(pk=record.pk, status__isnull=True).delete()
+        idempotency_release(record)
         return
-    IdempotencyRecord.objects.filter(pk=record.pk).update(
+    idempotency_finish(
+        record,
         status=response.status_code,
         content_type=response.get("Content-Type", "application/json"),
-        # Encrypted at rest: a stored answer may carry a secret (a webhook endpoint's, a
-        # session's tokens), kept 24 hours for replays.
-        body=encrypt_bytes(response.content),
-        location=response.get("Location", "")[:2000],
-        completed_at=timezone.now(),
+        body=response.content,
+        location=response.get("Location", ""),
     )
