@@ -106,6 +106,16 @@ SHARED: tuple[Rule, ...] = (
     ),
     Rule(
         OURS,
+        "permission_missing",
+        "A LinkedIn page's member is no longer its approved ADMINISTRATOR (the roles the "
+        "health check reads).",
+        text="no longer an administrator of the linkedin page",
+        problem="not_page_admin",
+        remedy="Ask a super admin of the LinkedIn page to restore your administrator role, "
+        "then reconnect the page.",
+    ),
+    Rule(
+        OURS,
         "media_invalid",
         "Instagram could not process the image (ERROR, EXPIRED).",
         text="could not process the image",

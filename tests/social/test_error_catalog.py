@@ -26,9 +26,10 @@ CLASSIFIERS: dict[str, Any] = {
     "devto": None,  # the default classification by status fits Forem
     "threads": threads.classify,
     "x": x.classify,
+    "linkedin_page": linkedin.classify,
 }
 STANDINS = {
-    "LinkedInStandIn": ["linkedin"],
+    "LinkedInStandIn": ["linkedin", "linkedin_page"],
     "MetaStandIn": ["facebook", "instagram"],
     "BlueskyStandIn": ["bluesky"],
     "MastodonStandIn": ["mastodon"],
