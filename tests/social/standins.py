@@ -406,8 +406,9 @@ class LinkedInStandIn(StandIn):
             if refused is None and not self._roles(
                 organization, (*LINKEDIN_POSTING_ROLES, "ANALYST")
             ):
-                refused = 403, {"status": 403, "serviceErrorCode": 100, "code": "ACCESS_DENIED",
-                                "message": f"Not enough permissions to read {author}"}, {}  # fmt: skip
+                said = f"Not enough permissions to read {author}"
+                refused = 403, {"status": 403, "serviceErrorCode": 100,
+                                "code": "ACCESS_DENIED", "message": said}, {}  # fmt: skip
         if refused:
             return refused
         posts = sorted((post for post in self.posts if post.get("kind") != "comment"
@@ -619,8 +620,8 @@ class LinkedInStandIn(StandIn):
                  if call.q("role") in ("", acl["role"])
                  and call.q("state") in ("", acl["state"])]  # fmt: skip
         start, count = int(call.q("start") or 0), int(call.q("count") or 10)
-        return 200, {"elements": found[start : start + count],
-                     "paging": {"start": start, "count": count, "total": len(found)}}, {}  # fmt: skip
+        paging = {"start": start, "count": count, "total": len(found)}
+        return 200, {"elements": found[start : start + count], "paging": paging}, {}
 
     def organization(self, call: Call, number: str) -> Answer:
         """`GET /rest/organizations/{id}`: its names; its logo as a media asset URN."""
@@ -631,9 +632,9 @@ class LinkedInStandIn(StandIn):
         if page is None:
             return 404, {"status": 404, "serviceErrorCode": 0, "code": "NOT_FOUND",
                          "message": f"Organization {number} not found"}, {}  # fmt: skip
+        logo = {"original": f"urn:li:digitalmediaAsset:C4D0B{number}"}
         return 200, {"id": page["id"], "localizedName": page["localizedName"],
-                     "vanityName": page["vanityName"],
-                     "logoV2": {"original": f"urn:li:digitalmediaAsset:C4D0B{number}"}}, {}  # fmt: skip
+                     "vanityName": page["vanityName"], "logoV2": logo}, {}  # fmt: skip
 
     def share_statistics(self, call: Call) -> Answer:
         """`q=organizationalEntity` with `shares=List(..)` (or `ugcPosts=List(..)`): each

@@ -146,7 +146,7 @@ class LinkedInPageAdapter(LinkedInAdapter):
             f"&{kind}=List({quote(urn, safe='')})",
             headers=self._rest_headers(credentials),
         )
-        element = next(
+        element: dict[str, Any] = next(
             (e for e in answer.get("elements") or [] if urn in (e.get("share"), e.get("ugcPost"))),
             {},
         )
