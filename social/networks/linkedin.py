@@ -35,6 +35,14 @@ ERRORS: tuple[Rule, ...] = (
     ),
     Rule(
         SOURCE,
+        "media_invalid",
+        "FIELD_VALIDATION_FAILED on a media field (`/content/media`: a document or image unknown, "
+        "not processed or without a title).",
+        status=422,
+        text="/content/media",
+    ),
+    Rule(
+        SOURCE,
         "content_rejected",
         "The post was refused as invalid (HTTP 400, 404, 422).",
         status=(400, 425),
