@@ -107,8 +107,7 @@ SHARED: tuple[Rule, ...] = (
     Rule(
         OURS,
         "permission_missing",
-        "A LinkedIn page's member is no longer its approved ADMINISTRATOR (the roles the "
-        "health check reads).",
+        "A LinkedIn page's member lost the page's approved ADMINISTRATOR role (health).",
         text="no longer an administrator of the linkedin page",
         problem="not_page_admin",
         remedy="Ask a super admin of the LinkedIn page to restore your administrator role, "
