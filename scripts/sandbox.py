@@ -7,10 +7,10 @@ Usage (after `manage.py migrate`; `make sandbox` does both):
 The stand-ins (tests/social/standins.py: the request shapes the real APIs take, their consent
 pages approving at once) listen on 127.0.0.1 from SANDBOX_PORT (8900) on: LinkedIn, Meta
 (Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Bluesky's video service,
-then Threads and X (the order of `Providers`' fields). The API listens on HOST:PORT as with
-`make run`. Once the API answers, a table names each network, its stand-in and the
-credentials it accepts; every call a stand-in answers is logged as `[name] METHOD path ->
-status`. Ctrl-C (or SIGTERM) stops everything and exits 0.
+then Threads and X (the order of `Providers`' fields); LinkedIn Pages share LinkedIn's. The API
+listens on HOST:PORT as with `make run`. Once the API answers, a table names each network, its
+stand-in and the credentials it accepts; every call a stand-in answers is logged as `[name]
+METHOD path -> status`. Ctrl-C (or SIGTERM) stops everything and exits 0.
 """
 
 import os
@@ -35,6 +35,7 @@ from tests.social.standins import (  # noqa: E402
     BLUESKY_HANDLE,
     DEVTO_KEY,
     FACEBOOK_PAGES,
+    LINKEDIN_ORGANIZATIONS,
     RECEIVED_PATH,
     SANDBOX_VIDEO_OFFSET,
     Providers,
@@ -49,6 +50,11 @@ STARTUP_SECONDS = 120
 def accepted(provider: str, providers: Providers) -> str:
     """What connecting the stand-in's account takes, beyond what the API's authorize step gives."""
     pages = ", ".join(f"{page['name']} (pageId {page['id']})" for page in FACEBOOK_PAGES)
+    linkedin_pages = ", ".join(
+        f"{page['localizedName']} (pageId {page['id']})"
+        for page in LINKEDIN_ORGANIZATIONS
+        if (page["role"], page["state"]) == ("ADMINISTRATOR", "APPROVED")
+    )
     return {
         "linkedin": "OAuth: code and state from the redirect",
         "facebook": f"OAuth: code and state from the redirect; pages: {pages}",
@@ -59,6 +65,7 @@ def accepted(provider: str, providers: Providers) -> str:
         "devto": f'code (API key) "{DEVTO_KEY}"',
         "threads": "OAuth: code and state from the redirect (it ends in #_, which is dropped)",
         "x": "OAuth (with PKCE): code and state from the redirect",
+        "linkedin_page": f"OAuth on the LinkedIn stand-in; pages: {linkedin_pages}",
     }[provider]
 
 

@@ -51,6 +51,11 @@ class NoFacebookPage(ApplicationError):
     message = "The Facebook login manages no page this app may publish to."
 
 
+class NoLinkedInPage(ApplicationError):
+    code = "no_linkedin_page"
+    message = "The LinkedIn member administers no page this app may publish to."
+
+
 class NoInstagramAccount(ApplicationError):
     code = "no_instagram_account"
     message = "No Facebook page of this login has an Instagram business account linked."

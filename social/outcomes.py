@@ -106,6 +106,15 @@ SHARED: tuple[Rule, ...] = (
     ),
     Rule(
         OURS,
+        "permission_missing",
+        "A LinkedIn page's member lost the page's approved ADMINISTRATOR role (health).",
+        text="no longer an administrator of the linkedin page",
+        problem="not_page_admin",
+        remedy="Ask a super admin of the LinkedIn page to restore your administrator role, "
+        "then reconnect the page.",
+    ),
+    Rule(
+        OURS,
         "media_invalid",
         "Instagram could not process the image (ERROR, EXPIRED).",
         text="could not process the image",

@@ -584,15 +584,17 @@ PUBLIC_URL = env.str("PUBLIC_URL", default=f"http://{SERVER_HOST}:{SERVER_PORT}"
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 # Outcomes users can act on (docs/social.md): `GET /api/events` holds its newest seconds back
 # (an id is taken at insert; its transaction may commit a moment later); each platform's daily
-# cap, posts per rolling 24 hours ("instagram=25,linkedin=100,threads=250"); how often beat
-# runs the pre-flight check of the accounts with posts due in the next 24 hours (0: off).
+# cap, posts per rolling 24 hours ("instagram=25,linkedin=100,threads=250,linkedin_page=100":
+# a page has its own 100 beside its member's); how often beat runs the pre-flight check of the
+# accounts with posts due in the next 24 hours (0: off).
 EVENTS_REPLAY_SETTLE_SECONDS = env.float("EVENTS_REPLAY_SETTLE_SECONDS", default=2.0)
 SOCIAL_DAILY_CAPS = {
     provider.strip(): int(limit)
     for provider, _, limit in (
         item.partition("=")
         for item in env.list(
-            "SOCIAL_DAILY_CAPS", default=["instagram=25", "linkedin=100", "threads=250"]
+            "SOCIAL_DAILY_CAPS",
+            default=["instagram=25", "linkedin=100", "threads=250", "linkedin_page=100"],
         )
     )
     if provider.strip()

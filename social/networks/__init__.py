@@ -17,6 +17,7 @@ from social.networks import (
     facebook,
     instagram,
     linkedin,
+    linkedin_page,
     mastodon,
     threads,
     x,
@@ -34,6 +35,7 @@ NETWORKS: dict[str, Network] = {
         devto.NETWORK,
         threads.NETWORK,
         x.NETWORK,
+        linkedin_page.NETWORK,
     )
 }
 

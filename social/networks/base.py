@@ -39,6 +39,9 @@ class Rule:
     remedy: str = ""
     # The error's class, when that tells it apart (a timeout after sending vs. before).
     maybe_delivered: bool | None = None
+    # The account-health problem it is reported as, when not its category's own (a LinkedIn
+    # page's `not_page_admin`); its remedy is the row's.
+    problem: str = ""
 
     def matches(self, error: outbound.OutboundError, answer: dict[str, Any] | None) -> bool:
         status = error.status

@@ -1,4 +1,5 @@
-"""LinkedIn: a member's profile, by OAuth (social.md section 1)."""
+"""LinkedIn: a member's profile, by OAuth (social.md section 1). Its error rows are also those
+of the pages a member administers (social.networks.linkedin_page): one API, one table."""
 
 from social.networks.base import Capabilities, Network, Rule, VideoRules, limits
 from social.providers.linkedin import SCOPES, LinkedInAdapter
@@ -13,7 +14,8 @@ ERRORS: tuple[Rule, ...] = (
     Rule(
         SOURCE,
         "permission_missing",
-        "ACCESS_DENIED: the token lacks w_member_social (HTTP 403).",
+        "ACCESS_DENIED: the token lacks w_member_social (w_organization_social for a page), or "
+        "the member lost the page's role (HTTP 403).",
         status=403,
     ),
     Rule(
@@ -30,6 +32,14 @@ ERRORS: tuple[Rule, ...] = (
         "retired version (an operator setting).",
         status=426,
         remedy="Contact support: this server calls a retired LinkedIn API version.",
+    ),
+    Rule(
+        SOURCE,
+        "media_invalid",
+        "FIELD_VALIDATION_FAILED on a media field (`/content/media`: a document or image unknown, "
+        "not processed or without a title).",
+        status=422,
+        text="/content/media",
     ),
     Rule(
         SOURCE,

@@ -42,6 +42,29 @@ BLUESKY_HANDLE = "ada.bsky.social"
 BLUESKY_APP_PASSWORD = "abcd-efgh-ijkl-mnop"
 BLUESKY_DID = "did:plc:ada123"
 LINKEDIN_SUB = "li-ada-42"
+LINKEDIN_PERSON = f"urn:li:person:{LINKEDIN_SUB}"
+# What each consent grants (a member's posts, or the pages the member administers): the token
+# it yields, and the scopes that token carries.
+LINKEDIN_MEMBER_SCOPES = frozenset({"openid", "profile", "email", "w_member_social"})
+LINKEDIN_PAGE_SCOPES = frozenset(
+    {"w_organization_social", "r_organization_social", "rw_organization_admin"}
+)
+LINKEDIN_TOKENS = {"li-access-token": LINKEDIN_MEMBER_SCOPES,
+                   "li-page-access-token": LINKEDIN_PAGE_SCOPES}  # fmt: skip
+# The member's roles on organization pages, as `organizationAcls` lists them: an analyst of
+# one, a pending request on another, then two pages the member administers.
+LINKEDIN_ORGANIZATIONS: list[dict[str, Any]] = [
+    {"id": 2414185, "localizedName": "Babbage & Co", "vanityName": "babbage-co",
+     "role": "ANALYST", "state": "APPROVED"},
+    {"id": 2414186, "localizedName": "Engine Club", "vanityName": "engine-club",
+     "role": "ADMINISTRATOR", "state": "REQUESTED"},
+    {"id": 2414183, "localizedName": "Ada Designs", "vanityName": "ada-designs",
+     "role": "ADMINISTRATOR", "state": "APPROVED"},
+    {"id": 2414184, "localizedName": "Ada Labs", "vanityName": "ada-labs",
+     "role": "ADMINISTRATOR", "state": "APPROVED"},
+]  # fmt: skip
+# Roles that may post as the page (LinkedIn's content administrators too).
+LINKEDIN_POSTING_ROLES = ("ADMINISTRATOR", "CONTENT_ADMINISTRATOR")
 LINKEDIN_PART_BYTES = 4_194_304  # the Videos API's part size
 FACEBOOK_PAGES: list[dict[str, Any]] = [
     {"id": "1001", "name": "Ada Designs", "ig": "17841400000000001"},
@@ -236,6 +259,11 @@ class LinkedInStandIn(StandIn):
     documents: dict[str, dict[str, Any]] = field(default_factory=dict)
     document_uploads: dict[str, str] = field(default_factory=dict)
     refresh_token_lifetime: int = 0  # seconds; 0: no refresh token (only partners get one)
+    scopes: dict[str, list[str]] = field(default_factory=dict)  # code -> the scopes granted
+    # The member's roles on organization pages (`organizationAcls`): a test revokes one here.
+    acls: list[dict[str, Any]] = field(
+        default_factory=lambda: [dict(page) for page in LINKEDIN_ORGANIZATIONS]
+    )
     routes = (
         ("GET", r"/oauth/v2/authorization", "authorize"),
         ("POST", r"/oauth/v2/accessToken", "token"),
@@ -251,13 +279,44 @@ class LinkedInStandIn(StandIn):
         ("GET", r"/rest/documents/([^/]+)", "document"),
         ("POST", r"/rest/socialActions/([^/]+)/comments", "create_comment"),
         ("GET", r"/rest/socialActions/([^/]+)/comments", "comments"),
+        ("GET", r"/rest/organizationAcls", "organization_acls"),
+        ("GET", r"/rest/organizations/(\d+)", "organization"),
+        ("GET", r"/rest/organizationalEntityShareStatistics", "share_statistics"),
     )
 
     def _token_ok(self, call: Call) -> Answer | None:
-        if self.expired or _bearer(call) != "li-access-token":
+        if self.expired or _bearer(call) not in LINKEDIN_TOKENS:
             return 401, {"status": 401, "serviceErrorCode": 65602, "code": "EXPIRED_ACCESS_TOKEN",
                          "message": "The token used in the request has expired"}, {}  # fmt: skip
         return None
+
+    def _scoped(self, call: Call, *scopes: str) -> Answer | None:
+        """The token carries one of `scopes` (checked after `_versioned`), else LinkedIn's 403."""
+        if not set(scopes) & LINKEDIN_TOKENS.get(_bearer(call), frozenset()):
+            return 403, {"status": 403, "serviceErrorCode": 100, "code": "ACCESS_DENIED",
+                         "message": f"Not enough permissions to access: {call.path} "
+                         f"(needs {' or '.join(scopes)})"}, {}  # fmt: skip
+        return None
+
+    def _roles(self, organization: str, roles: tuple[str, ...]) -> bool:
+        """The member holds an approved role of `roles` on the organization (its id)."""
+        return any(str(acl["id"]) == organization and acl["role"] in roles
+                   and acl["state"] == "APPROVED" for acl in self.acls)  # fmt: skip
+
+    def _may_act_as(self, call: Call, urn: Any) -> Answer | None:
+        """Who the caller may post (or upload) as: the member with `w_member_social`, or an
+        organization the member administers with `w_organization_social`; LinkedIn's 403
+        otherwise (a page the member does not administer, a role revoked or pending)."""
+        urn = str(urn or "")
+        if urn == LINKEDIN_PERSON:
+            return self._scoped(call, "w_member_social")
+        organization = urn.removeprefix("urn:li:organization:")
+        if organization != urn:
+            refused = self._scoped(call, "w_organization_social")
+            if refused or self._roles(organization, LINKEDIN_POSTING_ROLES):
+                return refused
+        return 403, {"status": 403, "serviceErrorCode": 100, "code": "ACCESS_DENIED",
+                     "message": f"Not enough permissions to act as {urn}"}, {}  # fmt: skip
 
     def _versioned(self, call: Call) -> Answer | None:
         if call.headers.get("LinkedIn-Version") != LINKEDIN_VERSION:
@@ -268,10 +327,18 @@ class LinkedInStandIn(StandIn):
         return self._token_ok(call)
 
     def authorize(self, call: Call) -> Answer:
-        if call.q("client_id") != LINKEDIN_CLIENT[0] or "w_member_social" not in call.q("scope"):
+        asked = call.q("scope").split()
+        known = LINKEDIN_MEMBER_SCOPES | LINKEDIN_PAGE_SCOPES
+        if (
+            call.q("client_id") != LINKEDIN_CLIENT[0]
+            or not asked
+            or not set(asked) <= known
+            or not {"w_member_social", "w_organization_social"} & set(asked)
+        ):
             return 400, {"error": "invalid_request", "error_description": "bad client or scope"}, {}
         code = f"li-code-{self.next_id()}"
         self.codes[code] = call.q("redirect_uri")
+        self.scopes[code] = asked
         return _consent_redirect(call, code)
 
     def token(self, call: Call) -> Answer:
@@ -284,10 +351,17 @@ class LinkedInStandIn(StandIn):
             return 400, {"error": "invalid_request",
                              "error_description": "Unable to retrieve access token: "
                              "authorization code not found"}, {}  # fmt: skip
-        token: dict[str, Any] = {"access_token": "li-access-token", "expires_in": 5184000,
-                                 "scope": "email,openid,profile,w_member_social"}  # fmt: skip
+        # A consent for pages yields a token for pages (its refresh token renews the same).
+        if exchange:
+            page = "w_organization_social" in self.scopes.pop(form.get("code", ""), [])
+        else:
+            page = str(form.get("refresh_token") or "").startswith("li-page-")
+        prefix = "li-page-" if page else "li-"
+        scopes = LINKEDIN_TOKENS[f"{prefix}access-token"]
+        token: dict[str, Any] = {"access_token": f"{prefix}access-token", "expires_in": 5184000,
+                                 "scope": ",".join(sorted(scopes))}  # fmt: skip
         if self.refresh_token_lifetime:
-            token.update(refresh_token="li-refresh-token",
+            token.update(refresh_token=f"{prefix}refresh-token",
                          refresh_token_expires_in=self.refresh_token_lifetime)  # fmt: skip
         return 200, token, {}
 
@@ -304,12 +378,15 @@ class LinkedInStandIn(StandIn):
         if refused:
             return refused
         body = call.body
-        if body.get("author") != f"urn:li:person:{LINKEDIN_SUB}" or "commentary" not in body:
+        if not body.get("author") or "commentary" not in body:
             return 422, {"status": 422, "message": "author and commentary are required"}, {}
-        refused = self._document_refused((body.get("content") or {}).get("media") or {})
+        refused = self._may_act_as(call, body["author"]) or self._document_refused(
+            (body.get("content") or {}).get("media") or {}, body["author"]
+        )
         if refused:
             return refused
-        if any(post.get("commentary") == body["commentary"] for post in self.posts):
+        if any(post.get("commentary") == body["commentary"] and post.get("author")
+               == body["author"] for post in self.posts):  # fmt: skip
             return 422, {"status": 422, "code": "DUPLICATE_POST",
                          "message": "Content is a duplicate of urn:li:share:1"}, {}  # fmt: skip
         urn = f"urn:li:share:{7000 + self.next_id()}"
@@ -317,13 +394,30 @@ class LinkedInStandIn(StandIn):
         return 201, b"", {"x-restli-id": urn}
 
     def find_posts(self, call: Call) -> Answer:
-        """The author's posts, newest created first, `count` (10 by default) from `start`."""
-        posts = sorted((post for post in self.posts if post.get("kind") != "comment"),
+        """The author's posts, newest created first, `count` (10 by default) from `start`; an
+        organization's need `r_organization_social` and a role on it."""
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        author = call.q("author")
+        organization = author.removeprefix("urn:li:organization:")
+        if organization != author:
+            refused = self._scoped(call, "r_organization_social")
+            if refused is None and not self._roles(
+                organization, (*LINKEDIN_POSTING_ROLES, "ANALYST")
+            ):
+                said = f"Not enough permissions to read {author}"
+                refused = 403, {"status": 403, "serviceErrorCode": 100,
+                                "code": "ACCESS_DENIED", "message": said}, {}  # fmt: skip
+        if refused:
+            return refused
+        posts = sorted((post for post in self.posts if post.get("kind") != "comment"
+                        and post.get("author") == author),
                        key=lambda post: -int(post["createdAt"]))  # fmt: skip
         start, count = int(call.q("start") or 0), int(call.q("count") or 10)
         page = {"elements": posts[start : start + count],
                 "paging": {"start": start, "count": count, "total": len(posts)}}  # fmt: skip
-        return self._versioned(call) or (200, page, {})
+        return 200, page, {}
 
     def create_comment(self, call: Call, target: str) -> Answer:
         """The Comments API: the post's URN percent-encoded in the path and as `object`; the
@@ -335,10 +429,11 @@ class LinkedInStandIn(StandIn):
         body = call.body
         if not any(post["id"] == urn for post in self.posts) or body.get("object") != urn:
             return 404, {"status": 404, "message": f"Not found: {urn}"}, {}
-        if body.get("actor") != f"urn:li:person:{LINKEDIN_SUB}" or not (
-            body.get("message") or {}
-        ).get("text"):
+        if not body.get("actor") or not (body.get("message") or {}).get("text"):
             return 422, {"status": 422, "message": "actor and message.text are required"}, {}
+        refused = self._may_act_as(call, body["actor"])
+        if refused:
+            return refused
         comment = f"urn:li:comment:({urn},{7500 + self.next_id()})"
         self.posts.append({"kind": "comment", "id": comment, "object": urn,
                            "actor": body["actor"], "message": body["message"]})  # fmt: skip
@@ -357,7 +452,9 @@ class LinkedInStandIn(StandIn):
         return self._versioned(call) or (200, {"elements": found[start : start + count]}, {})
 
     def initialize_upload(self, call: Call) -> Answer:
-        refused = self._versioned(call)
+        refused = self._versioned(call) or self._may_act_as(
+            call, (call.body.get("initializeUploadRequest") or {}).get("owner")
+        )
         if refused:
             return refused
         number = self.next_id()
@@ -394,9 +491,9 @@ class LinkedInStandIn(StandIn):
         if not owner:
             return 422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
                          "message": "initializeUploadRequest.owner is required"}, {}  # fmt: skip
-        if owner != f"urn:li:person:{LINKEDIN_SUB}":
-            return 403, {"status": 403, "code": "ACCESS_DENIED",
-                         "message": f"Not enough permissions to act as {owner}"}, {}  # fmt: skip
+        refused = self._may_act_as(call, owner)
+        if refused:
+            return refused
         number = f"d{self.next_id()}"
         urn = f"urn:li:document:D4{self.next_id()}"
         with self.lock:
@@ -432,13 +529,13 @@ class LinkedInStandIn(StandIn):
                 found["processingFailureReason"] = document["reason"]
         return 200, found, {}
 
-    def _document_refused(self, media: dict[str, Any]) -> Answer | None:
-        """A post naming a document: one this member owns, processed, with a title."""
+    def _document_refused(self, media: dict[str, Any], author: str) -> Answer | None:
+        """A post naming a document: one the post's author owns, processed, with a title."""
         urn = str(media.get("id") or "")
         if not urn.startswith("urn:li:document:"):
             return None
         document = self.documents.get(urn)
-        if document is None or document["owner"] != f"urn:li:person:{LINKEDIN_SUB}":
+        if document is None or document["owner"] != author:
             return 422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
                          "message": f"/content/media/id: {urn} not found"}, {}  # fmt: skip
         if document["status"] != "AVAILABLE":
@@ -458,8 +555,11 @@ class LinkedInStandIn(StandIn):
         if call.q("action") == "initializeUpload":
             request = call.body.get("initializeUploadRequest") or {}
             size = int(request.get("fileSizeBytes") or 0)
-            if request.get("owner") != f"urn:li:person:{LINKEDIN_SUB}" or size <= 0:
+            if not request.get("owner") or size <= 0:
                 return 422, {"status": 422, "message": "owner and fileSizeBytes required"}, {}
+            refused = self._may_act_as(call, request["owner"])
+            if refused:
+                return refused
             video = f"urn:li:video:{self.next_id()}"
             parts = []
             for first in range(0, size, LINKEDIN_PART_BYTES):
@@ -500,6 +600,71 @@ class LinkedInStandIn(StandIn):
             {"elements": [{"count": counts.get(call.q("queryType"), 0)}]},
             {},
         )
+
+    # --- Organization pages (the Community Management API) ---------------------------------
+
+    def organization_acls(self, call: Call) -> Answer:
+        """`q=roleAssignee`: the member's roles on pages, only those of `role` and `state` when
+        asked (without them: every role and pending requests too), `count` from `start`."""
+        refused = self._versioned(call) or self._scoped(
+            call, "rw_organization_admin", "r_organization_admin", "w_organization_social",
+            "r_organization_social",
+        )  # fmt: skip
+        if refused:
+            return refused
+        if call.q("q") != "roleAssignee":
+            return 400, {"status": 400, "message": "Unknown finder: q is required"}, {}
+        found = [{"roleAssignee": LINKEDIN_PERSON, "role": acl["role"], "state": acl["state"],
+                  "organization": f"urn:li:organization:{acl['id']}"}
+                 for acl in self.acls
+                 if call.q("role") in ("", acl["role"])
+                 and call.q("state") in ("", acl["state"])]  # fmt: skip
+        start, count = int(call.q("start") or 0), int(call.q("count") or 10)
+        paging = {"start": start, "count": count, "total": len(found)}
+        return 200, {"elements": found[start : start + count], "paging": paging}, {}
+
+    def organization(self, call: Call, number: str) -> Answer:
+        """`GET /rest/organizations/{id}`: its names; its logo as a media asset URN."""
+        refused = self._versioned(call)
+        if refused:
+            return refused
+        page = next((page for page in LINKEDIN_ORGANIZATIONS if str(page["id"]) == number), None)
+        if page is None:
+            return 404, {"status": 404, "serviceErrorCode": 0, "code": "NOT_FOUND",
+                         "message": f"Organization {number} not found"}, {}  # fmt: skip
+        logo = {"original": f"urn:li:digitalmediaAsset:C4D0B{number}"}
+        return 200, {"id": page["id"], "localizedName": page["localizedName"],
+                     "vanityName": page["vanityName"], "logoV2": logo}, {}  # fmt: skip
+
+    def share_statistics(self, call: Call) -> Answer:
+        """`q=organizationalEntity` with `shares=List(..)` (or `ugcPosts=List(..)`): each
+        post's lifetime counters; `rw_organization_admin` and the ADMINISTRATOR role needed,
+        and every post must be the organization's."""
+        refused = self._versioned(call) or self._scoped(call, "rw_organization_admin")
+        if refused:
+            return refused
+        entity = call.q("organizationalEntity")
+        organization = entity.removeprefix("urn:li:organization:")
+        if call.q("q") != "organizationalEntity" or organization == entity:
+            return 400, {"status": 400, "message": "organizationalEntity is required"}, {}
+        if not self._roles(organization, ("ADMINISTRATOR",)):
+            return 403, {"status": 403, "serviceErrorCode": 100, "code": "ACCESS_DENIED",
+                         "message": f"Not enough permissions to access {entity}"}, {}  # fmt: skip
+        kind = "shares" if call.q("shares") else "ugcPosts"
+        listed = call.q(kind)
+        urns = [u for u in listed.removeprefix("List(").removesuffix(")").split(",") if u]
+        theirs = {post["id"] for post in self.posts if post.get("author") == entity}
+        if not urns or not set(urns) <= theirs:
+            return 403, {"status": 403, "serviceErrorCode": 100, "code": "ACCESS_DENIED",
+                         "message": "Unpermitted fields present in PARAMETER: Data Processing "
+                         f"Exception while processing fields [/{kind}[0]]"}, {}  # fmt: skip
+        statistics = {"impressionCount": 340, "uniqueImpressionsCount": 290, "clickCount": 12,
+                      "likeCount": 9, "commentCount": 3, "shareCount": 2,
+                      "engagement": 0.076}  # fmt: skip
+        key = "share" if kind == "shares" else "ugcPost"
+        return 200, {"elements": [{key: urn, "organizationalEntity": entity,
+                                   "totalShareStatistics": statistics}
+                                  for urn in urns]}, {}  # fmt: skip
 
 
 # --- Meta: Facebook Pages and Instagram -------------------------------------------------------
@@ -1449,9 +1614,8 @@ class Providers:
         }
 
     def by_provider(self, provider: str) -> StandIn:
-        return {"facebook": self.meta, "instagram": self.meta}.get(provider) or getattr(
-            self, provider
-        )
+        shared = {"facebook": self.meta, "instagram": self.meta, "linkedin_page": self.linkedin}
+        return shared.get(provider) or getattr(self, provider)
 
 
 SANDBOX_VIDEO_OFFSET = 6  # scripts/sandbox.py: Bluesky's video service, after the CDN

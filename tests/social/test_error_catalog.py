@@ -26,9 +26,10 @@ CLASSIFIERS: dict[str, Any] = {
     "devto": None,  # the default classification by status fits Forem
     "threads": threads.classify,
     "x": x.classify,
+    "linkedin_page": linkedin.classify,
 }
 STANDINS = {
-    "LinkedInStandIn": ["linkedin"],
+    "LinkedInStandIn": ["linkedin", "linkedin_page"],
     "MetaStandIn": ["facebook", "instagram"],
     "BlueskyStandIn": ["bluesky"],
     "MastodonStandIn": ["mastodon"],
@@ -70,6 +71,13 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("linkedin", answer(422, {"code": "DUPLICATE_POST", "status": 422,
                               "message": "Content is a duplicate"}), "content_rejected"),
     ("linkedin", answer(400, {"status": 400, "message": "bad"}), "content_rejected"),
+    ("linkedin", answer(422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
+                              "message": "/content/media/id: urn:li:document:D41 not found"}),
+     "media_invalid"),
+    ("linkedin", answer(422, {"status": 422, "code": "FIELD_VALIDATION_FAILED",
+                              "message": "/commentary: too long"}), "content_rejected"),
+    ("linkedin_page", answer(403, {"serviceErrorCode": 100, "code": "ACCESS_DENIED",
+                                   "status": 403}), "permission_missing"),
     ("linkedin", answer(426, {"code": "NONEXISTENT_VERSION", "status": 426}), "internal"),
     ("linkedin", answer(429, {"status": 429}, {"Retry-After": "60"}), "rate_limited"),
     ("linkedin", answer(500, {"status": 500}), "platform_outage"),

@@ -48,6 +48,7 @@ STANDINS = {
     "devto": "DevtoStandIn",
     "threads": "ThreadsStandIn",
     "x": "XStandIn",  # in a module of its own, tests/social/x_standin.py
+    "linkedin_page": "LinkedInStandIn",
 }
 
 

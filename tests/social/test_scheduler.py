@@ -24,7 +24,7 @@ from social.providers.base import Attempt
 from social.publishing.services.attempts import records_attempt
 from social.publishing.services.scheduler import records_claim, scheduler_run
 from tests.social.conftest import CRON_SECRET
-from tests.social.standins import FACEBOOK_PAGES, stamp
+from tests.social.standins import FACEBOOK_PAGES, LINKEDIN_PERSON, stamp
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
@@ -249,6 +249,7 @@ def published_meanwhile(providers: Any, provider: str, count: int) -> None:
         text, at = f"Another post {number}", stamp(now + number / 1000)
         if provider == "linkedin":
             standin.posts.append({"id": f"urn:li:share:{90000 + number}", "commentary": text,
+                                  "author": LINKEDIN_PERSON,
                                   "createdAt": int((now + 1) * 1000) + number})  # fmt: skip
         elif provider == "facebook":
             standin.posts.append({"id": f"1001_{90000 + number}", "page": "1001",

@@ -28,6 +28,7 @@ from social.errors import (
     InvalidState,
     NoFacebookPage,
     NoInstagramAccount,
+    NoLinkedInPage,
     ProviderAuthFailed,
     ProviderNotConfigured,
     ProviderUnavailable,
@@ -49,7 +50,11 @@ logger = logging.getLogger(__name__)
 MASTODON = MastodonAdapter.provider  # connected through an app registered on its instance
 
 
-REFUSALS = {"no_facebook_page": NoFacebookPage, "no_instagram_account": NoInstagramAccount}
+REFUSALS = {
+    "no_facebook_page": NoFacebookPage,
+    "no_instagram_account": NoInstagramAccount,
+    "no_linkedin_page": NoLinkedInPage,
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ from social.connections.services.credentials import (
 from social.errors import AccountNotFound
 from social.models import AccountHealth, AccountStatus, RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
-from social.outcomes import attempt_error
+from social.outcomes import RULES, attempt_error, rule_for
 from social.planning import cap_use
 from social.selectors import preferences_of, workspace_live
 
@@ -52,7 +52,8 @@ PREFLIGHT_EVERY = timedelta(hours=6)  # an account is checked by the pre-flight 
 PREFLIGHT_AHEAD = timedelta(hours=24)  # records due this soon make their account checked
 PREFLIGHT_BATCH = 200  # accounts one pre-flight run checks (the next run takes the rest)
 EXPIRING_WITHIN = timedelta(days=7)  # a connection ending this soon is a problem (upkeep warns)
-# Problems that stop a due record: announced by the pre-flight.
+# Problems that stop a due record: announced by the pre-flight (with the permission problems
+# of a network's own, such as a LinkedIn page's `not_page_admin`).
 BLOCKING = frozenset(
     {
         "account_expired",
@@ -61,7 +62,7 @@ BLOCKING = frozenset(
         "token_expiring",
         "daily_cap_reached",
     }
-)
+) | {rule.problem for rule in RULES if rule.problem and rule.category == "permission_missing"}
 
 
 @dataclass(slots=True)
@@ -134,16 +135,20 @@ def _report(probe: Probe, now: datetime) -> dict[str, Any]:
                 )
             )
         elif category == "permission_missing":
-            said = f"{error.message} {error.excerpt}"
-            named = [scope for scope in NETWORKS[account.provider].scopes if scope in said]
-            scopes_missing = named or list(NETWORKS[account.provider].scopes)
-            problems.append(
-                _problem(
-                    "permission_missing",
-                    f"{name} refused a permission this app needs: {error.message}",
-                    f"Reconnect {name} and grant every permission it asks for.",
+            rule = rule_for(account.provider, error)
+            if rule is not None and rule.problem:  # a problem of its own (a page's role lost)
+                problems.append(_problem(rule.problem, error.message, rule.remedy))
+            else:
+                said = f"{error.message} {error.excerpt}"
+                named = [scope for scope in NETWORKS[account.provider].scopes if scope in said]
+                scopes_missing = named or list(NETWORKS[account.provider].scopes)
+                problems.append(
+                    _problem(
+                        "permission_missing",
+                        f"{name} refused a permission this app needs: {error.message}",
+                        f"Reconnect {name} and grant every permission it asks for.",
+                    )
                 )
-            )
         elif isinstance(error, outbound.TransientError):
             problems.append(
                 _problem(

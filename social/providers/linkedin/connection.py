@@ -51,6 +51,7 @@ class LinkedInConnection(Composer):
     builds on it)."""
 
     _client = ProviderClient("linkedin", classify)
+    scopes = SCOPES  # what the consent page asks for (a page's adapter asks for its own)
 
     @staticmethod
     def configured() -> bool:
@@ -71,7 +72,7 @@ class LinkedInConnection(Composer):
                 "response_type": "code",
                 "client_id": settings.LINKEDIN_CLIENT_ID,
                 "redirect_uri": redirect_uri,
-                "scope": SCOPES,
+                "scope": self.scopes,
                 "state": state,
             }
         )
