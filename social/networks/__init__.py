@@ -19,6 +19,7 @@ from social.networks import (
     linkedin,
     mastodon,
     threads,
+    youtube,
 )
 from social.networks.base import Network
 
@@ -32,6 +33,7 @@ NETWORKS: dict[str, Network] = {
         mastodon.NETWORK,
         devto.NETWORK,
         threads.NETWORK,
+        youtube.NETWORK,
     )
 }
 

@@ -93,6 +93,17 @@ DOCUMENT_MAX_PAGES = 300
 
 
 @dataclass(frozen=True, slots=True)
+class AppCap:
+    """A daily cap of the whole app, every account together, per calendar day in `zone`
+    (YouTube's uploads a day for the Google Cloud project, reset at midnight Pacific Time):
+    its limit is the Django setting `setting` (social.planning caps)."""
+
+    setting: str
+    zone: str
+    what: str = "uploads"
+
+
+@dataclass(frozen=True, slots=True)
 class Capabilities:
     """What a post may hold on the network (social.md section 13). How many images is the
     limits' `maxMedia`, so that one number is never declared twice; `video` is the rules a
@@ -192,6 +203,7 @@ class Network:
     # The connection renews itself for as long as it is used (a Bluesky session: the daily
     # upkeep refreshes it before its refresh token's 90 days run out), so it has no end.
     renews_itself: bool = False
+    app_cap: AppCap | None = None  # a daily cap the app's accounts share (YouTube's uploads)
 
     @property
     def configured(self) -> bool:

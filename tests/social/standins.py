@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.youtube_standin import YouTubeStandIn
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
 FACEBOOK_APP = ("fb-app-id", "fb-app-secret")
@@ -1409,6 +1410,7 @@ class Providers:
     devto: DevtoStandIn
     cdn: CdnStandIn
     threads: "ThreadsStandIn"
+    youtube: "YouTubeStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1416,6 +1418,7 @@ class Providers:
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
+        from tests.social.youtube_standin import GOOGLE_CLIENT
 
         return {
             "LINKEDIN_CLIENT_ID": LINKEDIN_CLIENT[0],
@@ -1436,6 +1439,11 @@ class Providers:
             "THREADS_AUTH_URL": self.threads.url,
             "THREADS_GRAPH_URL": self.threads.url,
             "THREADS_GRAPH_VERSION": THREADS_VERSION,
+            "GOOGLE_CLIENT_ID": GOOGLE_CLIENT[0],
+            "GOOGLE_CLIENT_SECRET": GOOGLE_CLIENT[1],
+            "GOOGLE_AUTH_URL": f"{self.youtube.url}/o/oauth2/v2/auth",
+            "GOOGLE_TOKEN_URL": f"{self.youtube.url}/token",
+            "YOUTUBE_API_URL": self.youtube.url,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1450,6 +1458,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.youtube_standin import YouTubeStandIn
 
     with ExitStack() as stack:
         started: dict[str, Any] = {}
@@ -1461,6 +1470,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "devto": DevtoStandIn,
             "cdn": CdnStandIn,
             "threads": ThreadsStandIn,
+            "youtube": YouTubeStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             started[name] = stack.enter_context(serve(kind(), base_port and base_port + offset))
@@ -1475,4 +1485,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.threads_standin import ThreadsStandIn
 
         return ThreadsStandIn
+    if name == "YouTubeStandIn":
+        from tests.social.youtube_standin import YouTubeStandIn
+
+        return YouTubeStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,9 +28,11 @@ from social.errors import (
     InvalidState,
     NoFacebookPage,
     NoInstagramAccount,
+    NoYoutubeChannel,
     ProviderAuthFailed,
     ProviderNotConfigured,
     ProviderUnavailable,
+    ScopeMissing,
 )
 from social.lifecycle import account_connected_emit
 from social.models import (
@@ -49,7 +51,12 @@ logger = logging.getLogger(__name__)
 MASTODON = MastodonAdapter.provider  # connected through an app registered on its instance
 
 
-REFUSALS = {"no_facebook_page": NoFacebookPage, "no_instagram_account": NoInstagramAccount}
+REFUSALS = {
+    "no_facebook_page": NoFacebookPage,
+    "no_instagram_account": NoInstagramAccount,
+    "no_youtube_channel": NoYoutubeChannel,
+    "scope_missing": ScopeMissing,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,7 +318,7 @@ def account_connect(
             user=user,
             payload=events.account_connect_failed(platform=provider, reason=refusal.message),
         )
-        raise REFUSALS[refusal.code](refusal.message) from None
+        raise REFUSALS[refusal.code](refusal.message, details=refusal.details) from None
     except outbound.OutboundError as error:
         events.emit(
             user=user,

@@ -38,8 +38,13 @@ def accounts_maintain() -> dict[str, int]:
     # Credentials that can still be renewed are, a week ahead (sessions_open stores renewed
     # credentials, the connection's new end included, on the account objects too).
     before = {account.pk: account.credentials_expire_at for account in expiring}
+    # A refresh token renews credentials even once they ran out (YouTube's hourly tokens).
     sessions = sessions_open(
-        [a for a in expiring if a.credentials_expire_at and a.credentials_expire_at > now],
+        [
+            a
+            for a in expiring
+            if (a.credentials_expire_at and a.credentials_expire_at > now) or a.refresh_token
+        ],
         concurrency=scheduler_config().concurrency,
     )
     for account in expiring:
@@ -49,7 +54,11 @@ def accounts_maintain() -> dict[str, int]:
         if account.status != AccountStatus.CONNECTED:
             continue
         ended = account.expires_at is not None and account.expires_at <= now
-        dead = account.credentials_expire_at is not None and account.credentials_expire_at <= now
+        dead = (  # with a refresh token, its refresh decides (refused: _renewed expired it)
+            account.credentials_expire_at is not None
+            and account.credentials_expire_at <= now
+            and not account.refresh_token
+        )
         if ended or dead:
             if account_mark_expired(account=account, reason="the connection's time ran out"):
                 done["expired"] += 1
