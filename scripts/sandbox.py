@@ -6,7 +6,7 @@ Usage (after `manage.py migrate`; `make sandbox` does both):
 
 The stand-ins (tests/social/standins.py: the request shapes the real APIs take, their consent
 pages approving at once) listen on 127.0.0.1 from SANDBOX_PORT (8900) on: LinkedIn, Meta
-(Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Threads (the order of
+(Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Threads, YouTube (the order of
 `Providers`' fields), then Bluesky's video service. The API listens on HOST:PORT as with
 `make run`. Once the API answers, a table names each network, its stand-in and the
 credentials it accepts; every call a stand-in answers is logged as `[name] METHOD path ->
@@ -57,6 +57,7 @@ def accepted(provider: str, providers: Providers) -> str:
         "mastodon": f'OAuth: instance "{providers.mastodon.url}" on authorize and connect',
         "devto": f'code (API key) "{DEVTO_KEY}"',
         "threads": "OAuth: code and state from the redirect (it ends in #_, which is dropped)",
+        "youtube": "OAuth: code and state from the redirect; posts need an uploaded video",
     }[provider]
 
 

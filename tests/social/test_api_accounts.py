@@ -29,7 +29,7 @@ PROVIDERS = ["linkedin", "facebook", "instagram", "bluesky", "mastodon", "devto"
 
 def test_platforms_list_every_provider_with_its_limits(ada_client):
     data = ada_client.get("/api/social/platforms").json()["data"]
-    assert [p["provider"] for p in data] == [*PROVIDERS, "threads"]
+    assert [p["provider"] for p in data] == [*PROVIDERS, "threads", "youtube"]
     bluesky = next(p for p in data if p["provider"] == "bluesky")
     assert bluesky == {
         "provider": "bluesky",
@@ -60,11 +60,12 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
             "options": [],
         },
     }
-    # Without our app credentials, LinkedIn, Meta and Threads are listed but not configured.
+    # Without our app credentials, LinkedIn, Meta, Threads and YouTube are listed but not
+    # configured.
     configured = {p["provider"]: p["configured"] for p in data}
     assert configured == {"linkedin": False, "facebook": False, "instagram": False,
                           "bluesky": True, "mastodon": True, "devto": True,
-                          "threads": False}  # fmt: skip
+                          "threads": False, "youtube": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):

@@ -14,7 +14,7 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, threads
+from social.providers import bluesky, linkedin, mastodon, meta, threads, youtube
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -25,6 +25,7 @@ CLASSIFIERS: dict[str, Any] = {
     "mastodon": mastodon.classify,
     "devto": None,  # the default classification by status fits Forem
     "threads": threads.classify,
+    "youtube": youtube.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin"],
@@ -33,6 +34,7 @@ STANDINS = {
     "MastodonStandIn": ["mastodon"],
     "DevtoStandIn": ["devto"],
     "ThreadsStandIn": ["threads"],
+    "YouTubeStandIn": ["youtube"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -47,6 +49,11 @@ def error_of(provider: str, response: Any) -> outbound.OutboundError:
     error = (classify(response) if classify else None) or outbound.classify(response)
     assert error is not None
     return error
+
+
+def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
+    error = {"code": status, "message": "m", "errors": [{"domain": domain, "reason": reason}]}
+    return answer(status, {"error": error})
 
 
 def graph(code: int, status: int = 400, subcode: int | None = None) -> Any:
@@ -154,6 +161,24 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("threads", graph(24, subcode=4279009), "platform_outage"),
     ("threads", graph(24), "media_invalid"),
     ("threads", answer(500, None), "platform_outage"),
+    # YouTube: Google's {error: {code, message, errors: [{domain, reason}]}}, by reason.
+    ("youtube", google(403, "quotaExceeded", "youtube.quota"), "account_limit"),
+    ("youtube", google(400, "uploadLimitExceeded"), "account_limit"),
+    ("youtube", google(403, "rateLimitExceeded", "usageLimits"), "rate_limited"),
+    ("youtube", google(403, "userRateLimitExceeded", "usageLimits"), "rate_limited"),
+    ("youtube", answer(429, None, {"Retry-After": "30"}), "rate_limited"),
+    ("youtube", google(401, "authError", "global"), "auth_expired"),
+    ("youtube", google(401, "youtubeSignupRequired"), "permission_missing"),
+    ("youtube", google(403, "forbidden"), "permission_missing"),
+    ("youtube", google(403, "insufficientPermissions", "global"), "permission_missing"),
+    *[("youtube", google(400, reason), "content_rejected")
+      for reason in ("invalidTitle", "invalidDescription", "invalidTags", "invalidCategoryId",
+                     "invalidVideoMetadata", "mediaBodyRequired")],
+    ("youtube", google(500, "backendError", "global"), "platform_outage"),
+    ("youtube", google(503, "backendError", "global"), "platform_outage"),
+    ("youtube", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
+     "auth_expired"),
+    ("youtube", answer(401, {"error": "invalid_client"}), "internal"),
 ]  # fmt: skip
 
 
@@ -186,7 +211,11 @@ def _value(node: ast.AST) -> Any:
 
 def standin_answers() -> Iterator[tuple[str, str, int, Any, dict[str, str]]]:
     """(stand-in, provider, status, body, headers) of every error answer a stand-in gives."""
-    sources = ("tests/social/standins.py", "tests/social/threads_standin.py")
+    sources = (
+        "tests/social/standins.py",
+        "tests/social/threads_standin.py",
+        "tests/social/youtube_standin.py",
+    )
     classes = [
         node
         for source in sources
@@ -214,6 +243,15 @@ def standin_answers() -> Iterator[tuple[str, str, int, Any, dict[str, str]]]:
                     graph_body = {"error": {"message": args[1], "type": "OAuthException",
                                             "code": args[0], "fbtrace_id": "x"}}  # fmt: skip
                     yield cls.name, provider, int(args[2] if len(args) > 2 else 400), graph_body, {}
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "_google_error"
+                ):
+                    status, reason, said = (_value(arg) for arg in node.args[:3])
+                    errors = [{"reason": reason, "message": said}]
+                    google = {"error": {"code": status, "message": said, "errors": errors}}
+                    yield cls.name, provider, int(status), google, {}
 
 
 def test_the_walk_reads_every_stand_in():

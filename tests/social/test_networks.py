@@ -46,6 +46,7 @@ STANDINS = {
     "mastodon": "MastodonStandIn",
     "devto": "DevtoStandIn",
     "threads": "ThreadsStandIn",
+    "youtube": "YouTubeStandIn",
 }
 
 

@@ -38,12 +38,13 @@ def accounts_maintain() -> dict[str, int]:
     # Credentials that can still be renewed are, a week ahead (sessions_open stores renewed
     # credentials, the connection's new end included, on the account objects too).
     before = {account.pk: account.credentials_expire_at for account in expiring}
-    # A refresh token renews credentials even once they ran out (YouTube's hourly tokens).
+    # An OAuth refresh token renews an access token even once it ran out (YouTube's last an
+    # hour); a connection that renews itself (a Bluesky session) cannot once its end passed.
     sessions = sessions_open(
         [
             a
             for a in expiring
-            if (a.credentials_expire_at and a.credentials_expire_at > now) or a.refresh_token
+            if (a.credentials_expire_at and a.credentials_expire_at > now) or _refreshable(a)
         ],
         concurrency=scheduler_config().concurrency,
     )
@@ -54,10 +55,10 @@ def accounts_maintain() -> dict[str, int]:
         if account.status != AccountStatus.CONNECTED:
             continue
         ended = account.expires_at is not None and account.expires_at <= now
-        dead = (  # with a refresh token, its refresh decides (refused: _renewed expired it)
+        dead = (  # with an OAuth refresh token, its refresh decides (refused: _renewed expired it)
             account.credentials_expire_at is not None
             and account.credentials_expire_at <= now
-            and not account.refresh_token
+            and not _refreshable(account)
         )
         if ended or dead:
             if account_mark_expired(account=account, reason="the connection's time ran out"):
@@ -81,6 +82,11 @@ def accounts_maintain() -> dict[str, int]:
         expires_at__lt=now - timedelta(days=1)
     ).delete()
     return dict(done)
+
+
+def _refreshable(account: SocialAccount) -> bool:
+    """Its credentials' end is an access token's, which its OAuth refresh token renews."""
+    return bool(account.refresh_token) and not NETWORKS[account.provider].renews_itself
 
 
 def _renewed(

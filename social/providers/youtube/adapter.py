@@ -27,6 +27,7 @@ MAX_TITLE = 100
 MAX_DESCRIPTION_BYTES = 5000
 MAX_TAGS = 500  # characters of all tags together, as YouTube counts them
 SHORT_SECONDS = 180  # a square or vertical video at most this long is a Short
+TAGS = "variants.youtube.options.tags"  # options come from the variant only
 DEFAULTS = {"privacyStatus": "public", "madeForKids": False, "categoryId": "22"}
 
 
@@ -84,9 +85,9 @@ class YouTubeAdapter(YouTubeUploads):
         tags = draft.options.get("tags")
         if isinstance(tags, list):
             if any(not isinstance(tag, str) or not tag.strip() for tag in tags):
-                found.append(("options.tags", "Each tag is a non-empty text."))
+                found.append((TAGS, "Each tag is a non-empty text."))
             elif tags_length(tags) > MAX_TAGS:
-                found.append(("options.tags", f"YouTube takes tags of {MAX_TAGS} characters."))
+                found.append((TAGS, f"YouTube takes tags of {MAX_TAGS} characters together."))
         return found
 
     def processed(self, content: Content) -> bool:
@@ -165,7 +166,7 @@ class YouTubeAdapter(YouTubeUploads):
         """The processed video: uploading published it (at its privacy status)."""
         state = content.video or {}
         if not state.get("video"):
-            raise outbound.PermanentError("YouTube publishes videos only: attach one.")
+            raise outbound.PermanentError("YouTube could not process the video: the post has none.")
         video = str(state["video"])
         return Published(
             provider_post_id=video, url=watch_url(video, short=bool(state.get("short")))
@@ -189,6 +190,7 @@ class YouTubeAdapter(YouTubeUploads):
                 state.pop("session", None)
                 return self.uploaded(credentials, state)
             if video is None:
+                state["sending"] = False  # just asked: the upload goes on from `confirmed`
                 return None
             state["video"] = str(video["id"])
             return self.publish(credentials, Content(text="", video=state), attempt)

@@ -196,8 +196,8 @@ class YouTubeConnection(Composer):
         channel = self.channel(credentials)
         if channel is None:
             raise outbound.PermanentError(
-                "YouTube refused the request (youtubeSignupRequired): the account has no "
-                "channel any more.",
+                "YouTube refused the request (youtubeSignupRequired): the Google account has "
+                "no channel any more.",
                 status=401,
             )
         return self._identity(channel, credentials)

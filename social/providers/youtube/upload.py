@@ -1,10 +1,11 @@
 """YouTube's resumable upload (developers.google.com/youtube/v3/guides/
-using_resumable_upload_protocol): an init (`POST /upload/youtube/v3/videos?uploadType=
-resumable`) answers a session URI, kept in the record's state before any byte is sent; the bytes go in chunks of CHUNK_BYTES (a multiple of
-256 KiB) with `Content-Range`, each answered 308 with the `Range` confirmed so far, the last
-200 or 201 with the video. After an interruption the session is asked first (`Content-Range:
-bytes */total`, no body): the video (done), 308 and where to continue, or 404/410 (gone: the
-video is looked up among the channel's uploads, else a new session starts)."""
+using_resumable_upload_protocol): an init (`POST /upload/youtube/v3/videos`,
+`uploadType=resumable`) answers a session URI, kept in the record's state before any byte is
+sent; the bytes go in chunks of CHUNK_BYTES (a multiple of 256 KiB) with `Content-Range`, each
+answered 308 with the `Range` confirmed so far, the last 200 or 201 with the video. After an
+interruption the session is asked first (`Content-Range: bytes */total`, no body): the video
+(done), 308 and where to continue, or 404/410 (gone: the video is looked up among the
+channel's uploads, else a new session starts)."""
 
 import re
 from datetime import datetime
@@ -38,7 +39,7 @@ class Incomplete(outbound.PermanentError):
     confirmed = 0
 
 
-def _upload_refine(response: outbound.Response) -> outbound.OutboundError | None:
+def classify_upload(response: outbound.Response) -> outbound.OutboundError | None:
     if response.status_code == 308:
         incomplete = Incomplete("YouTube holds part of the upload.", status=308)
         found = re.fullmatch(r"bytes=(\d+)-(\d+)", str(response.headers.get("Range") or ""))
@@ -50,7 +51,7 @@ def _upload_refine(response: outbound.Response) -> outbound.OutboundError | None
 
 
 class YouTubeUploads(YouTubeConnection):
-    _uploads = outbound.Client("youtube-upload", read_timeout=60.0, classify=_upload_refine)
+    _uploads = outbound.Client("youtube-upload", read_timeout=60.0, classify=classify_upload)
 
     def _open(self, credentials: Credentials, state: dict[str, Any]) -> None:
         """The upload's session, kept in `state` (the record stores it before any byte goes:
@@ -90,7 +91,9 @@ class YouTubeUploads(YouTubeConnection):
             raise
         session = str(answer.headers.get("Location") or "")
         if not session:
-            raise outbound.TransientError("YouTube opened no upload session.")
+            raise outbound.TransientError(
+                "YouTube answered in a shape its API does not document (no upload session)."
+            )
         state.update(session=session, confirmed=0, sending=False)
 
     def _put(
@@ -154,7 +157,9 @@ class YouTubeUploads(YouTubeConnection):
             except Incomplete as incomplete:
                 if incomplete.confirmed <= first:
                     raise outbound.TransientError(
-                        "YouTube did not keep the bytes sent.", maybe_delivered=True
+                        "YouTube kept none of the bytes sent: the outcome could not be "
+                        "established.",
+                        maybe_delivered=True,
                     ) from None
                 state["confirmed"] = incomplete.confirmed
 
