@@ -61,6 +61,16 @@ class NoInstagramAccount(ApplicationError):
     message = "No Facebook page of this login has an Instagram business account linked."
 
 
+class NoYoutubeChannel(ApplicationError):
+    code = "no_youtube_channel"
+    message = "This Google account has no YouTube channel: create one, then connect again."
+
+
+class ScopeMissing(ApplicationError):
+    code = "scope_missing"
+    message = "The consent did not grant a permission this app needs: connect again and grant it."
+
+
 class PostNotFound(NotFoundError):
     message = "Post not found."
 

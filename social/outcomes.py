@@ -140,6 +140,12 @@ SHARED: tuple[Rule, ...] = (
         text="needs the video's bytes",
     ),
     Rule(OURS, "media_invalid", "Instagram needs an image.", text="needs an image"),
+    Rule(
+        OURS,
+        "permission_missing",
+        "YouTube: the Google account has no channel (youtubeSignupRequired).",
+        text="has no channel",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

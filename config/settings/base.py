@@ -520,6 +520,17 @@ THREADS_APP_SECRET = env.str("THREADS_APP_SECRET", default="")
 THREADS_AUTH_URL = env.str("THREADS_AUTH_URL", default="https://threads.net").rstrip("/")
 THREADS_GRAPH_URL = env.str("THREADS_GRAPH_URL", default="https://graph.threads.net").rstrip("/")
 THREADS_GRAPH_VERSION = env.str("THREADS_GRAPH_VERSION", default="v1.0")
+# YouTube (the Data API v3) through the Google OAuth app (shared with Google Business Profile):
+# the consent page, the token endpoint (revocation at its origin's /revoke), the API host (its
+# uploads at {}/upload/...), the project's uploads a day (reset at midnight Pacific Time), and
+# whether the app is in Google's "Testing" status (refresh tokens then die after 7 days).
+GOOGLE_CLIENT_ID = env.str("GOOGLE_CLIENT_ID", default="")
+GOOGLE_CLIENT_SECRET = env.str("GOOGLE_CLIENT_SECRET", default="")
+GOOGLE_AUTH_URL = env.str("GOOGLE_AUTH_URL", default="https://accounts.google.com/o/oauth2/v2/auth")
+GOOGLE_TOKEN_URL = env.str("GOOGLE_TOKEN_URL", default="https://oauth2.googleapis.com/token")
+GOOGLE_OAUTH_TESTING = env.bool("GOOGLE_OAUTH_TESTING", default=False)
+YOUTUBE_API_URL = env.str("YOUTUBE_API_URL", default="https://www.googleapis.com").rstrip("/")
+YOUTUBE_DAILY_UPLOADS = env.int("YOUTUBE_DAILY_UPLOADS", default=6)
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
 # X (networks/x.md): the app (OAuth 2.0, confidential client), the consent page's host and
 # the API's; videos longer than X lets the account post are refused before sending.

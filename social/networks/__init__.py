@@ -21,6 +21,7 @@ from social.networks import (
     mastodon,
     threads,
     x,
+    youtube,
 )
 from social.networks.base import Network
 
@@ -36,6 +37,7 @@ NETWORKS: dict[str, Network] = {
         threads.NETWORK,
         x.NETWORK,
         linkedin_page.NETWORK,
+        youtube.NETWORK,
     )
 }
 

@@ -96,6 +96,17 @@ DOCUMENT_MAX_PAGES = 300
 
 
 @dataclass(frozen=True, slots=True)
+class AppCap:
+    """A daily cap of the whole app, every account together, per calendar day in `zone`
+    (YouTube's uploads a day for the Google Cloud project, reset at midnight Pacific Time):
+    its limit is the Django setting `setting` (social.planning caps)."""
+
+    setting: str
+    zone: str
+    what: str = "uploads"
+
+
+@dataclass(frozen=True, slots=True)
 class Capabilities:
     """What a post may hold on the network (social.md section 13). How many images is the
     limits' `maxMedia`, so that one number is never declared twice; `video` is the rules a
@@ -201,6 +212,7 @@ class Network:
     # Its credentials' end is the access token's (X's two hours), and the refresh token renews
     # them after it: credentials that ran out are renewed, not taken for the connection's end.
     renews_after_expiry: bool = False
+    app_cap: AppCap | None = None  # a daily cap the app's accounts share (YouTube's uploads)
 
     @property
     def configured(self) -> bool:

@@ -23,10 +23,11 @@ class ConnectionRefused(Exception):
     """The provider accepted the login but the connection cannot be made (Facebook: the user
     manages no page; Instagram: no page has a business account). `code` is the API error."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details  # what the API error adds (YouTube's missing scopes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.youtube_standin import YouTubeStandIn
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
 FACEBOOK_APP = ("fb-app-id", "fb-app-secret")
@@ -1578,6 +1579,7 @@ class Providers:
     cdn: CdnStandIn
     threads: "ThreadsStandIn"
     x: "XStandIn"
+    youtube: "YouTubeStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1586,6 +1588,7 @@ class Providers:
         """The settings that point the adapters at these stand-ins."""
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
         from tests.social.x_standin import X_CLIENT
+        from tests.social.youtube_standin import GOOGLE_CLIENT
 
         return {
             "LINKEDIN_CLIENT_ID": LINKEDIN_CLIENT[0],
@@ -1610,6 +1613,11 @@ class Providers:
             "X_CLIENT_SECRET": X_CLIENT[1],
             "X_AUTH_URL": self.x.url,
             "X_API_URL": self.x.url,
+            "GOOGLE_CLIENT_ID": GOOGLE_CLIENT[0],
+            "GOOGLE_CLIENT_SECRET": GOOGLE_CLIENT[1],
+            "GOOGLE_AUTH_URL": f"{self.youtube.url}/o/oauth2/v2/auth",
+            "GOOGLE_TOKEN_URL": f"{self.youtube.url}/token",
+            "YOUTUBE_API_URL": self.youtube.url,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1627,6 +1635,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     order of `Providers`' fields (the sandbox's fixed addresses)."""
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.x_standin import XStandIn
+    from tests.social.youtube_standin import YouTubeStandIn
 
     with ExitStack() as stack:
         started: dict[str, Any] = {}
@@ -1639,6 +1648,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "cdn": CdnStandIn,
             "threads": ThreadsStandIn,
             "x": XStandIn,
+            "youtube": YouTubeStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1655,4 +1665,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.threads_standin import ThreadsStandIn
 
         return ThreadsStandIn
+    if name == "YouTubeStandIn":
+        from tests.social.youtube_standin import YouTubeStandIn
+
+        return YouTubeStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

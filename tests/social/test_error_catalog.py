@@ -14,7 +14,7 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, threads, x
+from social.providers import bluesky, linkedin, mastodon, meta, threads, x, youtube
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -27,6 +27,7 @@ CLASSIFIERS: dict[str, Any] = {
     "threads": threads.classify,
     "x": x.classify,
     "linkedin_page": linkedin.classify,
+    "youtube": youtube.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -36,6 +37,7 @@ STANDINS = {
     "DevtoStandIn": ["devto"],
     "ThreadsStandIn": ["threads"],
     "XStandIn": ["x"],
+    "YouTubeStandIn": ["youtube"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -50,6 +52,11 @@ def error_of(provider: str, response: Any) -> outbound.OutboundError:
     error = (classify(response) if classify else None) or outbound.classify(response)
     assert error is not None
     return error
+
+
+def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
+    error = {"code": status, "message": "m", "errors": [{"domain": domain, "reason": reason}]}
+    return answer(status, {"error": error})
 
 
 def graph(code: int, status: int = 400, subcode: int | None = None) -> Any:
@@ -190,6 +197,24 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("x", answer(401, {"error": "unauthorized_client",
                        "error_description": "Missing valid authorization header"}), "internal"),
     ("x", answer(503, None), "platform_outage"),
+    # YouTube: Google's {error: {code, message, errors: [{domain, reason}]}}, by reason.
+    ("youtube", google(403, "quotaExceeded", "youtube.quota"), "account_limit"),
+    ("youtube", google(400, "uploadLimitExceeded"), "account_limit"),
+    ("youtube", google(403, "rateLimitExceeded", "usageLimits"), "rate_limited"),
+    ("youtube", google(403, "userRateLimitExceeded", "usageLimits"), "rate_limited"),
+    ("youtube", answer(429, None, {"Retry-After": "30"}), "rate_limited"),
+    ("youtube", google(401, "authError", "global"), "auth_expired"),
+    ("youtube", google(401, "youtubeSignupRequired"), "permission_missing"),
+    ("youtube", google(403, "forbidden"), "permission_missing"),
+    ("youtube", google(403, "insufficientPermissions", "global"), "permission_missing"),
+    *[("youtube", google(400, reason), "content_rejected")
+      for reason in ("invalidTitle", "invalidDescription", "invalidTags", "invalidCategoryId",
+                     "invalidVideoMetadata", "mediaBodyRequired")],
+    ("youtube", google(500, "backendError", "global"), "platform_outage"),
+    ("youtube", google(503, "backendError", "global"), "platform_outage"),
+    ("youtube", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
+     "auth_expired"),
+    ("youtube", answer(401, {"error": "invalid_client"}), "internal"),
 ]  # fmt: skip
 
 
@@ -226,6 +251,7 @@ STANDIN_SOURCES = (
     "tests/social/standins.py",
     "tests/social/threads_standin.py",
     "tests/social/x_standin.py",
+    "tests/social/youtube_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
@@ -273,6 +299,15 @@ def standin_answers() -> Iterator[tuple[str, str, int, Any, dict[str, str]]]:
                 ):
                     status, body = PROBLEMS[node.func.id]([_value(arg) for arg in node.args])
                     yield cls.name, provider, status, body, {}
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "_google_error"
+                ):
+                    status, reason, said = (_value(arg) for arg in node.args[:3])
+                    errors = [{"reason": reason, "message": said}]
+                    google = {"error": {"code": status, "message": said, "errors": errors}}
+                    yield cls.name, provider, int(status), google, {}
 
 
 def test_the_walk_reads_every_stand_in():

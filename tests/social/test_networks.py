@@ -49,6 +49,7 @@ STANDINS = {
     "threads": "ThreadsStandIn",
     "x": "XStandIn",  # in a module of its own, tests/social/x_standin.py
     "linkedin_page": "LinkedInStandIn",
+    "youtube": "YouTubeStandIn",
 }
 
 

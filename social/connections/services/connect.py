@@ -29,9 +29,11 @@ from social.errors import (
     NoFacebookPage,
     NoInstagramAccount,
     NoLinkedInPage,
+    NoYoutubeChannel,
     ProviderAuthFailed,
     ProviderNotConfigured,
     ProviderUnavailable,
+    ScopeMissing,
 )
 from social.lifecycle import account_connected_emit
 from social.models import (
@@ -54,6 +56,8 @@ REFUSALS = {
     "no_facebook_page": NoFacebookPage,
     "no_instagram_account": NoInstagramAccount,
     "no_linkedin_page": NoLinkedInPage,
+    "no_youtube_channel": NoYoutubeChannel,
+    "scope_missing": ScopeMissing,
 }
 
 
@@ -317,7 +321,7 @@ def account_connect(
             user=user,
             payload=events.account_connect_failed(platform=provider, reason=refusal.message),
         )
-        raise REFUSALS[refusal.code](refusal.message) from None
+        raise REFUSALS[refusal.code](refusal.message, details=refusal.details) from None
     except outbound.OutboundError as error:
         events.emit(
             user=user,

@@ -40,8 +40,14 @@ def accounts_maintain() -> dict[str, int]:
     # those that ran out where a refresh token renews them after their end (X's access tokens
     # last two hours: an account unused since is renewed, not expired).
     before = {account.pk: account.credentials_expire_at for account in expiring}
+    # An OAuth refresh token renews an access token even once it ran out (YouTube's last an
+    # hour); a connection that renews itself (a Bluesky session) cannot once its end passed.
     sessions = sessions_open(
-        [a for a in expiring if a.credentials_expire_at and _renewable(a, now)],
+        [
+            a
+            for a in expiring
+            if (a.credentials_expire_at and a.credentials_expire_at > now) or _refreshable(a)
+        ],
         concurrency=scheduler_config().concurrency,
     )
     for account in expiring:
@@ -51,7 +57,11 @@ def accounts_maintain() -> dict[str, int]:
         if account.status != AccountStatus.CONNECTED:
             continue
         ended = account.expires_at is not None and account.expires_at <= now
-        dead = account.credentials_expire_at is not None and account.credentials_expire_at <= now
+        dead = (  # with an OAuth refresh token, its refresh decides (refused: _renewed expired it)
+            account.credentials_expire_at is not None
+            and account.credentials_expire_at <= now
+            and not _refreshable(account)
+        )
         if ended or dead:
             if account_mark_expired(account=account, reason="the connection's time ran out"):
                 done["expired"] += 1
@@ -76,12 +86,14 @@ def accounts_maintain() -> dict[str, int]:
     return dict(done)
 
 
-def _renewable(account: SocialAccount, now: datetime) -> bool:
-    ends = account.credentials_expire_at
-    if ends is not None and ends > now:
-        return True
-    network = NETWORKS.get(account.provider)
-    return bool(account.refresh_token) and network is not None and network.renews_after_expiry
+def _refreshable(account: SocialAccount) -> bool:
+    """Its credentials' end is an access token's, which its OAuth refresh token renews: a
+    network whose tokens do not renew themselves (YouTube's hour), or whose access token's end
+    is not the connection's (X's two hours, its refresh token rotating as it is used)."""
+    if not account.refresh_token:
+        return False
+    network = NETWORKS[account.provider]
+    return network.renews_after_expiry or not network.renews_itself
 
 
 def _renewed(

@@ -26,6 +26,7 @@ from social.content import posts_live
 from social.error_objects import HistoryOutcome
 from social.models import RecordStatus, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
+from social.planning.services.app_caps import app_cap_of, app_caps_admit, app_used, day_of
 
 WINDOW = timedelta(hours=24)
 MARGIN = timedelta(seconds=1)  # a deferred record comes due just after its slot frees
@@ -74,11 +75,16 @@ def _publishing(account_ids: list[UUID], exclude: set[UUID]) -> dict[UUID, int]:
 
 
 def cap_use(account: SocialAccount, *, now: datetime | None = None) -> CapUse | None:
-    """The account's use of its platform's daily cap (None: the platform has none)."""
+    """The account's use of its platform's daily cap (None: the platform has none); a cap the
+    app's accounts share (YouTube's uploads: app_caps) counts every account's."""
+    now = now or timezone.now()
+    shared = app_cap_of(account.provider)
+    if shared is not None:
+        _, resets_at = day_of(shared[0], now)
+        return CapUse(limit=shared[1], used=app_used(account.provider, now), resets_at=resets_at)
     limit = cap_of(account.provider)
     if limit is None:
         return None
-    now = now or timezone.now()
     published = _published_in_window([account.pk], now)[account.pk]
     used = len(published) + _publishing([account.pk], set())[account.pk]
     return CapUse(limit=limit, used=used, resets_at=published[0] + WINDOW if published else None)
@@ -90,12 +96,15 @@ def records_admit(records: list[ScheduledRecord]) -> list[ScheduledRecord]:
     by their claim: a record no longer this run's is left alone). Without a capped platform
     among them, no query."""
     capped = [record for record in records if cap_of(record.provider) is not None]
-    if not capped:
+    shared = [record for record in records if app_cap_of(record.provider) is not None]
+    if not capped and not shared:
         return records
     now = timezone.now()
     mine = {record.pk for record in records}
     deferred: set[Any] = set()
     with transaction.atomic():
+        if shared:  # the caps every account of a network shares (YouTube's uploads)
+            deferred |= app_caps_admit(shared, mine=mine, now=now)
         account_ids = sorted({record.account_id for record in capped}, key=str)
         # One lock order for every run; held while counting and deferring.
         list(
@@ -122,7 +131,7 @@ def records_admit(records: list[ScheduledRecord]) -> list[ScheduledRecord]:
             if _defer(record, now=now, until=until, limit=limit):
                 deferred.add(record.pk)
         if deferred:
-            posts_live({record.post_id for record in capped if record.pk in deferred})
+            posts_live({r.post_id for r in [*capped, *shared] if r.pk in deferred})
     return [record for record in records if record.pk not in deferred]
 
 

@@ -6,12 +6,14 @@ registry gets them all; one whose stand-in cannot play them fails here."""
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from social.models import AnalyticsRecord, ScheduledRecord, SocialAccount
 from social.networks import NETWORKS
 from social.tasks import metrics_collect_task
 from tests.social.conftest import REDIRECT_URI, connect, consent
 from tests.social.test_scheduler import make_due, run, schedule
+from tests.social.videos import mp4
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
@@ -19,11 +21,23 @@ NETWORK_IDS = list(NETWORKS)
 OAUTH = [provider for provider, network in NETWORKS.items() if network.connect_method == "oauth"]
 
 
-def post_body(network: str, providers: Any) -> dict[str, Any]:
-    """The smallest post the network takes: a text, and an image where it needs media."""
+def post_body(network: str, providers: Any, client: Any) -> dict[str, Any]:
+    """The smallest post the network takes: a text, and an image where it needs media; a
+    video, uploaded, where it takes nothing else (YouTube), processed at the first look."""
+    can = NETWORKS[network].capabilities
+    if can.video is not None and not can.images:
+        providers.by_provider(network).video_polls = 0
+        return {"mediaIds": [uploaded_video(client)]}
     if NETWORKS[network].limits["mediaRequired"]:
         return {"mediaUrls": [providers.image()]}
     return {}
+
+
+def uploaded_video(client: Any) -> str:
+    upload = SimpleUploadedFile("clip.mp4", mp4(seconds=5.0), content_type="video/mp4")
+    response = client.post("/api/social/media", {"file": upload}, format="multipart")
+    assert response.status_code == 200, response.content
+    return str(response.json()["data"]["id"])
 
 
 def connecting(ada_client: Any, network: str, providers: Any, **body: Any) -> Any:
@@ -41,7 +55,7 @@ def connected(ada_client: Any, network: str, providers: Any) -> dict[str, Any]:
 def scheduled(ada_client: Any, providers: Any, account: dict[str, Any], network: str) -> str:
     """A post scheduled to the account, due now; its record's id."""
     (record_id,) = schedule(
-        ada_client, {network: account}, network, **post_body(network, providers)
+        ada_client, {network: account}, network, **post_body(network, providers, ada_client)
     )
     return record_id
 
@@ -90,7 +104,7 @@ def test_publish_a_text(ada_client, providers, account, network):
     response = ada_client.post(
         "/api/social/publish",
         {"title": "Launch", "content": "Launch day #launch", "accountIds": [account["id"]],
-         **post_body(network, providers)},
+         **post_body(network, providers, ada_client)},
         format="json",
     )  # fmt: skip
     assert response.status_code == 200, response.content
@@ -124,7 +138,7 @@ def test_a_lost_answer_is_resolved_by_a_lookup(
     settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
     standin = providers.by_provider(network)
     (record_id,) = schedule(
-        ada_client, {network: account}, network, **post_body(network, providers)
+        ada_client, {network: account}, network, **post_body(network, providers, ada_client)
     )
     standin.fail, standin.hang = "timeout", 0.8
     assert run(client).json()["data"]["results"][0]["status"] == "Scheduled"
@@ -141,7 +155,7 @@ def test_an_expired_token_is_an_authentication_failure(
     client, ada_client, providers, account, network
 ):
     (record_id,) = schedule(
-        ada_client, {network: account}, network, **post_body(network, providers)
+        ada_client, {network: account}, network, **post_body(network, providers, ada_client)
     )
     providers.by_provider(network).expired = True
     result = run(client).json()["data"]["results"][0]
@@ -158,7 +172,7 @@ def test_its_limits_are_enforced_before_anything_is_sent(ada_client, providers, 
     response = ada_client.post(
         "/api/social/publish",
         {"title": "Launch", "content": "x" * (maximum + 1), "accountIds": [account["id"]],
-         **post_body(network, providers)},
+         **post_body(network, providers, ada_client)},
         format="json",
     )  # fmt: skip
     assert response.status_code == 400, response.content
@@ -171,7 +185,7 @@ def test_its_metrics_are_collected(ada_client, providers, account, network):
     response = ada_client.post(
         "/api/social/publish",
         {"title": "Launch", "content": "We shipped.", "accountIds": [account["id"]],
-         **post_body(network, providers)},
+         **post_body(network, providers, ada_client)},
         format="json",
     )  # fmt: skip
     assert response.json()["data"][0]["success"], response.content
