@@ -39,10 +39,11 @@ RECORD_SHARE = 5  # one target post in five has a scheduled record (the prefetch
 FILL_SQL = f"""
 INSERT INTO social_post
     (id, workspace_id, user_id, title, content, hashtags, mentions, link, media_urls, media_ids,
-     platforms, variants, thread, first_comment, provider_set, status, created_at, updated_at)
+     platforms, variants, thread, first_comment, provider_set, status, requires_approval,
+     approved_version, approval, created_at, updated_at)
 SELECT p.id, w.id, p.user_id, p.title, p.content, '#launch #design', '', '', '[]'::jsonb,
        '[]'::jsonb, '["mastodon"]'::jsonb, '{{}}'::jsonb, '[]'::jsonb, '', '|mastodon|', 'Draft',
-       p.created_at, p.created_at
+       false, '', '', p.created_at, p.created_at
 FROM (
     SELECT
         gen_random_uuid() AS id,
