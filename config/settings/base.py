@@ -377,6 +377,8 @@ SPECTACULAR_SETTINGS = {
         "RoleEnum": "accounts.models.Role",
         "WorkspaceRoleEnum": "accounts.models.WorkspaceRole",
         "ShareLinkStatusEnum": ["open", "revoked", "expired"],
+        "ShareLinkKindEnum": "social.models.sharing.ShareKind",
+        "AgentKindEnum": "agents.models.AgentKind",
     },
 }
 
