@@ -27,7 +27,7 @@ from tests.harness import free_port
 from tests.social.standins import Providers, provider_standins
 from tests.social.videos import mp4
 
-WALKED = ("threads", "x")  # a network added joins here once its stand-in plays the walk
+WALKED = ("threads", "x", "linkedin_page")  # a network joins once its stand-in plays the walk
 TIMEOUT_SECONDS = 1.0  # SOCIAL_HTTP_TIMEOUT_SECONDS of the server under test
 check = Check("networks")
 
