@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 def test_null_columns_uuid_keys_made_in_python_and_text_beyond_ascii(ada):
     event = {"id": uuid.uuid4(), "event": "post.published", "user_id": ada.pk, "data": {"a": 1},
              "created_at": datetime(2026, 3, 1, tzinfo=UTC), "dispatched_at": None,
-             "live_id": None, "actor": {"type": "system"}}  # fmt: skip
+             "live_id": None, "actor": {"type": "system"}, "workspace_id": None}  # fmt: skip
     (sequence,) = insert_values(OutboxEvent, [event])
     stored = OutboxEvent.objects.get(sequence=sequence)
     assert (stored.id, stored.dispatched_at, stored.live_id) == (event["id"], None, None)
@@ -69,8 +69,8 @@ def test_rows_given_as_values_are_written_whole_and_give_their_keys_in_order(ada
         (bob, "event", {}),
         (ada, "credits", {"left": 3}),
     ]
-    rows = [{"user_id": user.pk, "kind": kind, "data": data, "created_at": at}
-            for user, kind, data in given]  # fmt: skip
+    rows = [{"user_id": user.pk, "kind": kind, "data": data, "created_at": at,
+             "workspace_id": None} for user, kind, data in given]  # fmt: skip
     with CaptureQueriesContext(connection) as queries:
         keys = insert_values(LiveEvent, rows)
     if connection.vendor == "postgresql":
