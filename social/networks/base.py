@@ -63,6 +63,26 @@ class Rule:
         return True
 
 
+def token_endpoint_rules(source: str) -> tuple[Rule, Rule]:
+    """What an OAuth token endpoint answers when renewing a token during an attempt fails
+    (RFC 6749 section 5.2): the grant no longer valid, or this server's app refused."""
+    return (
+        Rule(
+            source,
+            "auth_expired",
+            "invalid_grant: the refresh token or code is no longer valid.",
+            code="invalid_grant",
+        ),
+        Rule(
+            source,
+            "internal",
+            "invalid_client: this server's app credentials were refused (an operator setting).",
+            code="invalid_client",
+            remedy="Contact support: this server's app credentials were refused.",
+        ),
+    )
+
+
 def _code_matches(code: str, answer: dict[str, Any] | None) -> bool:
     """The answer's code is `code`, or within `code` when it is a numeric range ("200-299")."""
     said = str((answer or {}).get("code") or "")
