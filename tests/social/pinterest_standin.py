@@ -30,7 +30,7 @@ LIMITS = {"title": 100, "description": 800, "link": 2048, "alt_text": 500}
 UPLOAD_FIELDS = ("key", "policy", "x-amz-credential", "x-amz-signature")
 
 
-def _error(status: int, code: int, message: str) -> Answer:
+def _pin_error(status: int, code: int, message: str) -> Answer:
     return status, {"code": code, "message": message}, {}
 
 
@@ -64,11 +64,11 @@ class PinterestStandIn(StandIn):
             "X-RateLimit-Reset": reset, "Retry-After": "30"}  # fmt: skip
 
     def down(self) -> Answer:
-        return _error(503, 0, "Service is unavailable. Please try again later.")
+        return _pin_error(503, 0, "Service is unavailable. Please try again later.")
 
     def _refused(self, call: Call) -> Answer | None:
         if self.expired or _bearer(call) not in self.tokens:
-            return _error(401, 2, "Authentication failed.")
+            return _pin_error(401, 2, "Authentication failed.")
         return None
 
     def _limits(self) -> dict[str, str]:
@@ -78,10 +78,10 @@ class PinterestStandIn(StandIn):
 
     def authorize(self, call: Call) -> Answer:
         if call.q("client_id") != PINTEREST_APP[0] or call.q("response_type") != "code":
-            return _error(400, 1, "Invalid client_id or response_type.")
+            return _pin_error(400, 1, "Invalid client_id or response_type.")
         asked = set(call.q("scope").split(","))
         if not asked or not asked <= set(SCOPES):
-            return _error(400, 1, "Invalid scope.")
+            return _pin_error(400, 1, "Invalid scope.")
         code = f"pin-code-{self.next_id()}"
         with self.lock:
             self.codes[code] = (call.q("redirect_uri"), ",".join(sorted(asked & self.granted)))
@@ -107,13 +107,13 @@ class PinterestStandIn(StandIn):
 
     def token(self, call: Call) -> Answer:
         if not self._client_ok(call):
-            return _error(401, 2, "Authentication failed.")
+            return _pin_error(401, 2, "Authentication failed.")
         form = call.body if isinstance(call.body, dict) else {}
         grant = form.get("grant_type")
         if grant == "refresh_token":
             refresh = form.get("refresh_token", "")
             if self.expired or refresh not in self.refresh_tokens:
-                return _error(400, 1, "Invalid refresh token.")
+                return _pin_error(400, 1, "Invalid refresh token.")
             with self.lock:
                 self.refresh_tokens.discard(refresh)
             return 200, self._issue(",".join(SCOPES)), {}
@@ -121,12 +121,12 @@ class PinterestStandIn(StandIn):
         with self.lock:
             asked = self.codes.pop(code, None)
         if grant != "authorization_code" or asked is None or asked[0] != form.get("redirect_uri"):
-            return _error(400, 1, "Invalid authorization code.")
+            return _pin_error(400, 1, "Invalid authorization code.")
         return 200, self._issue(asked[1]), {}
 
     def revoke(self, call: Call) -> Answer:
         if not self._client_ok(call):
-            return _error(401, 2, "Authentication failed.")
+            return _pin_error(401, 2, "Authentication failed.")
         with self.lock:
             self.refresh_tokens.discard(call.body.get("token", ""))
             self.tokens.clear()
@@ -147,7 +147,7 @@ class PinterestStandIn(StandIn):
             return refused
         size = int(call.q("page_size") or 25)
         if not 1 <= size <= 250:
-            return _error(400, 1, "page_size must be 1 to 250.")
+            return _pin_error(400, 1, "page_size must be 1 to 250.")
         start = int(call.q("bookmark") or 0)
         items = [{**board, "owner": {"username": ACCOUNT["username"]}}
                  for board in self.boards[start : start + size]]  # fmt: skip
@@ -156,9 +156,9 @@ class PinterestStandIn(StandIn):
 
     def _board(self, board_id: str) -> Answer | None:
         if board_id == OTHERS_BOARD:
-            return _error(403, 29, "You are not permitted to access that resource.")
+            return _pin_error(403, 29, "You are not permitted to access that resource.")
         if not any(board["id"] == board_id for board in self.boards):
-            return _error(404, 40, "Board not found.")
+            return _pin_error(404, 40, "Board not found.")
         return None
 
     # --- Pins --------------------------------------------------------------------------------
@@ -166,27 +166,27 @@ class PinterestStandIn(StandIn):
     def _source(self, source: Any) -> tuple[Answer | None, str]:
         """A media source's refusal, or None and the kind of media of the Pin."""
         if not isinstance(source, dict):
-            return _error(400, 1, "Invalid parameters: media_source is required."), ""
+            return _pin_error(400, 1, "Invalid parameters: media_source is required."), ""
         kind = source.get("source_type")
         if kind == "image_url":
             if not str(source.get("url") or "").startswith(("http://", "https://")):
-                return _error(400, 1, "Invalid parameters: an image url is required."), ""
+                return _pin_error(400, 1, "Invalid parameters: an image url is required."), ""
             return None, "image"
         if kind == "multiple_image_urls":
             items = source.get("items")
             if not isinstance(items, list) or not 2 <= len(items) <= 5:
-                return _error(400, 1, "Invalid parameters: 2 to 5 image items."), ""
+                return _pin_error(400, 1, "Invalid parameters: 2 to 5 image items."), ""
             if any(not str((i or {}).get("url") or "").startswith("http") for i in items):
-                return _error(400, 1, "Invalid parameters: each image item needs a url."), ""
+                return _pin_error(400, 1, "Invalid parameters: each image item needs a url."), ""
             return None, "multiple_images"
         if kind == "video_id":
             media = self.media.get(str(source.get("media_id") or ""))
             if media is None or media["status"] != "succeeded":
-                return _error(400, 1, "Invalid parameters: the media is not ready."), ""
+                return _pin_error(400, 1, "Invalid parameters: the media is not ready."), ""
             if "cover_image_url" not in source and "cover_image_key_frame_time" not in source:
-                return _error(400, 1, "Invalid parameters: a video needs a cover."), ""
+                return _pin_error(400, 1, "Invalid parameters: a video needs a cover."), ""
             return None, "video"
-        return _error(400, 1, "Invalid parameters: unknown source_type."), ""
+        return _pin_error(400, 1, "Invalid parameters: unknown source_type."), ""
 
     def create_pin(self, call: Call) -> Answer:
         refused = self._refused(call)
@@ -195,13 +195,13 @@ class PinterestStandIn(StandIn):
         body = call.body if isinstance(call.body, dict) else {}
         board = str(body.get("board_id") or "")
         if not board:
-            return _error(400, 1, "Invalid parameters: board_id is required.")
+            return _pin_error(400, 1, "Invalid parameters: board_id is required.")
         refused = self._board(board)
         if refused:
             return refused
         for name, most in LIMITS.items():
             if len(str(body.get(name) or "")) > most:
-                return _error(400, 1, f"Invalid parameters: {name} is longer than {most}.")
+                return _pin_error(400, 1, f"Invalid parameters: {name} is longer than {most}.")
         refused, kind = self._source(body.get("media_source"))
         if refused:
             return refused
@@ -225,7 +225,7 @@ class PinterestStandIn(StandIn):
             return refused
         found = self._pin(pin_id)
         if found is None:
-            return _error(404, 50, "Pin not found.")
+            return _pin_error(404, 50, "Pin not found.")
         return 200, {k: v for k, v in found.items() if k != "media_source"}, {}
 
     def board_pins(self, call: Call, board_id: str) -> Answer:
@@ -245,11 +245,11 @@ class PinterestStandIn(StandIn):
         if refused:
             return refused
         if self._pin(pin_id) is None:
-            return _error(404, 50, "Pin not found.")
+            return _pin_error(404, 50, "Pin not found.")
         if not call.q("start_date") or not call.q("end_date") or not call.q("metric_types"):
-            return _error(400, 1, "Invalid parameters: start_date, end_date, metric_types.")
+            return _pin_error(400, 1, "Invalid parameters: start_date, end_date, metric_types.")
         if call.q("start_date") > call.q("end_date"):
-            return _error(400, 1, "Invalid parameters: start_date is after end_date.")
+            return _pin_error(400, 1, "Invalid parameters: start_date is after end_date.")
         summary = {"IMPRESSION": 340, "SAVE": 12, "PIN_CLICK": 25, "OUTBOUND_CLICK": 7}
         asked = call.q("metric_types").split(",")
         metrics = {name: value for name, value in summary.items() if name in asked}
@@ -263,7 +263,7 @@ class PinterestStandIn(StandIn):
         if refused:
             return refused
         if (call.body or {}).get("media_type") != "video":
-            return _error(400, 1, "Invalid parameters: media_type must be video.")
+            return _pin_error(400, 1, "Invalid parameters: media_type must be video.")
         media_id = str(5000000000000 + self.next_id())
         fields = {"key": f"uploads/{media_id}", "policy": "eyJwb2xpY3kiOiJ4In0=",
                   "x-amz-credential": "AKIA/pinterest",
@@ -297,7 +297,7 @@ class PinterestStandIn(StandIn):
             return refused
         media = self.media.get(media_id)
         if media is None:
-            return _error(404, 1, "Media not found.")
+            return _pin_error(404, 1, "Media not found.")
         if media["status"] == "processing":
             look = self.processing_look(media_id)
             if look != "processing":

@@ -46,7 +46,7 @@ def pin_url(pin_id: str) -> str:
     return f"https://www.pinterest.com/pin/{pin_id}/"
 
 
-def _classify_upload(response: outbound.Response) -> outbound.OutboundError | None:
+def classify_upload(response: outbound.Response) -> outbound.OutboundError | None:
     """The upload address answers 204 (an S3 form): another 4xx refuses the file."""
     status = response.status_code
     if 400 <= status < 500 and status not in (408, 429):
@@ -70,7 +70,7 @@ class PinterestAdapter(PinterestConnection):
     name = "Pinterest"
     comment_limit = 0  # no comment API in v5
     _upload = outbound.Client(
-        "pinterest-upload", read_timeout=UPLOAD_TIMEOUT_SECONDS, classify=_classify_upload
+        "pinterest-upload", read_timeout=UPLOAD_TIMEOUT_SECONDS, classify=classify_upload
     )
 
     def problems(self, draft: Draft, content: Content, limits: dict[str, Any]) -> list[Problem]:
