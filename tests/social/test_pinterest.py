@@ -173,6 +173,9 @@ def test_refusals_name_their_field_and_send_nothing(ada_client, providers, accou
          "variants.pinterest.options.coverImageUrl"),
         ({"variants": {"pinterest": {"options": {"pinType": "idea"}}}},
          "variants.pinterest.options.pinType"),
+        ({"mediaIds": [video_id(ada_client)],
+          "variants": {"pinterest": {"options": {"coverFrameSeconds": -1}}}},
+         "variants.pinterest.options.coverFrameSeconds"),
     ]  # fmt: skip
     for body, field in refusals:
         response = publish(ada_client, account, **{"mediaIds": [plain], **body})
