@@ -66,6 +66,16 @@ class NoYoutubeChannel(ApplicationError):
     message = "This Google account has no YouTube channel: create one, then connect again."
 
 
+class NoPinterestBoard(ApplicationError):
+    code = "no_pinterest_board"
+    message = "This Pinterest account has no board to pin to: create one, then connect again."
+
+
+class BoardNotFound(ApplicationError):
+    code = "board_not_found"
+    message = "The board named is not one of this Pinterest account's boards."
+
+
 class ScopeMissing(ApplicationError):
     code = "scope_missing"
     message = "The consent did not grant a permission this app needs: connect again and grant it."

@@ -533,6 +533,12 @@ GOOGLE_TOKEN_URL = env.str("GOOGLE_TOKEN_URL", default="https://oauth2.googleapi
 GOOGLE_OAUTH_TESTING = env.bool("GOOGLE_OAUTH_TESTING", default=False)
 YOUTUBE_API_URL = env.str("YOUTUBE_API_URL", default="https://www.googleapis.com").rstrip("/")
 YOUTUBE_DAILY_UPLOADS = env.int("YOUTUBE_DAILY_UPLOADS", default=6)
+# Pinterest (API v5): the app's id and secret (HTTP Basic at the token endpoint), the consent
+# page, and the API host (`{}/v5/...`, the token endpoint included).
+PINTEREST_CLIENT_ID = env.str("PINTEREST_CLIENT_ID", default="")
+PINTEREST_CLIENT_SECRET = env.str("PINTEREST_CLIENT_SECRET", default="")
+PINTEREST_AUTH_URL = env.str("PINTEREST_AUTH_URL", default="https://www.pinterest.com/oauth/")
+PINTEREST_API_URL = env.str("PINTEREST_API_URL", default="https://api.pinterest.com").rstrip("/")
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
 # X (networks/x.md): the app (OAuth 2.0, confidential client), the consent page's host and
 # the API's; videos longer than X lets the account post are refused before sending.

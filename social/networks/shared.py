@@ -76,6 +76,7 @@ SHARED: tuple[Rule, ...] = (
         "YouTube: the Google account has no channel (youtubeSignupRequired).",
         text="has no channel",
     ),
+    Rule(OURS, "permission_missing", "Pinterest: the account has no board.", text="needs a board"),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

@@ -27,7 +27,8 @@ from tests.harness import free_port
 from tests.social.standins import Providers, provider_standins
 from tests.social.videos import mp4
 
-WALKED = ("threads", "x", "linkedin_page", "youtube")  # each joins once its stand-in plays the walk
+# Each joins once its stand-in plays the walk.
+WALKED = ("threads", "x", "linkedin_page", "youtube", "pinterest")
 TIMEOUT_SECONDS = 1.0  # SOCIAL_HTTP_TIMEOUT_SECONDS of the server under test
 check = Check("networks")
 

@@ -63,13 +63,14 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
             "options": [],
         },
     }
-    # Without our app credentials, LinkedIn (member and page), Meta, Threads, X and YouTube are
-    # listed but not configured.
+    # Without our app credentials, LinkedIn (member and page), Meta, Threads, X, YouTube and
+    # Pinterest are listed but not configured.
     configured = {p["provider"]: p["configured"] for p in data}
     assert configured == {"linkedin": False, "facebook": False, "instagram": False,
                           "bluesky": True, "mastodon": True, "devto": True,
                           "threads": False, "x": False, "linkedin_page": False,
-                          "youtube": False}  # fmt: skip
+                          "youtube": False,
+                          "pinterest": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):
@@ -94,7 +95,7 @@ def test_a_user_connects_all_six_sees_them_and_disconnects_them(
         assert set(record) == {
             "id", "user_id", "provider", "provider_user_id", "username", "display_name",
             "email", "avatar", "status", "last_sync", "created_at", "expires_at", "instance",
-            "limits",
+            "limits", "options",
         }  # fmt: skip
         assert (record["provider_user_id"], record["username"], record["display_name"],
                 record["instance"]) == expected[provider]  # fmt: skip

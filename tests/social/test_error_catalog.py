@@ -14,7 +14,7 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, threads, x, youtube
+from social.providers import bluesky, linkedin, mastodon, meta, pinterest, threads, x, youtube
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -28,6 +28,7 @@ CLASSIFIERS: dict[str, Any] = {
     "x": x.classify,
     "linkedin_page": linkedin.classify,
     "youtube": youtube.classify,
+    "pinterest": pinterest.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -38,6 +39,7 @@ STANDINS = {
     "ThreadsStandIn": ["threads"],
     "XStandIn": ["x"],
     "YouTubeStandIn": ["youtube"],
+    "PinterestStandIn": ["pinterest"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -215,6 +217,17 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("youtube", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
      "auth_expired"),
     ("youtube", answer(401, {"error": "invalid_client"}), "internal"),
+    # Pinterest: API v5's {code, message}.
+    ("pinterest", answer(401, {"code": 2, "message": "Authentication failed."}), "auth_expired"),
+    ("pinterest", answer(403, {"code": 29, "message": "You are not permitted to access that "
+                               "resource."}), "permission_missing"),
+    ("pinterest", answer(404, {"code": 40, "message": "Board not found."}), "permission_missing"),
+    ("pinterest", answer(400, {"code": 1, "message": "Invalid parameters."}), "content_rejected"),
+    ("pinterest", answer(400, {"code": 1, "message": "Invalid image url."}), "media_invalid"),
+    ("pinterest", answer(429, {"code": 8, "message": "Rate limit exceeded."},
+                         {"X-RateLimit-Reset": "30"}), "rate_limited"),
+    ("pinterest", answer(500, {"code": 0, "message": "Internal error."}), "platform_outage"),
+    ("pinterest", answer(503, None), "platform_outage"),
 ]  # fmt: skip
 
 
@@ -252,6 +265,7 @@ STANDIN_SOURCES = (
     "tests/social/threads_standin.py",
     "tests/social/x_standin.py",
     "tests/social/youtube_standin.py",
+    "tests/social/pinterest_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
@@ -260,6 +274,7 @@ PROBLEMS: dict[str, Any] = {
     "invalid": lambda args: (400, {"title": "Invalid Request", "detail": args[0],
                                    "type": "https://api.twitter.com/2/problems/invalid-request",
                                    "errors": [{"message": args[0]}]}),
+    "_pin_error": lambda args: (int(args[0]), {"code": args[1], "message": args[2]}),
 }  # fmt: skip
 
 

@@ -24,11 +24,13 @@ from social.connections.services.credentials import connection_end
 from social.errors import (
     AccountAlreadyConnected,
     AuthorizeFirst,
+    BoardNotFound,
     ConsentDenied,
     InvalidState,
     NoFacebookPage,
     NoInstagramAccount,
     NoLinkedInPage,
+    NoPinterestBoard,
     NoYoutubeChannel,
     ProviderAuthFailed,
     ProviderNotConfigured,
@@ -36,12 +38,7 @@ from social.errors import (
     ScopeMissing,
 )
 from social.lifecycle import account_connected_emit
-from social.models import (
-    AccountStatus,
-    ConnectState,
-    MastodonApp,
-    SocialAccount,
-)
+from social.models import AccountStatus, ConnectState, MastodonApp, SocialAccount
 from social.networks import NETWORKS
 from social.providers.base import ConnectionRefused, ConnectRequest, Identity, OAuthApp
 from social.providers.client import answers_checked
@@ -57,6 +54,8 @@ REFUSALS = {
     "no_instagram_account": NoInstagramAccount,
     "no_linkedin_page": NoLinkedInPage,
     "no_youtube_channel": NoYoutubeChannel,
+    "no_pinterest_board": NoPinterestBoard,
+    "board_not_found": BoardNotFound,
     "scope_missing": ScopeMissing,
 }
 
@@ -308,6 +307,7 @@ def account_connect(
             redirect_uri=consent.redirect_uri,
             instance=request.instance or consent.instance,
             page_id=request.page_id,
+            board_id=request.board_id,
             state=state,
         )
     app: MastodonApp | None = None
@@ -388,11 +388,9 @@ def _store(
     account.endpoint = identity.endpoint
     account.app = app
     account.limits = identity.limits or NETWORKS[provider].limits
+    account.options = identity.options
     account.status = AccountStatus.CONNECTED
     account.last_sync = timezone.now()
     account.save()
     account_connected_emit(account, reconnected=live is not None)
     return account
-
-
-# What each account event tells the user, and the social setting that may turn it off.
