@@ -14,6 +14,7 @@ anywhere else.
 from social.networks import (
     bluesky,
     devto,
+    discord,
     facebook,
     instagram,
     linkedin,
@@ -38,6 +39,7 @@ NETWORKS: dict[str, Network] = {
         x.NETWORK,
         linkedin_page.NETWORK,
         youtube.NETWORK,
+        discord.NETWORK,
     )
 }
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
+    from tests.social.discord_standin import DiscordStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
@@ -1580,12 +1581,14 @@ class Providers:
     threads: "ThreadsStandIn"
     x: "XStandIn"
     youtube: "YouTubeStandIn"
+    discord: "DiscordStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
 
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
+        from tests.social.discord_standin import DISCORD_CLIENT
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
         from tests.social.x_standin import X_CLIENT
         from tests.social.youtube_standin import GOOGLE_CLIENT
@@ -1618,6 +1621,10 @@ class Providers:
             "GOOGLE_AUTH_URL": f"{self.youtube.url}/o/oauth2/v2/auth",
             "GOOGLE_TOKEN_URL": f"{self.youtube.url}/token",
             "YOUTUBE_API_URL": self.youtube.url,
+            "DISCORD_CLIENT_ID": DISCORD_CLIENT[0],
+            "DISCORD_CLIENT_SECRET": DISCORD_CLIENT[1],
+            "DISCORD_AUTH_URL": f"{self.discord.url}/oauth2/authorize",
+            "DISCORD_API_URL": f"{self.discord.url}/api",
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1633,6 +1640,7 @@ SANDBOX_VIDEO_OFFSET = 6  # scripts/sandbox.py: Bluesky's video service, after t
 def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
+    from tests.social.discord_standin import DiscordStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.x_standin import XStandIn
     from tests.social.youtube_standin import YouTubeStandIn
@@ -1649,6 +1657,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "threads": ThreadsStandIn,
             "x": XStandIn,
             "youtube": YouTubeStandIn,
+            "discord": DiscordStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1669,4 +1678,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.youtube_standin import YouTubeStandIn
 
         return YouTubeStandIn
+    if name == "DiscordStandIn":
+        from tests.social.discord_standin import DiscordStandIn
+
+        return DiscordStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
