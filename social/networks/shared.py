@@ -76,6 +76,12 @@ SHARED: tuple[Rule, ...] = (
         "YouTube: the Google account has no channel (youtubeSignupRequired).",
         text="has no channel",
     ),
+    Rule(
+        OURS,
+        "auth_expired",
+        "Discord: the webhook is gone (deleted in Discord) or none was created or kept.",
+        text="reconnect the channel",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

@@ -14,7 +14,7 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, threads, x, youtube
+from social.providers import bluesky, discord, linkedin, mastodon, meta, threads, x, youtube
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -28,6 +28,7 @@ CLASSIFIERS: dict[str, Any] = {
     "x": x.classify,
     "linkedin_page": linkedin.classify,
     "youtube": youtube.classify,
+    "discord": discord.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -38,6 +39,7 @@ STANDINS = {
     "ThreadsStandIn": ["threads"],
     "XStandIn": ["x"],
     "YouTubeStandIn": ["youtube"],
+    "DiscordStandIn": ["discord"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -215,6 +217,29 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("youtube", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
      "auth_expired"),
     ("youtube", answer(401, {"error": "invalid_client"}), "internal"),
+    # Discord: {message, code, errors?}, by code; OAuth's {error} at the token endpoint.
+    ("discord", answer(404, {"message": "Unknown Webhook", "code": 10015}), "auth_expired"),
+    ("discord", answer(401, {"message": "Invalid Webhook Token", "code": 50027}), "auth_expired"),
+    ("discord", answer(403, {"message": "Missing Permissions", "code": 50013}),
+     "permission_missing"),
+    ("discord", answer(403, {"message": "Missing Access", "code": 50001}), "permission_missing"),
+    ("discord", answer(400, {"message": "Invalid Form Body", "code": 50035, "errors": {"content":
+        {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Too long."}]}}}),
+     "content_rejected"),
+    ("discord", answer(400, {"message": "Cannot send an empty message", "code": 50006}),
+     "content_rejected"),
+    ("discord", answer(400, {"message": "Forum needs thread_name", "code": 220001}),
+     "content_rejected"),
+    ("discord", answer(413, {"message": "Request entity too large", "code": 40005}),
+     "media_invalid"),
+    ("discord", answer(413, None), "media_invalid"),
+    ("discord", answer(429, {"message": "You are being rate limited.", "retry_after": 1.5,
+                             "global": False}, {"Retry-After": "2"}), "rate_limited"),
+    ("discord", answer(404, {"message": "Unknown Message", "code": 10008}), "content_rejected"),
+    ("discord", answer(500, None), "platform_outage"),
+    ("discord", answer(502, None), "platform_outage"),
+    ("discord", answer(400, {"error": "invalid_grant"}), "content_rejected"),
+    ("discord", answer(401, {"error": "invalid_client"}), "internal"),
 ]  # fmt: skip
 
 
@@ -252,6 +277,7 @@ STANDIN_SOURCES = (
     "tests/social/threads_standin.py",
     "tests/social/x_standin.py",
     "tests/social/youtube_standin.py",
+    "tests/social/discord_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
@@ -260,6 +286,7 @@ PROBLEMS: dict[str, Any] = {
     "invalid": lambda args: (400, {"title": "Invalid Request", "detail": args[0],
                                    "type": "https://api.twitter.com/2/problems/invalid-request",
                                    "errors": [{"message": args[0]}]}),
+    "_invalid": lambda args: (400, {"message": "Invalid Form Body", "code": 50035}),  # Discord
 }  # fmt: skip
 
 

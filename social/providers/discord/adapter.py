@@ -99,7 +99,7 @@ class DiscordAdapter(DiscordConnection):
             message = self._client.json("POST", url, params=params, json=payload)
         if not isinstance(message, dict) or not message.get("id"):
             raise outbound.TransientError(
-                "Discord did not name the message it posted.", maybe_delivered=True
+                "Discord did not name the created message.", maybe_delivered=True
             )
         return Published(provider_post_id=str(message["id"]), url=message_url(webhook, message))
 
@@ -110,7 +110,7 @@ class DiscordAdapter(DiscordConnection):
         it: the outcome cannot be established (never "not found", so never sent again)."""
         raise outbound.TransientError(
             "Discord cannot be asked whether the message was posted (a webhook cannot list its "
-            "channel): check the channel.",
+            "channel): the outcome could not be established.",
             maybe_delivered=True,
         )
 

@@ -103,7 +103,7 @@ def webhook_of(credentials: Credentials) -> Webhook:
     except ValueError:
         kept = None
     if not isinstance(kept, dict) or not kept.get("token"):
-        raise outbound.AuthenticationError("The Discord webhook is missing: reconnect the channel.")
+        raise outbound.AuthenticationError("No Discord webhook is kept: reconnect the channel.")
     return Webhook(
         id=str(kept.get("id") or credentials.provider_user_id),
         token=str(kept["token"]),
@@ -161,7 +161,8 @@ class DiscordConnection(Composer):
         hook = token.get("webhook")
         if not isinstance(hook, dict) or not hook.get("id") or not hook.get("token"):
             raise outbound.PermanentError(
-                "Discord's consent created no webhook: connect again and pick a channel."
+                "Discord's consent created no webhook: pick a channel, then reconnect the "
+                "channel."
             )
         webhook = Webhook(
             id=str(hook["id"]),
