@@ -161,8 +161,7 @@ class DiscordConnection(Composer):
         hook = token.get("webhook")
         if not isinstance(hook, dict) or not hook.get("id") or not hook.get("token"):
             raise outbound.PermanentError(
-                "Discord's consent created no webhook: pick a channel, then reconnect the "
-                "channel."
+                "Discord's consent created no webhook: pick a channel, then reconnect the channel."
             )
         webhook = Webhook(
             id=str(hook["id"]),
