@@ -31,14 +31,14 @@ ERRORS: tuple[Rule, ...] = (
         remedy="Set variants.discord.options.threadName (the forum post's title), then publish "
         "the post again.",
     ),
-    _code(10008, "content_rejected", "Unknown Message: the message was deleted (metrics stop)."),
+    _code(10008, "content_rejected", "Unknown Message: the message was deleted (its metrics)."),
     _code(40005, "media_invalid", "Request entity too large: the files exceed the message's."),
     Rule(SOURCE, "media_invalid", "HTTP 413: the files exceed the message's size.", status=413),
     Rule(SOURCE, "rate_limited", "HTTP 429: rate limited (retry_after honoured).", status=429),
     Rule(
         SOURCE,
-        "content_rejected",
-        "invalid_grant: the consent's code was refused.",
+        "auth_expired",
+        "invalid_grant: the consent's code was refused (connect again).",
         code="invalid_grant",
     ),
     Rule(

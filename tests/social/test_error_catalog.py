@@ -238,7 +238,7 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("discord", answer(404, {"message": "Unknown Message", "code": 10008}), "content_rejected"),
     ("discord", answer(500, None), "platform_outage"),
     ("discord", answer(502, None), "platform_outage"),
-    ("discord", answer(400, {"error": "invalid_grant"}), "content_rejected"),
+    ("discord", answer(400, {"error": "invalid_grant"}), "auth_expired"),
     ("discord", answer(401, {"error": "invalid_client"}), "internal"),
 ]  # fmt: skip
 

@@ -116,7 +116,7 @@ class DiscordAdapter(DiscordConnection):
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         """The message read back: its reactions are the engagement (Discord counts no views
-        or clicks). A deleted message answers 404 `Unknown Message`: collection stops."""
+        or clicks). A deleted message answers 404 `Unknown Message` (a refusal)."""
         webhook = webhook_of(credentials)
         message: dict[str, Any] = self._client.json(
             "GET", self.hook_url(webhook, f"/messages/{published.provider_post_id}")
