@@ -126,7 +126,8 @@ def _tracing() -> None:
     propagate.set_global_textmap(_own_services_only(propagate.get_global_textmap()))
     DjangoInstrumentor().instrument(is_sql_commentor_enabled=False)
     CeleryInstrumentor().instrument()  # type: ignore[no-untyped-call]
-    URLLib3Instrumentor().instrument(request_hook=_outbound_call_seen)
+    # A span's URL as a log line shows it: a token in a path (a Discord webhook's) redacted.
+    URLLib3Instrumentor().instrument(request_hook=_outbound_call_seen, url_filter=logs.redact)
     PsycopgInstrumentor().instrument(enable_commenter=False)
     logger.info("OpenTelemetry traces go to %s", endpoint)
 

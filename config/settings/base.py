@@ -548,6 +548,13 @@ X_AUTH_URL = env.str("X_AUTH_URL", default="https://x.com").rstrip("/")
 X_API_URL = env.str("X_API_URL", default="https://api.x.com").rstrip("/")
 X_MAX_VIDEO_SECONDS = env.float("X_MAX_VIDEO_SECONDS", default=140.0)
 X_DAILY_POST_CAP = env.int("X_DAILY_POST_CAP", default=2400)
+# Discord (networks/discord.md): the application whose OAuth consent creates an incoming
+# webhook in the channel the user picks (`webhook.incoming`), its consent page, and the HTTP API
+# (versioned paths {}/v10/...: the token endpoint and the webhooks).
+DISCORD_CLIENT_ID = env.str("DISCORD_CLIENT_ID", default="")
+DISCORD_CLIENT_SECRET = env.str("DISCORD_CLIENT_SECRET", default="")
+DISCORD_AUTH_URL = env.str("DISCORD_AUTH_URL", default="https://discord.com/oauth2/authorize")
+DISCORD_API_URL = env.str("DISCORD_API_URL", default="https://discord.com/api").rstrip("/")
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
 # The code reads these nine, and the scheduler's tuning without a variable, as one object:

@@ -14,6 +14,7 @@ anywhere else.
 from social.networks import (
     bluesky,
     devto,
+    discord,
     facebook,
     instagram,
     linkedin,
@@ -40,6 +41,7 @@ NETWORKS: dict[str, Network] = {
         linkedin_page.NETWORK,
         youtube.NETWORK,
         pinterest.NETWORK,
+        discord.NETWORK,
     )
 }
 

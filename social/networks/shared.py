@@ -77,6 +77,12 @@ SHARED: tuple[Rule, ...] = (
         text="has no channel",
     ),
     Rule(OURS, "permission_missing", "Pinterest: the account has no board.", text="needs a board"),
+    Rule(
+        OURS,
+        "auth_expired",
+        "Discord: the webhook is gone (deleted in Discord) or none was created or kept.",
+        text="reconnect the channel",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

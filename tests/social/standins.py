@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
+    from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.youtube_standin import YouTubeStandIn
@@ -1582,12 +1583,14 @@ class Providers:
     x: "XStandIn"
     youtube: "YouTubeStandIn"
     pinterest: "PinterestStandIn"
+    discord: "DiscordStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
 
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
+        from tests.social.discord_standin import DISCORD_CLIENT
         from tests.social.pinterest_standin import PINTEREST_APP
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
         from tests.social.x_standin import X_CLIENT
@@ -1625,6 +1628,10 @@ class Providers:
             "PINTEREST_CLIENT_SECRET": PINTEREST_APP[1],
             "PINTEREST_AUTH_URL": f"{self.pinterest.url}/oauth/",
             "PINTEREST_API_URL": self.pinterest.url,
+            "DISCORD_CLIENT_ID": DISCORD_CLIENT[0],
+            "DISCORD_CLIENT_SECRET": DISCORD_CLIENT[1],
+            "DISCORD_AUTH_URL": f"{self.discord.url}/oauth2/authorize",
+            "DISCORD_API_URL": f"{self.discord.url}/api",
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1640,6 +1647,7 @@ SANDBOX_VIDEO_OFFSET = 6  # scripts/sandbox.py: Bluesky's video service, after t
 def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
+    from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.x_standin import XStandIn
@@ -1658,6 +1666,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "x": XStandIn,
             "youtube": YouTubeStandIn,
             "pinterest": PinterestStandIn,
+            "discord": DiscordStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1682,4 +1691,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.pinterest_standin import PinterestStandIn
 
         return PinterestStandIn
+    if name == "DiscordStandIn":
+        from tests.social.discord_standin import DiscordStandIn
+
+        return DiscordStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -70,7 +70,8 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
                           "bluesky": True, "mastodon": True, "devto": True,
                           "threads": False, "x": False, "linkedin_page": False,
                           "youtube": False,
-                          "pinterest": False}  # fmt: skip
+                          "pinterest": False,
+                          "discord": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):

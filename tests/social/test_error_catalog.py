@@ -14,7 +14,17 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, pinterest, threads, x, youtube
+from social.providers import (
+    bluesky,
+    discord,
+    linkedin,
+    mastodon,
+    meta,
+    pinterest,
+    threads,
+    x,
+    youtube,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -29,6 +39,7 @@ CLASSIFIERS: dict[str, Any] = {
     "linkedin_page": linkedin.classify,
     "youtube": youtube.classify,
     "pinterest": pinterest.classify,
+    "discord": discord.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -40,6 +51,7 @@ STANDINS = {
     "XStandIn": ["x"],
     "YouTubeStandIn": ["youtube"],
     "PinterestStandIn": ["pinterest"],
+    "DiscordStandIn": ["discord"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -228,6 +240,29 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
                          {"X-RateLimit-Reset": "30"}), "rate_limited"),
     ("pinterest", answer(500, {"code": 0, "message": "Internal error."}), "platform_outage"),
     ("pinterest", answer(503, None), "platform_outage"),
+    # Discord: {message, code, errors?}, by code; OAuth's {error} at the token endpoint.
+    ("discord", answer(404, {"message": "Unknown Webhook", "code": 10015}), "auth_expired"),
+    ("discord", answer(401, {"message": "Invalid Webhook Token", "code": 50027}), "auth_expired"),
+    ("discord", answer(403, {"message": "Missing Permissions", "code": 50013}),
+     "permission_missing"),
+    ("discord", answer(403, {"message": "Missing Access", "code": 50001}), "permission_missing"),
+    ("discord", answer(400, {"message": "Invalid Form Body", "code": 50035, "errors": {"content":
+        {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Too long."}]}}}),
+     "content_rejected"),
+    ("discord", answer(400, {"message": "Cannot send an empty message", "code": 50006}),
+     "content_rejected"),
+    ("discord", answer(400, {"message": "Forum needs thread_name", "code": 220001}),
+     "content_rejected"),
+    ("discord", answer(413, {"message": "Request entity too large", "code": 40005}),
+     "media_invalid"),
+    ("discord", answer(413, None), "media_invalid"),
+    ("discord", answer(429, {"message": "You are being rate limited.", "retry_after": 1.5,
+                             "global": False}, {"Retry-After": "2"}), "rate_limited"),
+    ("discord", answer(404, {"message": "Unknown Message", "code": 10008}), "content_rejected"),
+    ("discord", answer(500, None), "platform_outage"),
+    ("discord", answer(502, None), "platform_outage"),
+    ("discord", answer(400, {"error": "invalid_grant"}), "auth_expired"),
+    ("discord", answer(401, {"error": "invalid_client"}), "internal"),
 ]  # fmt: skip
 
 
@@ -266,6 +301,7 @@ STANDIN_SOURCES = (
     "tests/social/x_standin.py",
     "tests/social/youtube_standin.py",
     "tests/social/pinterest_standin.py",
+    "tests/social/discord_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
@@ -275,6 +311,7 @@ PROBLEMS: dict[str, Any] = {
                                    "type": "https://api.twitter.com/2/problems/invalid-request",
                                    "errors": [{"message": args[0]}]}),
     "_pin_error": lambda args: (int(args[0]), {"code": args[1], "message": args[2]}),
+    "_invalid": lambda args: (400, {"message": "Invalid Form Body", "code": 50035}),  # Discord
 }  # fmt: skip
 
 

@@ -51,6 +51,7 @@ STANDINS = {
     "linkedin_page": "LinkedInStandIn",
     "youtube": "YouTubeStandIn",
     "pinterest": "PinterestStandIn",  # tests/social/pinterest_standin.py
+    "discord": "DiscordStandIn",
 }
 
 

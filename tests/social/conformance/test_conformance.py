@@ -19,6 +19,10 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
 NETWORK_IDS = list(NETWORKS)
 OAUTH = [provider for provider, network in NETWORKS.items() if network.connect_method == "oauth"]
+# A lost answer is looked up (or its key repeated) where the network can be asked; where it
+# cannot (`none`: Discord), the record is Unconfirmed at once and nothing is sent again.
+ASKABLE = [provider for provider, network in NETWORKS.items() if network.exactly_once != "none"]
+UNASKABLE = [provider for provider, network in NETWORKS.items() if network.exactly_once == "none"]
 
 
 def post_body(network: str, providers: Any, client: Any) -> dict[str, Any]:
@@ -130,6 +134,7 @@ def test_a_transient_failure_is_retried_then_published(
     assert len(standin.posts) == 1
 
 
+@pytest.mark.parametrize("network", ASKABLE)
 def test_a_lost_answer_is_resolved_by_a_lookup(
     client, ada_client, providers, account, network, settings
 ):
@@ -148,6 +153,26 @@ def test_a_lost_answer_is_resolved_by_a_lookup(
     make_due([record_id])
     second = run(client).json()["data"]["results"][0]
     assert (second["success"], second["status"]) == (True, "Published")
+    assert len(standin.posts) == 1
+
+
+@pytest.mark.parametrize("network", UNASKABLE)
+def test_a_lost_answer_is_unconfirmed_at_once_and_never_sent_again(
+    client, ada_client, providers, account, network, settings
+):
+    settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
+    standin = providers.by_provider(network)
+    (record_id,) = schedule(
+        ada_client, {network: account}, network, **post_body(network, providers, ada_client)
+    )
+    standin.fail, standin.hang = "timeout", 0.8
+    result = run(client).json()["data"]["results"][0]
+    assert (result["status"], result["error"]["code"]) == ("Unconfirmed", "unconfirmed")
+    assert standin.wait_idle()
+    standin.fail = ""
+    make_due([record_id])
+    run(client)
+    assert ScheduledRecord.objects.get(pk=record_id).status == "Unconfirmed"
     assert len(standin.posts) == 1
 
 
