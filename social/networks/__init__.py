@@ -20,6 +20,7 @@ from social.networks import (
     linkedin_page,
     mastodon,
     threads,
+    tiktok,
     x,
     youtube,
 )
@@ -38,6 +39,7 @@ NETWORKS: dict[str, Network] = {
         x.NETWORK,
         linkedin_page.NETWORK,
         youtube.NETWORK,
+        tiktok.NETWORK,
     )
 }
 

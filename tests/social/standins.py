@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
@@ -1580,6 +1581,7 @@ class Providers:
     threads: "ThreadsStandIn"
     x: "XStandIn"
     youtube: "YouTubeStandIn"
+    tiktok: "TikTokStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1587,6 +1589,7 @@ class Providers:
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
+        from tests.social.tiktok_standin import TIKTOK_CLIENT
         from tests.social.x_standin import X_CLIENT
         from tests.social.youtube_standin import GOOGLE_CLIENT
 
@@ -1618,6 +1621,10 @@ class Providers:
             "GOOGLE_AUTH_URL": f"{self.youtube.url}/o/oauth2/v2/auth",
             "GOOGLE_TOKEN_URL": f"{self.youtube.url}/token",
             "YOUTUBE_API_URL": self.youtube.url,
+            "TIKTOK_CLIENT_KEY": TIKTOK_CLIENT[0],
+            "TIKTOK_CLIENT_SECRET": TIKTOK_CLIENT[1],
+            "TIKTOK_AUTH_URL": f"{self.tiktok.url}/v2/auth/authorize/",
+            "TIKTOK_API_URL": self.tiktok.url,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1634,6 +1641,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.x_standin import XStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
@@ -1649,6 +1657,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "threads": ThreadsStandIn,
             "x": XStandIn,
             "youtube": YouTubeStandIn,
+            "tiktok": TikTokStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1669,4 +1678,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.youtube_standin import YouTubeStandIn
 
         return YouTubeStandIn
+    if name == "TikTokStandIn":
+        from tests.social.tiktok_standin import TikTokStandIn
+
+        return TikTokStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
