@@ -63,13 +63,14 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
             "options": [],
         },
     }
-    # Without our app credentials, LinkedIn (member and page), Meta, Threads, X and YouTube are
-    # listed but not configured.
+    # Without our app credentials, LinkedIn (member and page), Meta, Threads, X, YouTube and
+    # TikTok are listed but not configured.
     configured = {p["provider"]: p["configured"] for p in data}
     assert configured == {"linkedin": False, "facebook": False, "instagram": False,
                           "bluesky": True, "mastodon": True, "devto": True,
                           "threads": False, "x": False, "linkedin_page": False,
-                          "youtube": False}  # fmt: skip
+                          "youtube": False,
+                          "tiktok": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):

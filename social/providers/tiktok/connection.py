@@ -160,11 +160,9 @@ class TikTokConnection(Composer):
         )
         token = json_of(response)
         if not isinstance(token, dict) or token.get("error") or not token.get("access_token"):
-            error = classify(response) or outbound.AuthenticationError(
-                "TikTok refused the request (invalid_grant): no access token.",
-                status=response.status_code,
+            raise classify(response) or outbound.TransientError(
+                "TikTok answered in a shape its API does not document (no access token)."
             )
-            raise error
         return token
 
     def connect(self, request: ConnectRequest) -> Identity:
