@@ -5,6 +5,7 @@ from social.networks.base import Capabilities, Network, Option, Rule, VideoRules
 from social.providers.tiktok import PRIVACY_LEVELS, SCOPES, TikTokAdapter
 
 SOURCE = "tiktok"
+LIMITS = limits(2200, max_media=35, media_required=True, max_title=90)
 
 
 def _code(code: str, category: str, meaning: str, remedy: str = "") -> Rule:
@@ -93,7 +94,7 @@ NETWORK = Network(
         first_comment=False,
         title=True,  # a photo post's
     ),
-    limits=limits(2200, max_media=35, media_required=True, max_title=90),
+    limits=LIMITS,
     options=(
         Option(
             "privacyLevel",
@@ -122,7 +123,7 @@ NETWORK = Network(
     # The publish_id kept before any byte, its status asked after an interruption; a lost
     # video init made nothing (initialized again); a lost photo init stays Unconfirmed.
     exactly_once="lookup",
-    adapter=TikTokAdapter(),
+    adapter=TikTokAdapter(LIMITS),
     scopes=tuple(SCOPES.split(",")),
     best_times=(
         ("tue", "19:00"),

@@ -93,6 +93,11 @@ class TikTokConnection(Composer):
 
     _client = ProviderClient("tiktok", classify)
 
+    def __init__(self, limits: dict[str, Any] | None = None) -> None:
+        # The network's limits (its declaration gives them): an account's are these and the
+        # creator's longest video.
+        self.limits = dict(limits or {})
+
     @staticmethod
     def configured() -> bool:
         return bool(settings.TIKTOK_CLIENT_KEY and settings.TIKTOK_CLIENT_SECRET)
@@ -195,13 +200,11 @@ class TikTokConnection(Composer):
     def identity(self, credentials: Credentials) -> Identity:
         """`user/info` (the open id, name, avatar), then `creator_info` (the username used
         in post URLs, the longest video the creator may post: the account's `maxVideoSeconds`)."""
-        from social.networks import NETWORKS  # the declaration names this adapter
-
         fields = "open_id,union_id,avatar_url,display_name"
         user = self.call(credentials, "GET", "user/info/", params={"fields": fields}).get("user")
         user = user if isinstance(user, dict) else {}
         creator = self.creator_info(credentials)
-        limits = dict(NETWORKS["tiktok"].limits)
+        limits = dict(self.limits)
         seconds = creator.get("max_video_post_duration_sec")
         if isinstance(seconds, int) and not isinstance(seconds, bool):
             limits["maxVideoSeconds"] = seconds
