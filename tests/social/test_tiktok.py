@@ -495,10 +495,14 @@ def test_posts_over_the_daily_cap_wait_instead_of_failing(
     assert len(tiktok.received("POST", VIDEO_INIT)) == 1
 
 
-def test_tiktoks_own_daily_cap_answer_defers_a_day(client, ada_client, account, tiktok):
+@pytest.mark.parametrize("kind", ["video", "photo"])
+def test_tiktoks_own_daily_cap_answer_defers_a_day(
+    client, ada_client, account, tiktok, providers, kind
+):
     tiktok.daily_posts = 0  # the creator posted as much as TikTok allows, from other apps
+    media = video_id(ada_client) if kind == "video" else image_id(ada_client, providers)
     (record_id,) = schedule(ada_client, {"tiktok": account}, "tiktok", variants=PUBLIC,
-                            mediaIds=[video_id(ada_client)])  # fmt: skip
+                            mediaIds=[media])  # fmt: skip
     run(client)
     record = ScheduledRecord.objects.get(pk=record_id)
     assert (record.status, record.error_code, record.attempts) == (
@@ -506,6 +510,7 @@ def test_tiktoks_own_daily_cap_answer_defers_a_day(client, ada_client, account, 
     )  # fmt: skip
     assert record.due_at > timezone.now() + timedelta(hours=23)
     assert record.history[-1]["category"] == "account_limit"
+    assert "photoInit" not in record.processing  # nothing made: never taken for in doubt
     assert tiktok.posts == []
 
 

@@ -81,6 +81,9 @@ class TikTokUploads(TikTokConnection):
         state["photoInit"] = True
         try:
             data = self._init(credentials, "post/publish/content/init/", state["init"])
+        except QuotaReached:
+            state.pop("photoInit", None)  # TikTok's daily cap: nothing was made
+            raise
         except outbound.OutboundError as error:
             if not (isinstance(error, outbound.TransientError) and error.maybe_delivered):
                 state.pop("photoInit", None)  # refused, or never sent: nothing was made
