@@ -533,6 +533,12 @@ GOOGLE_TOKEN_URL = env.str("GOOGLE_TOKEN_URL", default="https://oauth2.googleapi
 GOOGLE_OAUTH_TESTING = env.bool("GOOGLE_OAUTH_TESTING", default=False)
 YOUTUBE_API_URL = env.str("YOUTUBE_API_URL", default="https://www.googleapis.com").rstrip("/")
 YOUTUBE_DAILY_UPLOADS = env.int("YOUTUBE_DAILY_UPLOADS", default=6)
+# TikTok (Login Kit and the Content Posting API, networks/tiktok.md): the app's client key and
+# secret, the consent page, and the API host (tokens, user info, posting, status, video query).
+TIKTOK_CLIENT_KEY = env.str("TIKTOK_CLIENT_KEY", default="")
+TIKTOK_CLIENT_SECRET = env.str("TIKTOK_CLIENT_SECRET", default="")
+TIKTOK_AUTH_URL = env.str("TIKTOK_AUTH_URL", default="https://www.tiktok.com/v2/auth/authorize/")
+TIKTOK_API_URL = env.str("TIKTOK_API_URL", default="https://open.tiktokapis.com").rstrip("/")
 # Pinterest (API v5): the app's id and secret (HTTP Basic at the token endpoint), the consent
 # page, and the API host (`{}/v5/...`, the token endpoint included).
 PINTEREST_CLIENT_ID = env.str("PINTEREST_CLIENT_ID", default="")
@@ -627,6 +633,8 @@ SOCIAL_DAILY_CAPS = {
 }
 # X's per-account posts a day, unless SOCIAL_DAILY_CAPS names X itself.
 SOCIAL_DAILY_CAPS.setdefault("x", X_DAILY_POST_CAP)
+# TikTok's Direct Posts per creator a day (all apps together), unless SOCIAL_DAILY_CAPS names it.
+SOCIAL_DAILY_CAPS.setdefault("tiktok", 15)
 PREFLIGHT_INTERVAL_SECONDS = env.float("PREFLIGHT_INTERVAL_SECONDS", default=600.0)
 
 # --- E-mail -----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from social.networks import (
     mastodon,
     pinterest,
     threads,
+    tiktok,
     x,
     youtube,
 )
@@ -40,6 +41,7 @@ NETWORKS: dict[str, Network] = {
         x.NETWORK,
         linkedin_page.NETWORK,
         youtube.NETWORK,
+        tiktok.NETWORK,
         pinterest.NETWORK,
         discord.NETWORK,
     )

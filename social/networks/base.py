@@ -155,6 +155,9 @@ class Option:
     meaning: str
     choices: tuple[Any, ...] = ()
     pattern: str = ""  # a text value must match it whole (regular expression)
+    # Publishing needs it (TikTok's `privacyLevel`: no preset allowed); the adapter refuses its
+    # absence, so a draft may be saved without it.
+    required: bool = False
 
     def refusal(self, value: Any) -> str:
         """Why the network refuses `value` for this key; empty when it takes it."""
@@ -172,6 +175,8 @@ class Option:
             described["choices"] = list(self.choices)
         if self.pattern:
             described["pattern"] = self.pattern
+        if self.required:
+            described["required"] = True
         return described
 
 

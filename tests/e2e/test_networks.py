@@ -30,7 +30,15 @@ from tests.social.standins import Providers, provider_standins
 from tests.social.videos import mp4
 
 # Each joins once its stand-in plays the walk.
-WALKED = ("threads", "x", "linkedin_page", "youtube", "pinterest", "discord")
+WALKED = (
+    "threads",
+    "x",
+    "linkedin_page",
+    "youtube",
+    "tiktok",
+    "pinterest",
+    "discord",
+)
 TIMEOUT_SECONDS = 1.0  # SOCIAL_HTTP_TIMEOUT_SECONDS of the server under test
 check = Check("networks")
 
@@ -88,7 +96,10 @@ def walk_one(
 ) -> None:
     standin = providers.by_provider(network)
     account = connect(base, token, network, providers, check)
-    # A network that takes only media (YouTube: a video) gets one with every post below.
+    # A network that takes only media (YouTube: a video) gets one with every post below, and
+    # one that requires options (TikTok's privacy level) their first values.
+    required = {o["name"]: o["choices"][0] for o in can["options"] if o.get("required")}
+    needs: dict[str, Any] = {"variants": {network: {"options": required}}} if required else {}
     extra: dict[str, Any] = {}
     if can.get("mediaRequired"):
         status, item = upload(base, token, mp4(seconds=6.0, payload=128 * 1024), "Our video")
@@ -96,7 +107,7 @@ def walk_one(
         extra = {"title": f"A post on {network}", "mediaIds": [item["data"]["id"]]}
     sent = len(standin.posts)
 
-    text = published(base, token, account, {"content": f"Hello from {network}", **extra})
+    text = published(base, token, account, {"content": f"Hello from {network}", **extra, **needs})
     if text.get("status") == "Publishing":  # processed by the network first: tasks await it
         text = record_of(base, token, text["recordId"], {"Published", "Failed"}, 60)
     check(
@@ -116,7 +127,10 @@ def walk_one(
         check(status == 200, f"{network}: an image registered with alt text", image)
         before = len(standin.posts)
         shown = published(
-            base, token, account, {"content": "A picture", "mediaIds": [image["data"]["id"]]}
+            base,
+            token,
+            account,
+            {"content": "A picture", "mediaIds": [image["data"]["id"]], **needs},
         )
         if shown.get("status") == "Publishing":  # processed by the network first: tasks await it
             shown = record_of(base, token, shown["recordId"], {"Published", "Failed"}, 30)
@@ -131,7 +145,7 @@ def walk_one(
         check(status == 200, f"{network}: a video uploaded", item)
         before = len(standin.posts)
         shown = published(
-            base, token, account, {"content": "A video", "mediaIds": [item["data"]["id"]]}
+            base, token, account, {"content": "A video", "mediaIds": [item["data"]["id"]], **needs}
         )
         if shown.get("status") == "Publishing":
             shown = record_of(base, token, shown["recordId"], {"Published", "Failed"}, 60)
@@ -157,7 +171,7 @@ def walk_one(
         base,
         "POST",
         "/api/social/publish",
-        {"content": "x" * (limit * 3), "accountIds": [account], **extra},
+        {"content": "x" * (limit * 3), "accountIds": [account], **extra, **needs},
         token,
     )
     check(
@@ -172,7 +186,7 @@ def walk_one(
         {
             "content": "Options",
             "accountIds": [account],
-            "variants": {network: {"options": {"notAnOption": True}}},
+            "variants": {network: {"options": {**required, "notAnOption": True}}},
             **extra,
         },
         token,
@@ -187,7 +201,7 @@ def walk_one(
     # A lost answer: the call goes out and times out; the next attempt looks it up.
     standin.fail, standin.hang = "timeout", TIMEOUT_SECONDS + 0.5
     since = len(standin.calls)
-    lost = scheduled(base, token, account, f"Lost answer on {network}", extra)
+    lost = scheduled(base, token, account, f"Lost answer on {network}", {**extra, **needs})
     check(first_call(standin, since), f"{network}: the scheduled post's call went out")
     time.sleep(TIMEOUT_SECONDS)  # the call times out at the server, its answer held back
     standin.fail = ""
@@ -204,7 +218,7 @@ def walk_one(
     # Down: retried on time, then published.
     standin.fail = "down"
     since = len(standin.calls)
-    down = scheduled(base, token, account, f"Retried on {network}", extra)
+    down = scheduled(base, token, account, f"Retried on {network}", {**extra, **needs})
     check(first_call(standin, since), f"{network}: down, the scheduled post's call refused")
     time.sleep(0.5)
     standin.fail = ""
@@ -213,7 +227,7 @@ def walk_one(
 
     # A refused token: the account's record fails with auth_expired.
     standin.expired = True
-    expired = published(base, token, account, {"content": "After the token went", **extra})
+    expired = published(base, token, account, {"content": "After the token went", **extra, **needs})
     if expired.get("status") == "Publishing":
         expired = record_of(base, token, expired["recordId"], {"Failed", "Published"}, 60)
     check(

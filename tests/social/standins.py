@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
@@ -1582,6 +1583,7 @@ class Providers:
     threads: "ThreadsStandIn"
     x: "XStandIn"
     youtube: "YouTubeStandIn"
+    tiktok: "TikTokStandIn"
     pinterest: "PinterestStandIn"
     discord: "DiscordStandIn"
 
@@ -1593,6 +1595,7 @@ class Providers:
         from tests.social.discord_standin import DISCORD_CLIENT
         from tests.social.pinterest_standin import PINTEREST_APP
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
+        from tests.social.tiktok_standin import TIKTOK_CLIENT
         from tests.social.x_standin import X_CLIENT
         from tests.social.youtube_standin import GOOGLE_CLIENT
 
@@ -1624,6 +1627,10 @@ class Providers:
             "GOOGLE_AUTH_URL": f"{self.youtube.url}/o/oauth2/v2/auth",
             "GOOGLE_TOKEN_URL": f"{self.youtube.url}/token",
             "YOUTUBE_API_URL": self.youtube.url,
+            "TIKTOK_CLIENT_KEY": TIKTOK_CLIENT[0],
+            "TIKTOK_CLIENT_SECRET": TIKTOK_CLIENT[1],
+            "TIKTOK_AUTH_URL": f"{self.tiktok.url}/v2/auth/authorize/",
+            "TIKTOK_API_URL": self.tiktok.url,
             "PINTEREST_CLIENT_ID": PINTEREST_APP[0],
             "PINTEREST_CLIENT_SECRET": PINTEREST_APP[1],
             "PINTEREST_AUTH_URL": f"{self.pinterest.url}/oauth/",
@@ -1650,6 +1657,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.x_standin import XStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
@@ -1665,6 +1673,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "threads": ThreadsStandIn,
             "x": XStandIn,
             "youtube": YouTubeStandIn,
+            "tiktok": TikTokStandIn,
             "pinterest": PinterestStandIn,
             "discord": DiscordStandIn,
         }
@@ -1687,6 +1696,10 @@ def __getattr__(name: str) -> Any:
         from tests.social.youtube_standin import YouTubeStandIn
 
         return YouTubeStandIn
+    if name == "TikTokStandIn":
+        from tests.social.tiktok_standin import TikTokStandIn
+
+        return TikTokStandIn
     if name == "PinterestStandIn":
         from tests.social.pinterest_standin import PinterestStandIn
 

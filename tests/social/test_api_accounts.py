@@ -64,12 +64,14 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
         },
     }
     # Without our app credentials, LinkedIn (member and page), Meta, Threads, X, YouTube and
+    # TikTok are listed but not configured.
     # Pinterest are listed but not configured.
     configured = {p["provider"]: p["configured"] for p in data}
     assert configured == {"linkedin": False, "facebook": False, "instagram": False,
                           "bluesky": True, "mastodon": True, "devto": True,
                           "threads": False, "x": False, "linkedin_page": False,
                           "youtube": False,
+                          "tiktok": False,
                           "pinterest": False,
                           "discord": False}  # fmt: skip
 

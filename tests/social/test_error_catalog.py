@@ -22,6 +22,7 @@ from social.providers import (
     meta,
     pinterest,
     threads,
+    tiktok,
     x,
     youtube,
 )
@@ -38,6 +39,7 @@ CLASSIFIERS: dict[str, Any] = {
     "x": x.classify,
     "linkedin_page": linkedin.classify,
     "youtube": youtube.classify,
+    "tiktok": tiktok.classify,
     "pinterest": pinterest.classify,
     "discord": discord.classify,
 }
@@ -50,6 +52,7 @@ STANDINS = {
     "ThreadsStandIn": ["threads"],
     "XStandIn": ["x"],
     "YouTubeStandIn": ["youtube"],
+    "TikTokStandIn": ["tiktok"],
     "PinterestStandIn": ["pinterest"],
     "DiscordStandIn": ["discord"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
@@ -71,6 +74,10 @@ def error_of(provider: str, response: Any) -> outbound.OutboundError:
 def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
     error = {"code": status, "message": "m", "errors": [{"domain": domain, "reason": reason}]}
     return answer(status, {"error": error})
+
+
+def tiktok_error(status: int, code: str) -> Any:
+    return answer(status, {"data": {}, "error": {"code": code, "message": "m", "log_id": "x"}})
 
 
 def graph(code: int, status: int = 400, subcode: int | None = None) -> Any:
@@ -229,6 +236,27 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("youtube", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
      "auth_expired"),
     ("youtube", answer(401, {"error": "invalid_client"}), "internal"),
+    # TikTok: {data, error: {code, message, log_id}} by code, whatever the status.
+    *[("tiktok", tiktok_error(status, code), category) for status, code, category in (
+        (401, "access_token_invalid", "auth_expired"),
+        (401, "scope_not_authorized", "permission_missing"),
+        (401, "scope_permission_missed", "permission_missing"),
+        (403, "unaudited_client_can_only_post_to_private_accounts", "permission_missing"),
+        (403, "url_ownership_unverified", "permission_missing"),
+        (400, "privacy_level_option_mismatch", "permission_missing"),
+        (403, "spam_risk_user_banned_from_posting", "permission_missing"),
+        (403, "spam_risk_too_many_posts", "account_limit"),
+        (403, "reached_active_user_cap", "account_limit"),
+        (429, "rate_limit_exceeded", "rate_limited"),
+        (400, "invalid_params", "content_rejected"),
+        (400, "invalid_file_upload", "media_invalid"),
+        (500, "internal_error", "platform_outage"),
+        (200, "invalid_params", "content_rejected"),
+    )],
+    ("tiktok", answer(200, {"error": "invalid_grant", "error_description": "expired"}),
+     "auth_expired"),
+    ("tiktok", answer(401, {"error": "invalid_client", "error_description": "x"}), "internal"),
+    ("tiktok", answer(502, None), "platform_outage"),
     # Pinterest: API v5's {code, message}.
     ("pinterest", answer(401, {"code": 2, "message": "Authentication failed."}), "auth_expired"),
     ("pinterest", answer(403, {"code": 29, "message": "You are not permitted to access that "
@@ -300,6 +328,7 @@ STANDIN_SOURCES = (
     "tests/social/threads_standin.py",
     "tests/social/x_standin.py",
     "tests/social/youtube_standin.py",
+    "tests/social/tiktok_standin.py",
     "tests/social/pinterest_standin.py",
     "tests/social/discord_standin.py",
 )
@@ -310,6 +339,8 @@ PROBLEMS: dict[str, Any] = {
     "invalid": lambda args: (400, {"title": "Invalid Request", "detail": args[0],
                                    "type": "https://api.twitter.com/2/problems/invalid-request",
                                    "errors": [{"message": args[0]}]}),
+    "_tiktok_error": lambda args: (int(args[0]), {"data": {}, "error": {
+        "code": args[1], "message": args[2], "log_id": "x"}}),
     "_pin_error": lambda args: (int(args[0]), {"code": args[1], "message": args[2]}),
     "_invalid": lambda args: (400, {"message": "Invalid Form Body", "code": 50035}),  # Discord
 }  # fmt: skip

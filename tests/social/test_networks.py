@@ -50,6 +50,7 @@ STANDINS = {
     "x": "XStandIn",  # in a module of its own, tests/social/x_standin.py
     "linkedin_page": "LinkedInStandIn",
     "youtube": "YouTubeStandIn",
+    "tiktok": "TikTokStandIn",
     "pinterest": "PinterestStandIn",  # tests/social/pinterest_standin.py
     "discord": "DiscordStandIn",
 }

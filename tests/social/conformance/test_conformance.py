@@ -27,14 +27,21 @@ UNASKABLE = [provider for provider, network in NETWORKS.items() if network.exact
 
 def post_body(network: str, providers: Any, client: Any) -> dict[str, Any]:
     """The smallest post the network takes: a text, and an image where it needs media; a
-    video, uploaded, where it takes nothing else (YouTube), processed at the first look."""
+    video, uploaded, where it takes nothing else (YouTube), processed at the first look; the
+    options it requires (TikTok's privacy level), each its first value."""
     can = NETWORKS[network].capabilities
+    body = required_options(network)
     if can.video is not None and not can.images:
         providers.by_provider(network).video_polls = 0
-        return {"mediaIds": [uploaded_video(client)]}
+        return {**body, "mediaIds": [uploaded_video(client)]}
     if NETWORKS[network].limits["mediaRequired"]:
-        return {"mediaUrls": [providers.image()]}
-    return {}
+        return {**body, "mediaUrls": [providers.image()]}
+    return body
+
+
+def required_options(network: str) -> dict[str, Any]:
+    options = {o.name: o.choices[0] for o in NETWORKS[network].options if o.required}
+    return {"variants": {network: {"options": options}}} if options else {}
 
 
 def uploaded_video(client: Any) -> str:
