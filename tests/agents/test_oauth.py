@@ -3,11 +3,14 @@ client registration, the authorization request (400 JSON or a redirect), the con
 the token endpoint (PKCE, a code used once, refresh tokens rotated), revocation, and what a
 grant is: an agent connection of `kind: oauth`, revoked with its tokens."""
 
+import importlib
+import uuid
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
+from django.urls import clear_url_caches
 from django.utils import timezone
 from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
 
@@ -376,9 +379,24 @@ def test_an_expired_access_token_is_no_way_in(flow, ada, ada_client):
     assert oauth_connection_for_token(token=tokens["access_token"]) is None
 
 
-def test_the_oauth_endpoints_are_off_with_mcp(settings):
-    from django.urls import clear_url_caches, get_resolver
+def _urls_reloaded() -> None:
+    import config.urls
+    from agents import urls
 
-    assert get_resolver().resolve("/oauth/token")
-    del settings  # the routes are read at start-up: config.urls, agents.urls (MCP_ENABLED)
+    importlib.reload(urls)
+    importlib.reload(config.urls)
     clear_url_caches()
+
+
+def test_the_oauth_endpoints_are_off_with_mcp(settings, ada_client):
+    paths = ("/.well-known/oauth-authorization-server", "/oauth/register", "/oauth/token")
+    settings.MCP_ENABLED = False
+    try:
+        _urls_reloaded()
+        for path in paths:
+            assert Client().post(path).status_code == 404, path
+        assert ada_client.get(f"/api/oauth/requests/{uuid.uuid4()}").status_code == 404
+    finally:
+        settings.MCP_ENABLED = True
+        _urls_reloaded()
+    assert Client().post("/oauth/token").status_code == 400
