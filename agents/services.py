@@ -43,6 +43,15 @@ def agent_connection_for_key(*, key: ApiKey, client: str = "") -> AgentConnectio
                 )
         except IntegrityError:  # made by a concurrent first call
             connection = AgentConnection.objects.get(api_key=key)
+    return agent_touch(connection=connection, client=client, now=now)
+
+
+def agent_touch(
+    *, connection: AgentConnection, client: str = "", now: datetime | None = None
+) -> AgentConnection:
+    """Record a use of the connection on /mcp (at most once a minute), with the client's
+    User-Agent for an API key's (an OAuth grant's `client` is its registered name)."""
+    now = now or timezone.now()
     if connection.last_used_at is None or connection.last_used_at < now - TOUCH_EVERY:
         fields: dict[str, Any] = {"last_used_at": now}
         if client:

@@ -32,7 +32,7 @@ from agents.mcp.tools import description, scoped, shape
 from agents.models import AgentConnection
 from agents.oauth.metadata import MCP_PATH, resource_metadata_url
 from agents.oauth.services import oauth_connection_for_token
-from agents.services import agent_connection_for_key
+from agents.services import agent_connection_for_key, agent_touch
 
 PATH = MCP_PATH
 API_KEY_HEADER = b"x-api-key"
@@ -150,6 +150,7 @@ def _authenticated(secret: str, user_agent: str) -> tuple[ApiKey, AgentConnectio
     if not secret.startswith(API_KEY_PREFIX):
         found = oauth_connection_for_token(token=secret)
         if found is not None:
+            agent_touch(connection=found[1])
             api_key_touch(key=found[0])
         return found
     key = api_key_get_by_secret(secret=secret)

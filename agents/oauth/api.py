@@ -105,7 +105,7 @@ class RevokeView(provider_views.RevokeTokenView):
 # --- The consent call ---------------------------------------------------------------------------
 
 OAuthRequestSerializer = inline_serializer(
-    "OAuthAuthorizationRequest",
+    "OAuthAuthorization",
     {
         "id": serializers.UUIDField(),
         "client": inline_serializer(

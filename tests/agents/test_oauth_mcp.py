@@ -118,6 +118,7 @@ def test_the_token_lists_the_consented_scopes_tools_and_acts_as_its_user(granted
     assert not whoami.is_error, whoami.structured_content
     assert whoami.structured_content["email"] == ada.email
     assert whoami.structured_content["agent"]["kind"] == "oauth"
+    assert whoami.structured_content["agent"]["last_used_at"] is not None
     assert refused.is_error
     assert refused.structured_content["error"]["code"] == "insufficient_scope"
 
