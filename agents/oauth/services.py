@@ -14,7 +14,14 @@ from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 from oauth2_provider.exceptions import FatalClientError, OAuthToolkitError
-from oauth2_provider.models import get_refresh_token_model
+from oauth2_provider.models import (
+    get_access_token_model,
+    get_application_model,
+    get_device_grant_model,
+    get_grant_model,
+    get_id_token_model,
+    get_refresh_token_model,
+)
 from oauth2_provider.oauth2_backends import get_oauthlib_core
 
 from accounts.models import ApiKey, User
@@ -229,3 +236,21 @@ def oauth_connection_for_token(*, token: str) -> tuple[ApiKey, AgentConnection] 
     if connection is None or key is None or not key.is_live() or not key.user.is_active:
         return None
     return key, connection
+
+
+# The provider's models holding a user's rows (device grants too: a flow we do not serve).
+PROVIDER_MODELS = ("AccessToken", "RefreshToken", "Grant", "IDToken", "DeviceGrant", "Application")
+
+
+def oauth_forget(user: Any) -> list[str]:
+    """The user-data registry's cleanup (takeover, erasure): the user's OAuth tokens, codes,
+    pending requests (and any client made for them in the admin) go."""
+    with transaction.atomic():
+        get_refresh_token_model().objects.filter(user_id=user.pk).delete()
+        tokens, _ = get_access_token_model().objects.filter(user_id=user.pk).delete()
+        get_grant_model().objects.filter(user_id=user.pk).delete()
+        get_id_token_model().objects.filter(user_id=user.pk).delete()
+        get_device_grant_model().objects.filter(user_id=user.pk).delete()
+        get_application_model().objects.filter(user_id=user.pk).delete()
+        requests, _ = OAuthRequest.objects.filter(user_id=user.pk).delete()
+    return [f"{tokens + requests} OAuth token and request row(s)"] if tokens or requests else []

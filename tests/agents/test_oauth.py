@@ -400,3 +400,13 @@ def test_the_oauth_endpoints_are_off_with_mcp(settings, ada_client):
         settings.MCP_ENABLED = True
         _urls_reloaded()
     assert Client().post("/oauth/token").status_code == 400
+
+
+def test_a_takeover_or_an_erasure_removes_the_users_oauth_rows(flow, ada, ada_client):
+    from agents.oauth.services import oauth_forget
+
+    approved(flow, ada_client, ada, ["posts:read"])
+    assert oauth_forget(ada) == ["2 OAuth token and request row(s)"]
+    assert not AccessToken.objects.exists()
+    assert not RefreshToken.objects.exists()
+    assert not OAuthRequest.objects.exists()
