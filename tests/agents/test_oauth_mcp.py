@@ -13,6 +13,7 @@ from django.test import Client as DjangoClient
 from django.utils import timezone
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from oauth2_provider.models import AccessToken
 
 from accounts.services.sessions import session_issue
@@ -24,6 +25,7 @@ from tests.agents.oauth_flow import Flow, query_of
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BASE = "http://testserver"
+APP: Any = mcp_app  # the ASGI callable, typed loosely as config.asgi types it
 CHALLENGE = f'Bearer resource_metadata="{BASE}/.well-known/oauth-protected-resource/mcp"'
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
@@ -35,7 +37,7 @@ def serve(token: str, steps: Callable[[Any], Awaitable[Any]]) -> Any:
         async with (
             mcp_running(),
             httpx2.AsyncClient(
-                transport=httpx2.ASGITransport(app=mcp_app),
+                transport=httpx2.ASGITransport(app=APP),
                 base_url=BASE,
                 headers={"Authorization": f"Bearer {token}"},
                 timeout=30,
@@ -52,7 +54,7 @@ def raw(token: str) -> Any:
 
     async def main() -> Any:
         async with httpx2.AsyncClient(
-            transport=httpx2.ASGITransport(app=mcp_app), base_url=BASE, timeout=30
+            transport=httpx2.ASGITransport(app=APP), base_url=BASE, timeout=30
         ) as http:
             return await http.post(
                 "/mcp",
@@ -69,7 +71,7 @@ def _sessions(monkeypatch) -> None:
     monkeypatch.setattr(
         server,
         "sessions",
-        server.StreamableHTTPSessionManager(
+        StreamableHTTPSessionManager(
             app=server.server,
             json_response=True,
             stateless=True,

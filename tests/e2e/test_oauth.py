@@ -212,9 +212,12 @@ def walk_revocation(base: str) -> None:
           "/mcp with the revoked token: 401 with the resource metadata", answer.text)  # fmt: skip
 
 
+def walks(base: str) -> None:
+    walk(base)
+    walk_revocation(base)
+
+
 @pytest.mark.e2e
 @pytest.mark.server
 def test_oauth(services: dict[str, str]) -> None:
-    port = free_port()
-    against_server(["make", "run"], port, services, check,
-                   lambda base: (walk(base), walk_revocation(base)))  # fmt: skip
+    against_server(["make", "run"], free_port(), services, check, walks)
