@@ -19,6 +19,10 @@ from accounts.services.api_keys import api_key_touch
 from accounts.services.sessions import VERSION_CLAIM, session_revoked
 
 API_KEY_HEADER = "X-API-Key"
+# A key its in-process caller authenticated already (an agent's OAuth grant, whose own key has
+# no secret anyone holds: agents.mcp.dispatch). A WSGI environ entry, never an HTTP header: a
+# request from the network cannot carry it.
+IN_PROCESS_KEY = "accounts.api_key"
 
 
 class BearerAuthentication(JWTAuthentication):
@@ -83,10 +87,14 @@ class ApiKeyAuthentication(BaseAuthentication):
     """
 
     def authenticate(self, request: Request) -> tuple[User, ApiKey] | None:
-        secret = self._presented(request)
-        if secret is None:
-            return None
-        key = api_key_get_by_secret(secret=secret)
+        handed = request.META.get(IN_PROCESS_KEY)
+        if isinstance(handed, ApiKey):
+            key: ApiKey | None = handed
+        else:
+            secret = self._presented(request)
+            if secret is None:
+                return None
+            key = api_key_get_by_secret(secret=secret)
         if key is None:
             raise exceptions.AuthenticationFailed("Invalid API key")
         # The view is absent when a middleware asks who the caller is (Idempotency-Key).

@@ -9,7 +9,11 @@ class AgentsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.hooks import user_data
-        from agents.models import AgentConnection
+        from agents.models import AgentConnection, OAuthRequest
+        from agents.oauth.services import PROVIDER_MODELS, oauth_forget
         from agents.services import agents_forget
 
         user_data(AgentConnection, takeover=agents_forget, erasure=agents_forget)
+        user_data(OAuthRequest, takeover=oauth_forget, erasure=oauth_forget)
+        for name in PROVIDER_MODELS:
+            user_data(f"oauth2_provider.{name}", takeover=oauth_forget, erasure=oauth_forget)

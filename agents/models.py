@@ -1,5 +1,6 @@
-"""Agent connections (agents.md section 2): an API key used on /mcp (or, later, an OAuth
-grant), the policy its user set for it, and what it used of its daily budgets."""
+"""Agent connections (agents.md section 2): an API key used on /mcp or an OAuth grant, the
+policy its user set for it, what it used of its daily budgets, and the OAuth authorization
+requests waiting for their user's consent."""
 
 import uuid
 
@@ -18,8 +19,9 @@ class AgentKind(models.TextChoices):
 
 class AgentConnection(models.Model):
     """One way an agent acts for its user in one workspace. Made the first time an API key
-    is used on /mcp; an OAuth grant is another kind of the same (its credential elsewhere).
-    Revoking it revokes its credential."""
+    is used on /mcp, or when its user approves an OAuth client (`kind: oauth`: its `api_key`
+    is the grant's own, never shown, and its id is the token family of the grant's refresh
+    tokens). Revoking it revokes its credential."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(
@@ -72,3 +74,36 @@ class AgentUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.connection_id} on {self.day}"
+
+
+class OAuthRequest(models.Model):
+    """An authorization request (`GET /oauth/authorize`) waiting for its user's consent through
+    the web client: validated already, decided once (approved: the grant's connection)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    application = models.ForeignKey(
+        "oauth2_provider.Application", on_delete=models.CASCADE, related_name="+"
+    )
+    # What the code will be issued for: redirect_uri, state, the PKCE challenge, resource.
+    credentials = models.JSONField(default=dict)
+    scopes = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    # Who decided; the first signed-in user to read it claims it (another then gets 404).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    connection = models.ForeignKey(
+        AgentConnection, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # The code issued at approval, until it is exchanged (agents.oauth.validator).
+    grant = models.OneToOneField(
+        "oauth2_provider.Grant", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["expires_at"], name="agents_oauthreq_expires")]
+
+    def __str__(self) -> str:
+        return f"OAuth request {self.pk}"

@@ -9,6 +9,7 @@ from uuid import UUID
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from oauth2_provider.models import get_refresh_token_model
 
 from accounts.models import ApiKey, User
 from accounts.services.api_keys import api_keys_revoke
@@ -42,6 +43,15 @@ def agent_connection_for_key(*, key: ApiKey, client: str = "") -> AgentConnectio
                 )
         except IntegrityError:  # made by a concurrent first call
             connection = AgentConnection.objects.get(api_key=key)
+    return agent_touch(connection=connection, client=client, now=now)
+
+
+def agent_touch(
+    *, connection: AgentConnection, client: str = "", now: datetime | None = None
+) -> AgentConnection:
+    """Record a use of the connection on /mcp (at most once a minute), with the client's
+    User-Agent for an API key's (an OAuth grant's `client` is its registered name)."""
+    now = now or timezone.now()
     if connection.last_used_at is None or connection.last_used_at < now - TOUCH_EVERY:
         fields: dict[str, Any] = {"last_used_at": now}
         if client:
@@ -100,12 +110,15 @@ def _accounts_of(connection: AgentConnection, account_ids: list[UUID] | None) ->
 
 def agent_revoke(*, user: User, agent_id: UUID) -> None:
     """Revoke the user's connection and its credential at once (the key: its next call is
-    401, on /mcp and on REST alike)."""
+    401, on /mcp and on REST alike; an OAuth grant's access and refresh tokens too, the
+    connection's id being their token family: agents.oauth.validator)."""
     connection = agent_get(user=user, agent_id=agent_id)
     with transaction.atomic():
         AgentConnection.objects.filter(pk=connection.pk).update(revoked_at=timezone.now())
         if connection.api_key_id is not None:
             api_keys_revoke(key_ids=[connection.api_key_id])
+        if connection.kind == AgentKind.OAUTH:
+            get_refresh_token_model().revoke_family(connection.pk)
 
 
 def agents_forget(user: Any) -> list[str]:

@@ -9,6 +9,7 @@ from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.scopes import ANY_KEY
+from agents.oauth.urls import root_patterns as oauth_patterns
 from core.api.routing import api_fallback, versioned
 from health.views import HealthV1View, MetricsView, system_status
 
@@ -48,6 +49,8 @@ urlpatterns = [
     *versioned(api_patterns),
     api_fallback(),
 ]
+if settings.MCP_ENABLED:  # OAuth 2.1 for the MCP server's clients (docs/agents.md)
+    urlpatterns += oauth_patterns
 
 
 MEDIA_EXTENSIONS = (".jpg", ".png", ".gif", ".webp", ".mp4", ".mov")

@@ -19,6 +19,7 @@ MAPPED = (
     "social/models",
     "notifications/services",
     "agents/mcp",
+    "agents/oauth",
 )
 
 

@@ -101,6 +101,19 @@ def make_agents(world: World) -> list[str]:
     return [str(agent_connection_for_key(key=key).pk) for key in keys]
 
 
+def make_oauth_requests(world: World) -> list[str]:
+    """A client's authorization request waiting for Ada's consent, opened (claimed) by her."""
+    from django.test import Client
+
+    from tests.agents.oauth_flow import Flow
+
+    flow = Flow(Client())
+    assert flow.register().status_code == 201
+    request_id = flow.request_id(flow.authorize())
+    assert world.client.get(f"/api/oauth/requests/{request_id}").status_code == 200
+    return [request_id]
+
+
 def make_webhook_endpoints(world: World) -> list[str]:
     made = world.client.post(
         "/api/webhooks/endpoints", {"url": ADA_HOOK, "events": ["credits.depleted"]}, format="json"
@@ -171,6 +184,7 @@ FACTORIES: dict[str, Callable[[World], list[str]]] = {
     "invitation_id": make_invitations,
     "key_id": make_api_keys,
     "agent_id": make_agents,
+    "oauth_request_id": make_oauth_requests,
     "endpoint_id": make_webhook_endpoints,
     "delivery_id": make_webhook_deliveries,
     "notification_id": make_notifications,
@@ -321,6 +335,11 @@ OUTSIDE_API = {
     r"^/metrics$": "Prometheus text for a Bearer of METRICS_TOKEN, no user's data",
     r"^/\^api\(": "the JSON 404 of any other path under /api",
     r"^/api/v1/health$": "the health check's v1 shape (no data)",
+    r"^/\.well-known/oauth-(protected-resource(/mcp)?|authorization-server)$": "the OAuth "
+    "discovery documents: public, the same for everyone",
+    r"^/oauth/(register|authorize|token|revoke)$": "the OAuth protocol endpoints: a client's "
+    "registration, an authorization request (kept for consent by the signed-in user: "
+    "oauth-request), codes and tokens that are their own proof; no user's data by id",
 }
 
 
@@ -356,6 +375,12 @@ EXPECTED: dict[tuple[str, str], tuple[dict[str, Any] | None, set[int]]] = {
     ("agents", "get"): (None, {200}),
     ("agent", "patch"): ({"policy": {"autopublish": True}}, NOT_FOUND),
     ("agent", "delete"): (None, NOT_FOUND),
+    # An OAuth client's authorization request: the user who opened it decides, once.
+    ("oauth-request", "get"): (None, NOT_FOUND),
+    ("oauth-request", "post"): (
+        {"approve": True, "scopes": ["posts:read"], "workspaceId": "{workspace_id}"},
+        NOT_FOUND,
+    ),
     # Workspaces, members, invitations: by membership.
     ("workspaces", "get"): (None, {200}),
     ("workspaces", "post"): ({"name": "Bob's second"}, {200}),

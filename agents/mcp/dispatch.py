@@ -13,6 +13,8 @@ from urllib.parse import urlencode
 
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 
+from accounts.authentication import IN_PROCESS_KEY
+from accounts.models import ApiKey
 from core.api.envelope import SERVER_ERROR_MESSAGE, error_body
 
 
@@ -20,12 +22,15 @@ from core.api.envelope import SERVER_ERROR_MESSAGE, error_body
 class Origin:
     """Who called /mcp and how: the credential and the headers the inner requests carry."""
 
-    secret: str  # the API key, sent on as `X-API-Key`
+    secret: str  # the API key, sent on as `X-API-Key` ("": an OAuth grant's, by `key`)
     host: str
     scheme: str
     remote_addr: str
     request_id: str = ""
     user_agent: str = ""
+    # An OAuth grant's key, authenticated by its access token at /mcp: handed to the inner
+    # request in process (accounts.authentication.IN_PROCESS_KEY), as it has no secret.
+    key: ApiKey | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +70,6 @@ def _environ(origin: Origin, method: str, path: str, query: str, raw: bytes) -> 
         "REMOTE_ADDR": origin.remote_addr,
         "HTTP_HOST": origin.host,
         "HTTP_ACCEPT": "application/json",
-        "HTTP_X_API_KEY": origin.secret,
         "wsgi.version": (1, 0),
         "wsgi.url_scheme": origin.scheme,
         "wsgi.input": io.BytesIO(raw),
@@ -74,6 +78,10 @@ def _environ(origin: Origin, method: str, path: str, query: str, raw: bytes) -> 
         "wsgi.multiprocess": True,
         "wsgi.run_once": False,
     }
+    if origin.key is not None:
+        environ[IN_PROCESS_KEY] = origin.key
+    else:
+        environ["HTTP_X_API_KEY"] = origin.secret
     if raw:
         environ["CONTENT_TYPE"] = "application/json"
         environ["CONTENT_LENGTH"] = str(len(raw))

@@ -3,9 +3,10 @@ JSON answers), behind the API-key check. config/asgi.py mounts `mcp_app` and run
 `mcp_running()` for the server's lifetime (its lifespan).
 
 Who calls: `Authorization: Bearer fgp_...` or `X-API-Key: fgp_...` (accounts' own lookup of
-keys). No credential, an unknown, revoked or expired key, or a login JWT (not a way in): 401
-with `WWW-Authenticate: Bearer resource_metadata="..."`, the RFC 9728 document of /mcp, where
-an MCP client learns how to get a token (agents.md section 1)."""
+keys), or `Authorization: Bearer <an OAuth access token>` (agents.oauth: the grant's connection
+and its key). No credential, an unknown, revoked or expired key or token, or a login JWT (not a
+way in): 401 with `WWW-Authenticate: Bearer resource_metadata="..."`, the RFC 9728 document of
+/mcp, where an MCP client learns how to get a token (agents.md section 1)."""
 
 import contextlib
 import json
@@ -28,9 +29,12 @@ from accounts.services.api_keys import api_key_touch
 from agents.mcp.calls import Caller, InvalidArguments, tool_call
 from agents.mcp.dispatch import Origin
 from agents.mcp.tools import description, scoped, shape
-from agents.services import agent_connection_for_key
+from agents.models import AgentConnection
+from agents.oauth.metadata import MCP_PATH, resource_metadata_url
+from agents.oauth.services import oauth_connection_for_token
+from agents.services import agent_connection_for_key, agent_touch
 
-PATH = "/mcp"
+PATH = MCP_PATH
 API_KEY_HEADER = b"x-api-key"
 INSTRUCTIONS = (
     "The Freelancer Growth Platform: draft, preview, schedule and publish social posts, read "
@@ -38,11 +42,6 @@ INSTRUCTIONS = (
     "agent publishes, schedules or queues wait for its user's approval unless the user allowed "
     "autopublish; pass an idempotencyKey on every tool that writes, so a retry never doubles."
 )
-
-
-def resource_metadata_url() -> str:
-    """The RFC 9728 protected-resource document of /mcp (its path after the well-known one)."""
-    return f"{settings.PUBLIC_URL}/.well-known/oauth-protected-resource{PATH}"
 
 
 def _caller_of(ctx: Any) -> Caller:
@@ -133,19 +132,27 @@ def _header(scope: dict[str, Any], name: bytes) -> str | None:
 
 
 def presented_key(scope: dict[str, Any]) -> tuple[str | None, bool]:
-    """(the API key presented, whether any credential was): `X-API-Key`, or a Bearer that
-    is an API key; both headers at once, or another Bearer (a login JWT): none."""
+    """(the API key or access token presented, whether any credential was): `X-API-Key`,
+    or a Bearer; both headers at once: none."""
     header = _header(scope, API_KEY_HEADER)
     authorization = _header(scope, b"authorization")
     if header is not None:
         return (header.strip() if authorization is None else None), True
     parts = (authorization or "").split()
-    if len(parts) == 2 and parts[0] == "Bearer" and parts[1].startswith(API_KEY_PREFIX):
+    if len(parts) == 2 and parts[0] == "Bearer":
         return parts[1], True
     return None, authorization is not None
 
 
-def _authenticated(secret: str, user_agent: str) -> tuple[ApiKey, Any] | None:
+def _authenticated(secret: str, user_agent: str) -> tuple[ApiKey, AgentConnection] | None:
+    """An API key's connection (made at its first use), or an OAuth access token's; a login
+    JWT is neither (the provider knows no such token)."""
+    if not secret.startswith(API_KEY_PREFIX):
+        found = oauth_connection_for_token(token=secret)
+        if found is not None:
+            agent_touch(connection=found[1])
+            api_key_touch(key=found[0])
+        return found
     key = api_key_get_by_secret(secret=secret)
     if key is None:
         return None
@@ -191,8 +198,10 @@ async def mcp_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         return
     key, connection = found
     client = scope.get("client") or ("", 0)
+    oauth = not str(secret).startswith(API_KEY_PREFIX)  # an OAuth token: its key handed on
     origin = Origin(
-        secret=str(secret),
+        secret="" if oauth else str(secret),
+        key=key if oauth else None,
         host=host,
         scheme=str(scope.get("scheme") or "http"),
         remote_addr=str(client[0] or "127.0.0.1"),

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "rest_framework_simplejwt.token_blacklist",
+    "oauth2_provider",  # OAuth 2.1 for MCP clients that connect by URL (agents/oauth/)
     "core",
     "social",
     "notifications",
@@ -253,6 +254,45 @@ FORWARDED_ALLOW_IPS = env.str("FORWARDED_ALLOW_IPS", default="")
 # `POST /mcp`, the agents' MCP server (docs/agents.md), served beside the API by the same
 # processes; off: /mcp is the API's 404.
 MCP_ENABLED = env.bool("MCP_ENABLED", default=True)
+# OAuth 2.1 for MCP clients that connect by URL (agents.md sections 1 and 4, docs/agents.md):
+# the lifetimes of the access tokens and of the (rotated) refresh tokens agents are given.
+OAUTH_ACCESS_TOKEN_SECONDS = env.int("OAUTH_ACCESS_TOKEN_SECONDS", default=3600)
+OAUTH_REFRESH_TOKEN_DAYS = env.int("OAUTH_REFRESH_TOKEN_DAYS", default=30)
+# django-oauth-toolkit, the provider under agents/oauth/: public clients, PKCE S256 only, refresh
+# tokens rotated (a rotated one replayed revokes its whole family), tokens hashed at rest.
+OAUTH2_PROVIDER = {
+    "OAUTH2_VALIDATOR_CLASS": "agents.oauth.validator.AgentOAuth2Validator",
+    "SCOPES": {
+        "posts:read": "Read posts, schedules, analytics, media and campaigns",
+        "posts:write": "Create, publish and schedule posts; manage media and campaigns",
+        "accounts:read": "Read the connected social accounts and the platforms",
+        "ai:write": "Use the AI tools (spends credits) and read what they wrote",
+        "notifications:read": "Read notifications and the unread count",
+        "notifications:write": "Mark notifications read, delete them",
+        "webhooks:write": "Manage webhook endpoints, read and redeliver deliveries",
+    },
+    # No scope asked: the read scopes; the user chooses what to grant at consent anyway.
+    "DEFAULT_SCOPES": ["posts:read", "accounts:read", "notifications:read"],
+    "ACCESS_TOKEN_EXPIRE_SECONDS": OAUTH_ACCESS_TOKEN_SECONDS,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": OAUTH_REFRESH_TOKEN_DAYS * 24 * 3600,
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "PKCE_REQUIRED": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],  # http: loopback only (agents/oauth)
+    "ALLOW_LOCALHOST_LOOPBACK": True,  # RFC 8252: a loopback redirect on any port
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+}
+# The provider's own models (named, as a swappable model referenced by ours must be).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"  # noqa: S105 (a model)
+OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"  # noqa: S105 (a model)
+OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"  # noqa: S105 (a model)
 
 # --- HTTP edge --------------------------------------------------------------------------------
 # Largest request body the API reads (413 past it); also Django's own limit for form bodies.
