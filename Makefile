@@ -91,17 +91,20 @@ schema: $(VENV)/.dev
 	$(PY) manage.py spectacular --validate --fail-on-warn --file var/openapi.yaml \
 		--settings=config.settings.test
 
-# Two stages, each ending with pytest's summary line: the tests that stay in this process, then
+# Two stages, each ending with pytest's summary line: the tests that stay in their process (on
+# PYTEST_WORKERS pytest-xdist workers, `auto` one a core; 0 runs them in pytest's own), then
 # the slow ones that start other processes (marked `server`: the real server, workers,
 # manage.py), each failed after SERVER_TEST_TIMEOUT seconds (a hung server must not hang the
 # run). Both always run; the target fails if either did. Exit code 5 (nothing collected,
 # e.g. a stage left empty) is no failure. The coverage of the code the two stages ran in their
 # own processes (not in the servers they start) is reported after the second.
 SERVER_TEST_TIMEOUT ?= 600
+PYTEST_WORKERS ?= auto
 pytest: $(VENV)/.dev
 	@status=0; \
-	echo "== pytest -m 'not server'"; \
-	$(VENV)/bin/pytest -m "not server" --cov --cov-report= || [ $$? -eq 5 ] || status=1; \
+	echo "== pytest -m 'not server' (on $(PYTEST_WORKERS) workers)"; \
+	$(VENV)/bin/pytest -m "not server" -n $(PYTEST_WORKERS) --cov --cov-report= \
+		|| [ $$? -eq 5 ] || status=1; \
 	echo "== pytest -m server"; \
 	$(VENV)/bin/pytest -m server --timeout=$(SERVER_TEST_TIMEOUT) --cov --cov-append \
 		--cov-report=term || [ $$? -eq 5 ] || status=1; \

@@ -30,6 +30,10 @@ WHITENOISE_AUTOREFRESH = True
 # its own.
 METRICS_TOKEN = "test-metrics-token"  # noqa: S105 (tests only)
 METRICS_DIR = os.path.join(tempfile.gettempdir(), f"fgp-test-metrics-{os.getpid()}")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # A pytest-xdist worker inherits the folder its controller chose when it set Django up;
+    # it records in its own (core.metrics.process_default), so a test counts only its requests.
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
 # Provider stand-ins and test receivers listen on 127.0.0.1; the guard's own tests turn it off.
 OUTBOUND_ALLOW_PRIVATE = True
 # Every stand-in is one host (127.0.0.1), where production has one per instance: tests of the
