@@ -15,6 +15,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from oauth2_provider.exceptions import FatalClientError, OAuthToolkitError
 from oauth2_provider.models import (
+    clear_expired,
     get_access_token_model,
     get_application_model,
     get_device_grant_model,
@@ -254,3 +255,28 @@ def oauth_forget(user: Any) -> list[str]:
         get_application_model().objects.filter(user_id=user.pk).delete()
         requests, _ = OAuthRequest.objects.filter(user_id=user.pk).delete()
     return [f"{tokens + requests} OAuth token and request row(s)"] if tokens or requests else []
+
+
+UNUSED_CLIENT_DAYS = 30  # a registered client that never got a token is forgotten after this
+
+
+def oauth_expired_purge(*, older_than_days: int = 1) -> dict[str, int]:
+    """The daily cleanup (agents.tasks): consent requests ended more than `older_than_days`
+    ago (decided or not: a late reader gets 404 instead of 410), the provider's expired codes
+    and tokens (django-oauth-toolkit's `clear_expired`: refresh tokens revoked longer ago than
+    their lifetime, access tokens ended with no live refresh token, codes past their minute),
+    and clients registered UNUSED_CLIENT_DAYS ago that never got a code or a token."""
+    now = timezone.now()
+    application = get_application_model()
+    clients = application.objects.filter(
+        user__isnull=True, created__lt=now - timedelta(days=UNUSED_CLIENT_DAYS)
+    )
+    for model in (get_grant_model(), get_access_token_model(), get_refresh_token_model()):
+        clients = clients.exclude(pk__in=model.objects.values("application_id"))
+    unused = list(clients.values_list("pk", flat=True))  # before any token of theirs expires
+    requests, _ = OAuthRequest.objects.filter(
+        expires_at__lt=now - timedelta(days=older_than_days)
+    ).delete()
+    clear_expired()
+    _, deleted = application.objects.filter(pk__in=unused).delete()
+    return {"requests": requests, "clients": deleted.get(application._meta.label, 0)}

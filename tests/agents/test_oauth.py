@@ -17,6 +17,7 @@ from oauth2_provider.models import AccessToken, Application, Grant, RefreshToken
 from accounts.models import ApiKey
 from agents.models import AgentConnection, OAuthRequest
 from agents.oauth.services import oauth_connection_for_token
+from agents.tasks import oauth_purge_task
 from tests.agents.oauth_flow import ALL_SCOPES, REDIRECT, Flow, query_of
 
 pytestmark = pytest.mark.django_db
@@ -415,3 +416,26 @@ def test_a_takeover_or_an_erasure_removes_the_users_oauth_rows(flow, ada, ada_cl
     assert not AccessToken.objects.exists()
     assert not RefreshToken.objects.exists()
     assert not OAuthRequest.objects.exists()
+
+
+def test_the_daily_cleanup_forgets_ended_requests_expired_tokens_and_clients_never_used(
+    flow, ada, ada_client
+):
+    tokens = approved(flow, ada_client, ada, ["posts:read"])
+    waiting = flow.request_id(flow.authorize())  # ends in 10 minutes: kept
+    flow.request_id(flow.authorize())  # never decided; it and the approved one ended 2 days ago
+    OAuthRequest.objects.exclude(pk=waiting).update(expires_at=timezone.now() - timedelta(days=2))
+    AccessToken.objects.update(expires=timezone.now() - timedelta(seconds=1))
+    RefreshToken.objects.update(revoked=timezone.now() - timedelta(days=31))
+    used = Application.objects.get()
+    never_used = Flow(Client())
+    assert never_used.register().status_code == 201
+    Application.objects.update(created=timezone.now() - timedelta(days=31))
+
+    assert oauth_purge_task.delay().get() == {"requests": 2, "clients": 1}
+
+    assert list(OAuthRequest.objects.values_list("pk", flat=True)) == [uuid.UUID(waiting)]
+    assert not AccessToken.objects.exists()
+    assert not RefreshToken.objects.exists()
+    assert list(Application.objects.all()) == [used]  # it had tokens: its grant stays known
+    assert oauth_connection_for_token(token=tokens["access_token"]) is None
