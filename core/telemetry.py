@@ -74,6 +74,11 @@ def _outbound_call_seen(span: Any, pool: Any, request: Any) -> None:
     """The urllib3 instrumentation's request hook (`request`: its RequestInfo; a pinned
     pool's URL names the checked address, never one of our own hosts)."""
     _withheld.set(None if own_service(str(request.url)) else request.headers)
+    # A URL whose path carries a credential (a Telegram bot token) is kept redacted.
+    attributes = getattr(span, "attributes", None) or {}
+    for key in ("http.url", "url.full"):
+        if key in attributes and logs.redact(str(attributes[key])) != str(attributes[key]):
+            span.set_attribute(key, logs.redact(str(attributes[key])))
 
 
 def _own_services_only(inner: Any) -> Any:

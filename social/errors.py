@@ -71,6 +71,16 @@ class ScopeMissing(ApplicationError):
     message = "The consent did not grant a permission this app needs: connect again and grant it."
 
 
+class TelegramChatNotFound(ApplicationError):
+    code = "telegram_chat_not_found"
+    message = "Telegram knows no channel or group by this name or id that the bot is in."
+
+
+class TelegramBotNotAdmin(ApplicationError):
+    code = "telegram_bot_not_admin"
+    message = "The bot may not post in this chat: make it an administrator allowed to post."
+
+
 class PostNotFound(NotFoundError):
     message = "Post not found."
 

@@ -533,6 +533,9 @@ GOOGLE_TOKEN_URL = env.str("GOOGLE_TOKEN_URL", default="https://oauth2.googleapi
 GOOGLE_OAUTH_TESTING = env.bool("GOOGLE_OAUTH_TESTING", default=False)
 YOUTUBE_API_URL = env.str("YOUTUBE_API_URL", default="https://www.googleapis.com").rstrip("/")
 YOUTUBE_DAILY_UPLOADS = env.int("YOUTUBE_DAILY_UPLOADS", default=6)
+# Telegram (networks/telegram.md): the Bot API server, `{}/bot{token}/{method}` (a local
+# Bot API server may stand in for it); each user brings a bot, so no app credentials.
+TELEGRAM_API_URL = env.str("TELEGRAM_API_URL", default="https://api.telegram.org").rstrip("/")
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
 # X (networks/x.md): the app (OAuth 2.0, confidential client), the consent page's host and
 # the API's; videos longer than X lets the account post are refused before sending.

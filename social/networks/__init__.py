@@ -19,6 +19,7 @@ from social.networks import (
     linkedin,
     linkedin_page,
     mastodon,
+    telegram,
     threads,
     x,
     youtube,
@@ -38,6 +39,7 @@ NETWORKS: dict[str, Network] = {
         x.NETWORK,
         linkedin_page.NETWORK,
         youtube.NETWORK,
+        telegram.NETWORK,
     )
 }
 

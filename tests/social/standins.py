@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
+    from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
@@ -1580,6 +1581,7 @@ class Providers:
     threads: "ThreadsStandIn"
     x: "XStandIn"
     youtube: "YouTubeStandIn"
+    telegram: "TelegramStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1618,6 +1620,7 @@ class Providers:
             "GOOGLE_AUTH_URL": f"{self.youtube.url}/o/oauth2/v2/auth",
             "GOOGLE_TOKEN_URL": f"{self.youtube.url}/token",
             "YOUTUBE_API_URL": self.youtube.url,
+            "TELEGRAM_API_URL": self.telegram.url,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1633,6 +1636,7 @@ SANDBOX_VIDEO_OFFSET = 6  # scripts/sandbox.py: Bluesky's video service, after t
 def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
+    from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.x_standin import XStandIn
     from tests.social.youtube_standin import YouTubeStandIn
@@ -1649,6 +1653,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "threads": ThreadsStandIn,
             "x": XStandIn,
             "youtube": YouTubeStandIn,
+            "telegram": TelegramStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1669,4 +1674,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.youtube_standin import YouTubeStandIn
 
         return YouTubeStandIn
+    if name == "TelegramStandIn":
+        from tests.social.telegram_standin import TelegramStandIn
+
+        return TelegramStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

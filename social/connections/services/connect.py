@@ -34,6 +34,8 @@ from social.errors import (
     ProviderNotConfigured,
     ProviderUnavailable,
     ScopeMissing,
+    TelegramBotNotAdmin,
+    TelegramChatNotFound,
 )
 from social.lifecycle import account_connected_emit
 from social.models import (
@@ -58,6 +60,8 @@ REFUSALS = {
     "no_linkedin_page": NoLinkedInPage,
     "no_youtube_channel": NoYoutubeChannel,
     "scope_missing": ScopeMissing,
+    "telegram_chat_not_found": TelegramChatNotFound,
+    "telegram_bot_not_admin": TelegramBotNotAdmin,
 }
 
 

@@ -225,7 +225,9 @@ def record_resolve(
             raise RecordNotUnconfirmed(details={"status": record.status})
         if action == "retry":
             _connected(record)
-            record.outcome_unknown = True  # the next attempt looks it up before creating it
+            # The next attempt looks it up before creating it; where nothing can be looked
+            # up (exactly_once "none"), the user's word is that it is not there: sent again.
+            record.outcome_unknown = NETWORKS[record.provider].exactly_once != "none"
             _waiting_again(record, now=now, entry=entry)
             _scheduled_again([record], now=now)
             return record
@@ -241,7 +243,8 @@ def record_resolve(
             record.status = RecordStatus.FAILED
             record.error = f"You marked the post as not published on {name}."
             record.error_code = "abandoned"
-            record.outcome_unknown = True  # a later retry still looks it up first
+            # A later retry still looks it up first (where it can be looked up).
+            record.outcome_unknown = NETWORKS[record.provider].exactly_once != "none"
         record.history = [*record.history, entry]
         record.save(
             update_fields=[
