@@ -69,7 +69,8 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
     assert configured == {"linkedin": False, "facebook": False, "instagram": False,
                           "bluesky": True, "mastodon": True, "devto": True,
                           "threads": False, "x": False, "linkedin_page": False,
-                          "youtube": False}  # fmt: skip
+                          "youtube": False,
+                          "telegram": True}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):

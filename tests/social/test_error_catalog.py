@@ -14,7 +14,7 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, threads, x, youtube
+from social.providers import bluesky, linkedin, mastodon, meta, telegram, threads, x, youtube
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -28,6 +28,7 @@ CLASSIFIERS: dict[str, Any] = {
     "x": x.classify,
     "linkedin_page": linkedin.classify,
     "youtube": youtube.classify,
+    "telegram": telegram.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -38,6 +39,7 @@ STANDINS = {
     "ThreadsStandIn": ["threads"],
     "XStandIn": ["x"],
     "YouTubeStandIn": ["youtube"],
+    "TelegramStandIn": ["telegram"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -57,6 +59,11 @@ def error_of(provider: str, response: Any) -> outbound.OutboundError:
 def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
     error = {"code": status, "message": "m", "errors": [{"domain": domain, "reason": reason}]}
     return answer(status, {"error": error})
+
+
+def bot_api(status: int, description: str, parameters: dict[str, Any] | None = None) -> Any:
+    body = {"ok": False, "error_code": status, "description": description}
+    return answer(status, {**body, "parameters": parameters} if parameters else body)
 
 
 def graph(code: int, status: int = 400, subcode: int | None = None) -> Any:
@@ -215,6 +222,30 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("youtube", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
      "auth_expired"),
     ("youtube", answer(401, {"error": "invalid_client"}), "internal"),
+    # Telegram: {ok: false, error_code, description, parameters?} (networks/telegram.md).
+    ("telegram", bot_api(401, "Unauthorized"), "auth_expired"),
+    ("telegram", bot_api(404, "Not Found"), "auth_expired"),
+    *[("telegram", bot_api(403, said), "permission_missing")
+      for said in ("Forbidden: bot is not a member of the channel chat",
+                   "Forbidden: bot was kicked from the channel chat",
+                   "Forbidden: need administrator rights in the channel chat")],
+    ("telegram", bot_api(400, "Bad Request: chat not found"), "permission_missing"),
+    ("telegram", bot_api(400, "Bad Request: not enough rights to send text messages to the chat"),
+     "permission_missing"),
+    ("telegram", bot_api(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                         {"migrate_to_chat_id": -1001}), "platform_outage"),
+    *[("telegram", bot_api(400, f"Bad Request: {said}"), "content_rejected")
+      for said in ("message is too long", "message caption is too long",
+                   "message to be replied not found", "text must be non-empty")],
+    *[("telegram", bot_api(400, f"Bad Request: {said}"), "media_invalid")
+      for said in ("wrong file identifier/HTTP URL specified", "IMAGE_PROCESS_FAILED",
+                   "PHOTO_INVALID_DIMENSIONS")],
+    ("telegram", answer(413, None), "media_invalid"),
+    ("telegram", bot_api(413, "Request Entity Too Large"), "media_invalid"),
+    ("telegram", bot_api(429, "Too Many Requests: retry after 7", {"retry_after": 7}),
+     "rate_limited"),
+    ("telegram", bot_api(502, "Bad Gateway"), "platform_outage"),
+    ("telegram", bot_api(500, "Internal Server Error"), "platform_outage"),
 ]  # fmt: skip
 
 
@@ -252,6 +283,7 @@ STANDIN_SOURCES = (
     "tests/social/threads_standin.py",
     "tests/social/x_standin.py",
     "tests/social/youtube_standin.py",
+    "tests/social/telegram_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
@@ -260,6 +292,9 @@ PROBLEMS: dict[str, Any] = {
     "invalid": lambda args: (400, {"title": "Invalid Request", "detail": args[0],
                                    "type": "https://api.twitter.com/2/problems/invalid-request",
                                    "errors": [{"message": args[0]}]}),
+    "bot_api_error": lambda args: (int(args[0]), {"ok": False, "error_code": args[0],
+                                                  "description": args[1],
+                                                  "parameters": args[2] if len(args) > 2 else {}}),
 }  # fmt: skip
 
 

@@ -50,6 +50,7 @@ STANDINS = {
     "x": "XStandIn",  # in a module of its own, tests/social/x_standin.py
     "linkedin_page": "LinkedInStandIn",
     "youtube": "YouTubeStandIn",
+    "telegram": "TelegramStandIn",
 }
 
 
@@ -214,6 +215,7 @@ def test_platforms_serve_each_networks_capabilities(ada_client):
         "mastodon",
         "threads",
         "x",
+        "telegram",
     ]
 
 

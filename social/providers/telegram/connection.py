@@ -106,7 +106,7 @@ class TelegramConnection(Composer):
     def authorize_url(
         self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
     ) -> str:
-        raise outbound.PermanentError("Telegram connects with a bot token, not a consent page.")
+        raise NotImplementedError("Telegram connects with a bot token")
 
     def _method(self, token: str, method: str, **kwargs: Any) -> Any:
         """One Bot API call; its `result`."""

@@ -1,8 +1,8 @@
 """The behaviours every network owes (social.md sections 2, 4, 5, 12, 13), run against each
 registered network's stand-in: connecting, publishing a text, a transient failure retried, a
 lost answer resolved by a lookup (Unconfirmed, never resent, where nothing can be looked up),
-an expired token, its limits, its metrics (none where the platform gives none). A network added to the
-registry gets them all; one whose stand-in cannot play them fails here."""
+an expired token, its limits, its metrics (none where the platform gives none). A network
+added to the registry gets them all; one whose stand-in cannot play them fails here."""
 
 from typing import Any
 
