@@ -49,7 +49,7 @@ SECRETS = (
     (re.compile(r"(?i)\b(bearer\s+)[\w.~+/=-]{8,}"), r"\1[redacted]"),
     # A Telegram bot token (the bot's id, a colon, its secret), as the Bot API's URL paths
     # carry it (`/bot<token>/sendMessage`): the id kept, the secret not.
-    (re.compile(r"(?<![\w:])(\d{5,20}):[A-Za-z0-9_-]{30,}"), r"\1:[redacted]"),
+    (re.compile(r"(?<![\d:])(\d{5,20}):[A-Za-z0-9_-]{30,}"), r"\1:[redacted]"),
 )
 
 
