@@ -81,6 +81,19 @@ class TelegramBotNotAdmin(ApplicationError):
     message = "The bot may not post in this chat: make it an administrator allowed to post."
 
 
+# A connection the provider accepted but that cannot be made (ConnectionRefused's `code`):
+# the error it is answered with.
+CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
+    "no_facebook_page": NoFacebookPage,
+    "no_instagram_account": NoInstagramAccount,
+    "no_linkedin_page": NoLinkedInPage,
+    "no_youtube_channel": NoYoutubeChannel,
+    "scope_missing": ScopeMissing,
+    "telegram_chat_not_found": TelegramChatNotFound,
+    "telegram_bot_not_admin": TelegramBotNotAdmin,
+}
+
+
 class PostNotFound(NotFoundError):
     message = "Post not found."
 

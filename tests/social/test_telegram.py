@@ -353,7 +353,11 @@ def test_a_lost_answer_is_unconfirmed_at_once_never_resent_until_the_user_says(
 def test_a_lost_reply_is_not_resent_the_post_stays_published_with_a_warning(
     client, ada_client, accounts, telegram
 ):
-    gateway = (504, b"<html>504 Gateway Time-out</html>", {})  # not the Bot API's answer
+    gateway: tuple[int, Any, dict[str, str]] = (
+        504,
+        b"<html>504 Gateway Time-out</html>",
+        {},
+    )  # not the Bot API's answer
     telegram.acted.append(("POST", r"/bot[^/]*/sendMessage", gateway, "Two"))
     (record_id,) = schedule(ada_client, accounts, "telegram", content="One",
                             thread=[{"content": "Two"}, {"content": "Three"}])  # fmt: skip
@@ -370,6 +374,7 @@ def test_what_telegram_refused_before_sending_is_retried(client, ada_client, acc
     result = run(client).json()["data"]["results"][0]
     assert (result["status"], result["error"]["code"]) == ("Scheduled", "retry_scheduled")
     record = ScheduledRecord.objects.get(pk=record_id)
+    assert record.next_attempt_at is not None
     assert record.next_attempt_at >= timezone.now() + timedelta(seconds=29)
     assert (record.outcome_unknown, record.history[-1]["category"]) == (False, "rate_limited")
     telegram.fail = "down"  # 502 from the Bot API: nothing sent

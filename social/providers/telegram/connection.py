@@ -39,7 +39,8 @@ def classify(response: outbound.Response) -> outbound.OutboundError | None:
     if 200 <= status < 300 or body.get("ok") is not False:
         return None
     said = str(body.get("description") or "")
-    parameters = body.get("parameters") if isinstance(body.get("parameters"), dict) else {}
+    found = body.get("parameters")
+    parameters: dict[str, Any] = found if isinstance(found, dict) else {}
     text = outbound.excerpt(response)
     if status == 429:
         wait = parameters.get("retry_after")
