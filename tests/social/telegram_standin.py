@@ -190,6 +190,8 @@ class TelegramStandIn(StandIn):
         if refused:
             return refused
         chat, refused = self._chat(self._fields(call))
+        if chat is not None and self.members.get(chat["id"], {}).get("status") == "kicked":
+            return bot_api_error(403, "Forbidden: bot was kicked from the channel chat")
         return refused or (200, {"ok": True, "result": dict(chat or {})}, {})
 
     def get_chat_member(self, call: Call, token: str) -> Answer:

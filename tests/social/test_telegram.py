@@ -454,6 +454,10 @@ def test_a_bot_that_lost_its_rights_is_an_account_problem_before_any_post_fails(
     health = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]
     assert [p["code"] for p in health["problems"]] == ["telegram_bot_not_admin"]
     assert health["status"] == "connected"  # nothing to reconnect: the right to restore
+    telegram.members[CHANNEL_ID] = {"status": "kicked"}  # getChat now refuses the bot
+    AccountHealth.objects.all().delete()
+    health = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]
+    assert [p["code"] for p in health["problems"]] == ["telegram_bot_not_admin"]
 
 
 def test_no_daily_cap_unless_an_operator_sets_one_then_it_defers(

@@ -179,9 +179,18 @@ class TelegramConnection(Composer):
         bot may still post there)."""
         sealed = bot_of(credentials)
         self._method(sealed.token, "getMe", json={})
-        chat = self._call(credentials, "getChat", {})
-        sealed = bot_of(credentials)  # the chat's id, if it moved meanwhile
-        self._allowed(sealed, str(chat.get("type") or ""))
+        try:
+            chat = self._call(credentials, "getChat", {})
+            sealed = bot_of(credentials)  # the chat's id, if it moved meanwhile
+            self._allowed(sealed, str(chat.get("type") or ""))
+        except outbound.AuthenticationError:
+            raise
+        except outbound.PermanentError as error:  # removed from the chat, or the chat gone
+            if error.status is None:
+                raise
+            raise outbound.PermanentError(
+                f"The bot is no longer allowed to post in the Telegram chat: {error.message}"
+            ) from None
         return self._identity(sealed, chat)
 
     def refresh(self, credentials: Credentials) -> None:
