@@ -47,6 +47,8 @@ SECRETS = (
     (re.compile(r"\beyJ[\w-]+\.[\w-]+\.[\w-]+"), "[redacted]"),
     (re.compile(r"\bfgp_[\w-]{8,}"), "fgp_[redacted]"),
     (re.compile(r"(?i)\b(bearer\s+)[\w.~+/=-]{8,}"), r"\1[redacted]"),
+    # A Discord webhook's token travels in its URL's path (`/webhooks/{id}/{token}`).
+    (re.compile(r"(/webhooks/\d+/)[\w.-]+"), r"\1[redacted]"),
     # A Telegram bot token (the bot's id, a colon, its secret), as the Bot API's URL paths
     # carry it (`/bot<token>/sendMessage`): the id kept, the secret not.
     (re.compile(r"(?<![\d:])(\d{5,20}):[A-Za-z0-9_-]{30,}"), r"\1:[redacted]"),

@@ -74,11 +74,6 @@ def _outbound_call_seen(span: Any, pool: Any, request: Any) -> None:
     """The urllib3 instrumentation's request hook (`request`: its RequestInfo; a pinned
     pool's URL names the checked address, never one of our own hosts)."""
     _withheld.set(None if own_service(str(request.url)) else request.headers)
-    # A URL whose path carries a credential (a Telegram bot token) is kept redacted.
-    attributes = getattr(span, "attributes", None) or {}
-    for key in ("http.url", "url.full"):
-        if key in attributes and logs.redact(str(attributes[key])) != str(attributes[key]):
-            span.set_attribute(key, logs.redact(str(attributes[key])))
 
 
 def _own_services_only(inner: Any) -> Any:
@@ -131,7 +126,8 @@ def _tracing() -> None:
     propagate.set_global_textmap(_own_services_only(propagate.get_global_textmap()))
     DjangoInstrumentor().instrument(is_sql_commentor_enabled=False)
     CeleryInstrumentor().instrument()  # type: ignore[no-untyped-call]
-    URLLib3Instrumentor().instrument(request_hook=_outbound_call_seen)
+    # A span's URL as a log line shows it: a token in a path (a Discord webhook's) redacted.
+    URLLib3Instrumentor().instrument(request_hook=_outbound_call_seen, url_filter=logs.redact)
     PsycopgInstrumentor().instrument(enable_commenter=False)
     logger.info("OpenTelemetry traces go to %s", endpoint)
 

@@ -66,6 +66,16 @@ class NoYoutubeChannel(ApplicationError):
     message = "This Google account has no YouTube channel: create one, then connect again."
 
 
+class NoPinterestBoard(ApplicationError):
+    code = "no_pinterest_board"
+    message = "This Pinterest account has no board to pin to: create one, then connect again."
+
+
+class BoardNotFound(ApplicationError):
+    code = "board_not_found"
+    message = "The board named is not one of this Pinterest account's boards."
+
+
 class ScopeMissing(ApplicationError):
     code = "scope_missing"
     message = "The consent did not grant a permission this app needs: connect again and grant it."
@@ -88,6 +98,8 @@ CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
     "no_instagram_account": NoInstagramAccount,
     "no_linkedin_page": NoLinkedInPage,
     "no_youtube_channel": NoYoutubeChannel,
+    "no_pinterest_board": NoPinterestBoard,
+    "board_not_found": BoardNotFound,
     "scope_missing": ScopeMissing,
     "telegram_chat_not_found": TelegramChatNotFound,
     "telegram_bot_not_admin": TelegramBotNotAdmin,

@@ -533,6 +533,18 @@ GOOGLE_TOKEN_URL = env.str("GOOGLE_TOKEN_URL", default="https://oauth2.googleapi
 GOOGLE_OAUTH_TESTING = env.bool("GOOGLE_OAUTH_TESTING", default=False)
 YOUTUBE_API_URL = env.str("YOUTUBE_API_URL", default="https://www.googleapis.com").rstrip("/")
 YOUTUBE_DAILY_UPLOADS = env.int("YOUTUBE_DAILY_UPLOADS", default=6)
+# TikTok (Login Kit and the Content Posting API, networks/tiktok.md): the app's client key and
+# secret, the consent page, and the API host (tokens, user info, posting, status, video query).
+TIKTOK_CLIENT_KEY = env.str("TIKTOK_CLIENT_KEY", default="")
+TIKTOK_CLIENT_SECRET = env.str("TIKTOK_CLIENT_SECRET", default="")
+TIKTOK_AUTH_URL = env.str("TIKTOK_AUTH_URL", default="https://www.tiktok.com/v2/auth/authorize/")
+TIKTOK_API_URL = env.str("TIKTOK_API_URL", default="https://open.tiktokapis.com").rstrip("/")
+# Pinterest (API v5): the app's id and secret (HTTP Basic at the token endpoint), the consent
+# page, and the API host (`{}/v5/...`, the token endpoint included).
+PINTEREST_CLIENT_ID = env.str("PINTEREST_CLIENT_ID", default="")
+PINTEREST_CLIENT_SECRET = env.str("PINTEREST_CLIENT_SECRET", default="")
+PINTEREST_AUTH_URL = env.str("PINTEREST_AUTH_URL", default="https://www.pinterest.com/oauth/")
+PINTEREST_API_URL = env.str("PINTEREST_API_URL", default="https://api.pinterest.com").rstrip("/")
 # Telegram (networks/telegram.md): the Bot API server, `{}/bot{token}/{method}` (a local
 # Bot API server may stand in for it); each user brings a bot, so no app credentials.
 TELEGRAM_API_URL = env.str("TELEGRAM_API_URL", default="https://api.telegram.org").rstrip("/")
@@ -545,6 +557,13 @@ X_AUTH_URL = env.str("X_AUTH_URL", default="https://x.com").rstrip("/")
 X_API_URL = env.str("X_API_URL", default="https://api.x.com").rstrip("/")
 X_MAX_VIDEO_SECONDS = env.float("X_MAX_VIDEO_SECONDS", default=140.0)
 X_DAILY_POST_CAP = env.int("X_DAILY_POST_CAP", default=2400)
+# Discord (networks/discord.md): the application whose OAuth consent creates an incoming
+# webhook in the channel the user picks (`webhook.incoming`), its consent page, and the HTTP API
+# (versioned paths {}/v10/...: the token endpoint and the webhooks).
+DISCORD_CLIENT_ID = env.str("DISCORD_CLIENT_ID", default="")
+DISCORD_CLIENT_SECRET = env.str("DISCORD_CLIENT_SECRET", default="")
+DISCORD_AUTH_URL = env.str("DISCORD_AUTH_URL", default="https://discord.com/oauth2/authorize")
+DISCORD_API_URL = env.str("DISCORD_API_URL", default="https://discord.com/api").rstrip("/")
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
 # The code reads these nine, and the scheduler's tuning without a variable, as one object:
@@ -617,6 +636,8 @@ SOCIAL_DAILY_CAPS = {
 }
 # X's per-account posts a day, unless SOCIAL_DAILY_CAPS names X itself.
 SOCIAL_DAILY_CAPS.setdefault("x", X_DAILY_POST_CAP)
+# TikTok's Direct Posts per creator a day (all apps together), unless SOCIAL_DAILY_CAPS names it.
+SOCIAL_DAILY_CAPS.setdefault("tiktok", 15)
 PREFLIGHT_INTERVAL_SECONDS = env.float("PREFLIGHT_INTERVAL_SECONDS", default=600.0)
 
 # --- E-mail -----------------------------------------------------------------------------------

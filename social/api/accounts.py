@@ -55,6 +55,7 @@ class AccountSerializer(serializers.ModelSerializer[SocialAccount]):
             "expires_at",
             "instance",
             "limits",
+            "options",
         )
 
     def get_limits(self, account: SocialAccount) -> dict[str, Any]:
@@ -117,6 +118,7 @@ class ConnectView(WorkspaceView):
         identifier = serializers.CharField(required=False, max_length=254)
         instance = serializers.URLField(required=False, max_length=255)
         pageId = serializers.CharField(required=False, max_length=64)
+        boardId = serializers.RegexField(r"^\d{1,32}$", required=False)  # Pinterest's board
         # The consent page's `error` (the user declined): reported instead of a code.
         error = serializers.CharField(required=False, max_length=200)
 
@@ -164,6 +166,7 @@ class ConnectView(WorkspaceView):
                 redirect_uri=data.get("redirectUri", ""),
                 instance=data.get("instance", ""),
                 page_id=data.get("pageId", ""),
+                board_id=data.get("boardId", ""),
             ),
             state=data.get("state", ""),
         )

@@ -8,7 +8,6 @@ from uuid import UUID
 from django.conf import settings
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,7 +20,7 @@ from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer
 from core.times import iso
 from social.api.preview import target_data
-from social.api.scoping import WorkspaceView
+from social.api.scoping import PublicLinkView, WorkspaceView
 from social.content import (
     COMMENT_MAX,
     PostInput,
@@ -219,15 +218,12 @@ class CommentsView(WorkspaceView):
 # --- A client's link --------------------------------------------------------------------------
 
 
-class PublicApprovalView(APIView):
+class PublicApprovalView(PublicLinkView):
     """What a client's link shows, with no account: the request, the post as each network
     will show it, and its comments. An unknown token: 404; a closed request (decided, stale,
     expired) still shows, `status` saying so, and takes no decision (410)."""
 
-    permission_classes = [AllowAny]
-    authentication_classes: list[Any] = []
     throttle_classes = [PublicApprovalThrottle]
-    api_key_scopes = KEYS_REFUSED
 
     @extend_schema(
         operation_id="public_approvals_get",
@@ -277,11 +273,8 @@ class PublicApprovalView(APIView):
         return Response(Envelope(data=data))
 
 
-class PublicDecisionView(APIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list[Any] = []
+class PublicDecisionView(PublicLinkView):
     throttle_classes = [PublicApprovalThrottle]
-    api_key_scopes = KEYS_REFUSED
 
     class InputSerializer(DecisionInput):
         name = serializers.CharField(required=False, allow_blank=True, max_length=120)
@@ -306,11 +299,8 @@ class PublicDecisionView(APIView):
         return Response(Envelope(data={"status": decided.status}, message="Thank you"))
 
 
-class PublicCommentView(APIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list[Any] = []
+class PublicCommentView(PublicLinkView):
     throttle_classes = [PublicApprovalThrottle]
-    api_key_scopes = KEYS_REFUSED
 
     class InputSerializer(CommentInput):
         name = serializers.CharField(required=False, allow_blank=True, max_length=120)

@@ -8,6 +8,10 @@ workspace is resolved (`X-Workspace-Id`, else the personal one; not a member: 40
 `workspace_not_found`) and the caller's role checked against the action (403
 `permission_denied` naming the roles that may). A method missing from the declaration is
 refused, so a new method cannot open by omission; a test walks every route.
+
+What a link opens with no account (a client's approval link, a share link) subclasses
+`PublicLinkView` instead: no authentication, no API key, the link's own throttle, and headers
+that keep its token out of shared caches, referrers and search engines.
 """
 
 from collections.abc import Mapping
@@ -16,7 +20,7 @@ from uuid import UUID
 
 from drf_spectacular.plumbing import build_basic_type, build_parameter_type
 from drf_spectacular.types import OpenApiTypes
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -25,6 +29,7 @@ from accounts.errors import PermissionRefused
 from accounts.models import Membership
 from accounts.roles import Action, permission_check, roles_allowed
 from accounts.schema import ApiKeyAutoSchema
+from accounts.scopes import KEYS_REFUSED
 
 WorkspaceActions = Mapping[str, Action]  # HTTP method -> the action it takes
 
@@ -110,3 +115,22 @@ class WorkspaceView(APIView):
     @property
     def workspace_id(self) -> UUID:
         return self.membership.workspace_id
+
+
+PRIVATE = "private, no-store"  # what a link shows is for its holder: no shared cache keeps it
+
+
+class PublicLinkView(APIView):
+    # A view a link's token opens with no account: subclasses name their `throttle_classes`
+    # (per client address, so no address walks tokens). A comment, not a docstring (as above).
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[Any] = []
+    api_key_scopes = KEYS_REFUSED
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response["Cache-Control"] = PRIVATE
+        response["Referrer-Policy"] = "no-referrer"  # the token is in the address
+        response["X-Robots-Tag"] = "noindex"
+        return response

@@ -14,7 +14,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,6 +28,7 @@ from core.api.envelope import Envelope
 from core.api.serializers import BodySerializer
 from core.times import iso
 from social.api.filters import RangeFilter
+from social.api.scoping import PublicLinkView
 from social.models import ShareKind, ShareLink
 from social.planning import (
     IN_FEED,
@@ -51,7 +51,6 @@ from social.selectors import settings_for
 from social.throttling import PublicShareThrottle
 
 FORMATS = ("json", "csv", "pdf")
-PRIVATE = "private, no-store"  # what a link shows is for its holder: no shared cache keeps it
 
 
 class FormatNamesTheDocument(DefaultContentNegotiation):
@@ -257,20 +256,10 @@ class WorkspaceReportView(APIView):
 # --- What a link opens, with no account --------------------------------------------------------
 
 
-class PublicView(APIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list[Any] = []
+class PublicView(PublicLinkView):
     throttle_classes = [PublicShareThrottle]
-    api_key_scopes = KEYS_REFUSED
     content_negotiation_class = FormatNamesTheDocument
     schema_error_statuses = (404, 410, 429)
-
-    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
-        response = super().finalize_response(request, response, *args, **kwargs)
-        response["Cache-Control"] = PRIVATE
-        response["Referrer-Policy"] = "no-referrer"  # the token is in the address
-        response["X-Robots-Tag"] = "noindex"
-        return response
 
 
 class PublicCalendarView(PublicView):

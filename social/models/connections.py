@@ -69,6 +69,8 @@ class SocialAccount(models.Model):
         "social.MastodonApp", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     limits = models.JSONField(default=dict, blank=True)  # the account's live limits
+    # What the account was connected with that its posts use (Pinterest's default board).
+    options = models.JSONField(default=dict, blank=True)
     last_sync = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)

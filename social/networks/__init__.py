@@ -14,13 +14,16 @@ anywhere else.
 from social.networks import (
     bluesky,
     devto,
+    discord,
     facebook,
     instagram,
     linkedin,
     linkedin_page,
     mastodon,
+    pinterest,
     telegram,
     threads,
+    tiktok,
     x,
     youtube,
 )
@@ -39,7 +42,10 @@ NETWORKS: dict[str, Network] = {
         x.NETWORK,
         linkedin_page.NETWORK,
         youtube.NETWORK,
+        tiktok.NETWORK,
+        pinterest.NETWORK,
         telegram.NETWORK,
+        discord.NETWORK,
     )
 }
 

@@ -63,6 +63,26 @@ class Rule:
         return True
 
 
+def token_endpoint_rules(source: str) -> tuple[Rule, Rule]:
+    """What an OAuth token endpoint answers when renewing a token during an attempt fails
+    (RFC 6749 section 5.2): the grant no longer valid, or this server's app refused."""
+    return (
+        Rule(
+            source,
+            "auth_expired",
+            "invalid_grant: the refresh token or code is no longer valid.",
+            code="invalid_grant",
+        ),
+        Rule(
+            source,
+            "internal",
+            "invalid_client: this server's app credentials were refused (an operator setting).",
+            code="invalid_client",
+            remedy="Contact support: this server's app credentials were refused.",
+        ),
+    )
+
+
 def _code_matches(code: str, answer: dict[str, Any] | None) -> bool:
     """The answer's code is `code`, or within `code` when it is a numeric range ("200-299")."""
     said = str((answer or {}).get("code") or "")
@@ -135,6 +155,9 @@ class Option:
     meaning: str
     choices: tuple[Any, ...] = ()
     pattern: str = ""  # a text value must match it whole (regular expression)
+    # Publishing needs it (TikTok's `privacyLevel`: no preset allowed); the adapter refuses its
+    # absence, so a draft may be saved without it.
+    required: bool = False
 
     def refusal(self, value: Any) -> str:
         """Why the network refuses `value` for this key; empty when it takes it."""
@@ -152,6 +175,8 @@ class Option:
             described["choices"] = list(self.choices)
         if self.pattern:
             described["pattern"] = self.pattern
+        if self.required:
+            described["required"] = True
         return described
 
 

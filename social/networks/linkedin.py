@@ -1,7 +1,14 @@
 """LinkedIn: a member's profile, by OAuth (social.md section 1). Its error rows are also those
 of the pages a member administers (social.networks.linkedin_page): one API, one table."""
 
-from social.networks.base import Capabilities, Network, Rule, VideoRules, limits
+from social.networks.base import (
+    Capabilities,
+    Network,
+    Rule,
+    VideoRules,
+    limits,
+    token_endpoint_rules,
+)
 from social.providers.linkedin import SCOPES, LinkedInAdapter
 
 SOURCE = "linkedin"
@@ -47,20 +54,7 @@ ERRORS: tuple[Rule, ...] = (
         "The post was refused as invalid (HTTP 400, 404, 422).",
         status=(400, 425),
     ),
-    # OAuth token endpoint (renewing a token during an attempt)
-    Rule(
-        SOURCE,
-        "auth_expired",
-        "invalid_grant: the refresh token or code is no longer valid.",
-        code="invalid_grant",
-    ),
-    Rule(
-        SOURCE,
-        "internal",
-        "invalid_client: this server's app credentials were refused (an operator setting).",
-        code="invalid_client",
-        remedy="Contact support: this server's app credentials were refused.",
-    ),
+    *token_endpoint_rules(SOURCE),  # renewing a token during an attempt
 )
 
 

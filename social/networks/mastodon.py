@@ -1,6 +1,13 @@
 """Mastodon: an account on any instance, by OAuth with an app registered there."""
 
-from social.networks.base import Capabilities, Network, Rule, VideoRules, limits
+from social.networks.base import (
+    Capabilities,
+    Network,
+    Rule,
+    VideoRules,
+    limits,
+    token_endpoint_rules,
+)
 from social.providers.mastodon import SCOPES, MastodonAdapter
 
 SOURCE = "mastodon"
@@ -62,20 +69,7 @@ ERRORS: tuple[Rule, ...] = (
     Rule(
         SOURCE, "content_rejected", "Any other refusal of a request (HTTP 4xx).", status=(400, 428)
     ),
-    # OAuth token endpoint (renewing a token during an attempt)
-    Rule(
-        SOURCE,
-        "auth_expired",
-        "invalid_grant: the refresh token or code is no longer valid.",
-        code="invalid_grant",
-    ),
-    Rule(
-        SOURCE,
-        "internal",
-        "invalid_client: this server's app credentials were refused (an operator setting).",
-        code="invalid_client",
-        remedy="Contact support: this server's app credentials were refused.",
-    ),
+    *token_endpoint_rules(SOURCE),  # renewing a token during an attempt
 )
 
 

@@ -97,6 +97,21 @@ SHARED: tuple[Rule, ...] = (
         "YouTube: the Google account has no channel (youtubeSignupRequired).",
         text="has no channel",
     ),
+    Rule(
+        OURS,
+        "permission_missing",
+        "TikTok: the creator cannot use the privacy level chosen (creator_info), or may not post.",
+        text="the creator cannot",
+        remedy="Choose a privacy level the TikTok account offers (a private account, or an "
+        "unaudited app, offers SELF_ONLY only), then publish again.",
+    ),
+    Rule(OURS, "permission_missing", "Pinterest: the account has no board.", text="needs a board"),
+    Rule(
+        OURS,
+        "auth_expired",
+        "Discord: the webhook is gone (deleted in Discord) or none was created or kept.",
+        text="reconnect the channel",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

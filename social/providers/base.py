@@ -45,6 +45,7 @@ class Identity:
     refresh_expires_at: datetime | None = None  # the refresh token's own end, when told
     limits: dict[str, Any] = field(default_factory=dict)
     endpoint: str = ""  # the account's own API server, where it has one (a Bluesky PDS)
+    options: dict[str, Any] = field(default_factory=dict)  # the account's own (Pinterest's board)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,7 @@ class ConnectRequest:
     redirect_uri: str = ""
     instance: str = ""  # Mastodon: the normalized server URL
     page_id: str = ""  # Facebook / Instagram: which page
+    board_id: str = ""  # Pinterest: the account's default board
     app: OAuthApp | None = None  # Mastodon: the app registered on the instance
     state: str = ""  # the consent's state, used up: what a PKCE verifier is derived from (X)
 
@@ -83,6 +85,7 @@ class Credentials:
     instance: str = ""  # Mastodon's server
     endpoint: str = ""  # the account's own API server (a Bluesky PDS)
     app: OAuthApp | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # the account's own (Pinterest's board)
     renewed: bool = False
 
     def renew(

@@ -69,6 +69,25 @@ def connect(client: Any, provider: str, prefix: str = "/api", **extra: Any) -> A
     return client.post(f"{prefix}/social/connect", body, format="json")
 
 
+def connected(client: Any, provider: str, **extra: Any) -> dict[str, Any]:
+    """The account `connect` made (its connection succeeded)."""
+    response = connect(client, provider, **extra)
+    assert response.status_code == 200, response.content
+    return dict(response.json()["data"])
+
+
+def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
+    """Publish now to one account ("Launch day" unless `content` says otherwise); its entry."""
+    response = client.post(
+        "/api/social/publish",
+        {"content": "Launch day", **body, "accountIds": [account["id"]]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    (entry,) = response.json()["data"]
+    return dict(entry)
+
+
 @pytest.fixture
 def connect_all(ada_client, providers: Providers) -> Any:
     """Connect all six providers; their account records by provider."""

@@ -31,8 +31,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
+    from tests.social.discord_standin import DiscordStandIn
+    from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
 LINKEDIN_CLIENT = ("li-client-id", "li-client-secret")
@@ -1581,14 +1584,20 @@ class Providers:
     threads: "ThreadsStandIn"
     x: "XStandIn"
     youtube: "YouTubeStandIn"
+    tiktok: "TikTokStandIn"
+    pinterest: "PinterestStandIn"
     telegram: "TelegramStandIn"
+    discord: "DiscordStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
 
     def settings(self) -> dict[str, Any]:
         """The settings that point the adapters at these stand-ins."""
+        from tests.social.discord_standin import DISCORD_CLIENT
+        from tests.social.pinterest_standin import PINTEREST_APP
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
+        from tests.social.tiktok_standin import TIKTOK_CLIENT
         from tests.social.x_standin import X_CLIENT
         from tests.social.youtube_standin import GOOGLE_CLIENT
 
@@ -1620,7 +1629,19 @@ class Providers:
             "GOOGLE_AUTH_URL": f"{self.youtube.url}/o/oauth2/v2/auth",
             "GOOGLE_TOKEN_URL": f"{self.youtube.url}/token",
             "YOUTUBE_API_URL": self.youtube.url,
+            "TIKTOK_CLIENT_KEY": TIKTOK_CLIENT[0],
+            "TIKTOK_CLIENT_SECRET": TIKTOK_CLIENT[1],
+            "TIKTOK_AUTH_URL": f"{self.tiktok.url}/v2/auth/authorize/",
+            "TIKTOK_API_URL": self.tiktok.url,
+            "PINTEREST_CLIENT_ID": PINTEREST_APP[0],
+            "PINTEREST_CLIENT_SECRET": PINTEREST_APP[1],
+            "PINTEREST_AUTH_URL": f"{self.pinterest.url}/oauth/",
+            "PINTEREST_API_URL": self.pinterest.url,
             "TELEGRAM_API_URL": self.telegram.url,
+            "DISCORD_CLIENT_ID": DISCORD_CLIENT[0],
+            "DISCORD_CLIENT_SECRET": DISCORD_CLIENT[1],
+            "DISCORD_AUTH_URL": f"{self.discord.url}/oauth2/authorize",
+            "DISCORD_API_URL": f"{self.discord.url}/api",
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1636,8 +1657,11 @@ SANDBOX_VIDEO_OFFSET = 6  # scripts/sandbox.py: Bluesky's video service, after t
 def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
+    from tests.social.discord_standin import DiscordStandIn
+    from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
+    from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.x_standin import XStandIn
     from tests.social.youtube_standin import YouTubeStandIn
 
@@ -1653,7 +1677,10 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "threads": ThreadsStandIn,
             "x": XStandIn,
             "youtube": YouTubeStandIn,
+            "tiktok": TikTokStandIn,
+            "pinterest": PinterestStandIn,
             "telegram": TelegramStandIn,
+            "discord": DiscordStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1674,6 +1701,18 @@ def __getattr__(name: str) -> Any:
         from tests.social.youtube_standin import YouTubeStandIn
 
         return YouTubeStandIn
+    if name == "TikTokStandIn":
+        from tests.social.tiktok_standin import TikTokStandIn
+
+        return TikTokStandIn
+    if name == "PinterestStandIn":
+        from tests.social.pinterest_standin import PinterestStandIn
+
+        return PinterestStandIn
+    if name == "DiscordStandIn":
+        from tests.social.discord_standin import DiscordStandIn
+
+        return DiscordStandIn
     if name == "TelegramStandIn":
         from tests.social.telegram_standin import TelegramStandIn
 

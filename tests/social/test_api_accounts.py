@@ -63,14 +63,18 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
             "options": [],
         },
     }
-    # Without our app credentials, LinkedIn (member and page), Meta, Threads, X and YouTube are
-    # listed but not configured.
+    # Without our app credentials, LinkedIn (member and page), Meta, Threads, X, YouTube and
+    # TikTok are listed but not configured.
+    # Pinterest are listed but not configured.
     configured = {p["provider"]: p["configured"] for p in data}
     assert configured == {"linkedin": False, "facebook": False, "instagram": False,
                           "bluesky": True, "mastodon": True, "devto": True,
                           "threads": False, "x": False, "linkedin_page": False,
                           "youtube": False,
-                          "telegram": True}  # fmt: skip
+                          "tiktok": False,
+                          "pinterest": False,
+                          "telegram": True,
+                          "discord": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):
@@ -95,7 +99,7 @@ def test_a_user_connects_all_six_sees_them_and_disconnects_them(
         assert set(record) == {
             "id", "user_id", "provider", "provider_user_id", "username", "display_name",
             "email", "avatar", "status", "last_sync", "created_at", "expires_at", "instance",
-            "limits",
+            "limits", "options",
         }  # fmt: skip
         assert (record["provider_user_id"], record["username"], record["display_name"],
                 record["instance"]) == expected[provider]  # fmt: skip

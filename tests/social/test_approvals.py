@@ -133,6 +133,12 @@ def test_a_client_approves_through_their_link_and_the_post_goes_out_once(
     assert "accountId" not in preview
     assert devto["id"] not in seen.content.decode()
     assert "ada@example.com" not in seen.content.decode()
+    # The token is in the address: no shared cache keeps the page, no referrer carries it.
+    assert (seen["Cache-Control"], seen["Referrer-Policy"], seen["X-Robots-Tag"]) == (
+        "private, no-store",
+        "no-referrer",
+        "noindex",
+    )
 
     commented = public.post(
         f"/api/public/approvals/{token}/comments", {"body": "Love it", "name": "Chef Ana"}

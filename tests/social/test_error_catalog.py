@@ -14,7 +14,19 @@ import pytest
 
 from core import outbound
 from social import outcomes
-from social.providers import bluesky, linkedin, mastodon, meta, telegram, threads, x, youtube
+from social.providers import (
+    bluesky,
+    discord,
+    linkedin,
+    mastodon,
+    meta,
+    pinterest,
+    telegram,
+    threads,
+    tiktok,
+    x,
+    youtube,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIERS: dict[str, Any] = {
@@ -28,7 +40,10 @@ CLASSIFIERS: dict[str, Any] = {
     "x": x.classify,
     "linkedin_page": linkedin.classify,
     "youtube": youtube.classify,
+    "tiktok": tiktok.classify,
+    "pinterest": pinterest.classify,
     "telegram": telegram.classify,
+    "discord": discord.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -39,7 +54,10 @@ STANDINS = {
     "ThreadsStandIn": ["threads"],
     "XStandIn": ["x"],
     "YouTubeStandIn": ["youtube"],
+    "TikTokStandIn": ["tiktok"],
+    "PinterestStandIn": ["pinterest"],
     "TelegramStandIn": ["telegram"],
+    "DiscordStandIn": ["discord"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -59,6 +77,10 @@ def error_of(provider: str, response: Any) -> outbound.OutboundError:
 def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
     error = {"code": status, "message": "m", "errors": [{"domain": domain, "reason": reason}]}
     return answer(status, {"error": error})
+
+
+def tiktok_error(status: int, code: str) -> Any:
+    return answer(status, {"data": {}, "error": {"code": code, "message": "m", "log_id": "x"}})
 
 
 def bot_api(status: int, description: str, parameters: dict[str, Any] | None = None) -> Any:
@@ -222,6 +244,38 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("youtube", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
      "auth_expired"),
     ("youtube", answer(401, {"error": "invalid_client"}), "internal"),
+    # TikTok: {data, error: {code, message, log_id}} by code, whatever the status.
+    *[("tiktok", tiktok_error(status, code), category) for status, code, category in (
+        (401, "access_token_invalid", "auth_expired"),
+        (401, "scope_not_authorized", "permission_missing"),
+        (401, "scope_permission_missed", "permission_missing"),
+        (403, "unaudited_client_can_only_post_to_private_accounts", "permission_missing"),
+        (403, "url_ownership_unverified", "permission_missing"),
+        (400, "privacy_level_option_mismatch", "permission_missing"),
+        (403, "spam_risk_user_banned_from_posting", "permission_missing"),
+        (403, "spam_risk_too_many_posts", "account_limit"),
+        (403, "reached_active_user_cap", "account_limit"),
+        (429, "rate_limit_exceeded", "rate_limited"),
+        (400, "invalid_params", "content_rejected"),
+        (400, "invalid_file_upload", "media_invalid"),
+        (500, "internal_error", "platform_outage"),
+        (200, "invalid_params", "content_rejected"),
+    )],
+    ("tiktok", answer(200, {"error": "invalid_grant", "error_description": "expired"}),
+     "auth_expired"),
+    ("tiktok", answer(401, {"error": "invalid_client", "error_description": "x"}), "internal"),
+    ("tiktok", answer(502, None), "platform_outage"),
+    # Pinterest: API v5's {code, message}.
+    ("pinterest", answer(401, {"code": 2, "message": "Authentication failed."}), "auth_expired"),
+    ("pinterest", answer(403, {"code": 29, "message": "You are not permitted to access that "
+                               "resource."}), "permission_missing"),
+    ("pinterest", answer(404, {"code": 40, "message": "Board not found."}), "permission_missing"),
+    ("pinterest", answer(400, {"code": 1, "message": "Invalid parameters."}), "content_rejected"),
+    ("pinterest", answer(400, {"code": 1, "message": "Invalid image url."}), "media_invalid"),
+    ("pinterest", answer(429, {"code": 8, "message": "Rate limit exceeded."},
+                         {"X-RateLimit-Reset": "30"}), "rate_limited"),
+    ("pinterest", answer(500, {"code": 0, "message": "Internal error."}), "platform_outage"),
+    ("pinterest", answer(503, None), "platform_outage"),
     # Telegram: {ok: false, error_code, description, parameters?} (networks/telegram.md).
     ("telegram", bot_api(401, "Unauthorized"), "auth_expired"),
     ("telegram", bot_api(404, "Not Found"), "auth_expired"),
@@ -246,6 +300,29 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
      "rate_limited"),
     ("telegram", bot_api(502, "Bad Gateway"), "platform_outage"),
     ("telegram", bot_api(500, "Internal Server Error"), "platform_outage"),
+    # Discord: {message, code, errors?}, by code; OAuth's {error} at the token endpoint.
+    ("discord", answer(404, {"message": "Unknown Webhook", "code": 10015}), "auth_expired"),
+    ("discord", answer(401, {"message": "Invalid Webhook Token", "code": 50027}), "auth_expired"),
+    ("discord", answer(403, {"message": "Missing Permissions", "code": 50013}),
+     "permission_missing"),
+    ("discord", answer(403, {"message": "Missing Access", "code": 50001}), "permission_missing"),
+    ("discord", answer(400, {"message": "Invalid Form Body", "code": 50035, "errors": {"content":
+        {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Too long."}]}}}),
+     "content_rejected"),
+    ("discord", answer(400, {"message": "Cannot send an empty message", "code": 50006}),
+     "content_rejected"),
+    ("discord", answer(400, {"message": "Forum needs thread_name", "code": 220001}),
+     "content_rejected"),
+    ("discord", answer(413, {"message": "Request entity too large", "code": 40005}),
+     "media_invalid"),
+    ("discord", answer(413, None), "media_invalid"),
+    ("discord", answer(429, {"message": "You are being rate limited.", "retry_after": 1.5,
+                             "global": False}, {"Retry-After": "2"}), "rate_limited"),
+    ("discord", answer(404, {"message": "Unknown Message", "code": 10008}), "content_rejected"),
+    ("discord", answer(500, None), "platform_outage"),
+    ("discord", answer(502, None), "platform_outage"),
+    ("discord", answer(400, {"error": "invalid_grant"}), "auth_expired"),
+    ("discord", answer(401, {"error": "invalid_client"}), "internal"),
 ]  # fmt: skip
 
 
@@ -283,7 +360,10 @@ STANDIN_SOURCES = (
     "tests/social/threads_standin.py",
     "tests/social/x_standin.py",
     "tests/social/youtube_standin.py",
+    "tests/social/tiktok_standin.py",
+    "tests/social/pinterest_standin.py",
     "tests/social/telegram_standin.py",
+    "tests/social/discord_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
@@ -292,6 +372,10 @@ PROBLEMS: dict[str, Any] = {
     "invalid": lambda args: (400, {"title": "Invalid Request", "detail": args[0],
                                    "type": "https://api.twitter.com/2/problems/invalid-request",
                                    "errors": [{"message": args[0]}]}),
+    "_tiktok_error": lambda args: (int(args[0]), {"data": {}, "error": {
+        "code": args[1], "message": args[2], "log_id": "x"}}),
+    "_pin_error": lambda args: (int(args[0]), {"code": args[1], "message": args[2]}),
+    "_invalid": lambda args: (400, {"message": "Invalid Form Body", "code": 50035}),  # Discord
     "bot_api_error": lambda args: (int(args[0]), {"ok": False, "error_code": args[0],
                                                   "description": args[1],
                                                   "parameters": args[2] if len(args) > 2 else {}}),

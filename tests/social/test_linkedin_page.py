@@ -15,7 +15,7 @@ from notifications.models import OutboxEvent
 from social.connections.services.upkeep import accounts_maintain
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task, preflight_run_task
-from tests.social.conftest import REDIRECT_URI, connect
+from tests.social.conftest import REDIRECT_URI, connect, connected, publish
 from tests.social.documents import pdf
 from tests.social.standins import LINKEDIN_PERSON
 from tests.social.test_documents import upload as upload_document
@@ -40,20 +40,7 @@ def linkedin(providers) -> Any:
 
 @pytest.fixture
 def page(ada_client, linkedin) -> dict[str, Any]:
-    response = connect(ada_client, "linkedin_page")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
-
-
-def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    response = client.post(
-        "/api/social/publish",
-        {"content": "Launch day", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
-    (entry,) = response.json()["data"]
-    return dict(entry)
+    return connected(ada_client, "linkedin_page")
 
 
 def refused(response: Any) -> str:

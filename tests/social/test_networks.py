@@ -50,7 +50,10 @@ STANDINS = {
     "x": "XStandIn",  # in a module of its own, tests/social/x_standin.py
     "linkedin_page": "LinkedInStandIn",
     "youtube": "YouTubeStandIn",
+    "tiktok": "TikTokStandIn",
+    "pinterest": "PinterestStandIn",  # tests/social/pinterest_standin.py
     "telegram": "TelegramStandIn",
+    "discord": "DiscordStandIn",
 }
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect
+from tests.social.conftest import REDIRECT_URI, connect, connected, publish
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
 from tests.social.threads_standin import LONG_TOKEN, THREADS_APP, THREADS_USER
@@ -31,20 +31,7 @@ def threads(providers) -> Any:
 
 @pytest.fixture
 def account(ada_client, threads) -> dict[str, Any]:
-    response = connect(ada_client, "threads")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
-
-
-def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    response = client.post(
-        "/api/social/publish",
-        {"content": "Launch day", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
-    (entry,) = response.json()["data"]
-    return dict(entry)
+    return connected(ada_client, "threads")
 
 
 def containers(threads: Any) -> list[dict[str, Any]]:

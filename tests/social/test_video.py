@@ -217,7 +217,10 @@ def test_bluesky_takes_videos_up_to_its_300_mb(ada_client, ada_accounts, provide
 
 def test_each_networks_video_limits_name_their_source():
     rules = {name: p.capabilities.video for name, p in NETWORKS.items() if p.capabilities.video}
-    assert set(rules) == {*FIVE, "threads", "x", "linkedin_page", "youtube", "telegram"}
+    assert set(rules) == {
+        *FIVE,
+        *("threads", "x", "linkedin_page", "youtube", "tiktok", "pinterest", "telegram", "discord"),
+    }
     assert all(rule.source.startswith("https://") for rule in rules.values())
 
 

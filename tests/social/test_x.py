@@ -15,7 +15,7 @@ from django.utils import timezone
 from social.models import ScheduledRecord, SocialAccount
 from social.providers.x import code_challenge, code_verifier
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect
+from tests.social.conftest import REDIRECT_URI, connected, publish
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
 from tests.social.videos import mp4
@@ -29,25 +29,12 @@ TWEETS = ("POST", r"/2/tweets")
 
 @pytest.fixture
 def x_account(ada_client, providers) -> dict[str, Any]:
-    response = connect(ada_client, "x")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
+    return connected(ada_client, "x")
 
 
 @pytest.fixture
 def accounts(x_account) -> dict[str, Any]:
     return {"x": x_account}
-
-
-def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    response = client.post(
-        "/api/social/publish",
-        {"content": "Launch day", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
-    (entry,) = response.json()["data"]
-    return dict(entry)
 
 
 def media(client: Any, url: str, alt: str = "") -> str:

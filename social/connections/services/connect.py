@@ -32,12 +32,7 @@ from social.errors import (
     ProviderUnavailable,
 )
 from social.lifecycle import account_connected_emit
-from social.models import (
-    AccountStatus,
-    ConnectState,
-    MastodonApp,
-    SocialAccount,
-)
+from social.models import AccountStatus, ConnectState, MastodonApp, SocialAccount
 from social.networks import NETWORKS
 from social.providers.base import ConnectionRefused, ConnectRequest, Identity, OAuthApp
 from social.providers.client import answers_checked
@@ -295,6 +290,7 @@ def account_connect(
             redirect_uri=consent.redirect_uri,
             instance=request.instance or consent.instance,
             page_id=request.page_id,
+            board_id=request.board_id,
             state=state,
         )
     app: MastodonApp | None = None
@@ -375,11 +371,9 @@ def _store(
     account.endpoint = identity.endpoint
     account.app = app
     account.limits = identity.limits or NETWORKS[provider].limits
+    account.options = identity.options
     account.status = AccountStatus.CONNECTED
     account.last_sync = timezone.now()
     account.save()
     account_connected_emit(account, reconnected=live is not None)
     return account
-
-
-# What each account event tells the user, and the social setting that may turn it off.

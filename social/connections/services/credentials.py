@@ -58,6 +58,7 @@ def credentials_of(account: SocialAccount) -> Credentials:
         instance=account.instance,
         endpoint=account.endpoint,
         app=OAuthApp(app.client_id, str(app.client_secret)) if app else None,
+        options=dict(account.options or {}),
     )
 
 

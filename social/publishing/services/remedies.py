@@ -225,8 +225,8 @@ def record_resolve(
             raise RecordNotUnconfirmed(details={"status": record.status})
         if action == "retry":
             _connected(record)
-            # The next attempt looks it up before creating it; where nothing can be looked
-            # up (exactly_once "none"), the user's word is that it is not there: sent again.
+            # The next attempt looks it up before creating it, where the network can be
+            # asked; one that cannot (`none`) sends it again, as the user chose.
             record.outcome_unknown = NETWORKS[record.provider].exactly_once != "none"
             _waiting_again(record, now=now, entry=entry)
             _scheduled_again([record], now=now)
@@ -243,7 +243,7 @@ def record_resolve(
             record.status = RecordStatus.FAILED
             record.error = f"You marked the post as not published on {name}."
             record.error_code = "abandoned"
-            # A later retry still looks it up first (where it can be looked up).
+            # A later retry still looks it up first (sends it where nothing can be asked).
             record.outcome_unknown = NETWORKS[record.provider].exactly_once != "none"
         record.history = [*record.history, entry]
         record.save(

@@ -147,15 +147,14 @@ def _result(job: Job) -> dict[str, Any]:
         maybe = (
             record.outcome_unknown and not progressed and not job.checked
         ) or error.maybe_delivered
-        # A network that can neither take a key nor be asked (exactly_once "none": a bot
-        # that cannot read its channel) never sends again what may have arrived: unconfirmed
-        # at once, for the user to resolve.
-        blind = maybe and NETWORKS[record.provider].exactly_once == "none"
+        # A network that can neither take a key nor be asked (`none`: Discord) never sends
+        # a create that may have landed again: Unconfirmed at once, the user resolves it.
+        unaskable = maybe and NETWORKS[record.provider].exactly_once == "none"
         retry = (
             isinstance(error, outbound.TransientError)
             and job.settings.auto_retry
             and attempts < scheduler_config().max_attempts
-            and not blind
+            and not unaskable
         )
         if retry:
             due = now + RECORDS.backoff.delay(attempts, at_least=error.retry_after or 0)

@@ -1,8 +1,8 @@
 """The behaviours every network owes (social.md sections 2, 4, 5, 12, 13), run against each
 registered network's stand-in: connecting, publishing a text, a transient failure retried, a
-lost answer resolved by a lookup (Unconfirmed, never resent, where nothing can be looked up),
-an expired token, its limits, its metrics (none where the platform gives none). A network
-added to the registry gets them all; one whose stand-in cannot play them fails here."""
+lost answer resolved by a lookup, an expired token, its limits, its metrics (none where the
+platform gives none). A network added to the registry gets them all; one whose stand-in cannot
+play them fails here."""
 
 from typing import Any
 
@@ -20,18 +20,29 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
 NETWORK_IDS = list(NETWORKS)
 OAUTH = [provider for provider, network in NETWORKS.items() if network.connect_method == "oauth"]
+# A lost answer is looked up (or its key repeated) where the network can be asked; where it
+# cannot (`none`: Discord), the record is Unconfirmed at once and nothing is sent again.
+ASKABLE = [provider for provider, network in NETWORKS.items() if network.exactly_once != "none"]
+UNASKABLE = [provider for provider, network in NETWORKS.items() if network.exactly_once == "none"]
 
 
 def post_body(network: str, providers: Any, client: Any) -> dict[str, Any]:
     """The smallest post the network takes: a text, and an image where it needs media; a
-    video, uploaded, where it takes nothing else (YouTube), processed at the first look."""
+    video, uploaded, where it takes nothing else (YouTube), processed at the first look; the
+    options it requires (TikTok's privacy level), each its first value."""
     can = NETWORKS[network].capabilities
+    body = required_options(network)
     if can.video is not None and not can.images:
         providers.by_provider(network).video_polls = 0
-        return {"mediaIds": [uploaded_video(client)]}
+        return {**body, "mediaIds": [uploaded_video(client)]}
     if NETWORKS[network].limits["mediaRequired"]:
-        return {"mediaUrls": [providers.image()]}
-    return {}
+        return {**body, "mediaUrls": [providers.image()]}
+    return body
+
+
+def required_options(network: str) -> dict[str, Any]:
+    options = {o.name: o.choices[0] for o in NETWORKS[network].options if o.required}
+    return {"variants": {network: {"options": options}}} if options else {}
 
 
 def uploaded_video(client: Any) -> str:
@@ -131,6 +142,7 @@ def test_a_transient_failure_is_retried_then_published(
     assert len(standin.posts) == 1
 
 
+@pytest.mark.parametrize("network", ASKABLE)
 def test_a_lost_answer_is_resolved_by_a_lookup(
     client, ada_client, providers, account, network, settings
 ):
@@ -142,14 +154,6 @@ def test_a_lost_answer_is_resolved_by_a_lookup(
         ada_client, {network: account}, network, **post_body(network, providers, ada_client)
     )
     standin.fail, standin.hang = "timeout", 0.8
-    if NETWORKS[network].exactly_once == "none":  # nothing to ask: the user resolves it
-        assert run(client).json()["data"]["results"][0]["status"] == "Unconfirmed"
-        assert standin.wait_idle()
-        standin.fail = ""
-        make_due([record_id])
-        assert run(client).json()["data"]["results"] == []  # never sent again by itself
-        assert len(standin.posts) == 1
-        return
     assert run(client).json()["data"]["results"][0]["status"] == "Scheduled"
     assert ScheduledRecord.objects.get(pk=record_id).outcome_unknown is True
     assert standin.wait_idle()
@@ -157,6 +161,26 @@ def test_a_lost_answer_is_resolved_by_a_lookup(
     make_due([record_id])
     second = run(client).json()["data"]["results"][0]
     assert (second["success"], second["status"]) == (True, "Published")
+    assert len(standin.posts) == 1
+
+
+@pytest.mark.parametrize("network", UNASKABLE)
+def test_a_lost_answer_is_unconfirmed_at_once_and_never_sent_again(
+    client, ada_client, providers, account, network, settings
+):
+    settings.SOCIAL_HTTP_TIMEOUT_SECONDS = 0.5
+    standin = providers.by_provider(network)
+    (record_id,) = schedule(
+        ada_client, {network: account}, network, **post_body(network, providers, ada_client)
+    )
+    standin.fail, standin.hang = "timeout", 0.8
+    result = run(client).json()["data"]["results"][0]
+    assert (result["status"], result["error"]["code"]) == ("Unconfirmed", "unconfirmed")
+    assert standin.wait_idle()
+    standin.fail = ""
+    make_due([record_id])
+    run(client)
+    assert ScheduledRecord.objects.get(pk=record_id).status == "Unconfirmed"
     assert len(standin.posts) == 1
 
 
