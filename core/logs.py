@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 # What opens something, wherever it appears in a line (a message, its arguments, a traceback):
 # link and stream query values (a magic link's token, a live-feed ticket, an OAuth code),
-# JWTs, API keys and Bearer credentials. Each is replaced, the rest of the line kept.
+# JWTs, API keys, Bearer credentials and bot tokens. Each is replaced, the rest of the line kept.
 SECRETS = (
     (
         re.compile(
@@ -49,6 +49,9 @@ SECRETS = (
     (re.compile(r"(?i)\b(bearer\s+)[\w.~+/=-]{8,}"), r"\1[redacted]"),
     # A Discord webhook's token travels in its URL's path (`/webhooks/{id}/{token}`).
     (re.compile(r"(/webhooks/\d+/)[\w.-]+"), r"\1[redacted]"),
+    # A Telegram bot token (the bot's id, a colon, its secret), as the Bot API's URL paths
+    # carry it (`/bot<token>/sendMessage`): the id kept, the secret not.
+    (re.compile(r"(?<![\d:])(\d{5,20}):[A-Za-z0-9_-]{30,}"), r"\1:[redacted]"),
 )
 
 

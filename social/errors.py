@@ -81,6 +81,31 @@ class ScopeMissing(ApplicationError):
     message = "The consent did not grant a permission this app needs: connect again and grant it."
 
 
+class TelegramChatNotFound(ApplicationError):
+    code = "telegram_chat_not_found"
+    message = "Telegram knows no channel or group by this name or id that the bot is in."
+
+
+class TelegramBotNotAdmin(ApplicationError):
+    code = "telegram_bot_not_admin"
+    message = "The bot may not post in this chat: make it an administrator allowed to post."
+
+
+# A connection the provider accepted but that cannot be made (ConnectionRefused's `code`):
+# the error it is answered with.
+CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
+    "no_facebook_page": NoFacebookPage,
+    "no_instagram_account": NoInstagramAccount,
+    "no_linkedin_page": NoLinkedInPage,
+    "no_youtube_channel": NoYoutubeChannel,
+    "no_pinterest_board": NoPinterestBoard,
+    "board_not_found": BoardNotFound,
+    "scope_missing": ScopeMissing,
+    "telegram_chat_not_found": TelegramChatNotFound,
+    "telegram_bot_not_admin": TelegramBotNotAdmin,
+}
+
+
 class PostNotFound(NotFoundError):
     message = "Post not found."
 

@@ -117,8 +117,9 @@ def platform_answer(error: outbound.OutboundError) -> dict[str, Any] | None:
     """The platform's own answer to the call that failed, `{status, code, subcode?,
     message}` (None when nothing answered): the error fields of its JSON body, whichever API
     it is (Graph's `error` object, LinkedIn's `serviceErrorCode`, XRPC's and OAuth's `error`
-    names, Mastodon's and Forem's `error` sentences, X's problem details), or the start of a
-    body that is not JSON. Only those fields are kept: never a token, never the whole body."""
+    names, Mastodon's and Forem's `error` sentences, X's problem details, Telegram's
+    `description`), or the start of a body that is not JSON. Only those fields are kept: never
+    a token, never the whole body."""
     if error.status is None:
         return None
     try:
@@ -140,6 +141,8 @@ def platform_answer(error: outbound.OutboundError) -> dict[str, Any] | None:
             message = body.get("message") or body.get("error_description") or inner
         elif isinstance(inner, str):  # Mastodon, Forem: the error is a sentence
             message = inner
+        elif body.get("ok") is False:  # the Telegram Bot API: its code is the status
+            message = body.get("description") or ""
         elif "title" in body and ("detail" in body or "type" in body):  # problem (X)
             kind = str(body.get("type") or "").rsplit("/", 1)[-1]
             code = kind if CODE_NAME.fullmatch(kind.replace("-", "_")) else None

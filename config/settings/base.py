@@ -585,6 +585,9 @@ PINTEREST_CLIENT_ID = env.str("PINTEREST_CLIENT_ID", default="")
 PINTEREST_CLIENT_SECRET = env.str("PINTEREST_CLIENT_SECRET", default="")
 PINTEREST_AUTH_URL = env.str("PINTEREST_AUTH_URL", default="https://www.pinterest.com/oauth/")
 PINTEREST_API_URL = env.str("PINTEREST_API_URL", default="https://api.pinterest.com").rstrip("/")
+# Telegram (networks/telegram.md): the Bot API server, `{}/bot{token}/{method}` (a local
+# Bot API server may stand in for it); each user brings a bot, so no app credentials.
+TELEGRAM_API_URL = env.str("TELEGRAM_API_URL", default="https://api.telegram.org").rstrip("/")
 MASTODON_CLIENT_NAME = env.str("MASTODON_CLIENT_NAME", default="Freelancer Growth Platform")
 # X (networks/x.md): the app (OAuth 2.0, confidential client), the consent page's host and
 # the API's; videos longer than X lets the account post are refused before sending.

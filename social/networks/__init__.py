@@ -21,6 +21,7 @@ from social.networks import (
     linkedin_page,
     mastodon,
     pinterest,
+    telegram,
     threads,
     tiktok,
     x,
@@ -43,6 +44,7 @@ NETWORKS: dict[str, Network] = {
         youtube.NETWORK,
         tiktok.NETWORK,
         pinterest.NETWORK,
+        telegram.NETWORK,
         discord.NETWORK,
     )
 }

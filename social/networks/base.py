@@ -238,6 +238,9 @@ class Network:
     # them after it: credentials that ran out are renewed, not taken for the connection's end.
     renews_after_expiry: bool = False
     app_cap: AppCap | None = None  # a daily cap the app's accounts share (YouTube's uploads)
+    # The platform gives the account its posts' counters (a Telegram bot gets none: its
+    # records are never collected, so analytics has no rows for them).
+    metrics: bool = True
 
     @property
     def configured(self) -> bool:

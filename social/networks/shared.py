@@ -45,6 +45,27 @@ SHARED: tuple[Rule, ...] = (
     ),
     Rule(
         OURS,
+        "permission_missing",
+        "A Telegram bot may no longer post in its chat (health, the pre-flight check).",
+        text="no longer allowed to post in the telegram chat",
+        problem="telegram_bot_not_admin",
+        remedy="Make the bot an administrator of the channel (or a member of the group) "
+        "allowed to post again; nothing needs reconnecting.",
+    ),
+    Rule(
+        OURS,
+        "auth_expired",
+        "Telegram: the stored credential is not a bot token (never sent).",
+        text="not a telegram bot token",
+    ),
+    Rule(
+        OURS,
+        "internal",
+        "Telegram gives a bot no counters (its records are not collected).",
+        text="gives a bot no counters",
+    ),
+    Rule(
+        OURS,
         "media_invalid",
         "Instagram could not process the image (ERROR, EXPIRED).",
         text="could not process the image",

@@ -9,7 +9,7 @@ from typing import Any
 from core import outbound
 from social.providers.base import MediaFile
 
-MAX_MEDIA_FETCH_BYTES = 8 * 1024 * 1024  # the largest image any of the platforms accepts
+MAX_MEDIA_FETCH_BYTES = 10 * 1024 * 1024  # the largest image a platform takes (Telegram's photos)
 _media_client = outbound.Client("media", read_timeout=20.0, retries=1)
 
 

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from tests.harness import Delivery, Receiver, ServerDidNotStart, spawn, stop, wait_until_answering
 from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE, DEVTO_KEY, Providers
+from tests.social.telegram_standin import TELEGRAM_CHANNEL, TELEGRAM_TOKEN
 
 __all__ = ["Delivery", "Receiver"]  # the checks' webhook receiver is the harness's
 
@@ -177,6 +178,8 @@ def connect(base: str, token: str, provider: str, providers: Providers, check: C
         body = {"code": DEVTO_KEY}
     elif provider == "bluesky":
         body = {"code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
+    elif provider == "telegram":
+        body = {"code": TELEGRAM_TOKEN, "identifier": TELEGRAM_CHANNEL}
     else:
         extra = {"instance": providers.mastodon.url} if provider == "mastodon" else {}
         back = consent(base, token, provider, check, **extra)

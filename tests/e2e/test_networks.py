@@ -37,6 +37,7 @@ WALKED = (
     "youtube",
     "tiktok",
     "pinterest",
+    "telegram",
     "discord",
 )
 TIMEOUT_SECONDS = 1.0  # SOCIAL_HTTP_TIMEOUT_SECONDS of the server under test

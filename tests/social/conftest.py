@@ -14,6 +14,7 @@ from tests.social.standins import (
     Providers,
     provider_standins,
 )
+from tests.social.telegram_standin import TELEGRAM_CHANNEL, TELEGRAM_TOKEN
 
 REDIRECT_URI = "https://app.example.com/oauth/callback"
 CRON_SECRET = "cron-secret-0123456789"
@@ -55,6 +56,8 @@ def connect(client: Any, provider: str, prefix: str = "/api", **extra: Any) -> A
     """Connect `provider` the way the web client does; the response."""
     if provider == "devto":
         body: dict[str, Any] = {"provider": "devto", "code": DEVTO_KEY}
+    elif provider == "telegram":
+        body = {"provider": "telegram", "code": TELEGRAM_TOKEN, "identifier": TELEGRAM_CHANNEL}
     elif provider == "bluesky":
         body = {"provider": "bluesky", "code": BLUESKY_APP_PASSWORD, "identifier": BLUESKY_HANDLE}
     else:

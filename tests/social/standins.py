@@ -33,6 +33,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 if TYPE_CHECKING:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.youtube_standin import YouTubeStandIn
@@ -1585,6 +1586,7 @@ class Providers:
     youtube: "YouTubeStandIn"
     tiktok: "TikTokStandIn"
     pinterest: "PinterestStandIn"
+    telegram: "TelegramStandIn"
     discord: "DiscordStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
@@ -1635,6 +1637,7 @@ class Providers:
             "PINTEREST_CLIENT_SECRET": PINTEREST_APP[1],
             "PINTEREST_AUTH_URL": f"{self.pinterest.url}/oauth/",
             "PINTEREST_API_URL": self.pinterest.url,
+            "TELEGRAM_API_URL": self.telegram.url,
             "DISCORD_CLIENT_ID": DISCORD_CLIENT[0],
             "DISCORD_CLIENT_SECRET": DISCORD_CLIENT[1],
             "DISCORD_AUTH_URL": f"{self.discord.url}/oauth2/authorize",
@@ -1656,6 +1659,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     order of `Providers`' fields (the sandbox's fixed addresses)."""
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.tiktok_standin import TikTokStandIn
     from tests.social.x_standin import XStandIn
@@ -1675,6 +1679,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "youtube": YouTubeStandIn,
             "tiktok": TikTokStandIn,
             "pinterest": PinterestStandIn,
+            "telegram": TelegramStandIn,
             "discord": DiscordStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
@@ -1708,4 +1713,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.discord_standin import DiscordStandIn
 
         return DiscordStandIn
+    if name == "TelegramStandIn":
+        from tests.social.telegram_standin import TelegramStandIn
+
+        return TelegramStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

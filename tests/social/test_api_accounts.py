@@ -73,6 +73,7 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
                           "youtube": False,
                           "tiktok": False,
                           "pinterest": False,
+                          "telegram": True,
                           "discord": False}  # fmt: skip
 
 

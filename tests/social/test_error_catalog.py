@@ -21,6 +21,7 @@ from social.providers import (
     mastodon,
     meta,
     pinterest,
+    telegram,
     threads,
     tiktok,
     x,
@@ -41,6 +42,7 @@ CLASSIFIERS: dict[str, Any] = {
     "youtube": youtube.classify,
     "tiktok": tiktok.classify,
     "pinterest": pinterest.classify,
+    "telegram": telegram.classify,
     "discord": discord.classify,
 }
 STANDINS = {
@@ -54,6 +56,7 @@ STANDINS = {
     "YouTubeStandIn": ["youtube"],
     "TikTokStandIn": ["tiktok"],
     "PinterestStandIn": ["pinterest"],
+    "TelegramStandIn": ["telegram"],
     "DiscordStandIn": ["discord"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
@@ -78,6 +81,11 @@ def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
 
 def tiktok_error(status: int, code: str) -> Any:
     return answer(status, {"data": {}, "error": {"code": code, "message": "m", "log_id": "x"}})
+
+
+def bot_api(status: int, description: str, parameters: dict[str, Any] | None = None) -> Any:
+    body = {"ok": False, "error_code": status, "description": description}
+    return answer(status, {**body, "parameters": parameters} if parameters else body)
 
 
 def graph(code: int, status: int = 400, subcode: int | None = None) -> Any:
@@ -268,6 +276,30 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
                          {"X-RateLimit-Reset": "30"}), "rate_limited"),
     ("pinterest", answer(500, {"code": 0, "message": "Internal error."}), "platform_outage"),
     ("pinterest", answer(503, None), "platform_outage"),
+    # Telegram: {ok: false, error_code, description, parameters?} (networks/telegram.md).
+    ("telegram", bot_api(401, "Unauthorized"), "auth_expired"),
+    ("telegram", bot_api(404, "Not Found"), "auth_expired"),
+    *[("telegram", bot_api(403, said), "permission_missing")
+      for said in ("Forbidden: bot is not a member of the channel chat",
+                   "Forbidden: bot was kicked from the channel chat",
+                   "Forbidden: need administrator rights in the channel chat")],
+    ("telegram", bot_api(400, "Bad Request: chat not found"), "permission_missing"),
+    ("telegram", bot_api(400, "Bad Request: not enough rights to send text messages to the chat"),
+     "permission_missing"),
+    ("telegram", bot_api(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                         {"migrate_to_chat_id": -1001}), "platform_outage"),
+    *[("telegram", bot_api(400, f"Bad Request: {said}"), "content_rejected")
+      for said in ("message is too long", "message caption is too long",
+                   "message to be replied not found", "text must be non-empty")],
+    *[("telegram", bot_api(400, f"Bad Request: {said}"), "media_invalid")
+      for said in ("wrong file identifier/HTTP URL specified", "IMAGE_PROCESS_FAILED",
+                   "PHOTO_INVALID_DIMENSIONS")],
+    ("telegram", answer(413, None), "media_invalid"),
+    ("telegram", bot_api(413, "Request Entity Too Large"), "media_invalid"),
+    ("telegram", bot_api(429, "Too Many Requests: retry after 7", {"retry_after": 7}),
+     "rate_limited"),
+    ("telegram", bot_api(502, "Bad Gateway"), "platform_outage"),
+    ("telegram", bot_api(500, "Internal Server Error"), "platform_outage"),
     # Discord: {message, code, errors?}, by code; OAuth's {error} at the token endpoint.
     ("discord", answer(404, {"message": "Unknown Webhook", "code": 10015}), "auth_expired"),
     ("discord", answer(401, {"message": "Invalid Webhook Token", "code": 50027}), "auth_expired"),
@@ -330,6 +362,7 @@ STANDIN_SOURCES = (
     "tests/social/youtube_standin.py",
     "tests/social/tiktok_standin.py",
     "tests/social/pinterest_standin.py",
+    "tests/social/telegram_standin.py",
     "tests/social/discord_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
@@ -343,6 +376,9 @@ PROBLEMS: dict[str, Any] = {
         "code": args[1], "message": args[2], "log_id": "x"}}),
     "_pin_error": lambda args: (int(args[0]), {"code": args[1], "message": args[2]}),
     "_invalid": lambda args: (400, {"message": "Invalid Form Body", "code": 50035}),  # Discord
+    "bot_api_error": lambda args: (int(args[0]), {"ok": False, "error_code": args[0],
+                                                  "description": args[1],
+                                                  "parameters": args[2] if len(args) > 2 else {}}),
 }  # fmt: skip
 
 

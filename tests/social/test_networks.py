@@ -52,6 +52,7 @@ STANDINS = {
     "youtube": "YouTubeStandIn",
     "tiktok": "TikTokStandIn",
     "pinterest": "PinterestStandIn",  # tests/social/pinterest_standin.py
+    "telegram": "TelegramStandIn",
     "discord": "DiscordStandIn",
 }
 
@@ -217,6 +218,7 @@ def test_platforms_serve_each_networks_capabilities(ada_client):
         "mastodon",
         "threads",
         "x",
+        "telegram",
     ]
 
 

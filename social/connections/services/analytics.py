@@ -66,12 +66,16 @@ def _read(reading: Reading) -> None:
 
 def _collectable(now: datetime) -> QuerySet[ScheduledRecord]:
     """The records whose counters are read: published in the last 30 days, on accounts still
-    connected."""
-    return ScheduledRecord.objects.filter(
-        status=RecordStatus.PUBLISHED,
-        published_at__gte=now - timedelta(days=COLLECT_DAYS),
-        account__status=AccountStatus.CONNECTED,
-    ).exclude(provider_post_id="")
+    connected, on networks that give counters."""
+    return (
+        ScheduledRecord.objects.filter(
+            status=RecordStatus.PUBLISHED,
+            published_at__gte=now - timedelta(days=COLLECT_DAYS),
+            account__status=AccountStatus.CONNECTED,
+        )
+        .exclude(provider_post_id="")
+        .exclude(provider__in=[name for name, network in NETWORKS.items() if not network.metrics])
+    )
 
 
 def metrics_collect(

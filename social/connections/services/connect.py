@@ -22,20 +22,14 @@ from core.errors import ValidationFailed
 from notifications import events
 from social.connections.services.credentials import connection_end
 from social.errors import (
+    CONNECT_REFUSALS,
     AccountAlreadyConnected,
     AuthorizeFirst,
-    BoardNotFound,
     ConsentDenied,
     InvalidState,
-    NoFacebookPage,
-    NoInstagramAccount,
-    NoLinkedInPage,
-    NoPinterestBoard,
-    NoYoutubeChannel,
     ProviderAuthFailed,
     ProviderNotConfigured,
     ProviderUnavailable,
-    ScopeMissing,
 )
 from social.lifecycle import account_connected_emit
 from social.models import AccountStatus, ConnectState, MastodonApp, SocialAccount
@@ -47,17 +41,6 @@ from social.providers.mastodon import MastodonAdapter, normalize_instance
 logger = logging.getLogger(__name__)
 
 MASTODON = MastodonAdapter.provider  # connected through an app registered on its instance
-
-
-REFUSALS = {
-    "no_facebook_page": NoFacebookPage,
-    "no_instagram_account": NoInstagramAccount,
-    "no_linkedin_page": NoLinkedInPage,
-    "no_youtube_channel": NoYoutubeChannel,
-    "no_pinterest_board": NoPinterestBoard,
-    "board_not_found": BoardNotFound,
-    "scope_missing": ScopeMissing,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +304,7 @@ def account_connect(
             user=user,
             payload=events.account_connect_failed(platform=provider, reason=refusal.message),
         )
-        raise REFUSALS[refusal.code](refusal.message, details=refusal.details) from None
+        raise CONNECT_REFUSALS[refusal.code](refusal.message, details=refusal.details) from None
     except outbound.OutboundError as error:
         events.emit(
             user=user,
