@@ -21,6 +21,13 @@ NOT_DRF = {
     "core.api.views.api_not_found": "the JSON 404 of unknown paths",
     "health.views.MetricsView": "Prometheus, for METRICS_TOKEN (docs/operations.md)",
     "health.views.system_status": "the admin's System status page: staff sessions only",
+    # OAuth 2.1 for MCP clients (docs/agents.md): the protocols' own bodies, no envelope, no key.
+    "agents.oauth.api.ProtectedResourceMetadataView": "RFC 9728's document, public",
+    "agents.oauth.api.AuthorizationServerMetadataView": "RFC 8414's document, public",
+    "agents.oauth.api.RegisterView": "RFC 7591 registration of public clients, per address",
+    "agents.oauth.api.AuthorizeView": "the authorization request, sent on to the consent",
+    "agents.oauth.api.TokenView": "the provider's token endpoint: a code or a refresh token",
+    "agents.oauth.api.RevokeView": "the provider's revocation endpoint: the token itself",
 }
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 CONVERTER_VALUES = {"uuid": str(uuid.uuid4()), "str": "devto"}
