@@ -17,7 +17,7 @@ from django.utils import timezone
 from core import logs
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task, preflight_run_task
-from tests.social.conftest import REDIRECT_URI, connect
+from tests.social.conftest import REDIRECT_URI, connect, connected
 from tests.social.discord_standin import CHANNEL_ID, DISCORD_CLIENT, GUILD_ID, WEBHOOK_NAME
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
@@ -35,9 +35,7 @@ def discord(providers) -> Any:
 
 @pytest.fixture
 def account(ada_client, discord) -> dict[str, Any]:
-    response = connect(ada_client, "discord")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
+    return connected(ada_client, "discord")
 
 
 @pytest.fixture

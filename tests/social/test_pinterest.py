@@ -17,7 +17,7 @@ from django.utils import timezone
 from social.connections.services.upkeep import accounts_maintain
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect
+from tests.social.conftest import REDIRECT_URI, connect, connected
 from tests.social.pinterest_standin import ACCOUNT, BOARDS, OTHERS_BOARD, PINTEREST_APP
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
@@ -36,9 +36,7 @@ def pinterest(providers) -> Any:
 
 @pytest.fixture
 def account(ada_client, pinterest) -> dict[str, Any]:
-    response = connect(ada_client, "pinterest")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
+    return connected(ada_client, "pinterest")
 
 
 def image(client: Any, providers: Any, name: str = "launch.jpg", alt: str = "") -> str:

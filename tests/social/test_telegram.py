@@ -19,7 +19,7 @@ from notifications.models import OutboxEvent
 from social.models import AnalyticsRecord, ScheduledRecord, SocialAccount
 from social.providers.telegram.connection import bot_of
 from social.tasks import preflight_run_task
-from tests.social.conftest import connect
+from tests.social.conftest import connect, connected
 from tests.social.telegram_standin import (
     CHANNEL_ID,
     GROUP_ID,
@@ -44,9 +44,7 @@ def telegram(providers) -> Any:
 
 @pytest.fixture
 def account(ada_client, providers) -> dict[str, Any]:
-    response = connect(ada_client, "telegram")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
+    return connected(ada_client, "telegram")
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from social.models import AnalyticsRecord, ScheduledRecord, SocialAccount
 from social.providers.tiktok import upload as tiktok_upload
 from social.publishing import record_processing_continue
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, consent
+from tests.social.conftest import REDIRECT_URI, connect, connected, consent
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
 from tests.social.tiktok_standin import CREATOR, OPEN_ID, SCOPES, TIKTOK_CLIENT
@@ -40,9 +40,7 @@ def tiktok(providers) -> Any:
 
 @pytest.fixture
 def account(ada_client, tiktok) -> dict[str, Any]:
-    response = connect(ada_client, "tiktok")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
+    return connected(ada_client, "tiktok")
 
 
 def video_id(client: Any, **shape: Any) -> str:

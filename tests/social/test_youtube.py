@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from social.models import ScheduledRecord, SocialAccount
 from social.providers.youtube import upload as youtube_upload
-from tests.social.conftest import REDIRECT_URI, connect
+from tests.social.conftest import REDIRECT_URI, connect, connected
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
 from tests.social.videos import mp4
@@ -34,9 +34,7 @@ def youtube(providers) -> Any:
 
 @pytest.fixture
 def account(ada_client, youtube) -> dict[str, Any]:
-    response = connect(ada_client, "youtube")
-    assert response.status_code == 200, response.content
-    return dict(response.json()["data"])
+    return connected(ada_client, "youtube")
 
 
 def video_id(client: Any, **shape: Any) -> str:
