@@ -118,6 +118,12 @@ SHARED: tuple[Rule, ...] = (
         "Google Business Profile: the post's state is REJECTED (Google's content policies).",
         text="rejected the post",
     ),
+    Rule(
+        OURS,
+        "auth_expired",
+        "Google Business Profile: Google gave no refresh token when connecting (connect again).",
+        text="gave no refresh token",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,
