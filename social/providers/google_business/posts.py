@@ -55,6 +55,8 @@ def option_problems(draft: Draft, content: Content) -> list[Problem]:
                 found.append(
                     (f"{OPTIONS}.{key}", f"An {topic} post needs it: a local date or date-time.")
                 )
+        if start and end and "T" not in str(options.get("eventEnd")):
+            end = end.replace(hour=23, minute=59, second=59)  # a date ends with its day
         if start and end and end < start:
             found.append((f"{OPTIONS}.eventEnd", "The end is before the start."))
     else:
