@@ -15,7 +15,6 @@ MAX_TITLE = 58  # an event's or offer's title (unverified)
 MAX_COUPON = 58
 MAX_TERMS = 5000
 IMAGE_TYPES = ("image/jpeg", "image/png")
-MIN_IMAGE_BYTES = 10 * 1024
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 DATED = ("EVENT", "OFFER")  # the topic types with an event (a title and a schedule)
 OFFER_ONLY = ("couponCode", "redeemUrl", "terms")
@@ -72,8 +71,8 @@ def option_problems(draft: Draft, content: Content) -> list[Problem]:
     for media in draft.media:
         if media.mime not in IMAGE_TYPES:
             found.append(("mediaIds", "Google Business Profile takes a JPEG or PNG photo."))
-        elif media.size is not None and not MIN_IMAGE_BYTES <= media.size <= MAX_IMAGE_BYTES:
-            found.append(("mediaIds", "Google Business Profile takes photos of 10 KB to 5 MB."))
+        elif (media.size or 0) > MAX_IMAGE_BYTES:
+            found.append(("mediaIds", "Google Business Profile takes photos of at most 5 MB."))
     return found
 
 
