@@ -76,6 +76,11 @@ class BoardNotFound(ApplicationError):
     message = "The board named is not one of this Pinterest account's boards."
 
 
+class NoGoogleLocation(ApplicationError):
+    code = "no_google_location"
+    message = "The Google account manages no Business Profile location, or not the one named."
+
+
 class ScopeMissing(ApplicationError):
     code = "scope_missing"
     message = "The consent did not grant a permission this app needs: connect again and grant it."
@@ -100,6 +105,7 @@ CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
     "no_youtube_channel": NoYoutubeChannel,
     "no_pinterest_board": NoPinterestBoard,
     "board_not_found": BoardNotFound,
+    "no_google_location": NoGoogleLocation,
     "scope_missing": ScopeMissing,
     "telegram_chat_not_found": TelegramChatNotFound,
     "telegram_bot_not_admin": TelegramBotNotAdmin,

@@ -573,6 +573,18 @@ GOOGLE_TOKEN_URL = env.str("GOOGLE_TOKEN_URL", default="https://oauth2.googleapi
 GOOGLE_OAUTH_TESTING = env.bool("GOOGLE_OAUTH_TESTING", default=False)
 YOUTUBE_API_URL = env.str("YOUTUBE_API_URL", default="https://www.googleapis.com").rstrip("/")
 YOUTUBE_DAILY_UPLOADS = env.int("YOUTUBE_DAILY_UPLOADS", default=6)
+# Google Business Profile (networks/google_business.md), through the same Google app: the
+# Account Management API ({}/v1/accounts), the Business Information API ({}/v1/.../locations)
+# and the v4 API of a location's posts ({}/v4/{account}/{location}/localPosts).
+GOOGLE_BUSINESS_ACCOUNTS_URL = env.str(
+    "GOOGLE_BUSINESS_ACCOUNTS_URL", default="https://mybusinessaccountmanagement.googleapis.com"
+).rstrip("/")
+GOOGLE_BUSINESS_INFO_URL = env.str(
+    "GOOGLE_BUSINESS_INFO_URL", default="https://mybusinessbusinessinformation.googleapis.com"
+).rstrip("/")
+GOOGLE_BUSINESS_API_URL = env.str(
+    "GOOGLE_BUSINESS_API_URL", default="https://mybusiness.googleapis.com"
+).rstrip("/")
 # TikTok (Login Kit and the Content Posting API, networks/tiktok.md): the app's client key and
 # secret, the consent page, and the API host (tokens, user info, posting, status, video query).
 TIKTOK_CLIENT_KEY = env.str("TIKTOK_CLIENT_KEY", default="")

@@ -119,6 +119,8 @@ class ConnectView(WorkspaceView):
         instance = serializers.URLField(required=False, max_length=255)
         pageId = serializers.CharField(required=False, max_length=64)
         boardId = serializers.RegexField(r"^\d{1,32}$", required=False)  # Pinterest's board
+        # Google Business Profile's location: `locations/{id}` or the bare id.
+        locationId = serializers.RegexField(r"^(locations/)?\d{1,32}$", required=False)
         # The consent page's `error` (the user declined): reported instead of a code.
         error = serializers.CharField(required=False, max_length=200)
 
@@ -167,6 +169,7 @@ class ConnectView(WorkspaceView):
                 instance=data.get("instance", ""),
                 page_id=data.get("pageId", ""),
                 board_id=data.get("boardId", ""),
+                location_id=data.get("locationId", ""),
             ),
             state=data.get("state", ""),
         )

@@ -16,6 +16,7 @@ from social.networks import (
     devto,
     discord,
     facebook,
+    google_business,
     instagram,
     linkedin,
     linkedin_page,
@@ -46,6 +47,7 @@ NETWORKS: dict[str, Network] = {
         pinterest.NETWORK,
         telegram.NETWORK,
         discord.NETWORK,
+        google_business.NETWORK,
     )
 }
 

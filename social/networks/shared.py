@@ -112,6 +112,18 @@ SHARED: tuple[Rule, ...] = (
         "Discord: the webhook is gone (deleted in Discord) or none was created or kept.",
         text="reconnect the channel",
     ),
+    Rule(
+        OURS,
+        "content_rejected",
+        "Google Business Profile: the post's state is REJECTED (Google's content policies).",
+        text="rejected the post",
+    ),
+    Rule(
+        OURS,
+        "auth_expired",
+        "Google Business Profile: Google gave no refresh token when connecting (connect again).",
+        text="gave no refresh token",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

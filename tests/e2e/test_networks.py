@@ -39,6 +39,7 @@ WALKED = (
     "pinterest",
     "telegram",
     "discord",
+    "google_business",
 )
 TIMEOUT_SECONDS = 1.0  # SOCIAL_HTTP_TIMEOUT_SECONDS of the server under test
 check = Check("networks")

@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 if TYPE_CHECKING:
     from tests.social.discord_standin import DiscordStandIn
+    from tests.social.google_business_standin import GoogleBusinessStandIn
     from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
@@ -1588,6 +1589,7 @@ class Providers:
     pinterest: "PinterestStandIn"
     telegram: "TelegramStandIn"
     discord: "DiscordStandIn"
+    google_business: "GoogleBusinessStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1642,6 +1644,10 @@ class Providers:
             "DISCORD_CLIENT_SECRET": DISCORD_CLIENT[1],
             "DISCORD_AUTH_URL": f"{self.discord.url}/oauth2/authorize",
             "DISCORD_API_URL": f"{self.discord.url}/api",
+            # Its tokens are Google's, from the token endpoint above (YouTube's stand-in).
+            "GOOGLE_BUSINESS_ACCOUNTS_URL": self.google_business.url,
+            "GOOGLE_BUSINESS_INFO_URL": self.google_business.url,
+            "GOOGLE_BUSINESS_API_URL": self.google_business.url,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1658,6 +1664,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     """The six stand-ins, each on a free port, or from `base_port` on, one after another in the
     order of `Providers`' fields (the sandbox's fixed addresses)."""
     from tests.social.discord_standin import DiscordStandIn
+    from tests.social.google_business_standin import GoogleBusinessStandIn
     from tests.social.pinterest_standin import PinterestStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
@@ -1681,12 +1688,15 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "pinterest": PinterestStandIn,
             "telegram": TelegramStandIn,
             "discord": DiscordStandIn,
+            "google_business": GoogleBusinessStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
             offset += offset >= SANDBOX_VIDEO_OFFSET
             started[name] = stack.enter_context(serve(kind(), base_port and base_port + offset))
             started[name].name = name
+        # One Google app: YouTube's stand-in serves Google's OAuth for Business Profile's too.
+        started["youtube"].apis.append(started["google_business"])
         yield Providers(**started)
 
 
@@ -1713,6 +1723,10 @@ def __getattr__(name: str) -> Any:
         from tests.social.discord_standin import DiscordStandIn
 
         return DiscordStandIn
+    if name == "GoogleBusinessStandIn":
+        from tests.social.google_business_standin import GoogleBusinessStandIn
+
+        return GoogleBusinessStandIn
     if name == "TelegramStandIn":
         from tests.social.telegram_standin import TelegramStandIn
 

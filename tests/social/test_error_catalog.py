@@ -17,6 +17,7 @@ from social import outcomes
 from social.providers import (
     bluesky,
     discord,
+    google_business,
     linkedin,
     mastodon,
     meta,
@@ -44,6 +45,7 @@ CLASSIFIERS: dict[str, Any] = {
     "pinterest": pinterest.classify,
     "telegram": telegram.classify,
     "discord": discord.classify,
+    "google_business": google_business.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -54,6 +56,8 @@ STANDINS = {
     "ThreadsStandIn": ["threads"],
     "XStandIn": ["x"],
     "YouTubeStandIn": ["youtube"],
+    "GoogleOAuthStandIn": ["youtube", "google_business"],  # Google's OAuth, the app's two
+    "GoogleBusinessStandIn": ["google_business"],
     "TikTokStandIn": ["tiktok"],
     "PinterestStandIn": ["pinterest"],
     "TelegramStandIn": ["telegram"],
@@ -77,6 +81,10 @@ def error_of(provider: str, response: Any) -> outbound.OutboundError:
 def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
     error = {"code": status, "message": "m", "errors": [{"domain": domain, "reason": reason}]}
     return answer(status, {"error": error})
+
+
+def gbp(status: int, name: str, message: str = "m") -> Any:
+    return answer(status, {"error": {"code": status, "message": message, "status": name}})
 
 
 def tiktok_error(status: int, code: str) -> Any:
@@ -323,6 +331,22 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("discord", answer(502, None), "platform_outage"),
     ("discord", answer(400, {"error": "invalid_grant"}), "auth_expired"),
     ("discord", answer(401, {"error": "invalid_client"}), "internal"),
+    # Google Business Profile: Google's {error: {code, message, status, details}}.
+    ("google_business", gbp(401, "UNAUTHENTICATED"), "auth_expired"),
+    ("google_business", gbp(403, "PERMISSION_DENIED"), "permission_missing"),
+    ("google_business", gbp(404, "NOT_FOUND"), "permission_missing"),
+    ("google_business", gbp(400, "INVALID_ARGUMENT", "Invalid media: the photo could not be "
+                            "fetched."), "media_invalid"),
+    ("google_business", gbp(400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
+     "content_rejected"),
+    ("google_business", answer(429, {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                                               "message": "Quota exceeded"}},
+                               {"Retry-After": "30"}), "rate_limited"),
+    ("google_business", gbp(500, "INTERNAL"), "platform_outage"),
+    ("google_business", gbp(503, "UNAVAILABLE"), "platform_outage"),
+    ("google_business", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
+     "auth_expired"),
+    ("google_business", answer(401, {"error": "invalid_client"}), "internal"),
 ]  # fmt: skip
 
 
@@ -360,6 +384,8 @@ STANDIN_SOURCES = (
     "tests/social/threads_standin.py",
     "tests/social/x_standin.py",
     "tests/social/youtube_standin.py",
+    "tests/social/google_oauth_standin.py",
+    "tests/social/google_business_standin.py",
     "tests/social/tiktok_standin.py",
     "tests/social/pinterest_standin.py",
     "tests/social/telegram_standin.py",
@@ -375,6 +401,8 @@ PROBLEMS: dict[str, Any] = {
     "_tiktok_error": lambda args: (int(args[0]), {"data": {}, "error": {
         "code": args[1], "message": args[2], "log_id": "x"}}),
     "_pin_error": lambda args: (int(args[0]), {"code": args[1], "message": args[2]}),
+    "_gbp_error": lambda args: (int(args[0]), {"error": {"code": args[0], "message": args[1],
+                                                         "status": "INVALID_ARGUMENT"}}),
     "_invalid": lambda args: (400, {"message": "Invalid Form Body", "code": 50035}),  # Discord
     "bot_api_error": lambda args: (int(args[0]), {"ok": False, "error_code": args[0],
                                                   "description": args[1],

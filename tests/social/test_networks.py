@@ -54,6 +54,7 @@ STANDINS = {
     "pinterest": "PinterestStandIn",  # tests/social/pinterest_standin.py
     "telegram": "TelegramStandIn",
     "discord": "DiscordStandIn",
+    "google_business": "GoogleBusinessStandIn",  # its tokens from Google's OAuth (YouTube's)
 }
 
 

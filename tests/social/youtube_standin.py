@@ -1,27 +1,26 @@
-"""YouTube's API as a stand-in (networks/youtube.md): Google's consent page (granular: the user
-may untick a scope), the token endpoint (codes, refresh tokens, `invalid_grant`), revocation,
-the channel, resumable uploads (the init's session URI, chunks of 256 KiB multiples answered
-308 with the `Range` kept, the status query `bytes */N`, sessions that can be gone), the video's
-processing (`video_polls` looks, then processed or failed with `video_fail`), the channel's
-uploads playlist and the statistics, with Google's error bodies and the project's upload quota.
+"""YouTube's API as a stand-in (networks/youtube.md): Google's consent page, token endpoint and
+revocation (google_oauth_standin: for every Google API's stand-in), the channel, resumable
+uploads (the init's session URI, chunks of 256 KiB multiples answered 308 with the `Range`
+kept, the status query `bytes */N`, sessions that can be gone), the video's processing
+(`video_polls` looks, then processed or failed with `video_fail`), the channel's uploads
+playlist and the statistics, with Google's error bodies and the project's upload quota.
 `StandIn` gives it `fail`, `expired` (the tokens and the refresh token refused), `scripted`,
 `acted` and `video_polls` / `video_fail`."""
 
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
-from tests.social.standins import Answer, Call, StandIn, _bearer, stamp
+from tests.social.google_oauth_standin import GOOGLE_CLIENT, OAUTH_ROUTES, GoogleOAuthStandIn
+from tests.social.standins import Answer, Call, _bearer, stamp
 
-GOOGLE_CLIENT = ("yt-client-id.apps.googleusercontent.com", "yt-client-secret")
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
 READ_SCOPE = "https://www.googleapis.com/auth/youtube.readonly"
 CHANNEL = {"id": "UCada0000000000000000001", "title": "Ada Designs", "customUrl": "@adadesigns"}
 UPLOADS = "UU" + CHANNEL["id"][2:]
-REFRESH_TOKEN = "yt-refresh-token"
 QUANTUM = 256 * 1024  # chunks are multiples of this, the last excepted
 PRIVACY = {"public", "unlisted", "private"}
+__all__ = ["CHANNEL", "GOOGLE_CLIENT", "READ_SCOPE", "UPLOAD_SCOPE", "YouTubeStandIn"]
 
 
 def _google_error(status: int, reason: str, message: str, domain: str = "youtube.video") -> Answer:
@@ -34,19 +33,16 @@ def _google_error(status: int, reason: str, message: str, domain: str = "youtube
 
 
 @dataclass
-class YouTubeStandIn(StandIn):
-    codes: dict[str, str] = field(default_factory=dict)  # code -> redirect URI
-    tokens: set[str] = field(default_factory=set)
-    granted: set[str] = field(default_factory=lambda: {UPLOAD_SCOPE, READ_SCOPE})
+class YouTubeStandIn(GoogleOAuthStandIn):
     has_channel: bool = True
     sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
     sessions_gone: bool = False  # every session answers 404 (expired after a week)
     daily_uploads: int = 100  # the project's uploads a day
     locked_private: bool = False  # an unaudited project: every upload is private
+    SCOPES = (UPLOAD_SCOPE, READ_SCOPE)
+    REFRESH_TOKEN = "yt-refresh-token"
     routes = (
-        ("GET", r"/o/oauth2/v2/auth", "authorize"),
-        ("POST", r"/token", "token"),
-        ("POST", r"/revoke", "revoke"),
+        *OAUTH_ROUTES,  # Google's OAuth, for every Google API's stand-in (google_oauth_standin)
         ("GET", r"/youtube/v3/channels", "channels"),
         ("POST", r"/upload/youtube/v3/videos", "init"),
         ("PUT", r"/upload/youtube/v3/videos", "upload"),
@@ -71,49 +67,6 @@ class YouTubeStandIn(StandIn):
                                    "location": "Authorization"}],
                                    "status": "UNAUTHENTICATED"}}, {}  # fmt: skip
         return None
-
-    # --- Google OAuth -----------------------------------------------------------------------
-
-    def authorize(self, call: Call) -> Answer:
-        asked = set(call.q("scope").split())
-        if call.q("client_id") != GOOGLE_CLIENT[0] or call.q("response_type") != "code":
-            return 400, {"error": "invalid_request", "error_description": "bad client"}, {}
-        if UPLOAD_SCOPE not in asked or call.q("access_type") != "offline":
-            return 400, {"error": "invalid_scope", "error_description": "bad scope"}, {}
-        code = f"4/yt-code-{self.next_id()}"
-        self.codes[code] = call.q("redirect_uri")
-        with self.lock:
-            self.codes[code + "#scope"] = " ".join(sorted(asked & self.granted))
-        query = urlencode({"code": code, "state": call.q("state"), "scope": call.q("scope")})
-        return 302, b"", {"Location": f"{call.q('redirect_uri')}?{query}"}
-
-    def _access(self, scope: str) -> dict[str, Any]:
-        token = f"ya29.yt-access-{self.next_id()}"
-        self.tokens.add(token)
-        return {"access_token": token, "expires_in": 3599, "scope": scope,
-                "token_type": "Bearer"}  # fmt: skip
-
-    def token(self, call: Call) -> Answer:
-        form = call.body
-        if (form.get("client_id"), form.get("client_secret")) != GOOGLE_CLIENT:
-            return 401, {"error": "invalid_client", "error_description": "Unauthorized"}, {}
-        grant = form.get("grant_type")
-        if grant == "refresh_token":
-            if self.expired or form.get("refresh_token") != REFRESH_TOKEN:
-                said = "Token has been expired or revoked."
-                return 400, {"error": "invalid_grant", "error_description": said}, {}
-            return 200, self._access(f"{UPLOAD_SCOPE} {READ_SCOPE}"), {}
-        code = form.get("code", "")
-        if grant != "authorization_code" or self.codes.pop(code, None) != form.get("redirect_uri"):
-            return 400, {"error": "invalid_grant", "error_description": "Bad Request"}, {}
-        scope = self.codes.pop(code + "#scope", "")
-        return 200, {**self._access(scope), "refresh_token": REFRESH_TOKEN}, {}
-
-    def revoke(self, call: Call) -> Answer:
-        if call.body.get("token") not in (REFRESH_TOKEN, *self.tokens):
-            return 400, {"error": "invalid_token", "error_description": "Bad Request"}, {}
-        self.tokens.clear()
-        return 200, {}, {}
 
     # --- The channel --------------------------------------------------------------------------
 
