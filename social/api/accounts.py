@@ -119,6 +119,7 @@ class ConnectView(WorkspaceView):
         instance = serializers.URLField(required=False, max_length=255)
         pageId = serializers.CharField(required=False, max_length=64)
         boardId = serializers.RegexField(r"^\d{1,32}$", required=False)  # Pinterest's board
+        channelId = serializers.RegexField(r"^[A-Z0-9]{1,32}$", required=False)  # Slack's
         # The consent page's `error` (the user declined): reported instead of a code.
         error = serializers.CharField(required=False, max_length=200)
 
@@ -167,6 +168,7 @@ class ConnectView(WorkspaceView):
                 instance=data.get("instance", ""),
                 page_id=data.get("pageId", ""),
                 board_id=data.get("boardId", ""),
+                channel_id=data.get("channelId", ""),
             ),
             state=data.get("state", ""),
         )
