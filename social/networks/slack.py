@@ -53,7 +53,7 @@ ERRORS: tuple[Rule, ...] = (
         for code in ("internal_error", "fatal_error", "service_unavailable", "request_timeout")
     ),
     *(
-        _code(code, "content_rejected", f"{code}: the consent's code was refused (connecting).")
+        _code(code, "auth_expired", f"{code}: the consent's code was refused (connect again).")
         for code in ("invalid_code", "code_already_used", "bad_redirect_uri")
     ),
     *(

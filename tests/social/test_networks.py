@@ -54,6 +54,7 @@ STANDINS = {
     "pinterest": "PinterestStandIn",  # tests/social/pinterest_standin.py
     "telegram": "TelegramStandIn",
     "discord": "DiscordStandIn",
+    "slack": "SlackStandIn",
 }
 
 
@@ -219,6 +220,7 @@ def test_platforms_serve_each_networks_capabilities(ada_client):
         "threads",
         "x",
         "telegram",
+        "slack",
     ]
 
 
