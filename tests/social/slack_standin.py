@@ -61,7 +61,7 @@ class SlackStandIn(StandIn):
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # file id -> the upload
     share_delay: int = 0  # channel reads before a file share's message shows
     shares_hidden: dict[str, int] = field(default_factory=dict)  # ts -> reads left hidden
-    page_size: int = 2  # conversations.list's page (to walk its cursors)
+    page_size: int = 1  # conversations.list answers fewer than asked (its cursors walked)
     _ts: Any = field(default_factory=lambda: itertools.count(1))
     routes = (
         ("GET", r"/oauth/v2/authorize", "authorize"),
