@@ -107,7 +107,8 @@ def test_the_consent_installs_the_bot_in_the_general_channel_and_its_token_stays
     assert len(slack.received("GET", "/api/conversations.list")) == 2  # its cursor followed
     (token,) = slack.tokens
     stored = SocialAccount.objects.get(pk=account["id"])
-    assert token in str(stored.access_token) and BOT_ID in str(stored.access_token)
+    assert token in str(stored.access_token)
+    assert BOT_ID in str(stored.access_token)
     assert str(stored.refresh_token) == ""  # a bot token without rotation does not expire
     with caplog.at_level(logging.INFO):
         logging.getLogger("social.test").info("sent with Bearer %s, then %s", token, token)
@@ -123,8 +124,8 @@ def test_the_consent_installs_the_bot_in_the_general_channel_and_its_token_stays
     platforms = {p["provider"]: p for p in ada_client.get("/api/social/platforms").json()["data"]}
     assert platforms["slack"]["limits"]["maxCharacters"] == 40000
     can = platforms["slack"]["capabilities"]
-    assert (can["maxImages"], can["altText"], can["video"], can["threads"],
-            can["firstComment"], can["documents"]) == (10, True, True, True, True, False)  # fmt: skip
+    said = [can[name] for name in ("maxImages", "altText", "video", "threads", "firstComment")]
+    assert (said, can["documents"]) == ([10, True, True, True, True], False)
     assert [o["name"] for o in can["options"]] == ["unfurlLinks", "unfurlMedia"]
 
 
@@ -236,8 +237,9 @@ def test_a_thread_and_a_first_comment_reply_to_the_first_part(
 def test_options_are_sent_and_refusals_name_their_field_before_sending(
     ada_client, account, slack, providers
 ):
+    quiet = {"unfurlLinks": False, "unfurlMedia": False}
     published(ada_client, account, content="See https://ada.example",
-              variants={"slack": {"options": {"unfurlLinks": False, "unfurlMedia": False}}})  # fmt: skip
+              variants={"slack": {"options": quiet}})  # fmt: skip
     assert (slack.posts[0]["unfurl_links"], slack.posts[0]["unfurl_media"]) == (False, False)
     assert "content" in str(publish(ada_client, account, content="&" * 8001).json()["error"])
     for options, name in (
@@ -336,7 +338,8 @@ def test_a_share_not_listed_in_time_is_found_by_its_file_ids_and_never_sent_twic
     due_again(record_id)
     second = run(client).json()["data"]["results"][0]
     assert (second["status"], second["success"]) == ("Published", True)
-    assert len(slack.posts) == 1 and len(slack.uploads) == 1
+    assert len(slack.posts) == 1
+    assert len(slack.uploads) == 1
 
 
 def test_a_rate_limit_and_an_outage_are_retried(client, ada_client, accounts, slack):
