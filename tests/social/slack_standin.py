@@ -361,7 +361,7 @@ class SlackStandIn(StandIn):
             message["thread_ts"] = thread
         self._stored(message)
         with self.lock:
-            self.shares_hidden[message["ts"]] = self.share_delay
+            self.shares_hidden[str(message["ts"])] = self.share_delay
         return (
             200,
             {"ok": True, "files": [{"id": f["id"], "title": f["title"]} for f in shared]},

@@ -8,7 +8,7 @@ sent twice, a rate limit and an outage retried, a revoked token, a rotating toke
 archived channel reported before a post is due, metrics and disconnecting."""
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -301,7 +301,7 @@ def test_a_lost_answer_is_found_by_its_key_in_the_channels_history(
     (read,) = slack.received("GET", "/api/conversations.history")
     record = ScheduledRecord.objects.get(pk=record_id)
     window = record.history[0]["began"]
-    assert float(read.q("oldest")) < timezone.datetime.fromisoformat(window).timestamp() - 59
+    assert float(read.q("oldest")) < datetime.fromisoformat(window).timestamp() - 59
     assert (read.q("inclusive"), read.q("include_all_metadata")) == ("true", "true")
     assert record.history[-1]["found"] is True
 
@@ -309,7 +309,11 @@ def test_a_lost_answer_is_found_by_its_key_in_the_channels_history(
 def test_a_lost_answer_of_a_threads_part_is_found_among_the_replies(
     client, ada_client, accounts, slack
 ):
-    lost = (500, {"ok": False, "error": "fatal_error"}, {})
+    lost: tuple[int, dict[str, Any], dict[str, str]] = (
+        500,
+        {"ok": False, "error": "fatal_error"},
+        {},
+    )
     slack.acted.append((*POST, lost, "Part two"))
     (record_id,) = schedule(ada_client, accounts, "slack", content="Part one",
                             thread=[{"content": "Part two"}])  # fmt: skip
@@ -350,6 +354,7 @@ def test_a_rate_limit_and_an_outage_are_retried(client, ada_client, accounts, sl
     assert (first["status"], first["error"]["code"]) == ("Scheduled", "retry_scheduled")
     record = ScheduledRecord.objects.get(pk=record_id)
     assert record.outcome_unknown is False
+    assert record.next_attempt_at is not None
     assert record.next_attempt_at >= timezone.now() + timedelta(seconds=60)
     assert record.history[-1]["category"] == "rate_limited"
     slack.scripted.append((*POST, (200, {"ok": False, "error": "service_unavailable"}, {})))

@@ -253,7 +253,8 @@ class SlackConnection(Composer):
         channel_id = str(channel["id"])
         if not channel.get("is_member"):
             self.call("POST", "conversations.join", credentials, json_body={"channel": channel_id})
-        team = token.get("team") if isinstance(token.get("team"), dict) else {}
+        found = token.get("team")
+        team: dict[str, Any] = found if isinstance(found, dict) else {}
         bot = Bot(
             token=str(token["access_token"]),
             team=str(me.get("team_id") or team.get("id") or ""),
