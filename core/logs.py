@@ -52,6 +52,10 @@ SECRETS = (
     # A Telegram bot token (the bot's id, a colon, its secret), as the Bot API's URL paths
     # carry it (`/bot<token>/sendMessage`): the id kept, the secret not.
     (re.compile(r"(?<![\d:])(\d{5,20}):[A-Za-z0-9_-]{30,}"), r"\1:[redacted]"),
+    # Slack's tokens (bot `xoxb-`, rotating `xoxe.xoxb-`, refresh `xoxe-`), wherever one would
+    # appear, and an upload address's path (`/upload/v1/...`: the upload's own credential).
+    (re.compile(r"\bxox[a-z](?:\.xox[a-z])?-[\w-]+"), "xox-[redacted]"),
+    (re.compile(r"(/upload/v1/)[\w.~%-]+"), r"\1[redacted]"),
 )
 
 

@@ -96,6 +96,11 @@ class TelegramBotNotAdmin(ApplicationError):
     message = "The bot may not post in this chat: make it an administrator allowed to post."
 
 
+class SlackChannelNotFound(ApplicationError):
+    code = "slack_channel_not_found"
+    message = "The channel named is not one of this Slack workspace's public channels."
+
+
 # A connection the provider accepted but that cannot be made (ConnectionRefused's `code`):
 # the error it is answered with.
 CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
@@ -109,6 +114,7 @@ CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
     "scope_missing": ScopeMissing,
     "telegram_chat_not_found": TelegramChatNotFound,
     "telegram_bot_not_admin": TelegramBotNotAdmin,
+    "slack_channel_not_found": SlackChannelNotFound,
 }
 
 

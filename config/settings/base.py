@@ -616,6 +616,12 @@ DISCORD_CLIENT_ID = env.str("DISCORD_CLIENT_ID", default="")
 DISCORD_CLIENT_SECRET = env.str("DISCORD_CLIENT_SECRET", default="")
 DISCORD_AUTH_URL = env.str("DISCORD_AUTH_URL", default="https://discord.com/oauth2/authorize")
 DISCORD_API_URL = env.str("DISCORD_API_URL", default="https://discord.com/api").rstrip("/")
+# Slack (networks/slack.md): the Slack app whose OAuth v2 consent installs its bot in the user's
+# workspace, the consent page, and the Web API (`{}/{method}`, oauth.v2.access included).
+SLACK_CLIENT_ID = env.str("SLACK_CLIENT_ID", default="")
+SLACK_CLIENT_SECRET = env.str("SLACK_CLIENT_SECRET", default="")
+SLACK_AUTH_URL = env.str("SLACK_AUTH_URL", default="https://slack.com/oauth/v2/authorize")
+SLACK_API_URL = env.str("SLACK_API_URL", default="https://slack.com/api").rstrip("/")
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
 # The code reads these nine, and the scheduler's tuning without a variable, as one object:

@@ -121,6 +121,7 @@ class ConnectView(WorkspaceView):
         boardId = serializers.RegexField(r"^\d{1,32}$", required=False)  # Pinterest's board
         # Google Business Profile's location: `locations/{id}` or the bare id.
         locationId = serializers.RegexField(r"^(locations/)?\d{1,32}$", required=False)
+        channelId = serializers.RegexField(r"^[A-Z0-9]{1,32}$", required=False)  # Slack's
         # The consent page's `error` (the user declined): reported instead of a code.
         error = serializers.CharField(required=False, max_length=200)
 
@@ -170,6 +171,7 @@ class ConnectView(WorkspaceView):
                 page_id=data.get("pageId", ""),
                 board_id=data.get("boardId", ""),
                 location_id=data.get("locationId", ""),
+                channel_id=data.get("channelId", ""),
             ),
             state=data.get("state", ""),
         )

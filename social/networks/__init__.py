@@ -22,6 +22,7 @@ from social.networks import (
     linkedin_page,
     mastodon,
     pinterest,
+    slack,
     telegram,
     threads,
     tiktok,
@@ -48,6 +49,7 @@ NETWORKS: dict[str, Network] = {
         telegram.NETWORK,
         discord.NETWORK,
         google_business.NETWORK,
+        slack.NETWORK,
     )
 }
 

@@ -124,6 +124,20 @@ SHARED: tuple[Rule, ...] = (
         "Google Business Profile: Google gave no refresh token when connecting (connect again).",
         text="gave no refresh token",
     ),
+    Rule(
+        OURS,
+        "permission_missing",
+        "Slack: the channel was archived (health, the pre-flight check).",
+        text="slack channel is archived",
+        problem="slack_channel_archived",
+        remedy="Unarchive the channel in Slack, or reconnect Slack and pick another channel.",
+    ),
+    Rule(
+        OURS,
+        "content_rejected",
+        "Slack: the message is no longer in the channel (deleted: its counters stop).",
+        text="no longer in the slack channel",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

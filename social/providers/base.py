@@ -68,6 +68,7 @@ class ConnectRequest:
     page_id: str = ""  # Facebook / Instagram: which page
     board_id: str = ""  # Pinterest: the account's default board
     location_id: str = ""  # Google Business Profile: which location (`locations/{id}` or the id)
+    channel_id: str = ""  # Slack: the public channel to post to (else the general one)
     app: OAuthApp | None = None  # Mastodon: the app registered on the instance
     state: str = ""  # the consent's state, used up: what a PKCE verifier is derived from (X)
 

@@ -40,6 +40,7 @@ WALKED = (
     "telegram",
     "discord",
     "google_business",
+    "slack",
 )
 TIMEOUT_SECONDS = 1.0  # SOCIAL_HTTP_TIMEOUT_SECONDS of the server under test
 check = Check("networks")
@@ -209,7 +210,8 @@ def walk_one(
     standin.fail = ""
     standin.wait_idle()
     done = record_of(base, token, lost, {"Published", "Failed", "Unconfirmed"}, 60)
-    # Where nothing can be asked (`none`: Discord), Unconfirmed at once, never sent again.
+    # Where nothing can be asked (`none`: Discord), Unconfirmed at once, never sent again;
+    # Slack's is found in the channel's history by its metadata key.
     outcome = "Unconfirmed" if NETWORKS[network].exactly_once == "none" else "Published"
     check(
         done.get("status") == outcome and len(standin.posts) == before + 1,

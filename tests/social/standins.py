@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.google_business_standin import GoogleBusinessStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.slack_standin import SlackStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.tiktok_standin import TikTokStandIn
@@ -1590,6 +1591,7 @@ class Providers:
     telegram: "TelegramStandIn"
     discord: "DiscordStandIn"
     google_business: "GoogleBusinessStandIn"
+    slack: "SlackStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1598,6 +1600,7 @@ class Providers:
         """The settings that point the adapters at these stand-ins."""
         from tests.social.discord_standin import DISCORD_CLIENT
         from tests.social.pinterest_standin import PINTEREST_APP
+        from tests.social.slack_standin import SLACK_CLIENT
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
         from tests.social.tiktok_standin import TIKTOK_CLIENT
         from tests.social.x_standin import X_CLIENT
@@ -1648,6 +1651,10 @@ class Providers:
             "GOOGLE_BUSINESS_ACCOUNTS_URL": self.google_business.url,
             "GOOGLE_BUSINESS_INFO_URL": self.google_business.url,
             "GOOGLE_BUSINESS_API_URL": self.google_business.url,
+            "SLACK_CLIENT_ID": SLACK_CLIENT[0],
+            "SLACK_CLIENT_SECRET": SLACK_CLIENT[1],
+            "SLACK_AUTH_URL": f"{self.slack.url}/oauth/v2/authorize",
+            "SLACK_API_URL": f"{self.slack.url}/api",
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1666,6 +1673,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.google_business_standin import GoogleBusinessStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.slack_standin import SlackStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.tiktok_standin import TikTokStandIn
@@ -1689,6 +1697,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "telegram": TelegramStandIn,
             "discord": DiscordStandIn,
             "google_business": GoogleBusinessStandIn,
+            "slack": SlackStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1731,4 +1740,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.telegram_standin import TelegramStandIn
 
         return TelegramStandIn
+    if name == "SlackStandIn":
+        from tests.social.slack_standin import SlackStandIn
+
+        return SlackStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

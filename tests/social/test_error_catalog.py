@@ -22,6 +22,7 @@ from social.providers import (
     mastodon,
     meta,
     pinterest,
+    slack,
     telegram,
     threads,
     tiktok,
@@ -46,6 +47,7 @@ CLASSIFIERS: dict[str, Any] = {
     "telegram": telegram.classify,
     "discord": discord.classify,
     "google_business": google_business.classify,
+    "slack": slack.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -62,6 +64,7 @@ STANDINS = {
     "PinterestStandIn": ["pinterest"],
     "TelegramStandIn": ["telegram"],
     "DiscordStandIn": ["discord"],
+    "SlackStandIn": ["slack"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -94,6 +97,10 @@ def tiktok_error(status: int, code: str) -> Any:
 def bot_api(status: int, description: str, parameters: dict[str, Any] | None = None) -> Any:
     body = {"ok": False, "error_code": status, "description": description}
     return answer(status, {**body, "parameters": parameters} if parameters else body)
+
+
+def slack_error(code: str) -> Any:
+    return answer(200, {"ok": False, "error": code})
 
 
 def graph(code: int, status: int = 400, subcode: int | None = None) -> Any:
@@ -347,6 +354,28 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     ("google_business", answer(400, {"error": "invalid_grant", "error_description": "revoked"}),
      "auth_expired"),
     ("google_business", answer(401, {"error": "invalid_client"}), "internal"),
+    # Slack: HTTP 200 {ok: false, error}, by its code; 429 ratelimited with Retry-After; 5xx.
+    *[("slack", slack_error(code), "auth_expired")
+      for code in ("invalid_auth", "not_authed", "account_inactive", "token_revoked",
+                   "token_expired", "invalid_refresh_token", "invalid_code",
+                   "code_already_used", "bad_redirect_uri")],
+    *[("slack", slack_error(code), "permission_missing")
+      for code in ("channel_not_found", "not_in_channel", "is_archived", "missing_scope",
+                   "restricted_action", "ekm_access_denied")],
+    *[("slack", slack_error(code), "content_rejected")
+      for code in ("msg_too_long", "no_text", "invalid_metadata_format", "metadata_too_large",
+                   "thread_not_found", "invalid_arguments", "message_not_found")],
+    *[("slack", slack_error(code), "media_invalid")
+      for code in ("file_upload_size_restricted", "file_type_not_allowed",
+                   "file_uploads_disabled", "alt_txt_too_large")],
+    *[("slack", slack_error(code), "platform_outage")
+      for code in ("internal_error", "fatal_error", "service_unavailable", "request_timeout")],
+    ("slack", slack_error("invalid_client_id"), "internal"),
+    ("slack", slack_error("bad_client_secret"), "internal"),
+    ("slack", answer(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "30"}),
+     "rate_limited"),
+    ("slack", answer(503, {"ok": False, "error": "service_unavailable"}), "platform_outage"),
+    ("slack", answer(500, None), "platform_outage"),
 ]  # fmt: skip
 
 
@@ -390,6 +419,7 @@ STANDIN_SOURCES = (
     "tests/social/pinterest_standin.py",
     "tests/social/telegram_standin.py",
     "tests/social/discord_standin.py",
+    "tests/social/slack_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],
@@ -404,6 +434,7 @@ PROBLEMS: dict[str, Any] = {
     "_gbp_error": lambda args: (int(args[0]), {"error": {"code": args[0], "message": args[1],
                                                          "status": "INVALID_ARGUMENT"}}),
     "_invalid": lambda args: (400, {"message": "Invalid Form Body", "code": 50035}),  # Discord
+    "_slack_error": lambda args: (200, {"ok": False, "error": args[0]}),  # Slack: HTTP 200
     "bot_api_error": lambda args: (int(args[0]), {"ok": False, "error_code": args[0],
                                                   "description": args[1],
                                                   "parameters": args[2] if len(args) > 2 else {}}),

@@ -55,6 +55,7 @@ STANDINS = {
     "telegram": "TelegramStandIn",
     "discord": "DiscordStandIn",
     "google_business": "GoogleBusinessStandIn",  # its tokens from Google's OAuth (YouTube's)
+    "slack": "SlackStandIn",
 }
 
 
@@ -220,6 +221,7 @@ def test_platforms_serve_each_networks_capabilities(ada_client):
         "threads",
         "x",
         "telegram",
+        "slack",
     ]
 
 

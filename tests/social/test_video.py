@@ -219,7 +219,17 @@ def test_each_networks_video_limits_name_their_source():
     rules = {name: p.capabilities.video for name, p in NETWORKS.items() if p.capabilities.video}
     assert set(rules) == {
         *FIVE,
-        *("threads", "x", "linkedin_page", "youtube", "tiktok", "pinterest", "telegram", "discord"),
+        *(
+            "threads",
+            "x",
+            "linkedin_page",
+            "youtube",
+            "tiktok",
+            "pinterest",
+            "telegram",
+            "discord",
+            "slack",
+        ),
     }
     assert all(rule.source.startswith("https://") for rule in rules.values())
 

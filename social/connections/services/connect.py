@@ -292,6 +292,7 @@ def account_connect(
             page_id=request.page_id,
             board_id=request.board_id,
             location_id=request.location_id,
+            channel_id=request.channel_id,
             state=state,
         )
     app: MastodonApp | None = None
