@@ -91,6 +91,11 @@ class TelegramBotNotAdmin(ApplicationError):
     message = "The bot may not post in this chat: make it an administrator allowed to post."
 
 
+class RedditSubredditNotFound(ApplicationError):
+    code = "reddit_subreddit_not_found"
+    message = "Reddit has no subreddit by this name that this account can see."
+
+
 # A connection the provider accepted but that cannot be made (ConnectionRefused's `code`):
 # the error it is answered with.
 CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
@@ -103,6 +108,7 @@ CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
     "scope_missing": ScopeMissing,
     "telegram_chat_not_found": TelegramChatNotFound,
     "telegram_bot_not_admin": TelegramBotNotAdmin,
+    "reddit_subreddit_not_found": RedditSubredditNotFound,
 }
 
 

@@ -119,6 +119,10 @@ class ConnectView(WorkspaceView):
         instance = serializers.URLField(required=False, max_length=255)
         pageId = serializers.CharField(required=False, max_length=64)
         boardId = serializers.RegexField(r"^\d{1,32}$", required=False)  # Pinterest's board
+        # Reddit's default subreddit (without `r/`), or a profile's `u_{name}`.
+        subreddit = serializers.RegexField(
+            r"^(?:r/)?(?:[A-Za-z0-9_]{3,21}|u_[A-Za-z0-9_-]{3,20})$", required=False
+        )
         # The consent page's `error` (the user declined): reported instead of a code.
         error = serializers.CharField(required=False, max_length=200)
 
@@ -167,6 +171,7 @@ class ConnectView(WorkspaceView):
                 instance=data.get("instance", ""),
                 page_id=data.get("pageId", ""),
                 board_id=data.get("boardId", ""),
+                subreddit=data.get("subreddit", ""),
             ),
             state=data.get("state", ""),
         )

@@ -21,6 +21,7 @@ from social.networks import (
     linkedin_page,
     mastodon,
     pinterest,
+    reddit,
     telegram,
     threads,
     tiktok,
@@ -46,6 +47,7 @@ NETWORKS: dict[str, Network] = {
         pinterest.NETWORK,
         telegram.NETWORK,
         discord.NETWORK,
+        reddit.NETWORK,
     )
 }
 

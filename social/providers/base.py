@@ -67,6 +67,7 @@ class ConnectRequest:
     instance: str = ""  # Mastodon: the normalized server URL
     page_id: str = ""  # Facebook / Instagram: which page
     board_id: str = ""  # Pinterest: the account's default board
+    subreddit: str = ""  # Reddit: the account's default subreddit (else the user's profile)
     app: OAuthApp | None = None  # Mastodon: the app registered on the instance
     state: str = ""  # the consent's state, used up: what a PKCE verifier is derived from (X)
 

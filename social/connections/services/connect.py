@@ -291,6 +291,7 @@ def account_connect(
             instance=request.instance or consent.instance,
             page_id=request.page_id,
             board_id=request.board_id,
+            subreddit=request.subreddit,
             state=state,
         )
     app: MastodonApp | None = None
