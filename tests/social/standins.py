@@ -33,6 +33,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 if TYPE_CHECKING:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.reddit_standin import RedditStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.tiktok_standin import TikTokStandIn
@@ -1588,6 +1589,7 @@ class Providers:
     pinterest: "PinterestStandIn"
     telegram: "TelegramStandIn"
     discord: "DiscordStandIn"
+    reddit: "RedditStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1596,6 +1598,7 @@ class Providers:
         """The settings that point the adapters at these stand-ins."""
         from tests.social.discord_standin import DISCORD_CLIENT
         from tests.social.pinterest_standin import PINTEREST_APP
+        from tests.social.reddit_standin import REDDIT_AGENT, REDDIT_CLIENT
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
         from tests.social.tiktok_standin import TIKTOK_CLIENT
         from tests.social.x_standin import X_CLIENT
@@ -1642,6 +1645,11 @@ class Providers:
             "DISCORD_CLIENT_SECRET": DISCORD_CLIENT[1],
             "DISCORD_AUTH_URL": f"{self.discord.url}/oauth2/authorize",
             "DISCORD_API_URL": f"{self.discord.url}/api",
+            "REDDIT_CLIENT_ID": REDDIT_CLIENT[0],
+            "REDDIT_CLIENT_SECRET": REDDIT_CLIENT[1],
+            "REDDIT_AUTH_URL": f"{self.reddit.url}/api/v1",
+            "REDDIT_API_URL": self.reddit.url,
+            "REDDIT_USER_AGENT": REDDIT_AGENT,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1659,6 +1667,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     order of `Providers`' fields (the sandbox's fixed addresses)."""
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.reddit_standin import RedditStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
     from tests.social.tiktok_standin import TikTokStandIn
@@ -1681,6 +1690,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "pinterest": PinterestStandIn,
             "telegram": TelegramStandIn,
             "discord": DiscordStandIn,
+            "reddit": RedditStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1717,4 +1727,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.telegram_standin import TelegramStandIn
 
         return TelegramStandIn
+    if name == "RedditStandIn":
+        from tests.social.reddit_standin import RedditStandIn
+
+        return RedditStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
