@@ -7,8 +7,8 @@ Usage (after `manage.py migrate`; `make sandbox` does both):
 The stand-ins (tests/social/standins.py: the request shapes the real APIs take, their consent
 pages approving at once) listen on 127.0.0.1 from SANDBOX_PORT (8900) on: LinkedIn, Meta
 (Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Bluesky's video service,
-then Threads, X, YouTube, TikTok, Pinterest, Telegram and Discord (the order of `Providers`'
-fields); LinkedIn Pages share LinkedIn's.
+then Threads, X, YouTube, TikTok, Pinterest, Telegram, Discord and Reddit (the order of
+`Providers`' fields); LinkedIn Pages share LinkedIn's.
 The API listens on HOST:PORT as with `make run`. Once the API answers, a table names each
 network, its stand-in and the credentials it accepts; every call a stand-in answers is logged as
 `[name] METHOD path -> status`. Ctrl-C (or SIGTERM) stops everything and exits 0.
@@ -74,6 +74,8 @@ def accepted(provider: str, providers: Providers) -> str:
         "pinterest": "OAuth; boards Launches (boardId 549755885100, the default), Studio, Drafts",
         "telegram": f'code (bot token) "{TELEGRAM_TOKEN}", identifier "{TELEGRAM_CHANNEL}"',
         "discord": "OAuth: code and state from the redirect (the channel's webhook is the account)",
+        "reddit": "OAuth (a permanent grant): code and state; subreddits Freelance, DesignJobs "
+        "(flair required)",
     }[provider]
 
 

@@ -74,7 +74,7 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
                           "tiktok": False,
                           "pinterest": False,
                           "telegram": True,
-                          "discord": False}  # fmt: skip
+                          "discord": False, "reddit": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):

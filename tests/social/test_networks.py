@@ -54,6 +54,7 @@ STANDINS = {
     "pinterest": "PinterestStandIn",  # tests/social/pinterest_standin.py
     "telegram": "TelegramStandIn",
     "discord": "DiscordStandIn",
+    "reddit": "RedditStandIn",
 }
 
 
