@@ -28,7 +28,7 @@ ERRORS: tuple[Rule, ...] = (
     _code(
         "RATELIMIT",
         "rate_limited",
-        "The subreddit's own throttle of new posts (\"take a break for N minutes\"): retried "
+        'The subreddit\'s own throttle of new posts ("take a break for N minutes"): retried '
         "after the time it names.",
     ),
     *(
@@ -130,7 +130,10 @@ NETWORK = Network(
             choices=("self", "link", "image"),
         ),
         Option(
-            "flairId", str, "A link flair of the subreddit (its template id).", pattern=r"[\w-]{1,64}"
+            "flairId",
+            str,
+            "A link flair of the subreddit (its template id).",
+            pattern=r"[\w-]{1,64}",
         ),
         Option("flairText", str, "The flair's text, for an editable flair.", pattern=r".{1,64}"),
         Option("nsfw", bool, "Mark the post NSFW."),

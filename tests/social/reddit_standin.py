@@ -150,7 +150,8 @@ class RedditStandIn(StandIn):
             self.tokens.add(access)
             self.refresh_tokens.add(refresh)
         return {"access_token": access, "token_type": "bearer", "expires_in": 3600,
-                "scope": "identity submit read flair history", "refresh_token": refresh}  # fmt: skip
+                "scope": "identity submit read flair history",
+                "refresh_token": refresh}  # fmt: skip
 
     def token(self, call: Call) -> Answer:
         if not self._client_ok(call):
@@ -225,8 +226,9 @@ class RedditStandIn(StandIn):
         if form.get("api_type") != "json":
             return 400, {"message": "Bad Request", "error": 400}, {}
         if self.ratelimit:
-            return _errors(["RATELIMIT", f"Looks like you've been doing that a lot. Take a break "
-                            f"for {self.ratelimit} minutes before trying again.", "ratelimit"])  # fmt: skip
+            said = (f"Looks like you've been doing that a lot. Take a break for "
+                    f"{self.ratelimit} minutes before trying again.")  # fmt: skip
+            return _errors(["RATELIMIT", said, "ratelimit"])
         subreddit = self._subreddit(form.get("sr", ""))
         if subreddit is None:
             return _errors(["SUBREDDIT_NOEXIST", "that subreddit doesn't exist", "sr"])
@@ -268,7 +270,7 @@ class RedditStandIn(StandIn):
         if kind == "image":  # the media flow answers no post: only where to listen for it
             return 200, {"json": {"errors": [], "data": {
                 "user_submitted_page": f"https://www.reddit.com/user/{USER['name']}/submitted/",
-                "websocket_url": f"wss://ws.redditmedia.example/rte_images/{number}"}}}, {}  # fmt: skip
+                "websocket_url": f"wss://ws.redditmedia.example/rte/{number}"}}}, {}  # fmt: skip
         return 200, {"json": {"errors": [], "data": {
             "url": f"https://www.reddit.com{permalink}", "drafts_count": 0,
             "id": post_id, "name": f"t3_{post_id}"}}}, {}  # fmt: skip
@@ -353,11 +355,12 @@ class RedditStandIn(StandIn):
         with self.lock:
             self.leases[asset] = fields
         host = self.url.split("://", 1)[1]
-        return 200, {"args": {"action": f"//{host}/s3-upload",
-                              "fields": [{"name": k, "value": v} for k, v in fields.items()]},
-                     "asset": {"asset_id": asset, "processing_state": "incomplete",
-                               "payload": {"filepath": form.get("filepath")},
-                               "websocket_url": f"wss://ws.redditmedia.example/{asset}"}}, {}  # fmt: skip
+        lease = {"args": {"action": f"//{host}/s3-upload",
+                          "fields": [{"name": k, "value": v} for k, v in fields.items()]},
+                 "asset": {"asset_id": asset, "processing_state": "incomplete",
+                           "payload": {"filepath": form.get("filepath")},
+                           "websocket_url": f"wss://ws.redditmedia.example/{asset}"}}  # fmt: skip
+        return 200, lease, {}
 
     def upload(self, call: Call) -> Answer:
         form = call.body if isinstance(call.body, dict) else {}
@@ -372,5 +375,5 @@ class RedditStandIn(StandIn):
         with self.lock:
             self.uploaded[asset] = data
         location = f"{self.url}/s3-upload/rte_images/{asset}"
-        return 201, (f"<PostResponse><Location>{location}</Location><Key>rte_images/{asset}"
-                     "</Key></PostResponse>").encode(), {"Content-Type": "application/xml"}  # fmt: skip
+        xml = f"<PostResponse><Location>{location}</Location><Key>rte_images/{asset}</Key>"
+        return 201, f"{xml}</PostResponse>".encode(), {"Content-Type": "application/xml"}

@@ -342,7 +342,8 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
     *[("reddit", reddit_errors(code, "refused", "title"), "content_rejected")
       for code in ("NO_TEXT", "TOO_LONG", "TOO_SHORT", "NO_SELFS", "NO_LINKS", "BAD_URL",
                    "ALREADY_SUB", "SUBMIT_VALIDATION_FLAIR_REQUIRED",
-                   "SUBMIT_VALIDATION_TITLE_REGEX", "INVALID_OPTION", "NO_IMAGES", "SOMETHING_NEW")],
+                   "SUBMIT_VALIDATION_TITLE_REGEX", "INVALID_OPTION", "NO_IMAGES",
+                   "SOMETHING_NEW")],
     ("reddit", answer(200, {"error": "invalid_grant"}), "auth_expired"),
     ("reddit", answer(400, {"error": "invalid_grant"}), "auth_expired"),
     ("reddit", answer(401, {"message": "Unauthorized", "error": 401}), "auth_expired"),

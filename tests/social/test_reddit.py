@@ -68,7 +68,7 @@ def image(client: Any, providers: Any, name: str = "logo.jpg") -> str:
     return str(response.json()["data"]["id"])
 
 
-# --- Connecting -------------------------------------------------------------------------------------
+# --- Connecting ---------------------------------------------------------------------------------
 
 
 def test_consent_tokens_and_the_user_with_the_profile_as_default(ada_client, reddit):
@@ -84,7 +84,8 @@ def test_consent_tokens_and_the_user_with_the_profile_as_default(ada_client, red
     (exchange,) = reddit.received("POST", "/api/v1/access_token")
     assert exchange.headers["Authorization"] == BASIC
     assert exchange.body["grant_type"] == "authorization_code"
-    assert reddit.agents and set(reddit.agents) == {REDDIT_AGENT}  # token calls included
+    assert reddit.agents
+    assert set(reddit.agents) == {REDDIT_AGENT}  # token calls included
     assert (account["provider_user_id"], account["username"], account["display_name"]) == (
         USER["id"], USER["name"], f"u/{USER['name']}",
     )  # fmt: skip
@@ -153,15 +154,13 @@ def test_without_the_app_reddit_is_listed_but_not_configured(ada_client, setting
     settings.REDDIT_CLIENT_ID = ""
     listed = {p["provider"]: p for p in ada_client.get("/api/social/platforms").json()["data"]}
     assert listed["reddit"]["configured"] is False
-    response = ada_client.get(
-        "/api/social/connect/reddit/authorize", {"redirectUri": REDIRECT_URI}
-    )
+    response = ada_client.get("/api/social/connect/reddit/authorize", {"redirectUri": REDIRECT_URI})
     assert (response.status_code, response.json()["error"]["code"]) == (
         503, "provider_not_configured",
     )  # fmt: skip
 
 
-# --- Publishing ---------------------------------------------------------------------------------------
+# --- Publishing ---------------------------------------------------------------------------------
 
 
 def test_a_text_post_is_submitted_as_typed_after_the_requirements_are_read_once(
@@ -186,11 +185,10 @@ def test_a_text_post_is_submitted_as_typed_after_the_requirements_are_read_once(
     assert set(reddit.agents) == {REDDIT_AGENT}
 
 
-def test_a_link_post_with_its_flair_and_options_to_another_subreddit(
-    ada_client, account, reddit
-):
+def test_a_link_post_with_its_flair_and_options_to_another_subreddit(ada_client, account, reddit):
     options = {"subreddit": "DesignJobs", "kind": "link", "flairId": FOR_HIRE,
-               "flairText": "Logos", "nsfw": False, "spoiler": True, "sendReplies": False}  # fmt: skip
+               "flairText": "Logos", "nsfw": False, "spoiler": True,
+               "sendReplies": False}  # fmt: skip
     entry = publish(ada_client, account, link="https://ada.example/portfolio",
                     variants={"reddit": {"options": options}}).json()["data"][0]  # fmt: skip
     assert entry["success"] is True, entry
@@ -202,9 +200,7 @@ def test_a_link_post_with_its_flair_and_options_to_another_subreddit(
     assert len(reddit.received("GET", "/r/DesignJobs/api/link_flair_v2")) == 1
 
 
-def test_a_subreddits_requirements_fail_the_post_without_submitting(
-    ada_client, account, reddit
-):
+def test_a_subreddits_requirements_fail_the_post_without_submitting(ada_client, account, reddit):
     for options, code in (
         ({"subreddit": "DesignJobs", "kind": "link"}, "flair_required"),
         ({"subreddit": "DesignJobs", "kind": "link", "flairId": "not-a-flair"}, "flair_invalid"),
@@ -218,7 +214,8 @@ def test_a_subreddits_requirements_fail_the_post_without_submitting(
     entry = publish(ada_client, account, title="Hire me",
                     variants={"reddit": {"options": short}}).json()["data"][0]  # fmt: skip
     assert "(title_length)" in entry["error"]["message"]
-    assert reddit.posts == [] and submits(reddit) == []
+    assert reddit.posts == []
+    assert submits(reddit) == []
 
 
 def test_an_image_post_is_leased_uploaded_submitted_then_found(
@@ -233,7 +230,8 @@ def test_an_image_post_is_leased_uploaded_submitted_then_found(
     (lease,) = reddit.received("POST", "/api/media/asset.json")
     assert lease.body == {"filepath": "image.jpg", "mimetype": "image/jpeg"}
     (form,) = reddit.received("POST", "/s3-upload")
-    assert "Authorization" not in form.headers and list(form.body)[-1] == "file"
+    assert "Authorization" not in form.headers
+    assert list(form.body)[-1] == "file"
     (submitted,) = submits(reddit)
     assert (submitted["kind"], "text" in submitted) == ("image", False)
     assert submitted["url"].endswith(f"/s3-upload/{form.body['key'].decode()}")
@@ -294,7 +292,8 @@ def test_limits_and_options_are_refused_naming_the_field_before_sending(
         assert (response.status_code, response.json()["error"]["code"]) == (400, code)
     two = [image(ada_client, providers, f"{n}.jpg") for n in (1, 2)]
     assert publish(ada_client, account, mediaIds=two).status_code == 400
-    assert reddit.posts == [] and submits(reddit) == []
+    assert reddit.posts == []
+    assert submits(reddit) == []
     assert ScheduledRecord.objects.count() == 0
 
 
@@ -311,7 +310,7 @@ def test_preview_schedule_and_queue(client, ada_client, account, reddit):
         format="json",
     ).json()["data"][0]  # fmt: skip
     assert untitled["valid"] is False
-    (record_id,) = schedule(ada_client, {"reddit": account}, "reddit")
+    schedule(ada_client, {"reddit": account}, "reddit")
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
     slots = {"slots": [{"day": day, "time": "09:00"} for day in
                        ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]}  # fmt: skip
@@ -430,6 +429,7 @@ def test_the_daily_upkeep_renews_the_hourly_token(account, reddit):
     assert accounts_maintain()["renewed"] == 1
     stored = SocialAccount.objects.get(pk=account["id"])
     assert (stored.status, stored.expires_at) == ("connected", None)
+    assert stored.credentials_expire_at is not None
     assert stored.credentials_expire_at > timezone.now() + timedelta(minutes=55)
 
 

@@ -133,6 +133,7 @@ class RedditAdapter(RedditMedia):
     ) -> Published | None:
         """The user's submitted posts, newest first, back to the attempt's window: the one no
         other record holds, in this subreddit (case aside), with this title."""
+
         def page(after: str | None) -> Page:
             params: dict[str, Any] = {"sort": "new", "limit": LOOKUP_PAGE, "raw_json": 1}
             if after:
@@ -210,6 +211,7 @@ class RedditAdapter(RedditMedia):
     ) -> Published | None:
         """The user's comments, newest first, back to the attempt's window: the one on this
         post (`link_id`) with this body."""
+
         def page(after: str | None) -> Page:
             params: dict[str, Any] = {"sort": "new", "limit": LOOKUP_PAGE, "raw_json": 1}
             if after:
@@ -245,9 +247,7 @@ class RedditAdapter(RedditMedia):
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         """`GET /api/info?id=t3_…`: upvotes and comments the engagement, views (where Reddit
         gives them) the impressions."""
-        found = self.call(
-            "GET", "api/info", credentials, params={"id": published.provider_post_id}
-        )
+        found = self.call("GET", "api/info", credentials, params={"id": published.provider_post_id})
         children = ((found or {}).get("data") or {}).get("children") or []
         if not children:
             raise outbound.PermanentError(
@@ -268,4 +268,3 @@ class RedditAdapter(RedditMedia):
             reactions=ups,
             comments=comments,
         )
-

@@ -54,10 +54,15 @@ def draft_problems(draft: Draft, content: Content) -> list[Problem]:
             if image.mime not in IMAGE_TYPES:
                 found.append(("mediaIds", "Reddit takes JPEG, PNG or GIF images."))
             if (image.size or 0) > MAX_IMAGE_BYTES:
-                found.append(("mediaIds", f"Reddit takes images of at most {MAX_IMAGE_BYTES} bytes."))
+                found.append(
+                    ("mediaIds", f"Reddit takes images of at most {MAX_IMAGE_BYTES} bytes.")
+                )
     elif draft.media:
         found.append(
-            (f"{OPTIONS}.kind", f"A Reddit {kind} post takes no media: remove it, or post an image.")
+            (
+                f"{OPTIONS}.kind",
+                f"A Reddit {kind} post takes no media: remove it, or post an image.",
+            )
         )
     if draft.options.get("flairText") and not draft.options.get("flairId"):
         found.append((f"{OPTIONS}.flairText", "A flair's text goes with its flairId."))
@@ -91,7 +96,9 @@ def flairs(call: Any, subreddit: str) -> list[dict[str, Any]]:
     found = cache.get(key)
     if found is None:
         found = call("GET", f"r/{subreddit}/api/link_flair_v2")
-        found = [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+        found = (
+            [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+        )
         cache.set(key, found, timeout=REQUIREMENTS_SECONDS)
     return list(found)
 
