@@ -241,6 +241,25 @@ def test_an_image_post_is_leased_uploaded_submitted_then_found(
     assert [e["outcome"] for e in record.history] == ["processing", "published"]
 
 
+def test_a_lost_image_submit_is_looked_up_never_leased_or_submitted_twice(
+    client, ada_client, providers, account, reddit
+):
+    reddit.acted.append(("POST", SUBMIT, (502, b"Bad Gateway", {})))
+    (record_id,) = schedule(ada_client, {"reddit": account}, "reddit",
+                            mediaIds=[image(ada_client, providers)])  # fmt: skip
+    run(client)
+    record = ScheduledRecord.objects.get(pk=record_id)
+    assert (record.status, record.outcome_unknown) == ("Scheduled", True)
+    assert record.processing["submitting"] is True  # kept: looked up before any resubmit
+    make_due([record_id])
+    assert run(client).json()["data"]["results"][0]["status"] == "Published"
+    (post,) = reddit.posts
+    assert ScheduledRecord.objects.get(pk=record_id).provider_post_id == post["name"]
+    assert len(submits(reddit)) == 1
+    assert len(reddit.received("POST", "/api/media/asset.json")) == 1
+    assert len(reddit.received("POST", "/s3-upload")) == 1
+
+
 def test_a_first_comment_is_published_once_even_when_its_answer_is_lost(
     client, ada_client, account, reddit
 ):
