@@ -7,9 +7,9 @@ Usage (after `manage.py migrate`; `make sandbox` does both):
 The stand-ins (tests/social/standins.py: the request shapes the real APIs take, their consent
 pages approving at once) listen on 127.0.0.1 from SANDBOX_PORT (8900) on: LinkedIn, Meta
 (Facebook and Instagram), Bluesky, Mastodon, Dev.to, a media CDN, Bluesky's video service,
-then Threads, X, YouTube, TikTok, Pinterest, Telegram, Discord, Google Business Profile and
-Slack (the order of `Providers`' fields); LinkedIn Pages share LinkedIn's, and Google Business
-Profile's tokens come from YouTube's (Google's OAuth).
+then Threads, X, YouTube, TikTok, Pinterest, Telegram, Discord, Google Business Profile, Slack
+and Reddit (the order of `Providers`' fields); LinkedIn Pages share LinkedIn's, and Google
+Business Profile's tokens come from YouTube's (Google's OAuth).
 The API listens on HOST:PORT as with `make run`. Once the API answers, a table names each
 network, its stand-in and the credentials it accepts; every call a stand-in answers is logged as
 `[name] METHOD path -> status`. Ctrl-C (or SIGTERM) stops everything and exits 0.
@@ -78,6 +78,8 @@ def accepted(provider: str, providers: Providers) -> str:
         "google_business": "OAuth (Google's, at the YouTube stand-in): code and state; locations "
         "3001 (the default) and 3002 (locationId)",
         "slack": "OAuth v2: code and state from the redirect; channelId optional (#general else)",
+        "reddit": "OAuth (a permanent grant): code and state; subreddits Freelance, DesignJobs "
+        "(flair required)",
     }[provider]
 
 

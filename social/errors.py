@@ -101,6 +101,11 @@ class SlackChannelNotFound(ApplicationError):
     message = "The channel named is not one of this Slack workspace's public channels."
 
 
+class RedditSubredditNotFound(ApplicationError):
+    code = "reddit_subreddit_not_found"
+    message = "Reddit has no subreddit by this name that this account can see."
+
+
 # A connection the provider accepted but that cannot be made (ConnectionRefused's `code`):
 # the error it is answered with.
 CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
@@ -115,6 +120,7 @@ CONNECT_REFUSALS: dict[str, type[ApplicationError]] = {
     "telegram_chat_not_found": TelegramChatNotFound,
     "telegram_bot_not_admin": TelegramBotNotAdmin,
     "slack_channel_not_found": SlackChannelNotFound,
+    "reddit_subreddit_not_found": RedditSubredditNotFound,
 }
 
 

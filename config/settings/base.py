@@ -622,6 +622,17 @@ SLACK_CLIENT_ID = env.str("SLACK_CLIENT_ID", default="")
 SLACK_CLIENT_SECRET = env.str("SLACK_CLIENT_SECRET", default="")
 SLACK_AUTH_URL = env.str("SLACK_AUTH_URL", default="https://slack.com/oauth/v2/authorize")
 SLACK_API_URL = env.str("SLACK_API_URL", default="https://slack.com/api").rstrip("/")
+# Reddit (networks/reddit.md): the "web app" (its id and secret, HTTP Basic at the token
+# endpoint), the OAuth pages ({}/authorize, {}/access_token, {}/revoke_token), the OAuth API, and
+# the User-Agent sent on every call, token calls included (Reddit throttles or refuses a generic
+# one): `<platform>:<app id>:<version> (by /u/<operator>)`.
+REDDIT_CLIENT_ID = env.str("REDDIT_CLIENT_ID", default="")
+REDDIT_CLIENT_SECRET = env.str("REDDIT_CLIENT_SECRET", default="")
+REDDIT_AUTH_URL = env.str("REDDIT_AUTH_URL", default="https://www.reddit.com/api/v1").rstrip("/")
+REDDIT_API_URL = env.str("REDDIT_API_URL", default="https://oauth.reddit.com").rstrip("/")
+REDDIT_USER_AGENT = env.str(
+    "REDDIT_USER_AGENT", default="web:freelancer-growth-platform:1.0 (by /u/<operator>)"
+)
 # The scheduler (docs/social.md): beat runs it every SCHEDULER_INTERVAL_SECONDS (0: off, cron
 # calls the endpoint); a failed attempt waits SCHEDULER_RETRY_BASE_SECONDS * 2^(attempts - 1).
 # The code reads these nine, and the scheduler's tuning without a variable, as one object:

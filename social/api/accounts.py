@@ -122,6 +122,10 @@ class ConnectView(WorkspaceView):
         # Google Business Profile's location: `locations/{id}` or the bare id.
         locationId = serializers.RegexField(r"^(locations/)?\d{1,32}$", required=False)
         channelId = serializers.RegexField(r"^[A-Z0-9]{1,32}$", required=False)  # Slack's
+        # Reddit's default subreddit (without `r/`), or a profile's `u_{name}`.
+        subreddit = serializers.RegexField(
+            r"^(?:r/)?(?:[A-Za-z0-9_]{3,21}|u_[A-Za-z0-9_-]{3,20})$", required=False
+        )
         # The consent page's `error` (the user declined): reported instead of a code.
         error = serializers.CharField(required=False, max_length=200)
 
@@ -172,6 +176,7 @@ class ConnectView(WorkspaceView):
                 board_id=data.get("boardId", ""),
                 location_id=data.get("locationId", ""),
                 channel_id=data.get("channelId", ""),
+                subreddit=data.get("subreddit", ""),
             ),
             state=data.get("state", ""),
         )

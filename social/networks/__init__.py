@@ -22,6 +22,7 @@ from social.networks import (
     linkedin_page,
     mastodon,
     pinterest,
+    reddit,
     slack,
     telegram,
     threads,
@@ -50,6 +51,7 @@ NETWORKS: dict[str, Network] = {
         discord.NETWORK,
         google_business.NETWORK,
         slack.NETWORK,
+        reddit.NETWORK,
     )
 }
 

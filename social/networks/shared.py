@@ -138,6 +138,25 @@ SHARED: tuple[Rule, ...] = (
         "Slack: the message is no longer in the channel (deleted: its counters stop).",
         text="no longer in the slack channel",
     ),
+    Rule(
+        OURS,
+        "content_rejected",
+        "Reddit: the subreddit's post requirements refuse the post (flair_required, "
+        "flair_invalid, title_length, body_required, body_not_allowed), nothing submitted.",
+        text="post requirements refuse the post",
+    ),
+    Rule(
+        OURS,
+        "permission_missing",
+        "Reddit: the account has no default subreddit (none named either).",
+        text="needs a subreddit",
+    ),
+    Rule(
+        OURS,
+        "rate_limited",
+        "Reddit: the app's window of calls is used up (X-Ratelimit-Remaining 0) until its reset.",
+        text="rate limit for this app is used up",
+    ),
     Rule(OURS, "content_rejected", "The network has no threads.", text="has no threads"),
     Rule(
         OURS,

@@ -69,6 +69,7 @@ class ConnectRequest:
     board_id: str = ""  # Pinterest: the account's default board
     location_id: str = ""  # Google Business Profile: which location (`locations/{id}` or the id)
     channel_id: str = ""  # Slack: the public channel to post to (else the general one)
+    subreddit: str = ""  # Reddit: the account's default subreddit (else the user's profile)
     app: OAuthApp | None = None  # Mastodon: the app registered on the instance
     state: str = ""  # the consent's state, used up: what a PKCE verifier is derived from (X)
 

@@ -41,6 +41,7 @@ WALKED = (
     "discord",
     "google_business",
     "slack",
+    "reddit",
 )
 TIMEOUT_SECONDS = 1.0  # SOCIAL_HTTP_TIMEOUT_SECONDS of the server under test
 check = Check("networks")
@@ -108,6 +109,9 @@ def walk_one(
         status, item = upload(base, token, mp4(seconds=6.0, payload=128 * 1024), "Our video")
         check(status == 200, f"{network}: a video uploaded for its posts", item)
         extra = {"title": f"A post on {network}", "mediaIds": [item["data"]["id"]]}
+    elif can.get("titleRequired"):  # Reddit: every post has a title
+        extra = {"title": f"A post on {network}"}
+    titled = {"title": "A picture"} if can.get("titleRequired") else {}
     sent = len(standin.posts)
 
     text = published(base, token, account, {"content": f"Hello from {network}", **extra, **needs})
@@ -133,7 +137,7 @@ def walk_one(
             base,
             token,
             account,
-            {"content": "A picture", "mediaIds": [image["data"]["id"]], **needs},
+            {"content": "A picture", "mediaIds": [image["data"]["id"]], **titled, **needs},
         )
         if shown.get("status") == "Publishing":  # processed by the network first: tasks await it
             shown = record_of(base, token, shown["recordId"], {"Published", "Failed"}, 30)
@@ -143,7 +147,7 @@ def walk_one(
             shown,
         )
 
-    if can["video"] and not extra:
+    if can["video"] and not can.get("mediaRequired"):
         status, item = upload(base, token, mp4(seconds=6.0, payload=128 * 1024), "Our video")
         check(status == 200, f"{network}: a video uploaded", item)
         before = len(standin.posts)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.google_business_standin import GoogleBusinessStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.reddit_standin import RedditStandIn
     from tests.social.slack_standin import SlackStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
@@ -1592,6 +1593,7 @@ class Providers:
     discord: "DiscordStandIn"
     google_business: "GoogleBusinessStandIn"
     slack: "SlackStandIn"
+    reddit: "RedditStandIn"
 
     def image(self, name: str = "launch.jpg") -> str:
         return f"{self.cdn.url}/{name}"
@@ -1600,6 +1602,7 @@ class Providers:
         """The settings that point the adapters at these stand-ins."""
         from tests.social.discord_standin import DISCORD_CLIENT
         from tests.social.pinterest_standin import PINTEREST_APP
+        from tests.social.reddit_standin import REDDIT_AGENT, REDDIT_CLIENT
         from tests.social.slack_standin import SLACK_CLIENT
         from tests.social.threads_standin import THREADS_APP, THREADS_VERSION
         from tests.social.tiktok_standin import TIKTOK_CLIENT
@@ -1655,6 +1658,11 @@ class Providers:
             "SLACK_CLIENT_SECRET": SLACK_CLIENT[1],
             "SLACK_AUTH_URL": f"{self.slack.url}/oauth/v2/authorize",
             "SLACK_API_URL": f"{self.slack.url}/api",
+            "REDDIT_CLIENT_ID": REDDIT_CLIENT[0],
+            "REDDIT_CLIENT_SECRET": REDDIT_CLIENT[1],
+            "REDDIT_AUTH_URL": f"{self.reddit.url}/api/v1",
+            "REDDIT_API_URL": self.reddit.url,
+            "REDDIT_USER_AGENT": REDDIT_AGENT,
             "SOCIAL_HTTP_TIMEOUT_SECONDS": 2.0,
         }
 
@@ -1673,6 +1681,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
     from tests.social.discord_standin import DiscordStandIn
     from tests.social.google_business_standin import GoogleBusinessStandIn
     from tests.social.pinterest_standin import PinterestStandIn
+    from tests.social.reddit_standin import RedditStandIn
     from tests.social.slack_standin import SlackStandIn
     from tests.social.telegram_standin import TelegramStandIn
     from tests.social.threads_standin import ThreadsStandIn
@@ -1698,6 +1707,7 @@ def provider_standins(base_port: int = 0) -> Iterator[Providers]:
             "discord": DiscordStandIn,
             "google_business": GoogleBusinessStandIn,
             "slack": SlackStandIn,
+            "reddit": RedditStandIn,
         }
         for offset, (name, kind) in enumerate(kinds.items()):
             # The sandbox serves Bluesky's video service on the port after the CDN's.
@@ -1744,4 +1754,8 @@ def __getattr__(name: str) -> Any:
         from tests.social.slack_standin import SlackStandIn
 
         return SlackStandIn
+    if name == "RedditStandIn":
+        from tests.social.reddit_standin import RedditStandIn
+
+        return RedditStandIn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -75,7 +75,8 @@ def test_platforms_list_every_provider_with_its_limits(ada_client):
                           "pinterest": False,
                           "telegram": True,
                           "discord": False,
-                          "google_business": False, "slack": False}  # fmt: skip
+                          "google_business": False, "slack": False,
+                          "reddit": False}  # fmt: skip
 
 
 def test_platforms_are_configured_by_the_app_credentials(ada_client, providers):

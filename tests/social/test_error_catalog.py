@@ -22,6 +22,7 @@ from social.providers import (
     mastodon,
     meta,
     pinterest,
+    reddit,
     slack,
     telegram,
     threads,
@@ -48,6 +49,7 @@ CLASSIFIERS: dict[str, Any] = {
     "discord": discord.classify,
     "google_business": google_business.classify,
     "slack": slack.classify,
+    "reddit": reddit.classify,
 }
 STANDINS = {
     "LinkedInStandIn": ["linkedin", "linkedin_page"],
@@ -65,6 +67,7 @@ STANDINS = {
     "TelegramStandIn": ["telegram"],
     "DiscordStandIn": ["discord"],
     "SlackStandIn": ["slack"],
+    "RedditStandIn": ["reddit"],
     "StandIn": list(CLASSIFIERS),  # every stand-in's outage, rate limit and unknown path
 }
 
@@ -79,6 +82,11 @@ def error_of(provider: str, response: Any) -> outbound.OutboundError:
     error = (classify(response) if classify else None) or outbound.classify(response)
     assert error is not None
     return error
+
+
+def reddit_errors(code: str, message: str, field: str) -> Any:
+    """Reddit's refusal of a submit or a comment: HTTP 200, `json.errors`."""
+    return answer(200, {"json": {"errors": [[code, message, field]]}})
 
 
 def google(status: int, reason: str, domain: str = "youtube.video") -> Any:
@@ -376,6 +384,29 @@ DOCUMENTED: list[tuple[str, Any, str]] = [
      "rate_limited"),
     ("slack", answer(503, {"ok": False, "error": "service_unavailable"}), "platform_outage"),
     ("slack", answer(500, None), "platform_outage"),
+    # Reddit: /api/submit's json.errors with HTTP 200, by code; the token endpoint's {error}
+    # with HTTP 200 or 400; the statuses.
+    ("reddit", reddit_errors("RATELIMIT", "Looks like you've been doing that a lot. Take a "
+                             "break for 9 minutes before trying again.", "ratelimit"),
+     "rate_limited"),
+    *[("reddit", reddit_errors(code, "refused", "sr"), "permission_missing")
+      for code in ("SUBREDDIT_NOEXIST", "SUBREDDIT_NOTALLOWED", "SUBREDDIT_NOTALLOWED_BANNED",
+                   "USER_REQUIRED")],
+    *[("reddit", reddit_errors(code, "refused", "title"), "content_rejected")
+      for code in ("NO_TEXT", "TOO_LONG", "TOO_SHORT", "NO_SELFS", "NO_LINKS", "BAD_URL",
+                   "ALREADY_SUB", "SUBMIT_VALIDATION_FLAIR_REQUIRED",
+                   "SUBMIT_VALIDATION_TITLE_REGEX", "INVALID_OPTION", "NO_IMAGES",
+                   "SOMETHING_NEW")],
+    ("reddit", answer(200, {"error": "invalid_grant"}), "auth_expired"),
+    ("reddit", answer(400, {"error": "invalid_grant"}), "auth_expired"),
+    ("reddit", answer(401, {"message": "Unauthorized", "error": 401}), "auth_expired"),
+    ("reddit", answer(403, {"message": "Forbidden", "error": 403}), "permission_missing"),
+    ("reddit", answer(404, {"message": "Not Found", "error": 404}), "content_rejected"),
+    ("reddit", answer(429, {"message": "Too Many Requests", "error": 429},
+                      {"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": "120"}), "rate_limited"),
+    ("reddit", answer(500, None), "platform_outage"),
+    ("reddit", answer(502, None), "platform_outage"),
+    ("reddit", answer(503, {"message": "Service Unavailable", "error": 503}), "platform_outage"),
 ]  # fmt: skip
 
 
@@ -420,6 +451,7 @@ STANDIN_SOURCES = (
     "tests/social/telegram_standin.py",
     "tests/social/discord_standin.py",
     "tests/social/slack_standin.py",
+    "tests/social/reddit_standin.py",
 )
 PROBLEMS: dict[str, Any] = {
     "problem": lambda args: (int(args[0]), {"title": args[1], "detail": args[2],

@@ -56,6 +56,7 @@ STANDINS = {
     "discord": "DiscordStandIn",
     "google_business": "GoogleBusinessStandIn",  # its tokens from Google's OAuth (YouTube's)
     "slack": "SlackStandIn",
+    "reddit": "RedditStandIn",
 }
 
 

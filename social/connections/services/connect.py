@@ -293,6 +293,7 @@ def account_connect(
             board_id=request.board_id,
             location_id=request.location_id,
             channel_id=request.channel_id,
+            subreddit=request.subreddit,
             state=state,
         )
     app: MastodonApp | None = None
