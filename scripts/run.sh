@@ -67,7 +67,8 @@ start_webhooks_worker() {
   webhooks=$!
 }
 start_beat() {
-  "$VENV/bin/celery" -A config --quiet beat --loglevel=WARNING --schedule=var/celerybeat-schedule &
+  "$VENV/bin/celery" -A config --quiet beat --loglevel=WARNING \
+    --schedule="${CELERY_DATA_DIR:-var/celery}/celerybeat-schedule" &
   beat=$!
 }
 start_worker
