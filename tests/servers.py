@@ -1,12 +1,16 @@
 """Start the real server for tests that need one, a database file or two processes (through
 the one harness, tests/harness.py)."""
 
+import atexit
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import closing, contextmanager
+from pathlib import Path
 
 from tests.harness import HOST, ROOT, ServerDidNotStart, free_port
 from tests.harness import api_server as harness_server
@@ -26,14 +30,50 @@ def server_env(**overrides: str) -> dict[str, str]:
     return env
 
 
-def migrate(env: dict[str, str]) -> None:
+# A migrated SQLite file per settings module, made once in this test process (a folder removed
+# at its exit): every server test starts from an empty database, and migrating one takes
+# seconds of CPU that copying a migrated file does not.
+_MIGRATED: dict[str, Path] = {}
+
+
+def _run_migrate(env: Mapping[str, str]) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
-        env=env,
+        env=dict(env),
         check=True,
         timeout=120,
     )
+
+
+def _new_sqlite_file(url: str) -> Path | None:
+    """The file of an `sqlite:///` DATABASE_URL not created yet, else None."""
+    if not url.startswith("sqlite:///") or ":memory:" in url:
+        return None
+    path = Path(url.removeprefix("sqlite:///"))
+    return None if path.exists() else path
+
+
+def migrate(env: Mapping[str, str]) -> None:
+    """`manage.py migrate` with `env`: a new SQLite file is a copy (SQLite's backup, so a WAL
+    is copied whole) of one migrated once with the same settings module; anything else is
+    migrated as it is."""
+    target = _new_sqlite_file(env.get("DATABASE_URL", ""))
+    if target is None:
+        _run_migrate(env)
+        return
+    settings = env.get("DJANGO_SETTINGS_MODULE", "")
+    if settings not in _MIGRATED:
+        folder = Path(tempfile.mkdtemp(prefix="fgp-migrated-"))
+        atexit.register(shutil.rmtree, folder, True)
+        template = folder / "db.sqlite3"
+        _run_migrate({**env, "DATABASE_URL": f"sqlite:///{template}"})
+        _MIGRATED[settings] = template
+    with (
+        closing(sqlite3.connect(_MIGRATED[settings])) as source,
+        closing(sqlite3.connect(target)) as copy,
+    ):
+        source.backup(copy)
 
 
 @contextmanager

@@ -40,14 +40,13 @@ def test_make_superuser_refuses_a_weak_password(tmp_path):
     import subprocess
     import sys
 
-    from tests.servers import ROOT
+    from tests.servers import ROOT, migrate
 
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.local",
            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
            "DJANGO_SUPERUSER_EMAIL": "ops@example.com", "DJANGO_SUPERUSER_PASSWORD": "123",
            "VENV": str(os.path.dirname(os.path.dirname(sys.executable)))}  # fmt: skip
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
-                   env=env, check=True, timeout=120)  # fmt: skip
+    migrate(env)
     command = [sys.executable, "manage.py", "createsuperuser", "--noinput"]
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0

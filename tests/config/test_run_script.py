@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.servers import ROOT, free_port
+from tests.servers import ROOT, free_port, migrate
 
 VENV = str(Path(sys.executable).parent.parent)
 
@@ -49,8 +49,7 @@ def test_a_busy_port_is_said_at_once_without_the_banner(tmp_path):
 def test_a_crashed_worker_is_started_again_and_the_api_stays_up(tmp_path):
     port = free_port()
     env = run_env(port, tmp_path)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT,
-                   env=env, check=True, timeout=120)  # fmt: skip
+    migrate(env)
     log = (tmp_path / "run.log").open("w+")
     process = subprocess.Popen(["scripts/run.sh", "serve"], cwd=ROOT, env=env, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip

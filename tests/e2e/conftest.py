@@ -11,6 +11,7 @@ migration applied, as on a server's second start. Migrating a fresh database is 
 stage and a fresh clone's `make run` check; here it would only repeat the same minute of work."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -102,7 +103,8 @@ def services(
         shutil.copyfile(migrated, tmp_path / "db.sqlite3")
         yield {**env, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
         return
-    name = f"e2e_{request.node.name.removeprefix('test_')}_{uuid.uuid4().hex[:8]}"
+    test = re.sub(r"\W+", "_", request.node.name.removeprefix("test_")).strip("_")
+    name = f"e2e_{test}_{uuid.uuid4().hex[:8]}"
     admin_execute(server, f'CREATE DATABASE "{name}" TEMPLATE "{migrated}"')
     try:
         yield {**env, "DATABASE_URL": with_database(server, name)}

@@ -4,16 +4,16 @@ through HTTP against a server started the way a newcomer starts it.
 Run by `pytest -m e2e` (.ci/run does), against `make run` on a database of its own.
 
 It starts every stand-in (tests/social/standins.py and the modules beside it: each network's own
-API, strict about its fields) and `make run` pointed at them; then, for each network of WALKED,
-driven by what `GET /api/social/platforms` says it can do, it checks, printing one line each:
-the account connects through the network's consent; a text is published now, an image with alt
-text, a video (where the network takes video) and a thread (where it has threads), each reaching
-the stand-in exactly once; a text too long and an option the network does not take are refused
-with the field named, nothing sent; a post scheduled a few seconds ahead whose first call gets no
-answer in time is looked up on its next attempt and not created twice (Unconfirmed at once where
-the network cannot be asked); one meeting a network that
-is down is retried and published; a refused token fails with `auth_expired`. Exits non-zero on
-the first failed check; stops the server either way.
+API, strict about its fields) and `make run` pointed at them; then, for a network of WALKED (a test
+each), driven by what `GET /api/social/platforms` says it can do, it checks, printing one line
+each: the account connects through the network's consent; a text is published now, an image with
+alt text, a video (where the network takes video) and a thread (where it has threads), each
+reaching the stand-in exactly once; a text too long and an option the network does not take are
+refused with the field named, nothing sent; a post scheduled a few seconds ahead whose first call
+gets no answer in time is looked up on its next attempt and not created twice (Unconfirmed at once
+where the network cannot be asked); one meeting a network that is down is retried and published; a
+refused token fails with `auth_expired`. Exits non-zero on the first failed check; stops the server
+either way.
 """
 
 import time
@@ -247,19 +247,20 @@ def walk_one(
     standin.expired = False
 
 
-def walk(base: str, providers: Providers) -> None:
+def walk(base: str, network: str, providers: Providers) -> None:
     token = sign_up(base, check)["token"]
     status, platforms = call(base, "GET", "/api/social/platforms", token=token)
     check(status == 200, "the platforms list", platforms)
     found = {entry["provider"]: entry for entry in platforms["data"]}
-    for network in WALKED:
-        can = {**found[network]["capabilities"], **found[network]["limits"]}
-        walk_one(base, token, network, can, providers)
+    can = {**found[network]["capabilities"], **found[network]["limits"]}
+    walk_one(base, token, network, can, providers)
 
 
+# One test a network, each its own `make run`: on pytest-xdist workers they walk side by side.
 @pytest.mark.e2e
 @pytest.mark.server
-def test_networks(services: dict[str, str]) -> None:
+@pytest.mark.parametrize("network", WALKED)
+def test_networks(services: dict[str, str], network: str) -> None:
     port, command = free_port(), ["make", "run"]
     with provider_standins() as providers:
         env = {
@@ -268,4 +269,4 @@ def test_networks(services: dict[str, str]) -> None:
             "SOCIAL_HTTP_TIMEOUT_SECONDS": str(TIMEOUT_SECONDS),
             "SCHEDULER_RETRY_BASE_SECONDS": "2",  # the retries within the check
         }
-        against_server(command, port, env, check, lambda base: walk(base, providers))
+        against_server(command, port, env, check, lambda base: walk(base, network, providers))

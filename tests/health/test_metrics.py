@@ -203,8 +203,10 @@ def test_every_family_is_there_before_its_first_event(tmp_path):
     from social.networks import NETWORKS
     from tests.servers import ROOT, server_env
 
+    # Its own (empty) embedded broker: the checkout's var/celery may hold other runs' tasks.
     env = server_env(DATABASE_URL="sqlite:///:memory:", METRICS_TOKEN="fresh-token",
-                     METRICS_DIR=str(tmp_path))  # fmt: skip
+                     METRICS_DIR=str(tmp_path),
+                     CELERY_DATA_DIR=str(tmp_path / "celery"))  # fmt: skip
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # this test process's own folder
     done = subprocess.run([sys.executable, "-c", FRESH_SCRAPE], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip

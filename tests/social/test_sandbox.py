@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from social.networks import NETWORKS
-from tests.servers import ROOT, free_port
+from tests.servers import ROOT, free_port, migrate
 from tests.social.standins import BLUESKY_APP_PASSWORD, BLUESKY_HANDLE
 
 # Fixed ports, as the sandbox's are; another run (or another checkout) may pick others.
@@ -45,13 +45,7 @@ def refused(port: int) -> bool:
 def test_sandbox_connects_an_oauth_and_a_credentials_network_and_publishes(tmp_path):
     port = free_port()
     env = sandbox_env(port, tmp_path)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=120,
-    )
+    migrate(env)
     log_path = tmp_path / "sandbox.log"
     log = log_path.open("w")
     process = subprocess.Popen(
