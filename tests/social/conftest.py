@@ -76,16 +76,59 @@ def connected(client: Any, provider: str, **extra: Any) -> dict[str, Any]:
     return dict(response.json()["data"])
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    """Publish now to one account ("Launch day" unless `content` says otherwise); its entry."""
-    response = client.post(
+def account_fixture(network: str, **extra: Any) -> Any:
+    """A network's tests' `account` fixture: the account `connected` makes (`extra` in the
+    connect body)."""
+
+    @pytest.fixture(name="account")
+    def account(ada_client: Any, providers: Providers) -> dict[str, Any]:
+        return connected(ada_client, network, **extra)
+
+    return account
+
+
+def accounts_fixture(network: str) -> Any:
+    """A network's tests' `accounts` fixture: its `account` by network (what the scheduler's
+    test helpers take)."""
+
+    @pytest.fixture(name="accounts")
+    def accounts(account: dict[str, Any]) -> dict[str, Any]:
+        return {network: account}
+
+    return accounts
+
+
+def publish_request(client: Any, account: dict[str, Any], **body: Any) -> Any:
+    """Ask to publish now to one account ("Launch day" unless `content` says otherwise); the
+    response."""
+    return client.post(
         "/api/social/publish",
         {"content": "Launch day", **body, "accountIds": [account["id"]]},
         format="json",
     )
+
+
+def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
+    """Publish now to one account ("Launch day" unless `content` says otherwise); its entry."""
+    response = publish_request(client, account, **body)
     assert response.status_code == 200, response.content
     (entry,) = response.json()["data"]
     return dict(entry)
+
+
+def published(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
+    """`publish`'s entry, which succeeded."""
+    entry = publish(client, account, **body)
+    assert entry["success"], entry
+    return entry
+
+
+def image(client: Any, url: str, alt: str = "", size: int = 2048) -> str:
+    """A JPEG at `url` added to the library (with `alt` text where given); its id."""
+    body = {"type": "image/jpeg", "url": url, "size": size, **({"alt": alt} if alt else {})}
+    response = client.post("/api/social/media", body, format="json")
+    assert response.status_code == 200, response.content
+    return str(response.json()["data"]["id"])
 
 
 @pytest.fixture
