@@ -1,6 +1,7 @@
 """Fixtures of the social hub's tests: the provider stand-ins, the consent flow a browser would
 go through, and Ada's six connected accounts."""
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -106,6 +107,15 @@ def publish_request(client: Any, account: dict[str, Any], **body: Any) -> Any:
         {"content": "Launch day", **body, "accountIds": [account["id"]]},
         format="json",
     )
+
+
+def publisher(**defaults: Any) -> Callable[..., Any]:
+    """`publish_request` with a network's own post (`defaults`) unless the body says otherwise."""
+
+    def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
+        return publish_request(client, account, **{**defaults, **body})
+
+    return publish
 
 
 def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:

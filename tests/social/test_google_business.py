@@ -13,7 +13,13 @@ import pytest
 
 from social.models import AccountHealth, ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    connect,
+    connected,
+    publisher,
+)
 from tests.social.google_business_standin import BUSINESS_SCOPE
 from tests.social.google_oauth_standin import GOOGLE_CLIENT
 from tests.social.test_scheduler import make_due, run, schedule
@@ -30,17 +36,10 @@ def business(providers) -> Any:
     return providers.google_business
 
 
-@pytest.fixture
-def account(ada_client, business) -> dict[str, Any]:
-    return connected(ada_client, "google_business")
+account = account_fixture("google_business")
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"content": "Spring opening hours: 9 to 6.", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
+publish = publisher(content="Spring opening hours: 9 to 6.")
 
 
 def sent(business: Any) -> list[dict[str, Any]]:

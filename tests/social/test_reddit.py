@@ -18,7 +18,14 @@ from django.utils import timezone
 from social.connections.services.upkeep import accounts_maintain
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    connect,
+    connected,
+    publisher,
+)
+from tests.social.conftest import image as media_id
 from tests.social.reddit_standin import FLAIRS, REDDIT_AGENT, REDDIT_CLIENT, USER
 from tests.social.test_scheduler import make_due, run, schedule
 
@@ -43,18 +50,10 @@ def reddit(providers) -> Any:
     return providers.reddit
 
 
-@pytest.fixture
-def account(ada_client, reddit) -> dict[str, Any]:
-    return connected(ada_client, "reddit", subreddit="Freelance")
+account = account_fixture("reddit", subreddit="Freelance")
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"title": "Available for logo work", "content": "Portfolio inside, DMs open.",
-         **body, "accountIds": [account["id"]]},
-        format="json",
-    )  # fmt: skip
+publish = publisher(title="Available for logo work", content="Portfolio inside, DMs open.")
 
 
 def submits(reddit: Any) -> list[dict[str, Any]]:
@@ -62,10 +61,7 @@ def submits(reddit: Any) -> list[dict[str, Any]]:
 
 
 def image(client: Any, providers: Any, name: str = "logo.jpg") -> str:
-    body = {"type": "image/jpeg", "url": providers.image(name), "size": 2048}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+    return media_id(client, providers.image(name))
 
 
 # --- Connecting ---------------------------------------------------------------------------------
