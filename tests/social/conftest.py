@@ -133,6 +133,27 @@ def published(client: Any, account: dict[str, Any], **body: Any) -> dict[str, An
     return entry
 
 
+EVERY_DAY_AT_NINE = {
+    "slots": [
+        {"day": day, "time": "09:00"} for day in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    ]
+}
+
+
+def queue_one(
+    client: Any, account: dict[str, Any], slots: dict[str, Any] = EVERY_DAY_AT_NINE, **body: Any
+) -> dict[str, Any]:
+    """The account's queue given `slots`, then one post (`body`) queued to it; its record."""
+    response = client.put(f"/api/social/queue/{account['id']}", slots, format="json")
+    assert response.status_code == 200
+    queued = client.post(
+        "/api/social/queue", {**body, "accountIds": [account["id"]]}, format="json"
+    )
+    assert queued.status_code == 200, queued.content
+    (record,) = queued.json()["data"]["scheduledRecords"]
+    return dict(record)
+
+
 def image(client: Any, url: str, alt: str = "", size: int = 2048) -> str:
     """A JPEG at `url` added to the library (with `alt` text where given); its id."""
     body = {"type": "image/jpeg", "url": url, "size": size, **({"alt": alt} if alt else {})}

@@ -25,6 +25,7 @@ from tests.social.conftest import (
     image,
     publish_request,
     published,
+    queue_one,
 )
 from tests.social.discord_standin import CHANNEL_ID, DISCORD_CLIENT, GUILD_ID, WEBHOOK_NAME
 from tests.social.test_scheduler import make_due, run, schedule
@@ -241,14 +242,7 @@ def test_preview_schedule_and_queue(ada_client, account, discord):
         format="json",
     )
     assert scheduled.status_code == 200, scheduled.content
-    slots = {"slots": [{"day": day, "time": "09:00"} for day in
-                       ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]}  # fmt: skip
-    assert ada_client.put(f"/api/social/queue/{account['id']}", slots,
-                          format="json").status_code == 200  # fmt: skip
-    queued = ada_client.post(
-        "/api/social/queue", {"content": "Queued", "accountIds": [account["id"]]}, format="json"
-    )
-    assert queued.status_code == 200, queued.content
+    queue_one(ada_client, account, content="Queued")
     assert ScheduledRecord.objects.filter(provider="discord", status="Scheduled").count() == 2
     assert discord.posts == []
 

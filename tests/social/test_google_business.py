@@ -19,6 +19,7 @@ from tests.social.conftest import (
     connect,
     connected,
     publisher,
+    queue_one,
 )
 from tests.social.google_business_standin import BUSINESS_SCOPE
 from tests.social.google_oauth_standin import GOOGLE_CLIENT
@@ -268,12 +269,7 @@ def test_a_scheduled_and_a_queued_post_are_published_by_the_scheduler(
     (record_id,) = schedule(ada_client, {"google_business": account}, "google_business")
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
     slots = {"timezone": "UTC", "slots": [{"day": "mon", "time": "09:00"}]}
-    assert ada_client.put(f"/api/social/queue/{account['id']}", slots,
-                          format="json").status_code == 200  # fmt: skip
-    queued = ada_client.post("/api/social/queue", {"content": "From the queue",
-                             "accountIds": [account["id"]]}, format="json")  # fmt: skip
-    assert queued.status_code == 200, queued.content
-    (record,) = queued.json()["data"]["scheduledRecords"]
+    record = queue_one(ada_client, account, slots, content="From the queue")
     make_due([record["id"]])
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
     assert ScheduledRecord.objects.get(pk=record_id).status == "Published"

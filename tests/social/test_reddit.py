@@ -24,6 +24,7 @@ from tests.social.conftest import (
     connect,
     connected,
     publisher,
+    queue_one,
 )
 from tests.social.conftest import image as media_id
 from tests.social.reddit_standin import FLAIRS, REDDIT_AGENT, REDDIT_CLIENT, USER
@@ -327,17 +328,7 @@ def test_preview_schedule_and_queue(client, ada_client, account, reddit):
     assert untitled["valid"] is False
     schedule(ada_client, {"reddit": account}, "reddit")
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
-    slots = {"slots": [{"day": day, "time": "09:00"} for day in
-                       ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]}  # fmt: skip
-    assert ada_client.put(f"/api/social/queue/{account['id']}", slots,
-                          format="json").status_code == 200  # fmt: skip
-    queued = ada_client.post(
-        "/api/social/queue",
-        {"title": "Queued", "content": "From the queue", "accountIds": [account["id"]]},
-        format="json",
-    )  # fmt: skip
-    assert queued.status_code == 200, queued.content
-    (queued_record,) = queued.json()["data"]["scheduledRecords"]
+    queued_record = queue_one(ada_client, account, title="Queued", content="From the queue")
     make_due([queued_record["id"]])
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
     assert len(reddit.posts) == 2
