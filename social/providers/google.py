@@ -39,6 +39,16 @@ def google_error(response: outbound.Response) -> tuple[str, str]:
     return reason, str(error.get("message") or first.get("message") or "")
 
 
+def google_refusal(name: str, response: outbound.Response) -> tuple[str, str, str]:
+    """(reason, message, excerpt) of a Google error answer, the message `{name} refused the
+    request ({reason, else HTTP status}): {Google's message}`, where a network's error table
+    reads the reason."""
+    reason, message = google_error(response)
+    status = f"HTTP {response.status_code}"
+    said = f"{name} refused the request ({reason or status}): {message}".rstrip(": ")
+    return reason, said, outbound.excerpt(response)
+
+
 def bearer(credentials: Credentials) -> dict[str, str]:
     return {"Authorization": f"Bearer {credentials.access_token}"}
 
