@@ -2,11 +2,13 @@
 go through, and Ada's six connected accounts."""
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
+from django.utils import timezone
 
 from tests.social.standins import (
     BLUESKY_APP_PASSWORD,
@@ -131,6 +133,17 @@ def published(client: Any, account: dict[str, Any], **body: Any) -> dict[str, An
     entry = publish(client, account, **body)
     assert entry["success"], entry
     return entry
+
+
+def schedule_later(client: Any, account: dict[str, Any], hours: float, **body: Any) -> None:
+    """One post (`body`) scheduled to the account `hours` from now."""
+    when = (timezone.now() + timedelta(hours=hours)).isoformat()
+    response = client.post(
+        "/api/social/schedule",
+        {**body, "scheduledTime": when, "accountIds": [account["id"]]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
 
 
 EVERY_DAY_AT_NINE = {

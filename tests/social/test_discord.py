@@ -26,6 +26,7 @@ from tests.social.conftest import (
     publish_request,
     published,
     queue_one,
+    schedule_later,
 )
 from tests.social.discord_standin import CHANNEL_ID, DISCORD_CLIENT, GUILD_ID, WEBHOOK_NAME
 from tests.social.test_scheduler import make_due, run, schedule
@@ -235,13 +236,7 @@ def test_preview_schedule_and_queue(ada_client, account, discord):
     ).json()["data"][0]  # fmt: skip
     assert preview["counts"] == {"used": 2000, "limit": 2000, "countsBy": "characters"}
     assert preview["valid"] is True
-    later = (timezone.now() + timedelta(hours=2)).isoformat()
-    scheduled = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Later", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert scheduled.status_code == 200, scheduled.content
+    schedule_later(ada_client, account, 2, content="Later")
     queue_one(ada_client, account, content="Queued")
     assert ScheduledRecord.objects.filter(provider="discord", status="Scheduled").count() == 2
     assert discord.posts == []
@@ -308,13 +303,7 @@ def test_a_deleted_webhook_expires_the_account_in_health_and_before_a_post_is_du
     healthy = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]
     assert (healthy["status"], healthy["reachable"], healthy["problems"]) == ("connected", True, [])
     assert healthy["dailyCap"] is None
-    later = (timezone.now() + timedelta(hours=3)).isoformat()
-    response = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Tonight", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
+    schedule_later(ada_client, account, 3, content="Tonight")
     discord.expired = True  # the user deleted the webhook in Discord
     assert preflight_run_task.delay().get() == {"checked": 1, "announced": 1}
     assert SocialAccount.objects.get(pk=account["id"]).status == "expired"

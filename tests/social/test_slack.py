@@ -29,6 +29,7 @@ from tests.social.conftest import (
     publish_request,
     published,
     queue_one,
+    schedule_later,
 )
 from tests.social.slack_standin import ARCHIVED, BOT_ID, GENERAL, LAUNCHES, SLACK_CLIENT, TEAM_ID
 from tests.social.test_scheduler import make_due, run, schedule
@@ -246,13 +247,7 @@ def test_preview_schedule_and_queue(ada_client, account, slack):
         format="json",
     ).json()["data"][0]  # fmt: skip
     assert preview["counts"] == {"used": 35000, "limit": 40000, "countsBy": "characters"}
-    later = (timezone.now() + timedelta(hours=2)).isoformat()
-    scheduled = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Later", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert scheduled.status_code == 200, scheduled.content
+    schedule_later(ada_client, account, 2, content="Later")
     queue_one(ada_client, account, content="Queued")
     assert ScheduledRecord.objects.filter(provider="slack", status="Scheduled").count() == 2
     assert slack.posts == []
@@ -381,13 +376,7 @@ def test_a_rotating_token_is_renewed_before_its_end_and_when_slack_says_it_expir
 def test_an_archived_channel_is_a_problem_before_a_post_is_due(ada_client, account, slack):
     healthy = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]
     assert (healthy["status"], healthy["reachable"], healthy["problems"]) == ("connected", True, [])
-    later = (timezone.now() + timedelta(hours=3)).isoformat()
-    response = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Tonight", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
+    schedule_later(ada_client, account, 3, content="Tonight")
     slack.channels[GENERAL]["is_archived"] = True
     assert preflight_run_task.delay().get() == {"checked": 1, "announced": 1}
     health = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]

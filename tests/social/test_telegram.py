@@ -26,6 +26,7 @@ from tests.social.conftest import (
     image,
     publish_request,
     published,
+    schedule_later,
 )
 from tests.social.telegram_standin import (
     CHANNEL_ID,
@@ -410,13 +411,7 @@ def test_a_bot_that_lost_its_rights_is_an_account_problem_before_any_post_fails(
     assert (health["dailyCap"], health["tokenExpiresAt"], health["renewable"]) == (
         None, None, True,
     )  # fmt: skip
-    response = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Tomorrow", "accountIds": [account["id"]],
-         "scheduledTime": (timezone.now() + timedelta(hours=3)).isoformat()},
-        format="json",
-    )  # fmt: skip
-    assert response.status_code == 200, response.content
+    schedule_later(ada_client, account, 3, content="Tomorrow")
     telegram.members[CHANNEL_ID] = {"status": "administrator", "can_post_messages": False}
     assert preflight_run_task.delay().get() == {"checked": 1, "announced": 1}
     (risk,) = [e.data for e in OutboxEvent.objects.filter(event="post.at_risk")]
