@@ -46,7 +46,7 @@ class ProviderClient:
         return json_of(self.call(method, url, **kwargs))
 
 
-def upload_refusals(network: str, what: str) -> outbound.Classifier:
+def classify_upload_refusals(network: str, what: str) -> outbound.Classifier:
     """The classification of an upload address that answers a plain form's status (an S3
     form, a bare PUT): a 4xx other than 408 and 429 refuses the file (`what`, as the message
     names it); the rest as the outbound client classifies it."""

@@ -25,7 +25,7 @@ from social.providers.base import (
     Metrics,
     Published,
 )
-from social.providers.client import moment, upload_refusals
+from social.providers.client import classify_upload_refusals, moment
 from social.providers.lookup import Page, lookup_pages, same_text
 from social.providers.media import stored_file
 from social.providers.pinterest.connection import PinterestConnection
@@ -47,7 +47,7 @@ def pin_url(pin_id: str) -> str:
 
 
 # The upload address answers 204 (an S3 form): another 4xx refuses the file.
-classify_upload = upload_refusals("Pinterest", "video")
+classify_upload = classify_upload_refusals("Pinterest", "video")
 
 
 def _kind(media: tuple[MediaFile, ...]) -> str:

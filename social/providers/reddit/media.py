@@ -19,7 +19,7 @@ from django.conf import settings
 
 from core import outbound
 from social.providers.base import Attempt, Content, Credentials
-from social.providers.client import moment, upload_refusals
+from social.providers.client import classify_upload_refusals, moment
 from social.providers.media import media_bytes
 from social.providers.reddit import rules
 from social.providers.reddit.connection import RedditConnection, agent
@@ -29,7 +29,7 @@ LISTED_WITHIN_SECONDS = 600  # an accepted image post not listed after this: Unc
 
 
 # The lease's address answers 201 (an S3 form): another 4xx refuses the image.
-classify_upload = upload_refusals("Reddit", "image")
+classify_upload = classify_upload_refusals("Reddit", "image")
 
 
 class RedditMedia(RedditConnection):

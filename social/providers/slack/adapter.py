@@ -34,7 +34,7 @@ from social.providers.base import (
     Metrics,
     Published,
 )
-from social.providers.client import upload_refusals
+from social.providers.client import classify_upload_refusals
 from social.providers.counting import count
 from social.providers.lookup import LOOKUP_PAGES
 from social.providers.media import media_bytes, stored_file
@@ -72,7 +72,7 @@ def part_key(attempt: Attempt) -> str:
 
 
 # The upload address answers 200 `OK - <length>`; another 4xx refuses the file.
-classify_upload = upload_refusals("Slack", "file")
+classify_upload = classify_upload_refusals("Slack", "file")
 
 
 def _filename(media: MediaFile, index: int) -> str:
