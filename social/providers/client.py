@@ -46,6 +46,24 @@ class ProviderClient:
         return json_of(self.call(method, url, **kwargs))
 
 
+def classify_upload_refusals(network: str, what: str) -> outbound.Classifier:
+    """The classification of an upload address that answers a plain form's status (an S3
+    form, a bare PUT): a 4xx other than 408 and 429 refuses the file (`what`, as the message
+    names it); the rest as the outbound client classifies it."""
+
+    def classify_upload(response: outbound.Response) -> outbound.OutboundError | None:
+        status = response.status_code
+        if 400 <= status < 500 and status not in (408, 429):
+            return outbound.PermanentError(
+                f"{network}'s upload address refused the {what} (HTTP {status}).",
+                status=status,
+                excerpt=outbound.excerpt(response),
+            )
+        return None
+
+    return classify_upload
+
+
 def moment(value: Any) -> datetime | None:
     """A platform's timestamp (ISO 8601, Graph's "+0000" offsets, or Unix seconds or
     milliseconds) as an aware datetime; None when absent or unreadable."""

@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from core import outbound
 from social.providers.base import ConnectionRefused, ConnectRequest, Credentials, OAuthApp
-from social.providers.client import ProviderClient, body_of, seconds_from_now
+from social.providers.client import ProviderClient, body_of
+from social.providers.oauth import code_grant, credentials_of, renew, renewal_due
 
 RENEW_WITHIN = timedelta(minutes=5)  # an access token with less left is refreshed first
 TESTING_REFRESH_LIFETIME = timedelta(days=7)  # an app in Google's "Testing" status
@@ -36,6 +37,16 @@ def google_error(response: outbound.Response) -> tuple[str, str]:
     first = errors[0] if isinstance(errors, list) and isinstance(errors[0], dict) else {}
     reason = str(first.get("reason") or error.get("status") or "")
     return reason, str(error.get("message") or first.get("message") or "")
+
+
+def google_refusal(name: str, response: outbound.Response) -> tuple[str, str, str]:
+    """(reason, message, excerpt) of a Google error answer, the message `{name} refused the
+    request ({reason, else HTTP status}): {Google's message}`, where a network's error table
+    reads the reason."""
+    reason, message = google_error(response)
+    status = f"HTTP {response.status_code}"
+    said = f"{name} refused the request ({reason or status}): {message}".rstrip(": ")
+    return reason, said, outbound.excerpt(response)
 
 
 def bearer(credentials: Credentials) -> dict[str, str]:
@@ -86,49 +97,29 @@ class GoogleOAuth:
     def exchange(self, request: ConnectRequest, *, required: str, refusal: str) -> Credentials:
         """The code for tokens; `required` must be among the scopes granted, else the
         connection is refused (`scope_missing`, saying `refusal`)."""
-        token = self._token(
-            {
-                "grant_type": "authorization_code",
-                "code": request.code,
-                "redirect_uri": request.redirect_uri,
-            }
-        )
+        token = self._token(code_grant(request))
         granted = set(str(token.get("scope") or "").split())
         missing = [scope for scope in self.scopes.split() if scope not in granted]
         if required in missing:
             raise ConnectionRefused("scope_missing", refusal, details={"missing": missing})
-        testing = settings.GOOGLE_OAUTH_TESTING and token.get("refresh_token")
-        return Credentials(
-            provider_user_id="",
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or ""),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=timezone.now() + TESTING_REFRESH_LIFETIME if testing else None,
-        )
+        credentials = credentials_of(token)
+        if settings.GOOGLE_OAUTH_TESTING and token.get("refresh_token"):
+            credentials.refresh_expires_at = timezone.now() + TESTING_REFRESH_LIFETIME
+        return credentials
 
     def refresh(self, credentials: Credentials) -> None:
         """An access token with under RENEW_WITHIN left is renewed with the refresh token; a
         refresh answered `invalid_grant` (revoked, unused for 6 months, a Testing app's 7
         days) is an authentication failure: the user reconnects."""
-        expires_at = credentials.expires_at
-        if expires_at is not None and expires_at - timezone.now() >= RENEW_WITHIN:
-            return
-        self._renewed(credentials)
+        if renewal_due(credentials, RENEW_WITHIN):
+            self._renewed(credentials)
 
     def _renewed(self, credentials: Credentials) -> bool:
         """A new access token (the answer has no new refresh token); False without a refresh
         token to renew it with."""
         if not credentials.refresh_token:
             return False
-        token = self._token(
-            {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
-        )
-        credentials.renew(
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=credentials.refresh_expires_at,
-        )
+        renew(credentials, self._token)
         return True
 
     def revoke(self, credentials: Credentials) -> None:

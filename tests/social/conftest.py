@@ -1,11 +1,14 @@
 """Fixtures of the social hub's tests: the provider stand-ins, the consent flow a browser would
 go through, and Ada's six connected accounts."""
 
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
+from django.utils import timezone
 
 from tests.social.standins import (
     BLUESKY_APP_PASSWORD,
@@ -76,16 +79,100 @@ def connected(client: Any, provider: str, **extra: Any) -> dict[str, Any]:
     return dict(response.json()["data"])
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    """Publish now to one account ("Launch day" unless `content` says otherwise); its entry."""
-    response = client.post(
+def account_fixture(network: str, **extra: Any) -> Any:
+    """A network's tests' `account` fixture: the account `connected` makes (`extra` in the
+    connect body)."""
+
+    @pytest.fixture(name="account")
+    def account(ada_client: Any, providers: Providers) -> dict[str, Any]:
+        return connected(ada_client, network, **extra)
+
+    return account
+
+
+def accounts_fixture(network: str) -> Any:
+    """A network's tests' `accounts` fixture: its `account` by network (what the scheduler's
+    test helpers take)."""
+
+    @pytest.fixture(name="accounts")
+    def accounts(account: dict[str, Any]) -> dict[str, Any]:
+        return {network: account}
+
+    return accounts
+
+
+def publish_request(client: Any, account: dict[str, Any], **body: Any) -> Any:
+    """Ask to publish now to one account ("Launch day" unless `content` says otherwise); the
+    response."""
+    return client.post(
         "/api/social/publish",
         {"content": "Launch day", **body, "accountIds": [account["id"]]},
         format="json",
     )
+
+
+def publisher(**defaults: Any) -> Callable[..., Any]:
+    """`publish_request` with a network's own post (`defaults`) unless the body says otherwise."""
+
+    def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
+        return publish_request(client, account, **{**defaults, **body})
+
+    return publish
+
+
+def publish(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
+    """Publish now to one account ("Launch day" unless `content` says otherwise); its entry."""
+    response = publish_request(client, account, **body)
     assert response.status_code == 200, response.content
     (entry,) = response.json()["data"]
     return dict(entry)
+
+
+def published(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
+    """`publish`'s entry, which succeeded."""
+    entry = publish(client, account, **body)
+    assert entry["success"], entry
+    return entry
+
+
+def schedule_later(client: Any, account: dict[str, Any], hours: float, **body: Any) -> None:
+    """One post (`body`) scheduled to the account `hours` from now."""
+    when = (timezone.now() + timedelta(hours=hours)).isoformat()
+    response = client.post(
+        "/api/social/schedule",
+        {**body, "scheduledTime": when, "accountIds": [account["id"]]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+
+
+EVERY_DAY_AT_NINE = {
+    "slots": [
+        {"day": day, "time": "09:00"} for day in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    ]
+}
+
+
+def queue_one(
+    client: Any, account: dict[str, Any], slots: dict[str, Any] = EVERY_DAY_AT_NINE, **body: Any
+) -> dict[str, Any]:
+    """The account's queue given `slots`, then one post (`body`) queued to it; its record."""
+    response = client.put(f"/api/social/queue/{account['id']}", slots, format="json")
+    assert response.status_code == 200
+    queued = client.post(
+        "/api/social/queue", {**body, "accountIds": [account["id"]]}, format="json"
+    )
+    assert queued.status_code == 200, queued.content
+    (record,) = queued.json()["data"]["scheduledRecords"]
+    return dict(record)
+
+
+def image(client: Any, url: str, alt: str = "", size: int = 2048) -> str:
+    """A JPEG at `url` added to the library (with `alt` text where given); its id."""
+    body = {"type": "image/jpeg", "url": url, "size": size, **({"alt": alt} if alt else {})}
+    response = client.post("/api/social/media", body, format="json")
+    assert response.status_code == 200, response.content
+    return str(response.json()["data"]["id"])
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ headers on every answer. A missing or generic User-Agent is refused with 429, as
 import base64
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -188,33 +189,29 @@ class RedditStandIn(StandIn):
     def _subreddit(self, name: str) -> str | None:
         return next((sr for sr in SUBREDDITS if sr.lower() == name.lower()), None)
 
-    def about(self, call: Call, name: str) -> Answer:
+    def _of_subreddit(self, call: Call, name: str, answer: Callable[[str], Any]) -> Answer:
+        """A subreddit's page: 404 for one it does not have, else 200 with `answer(its name)`."""
         refused = self._refused(call)
         if refused:
             return refused
         found = self._subreddit(name)
         if found is None:
             return 404, {"message": "Not Found", "error": 404}, {}
-        return 200, {"kind": "t5", "data": {"display_name": found, "name": "t5_2qh1i",
-                                            "subreddit_type": "public"}}, {}  # fmt: skip
+        return 200, answer(found), {}
+
+    def about(self, call: Call, name: str) -> Answer:
+        return self._of_subreddit(call, name, lambda found: {
+            "kind": "t5",
+            "data": {"display_name": found, "name": "t5_2qh1i", "subreddit_type": "public"},
+        })  # fmt: skip
 
     def requirements(self, call: Call, name: str) -> Answer:
-        refused = self._refused(call)
-        if refused:
-            return refused
-        found = self._subreddit(name)
-        if found is None:
-            return 404, {"message": "Not Found", "error": 404}, {}
-        return 200, {"title_regexes": [], "body_blacklisted_strings": [],
-                     **SUBREDDITS[found]}, {}  # fmt: skip
+        return self._of_subreddit(call, name, lambda found: {
+            "title_regexes": [], "body_blacklisted_strings": [], **SUBREDDITS[found],
+        })  # fmt: skip
 
     def flairs(self, call: Call, name: str) -> Answer:
-        refused = self._refused(call)
-        if refused:
-            return refused
-        if self._subreddit(name) is None:
-            return 404, {"message": "Not Found", "error": 404}, {}
-        return 200, FLAIRS.get(name.lower(), []), {}
+        return self._of_subreddit(call, name, lambda found: FLAIRS.get(name.lower(), []))
 
     # --- Posts -----------------------------------------------------------------------------------
 

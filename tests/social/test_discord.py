@@ -17,7 +17,17 @@ from django.utils import timezone
 from core import logs
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task, preflight_run_task
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    accounts_fixture,
+    connect,
+    image,
+    publish_request,
+    published,
+    queue_one,
+    schedule_later,
+)
 from tests.social.discord_standin import CHANNEL_ID, DISCORD_CLIENT, GUILD_ID, WEBHOOK_NAME
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
@@ -33,37 +43,8 @@ def discord(providers) -> Any:
     return providers.discord
 
 
-@pytest.fixture
-def account(ada_client, discord) -> dict[str, Any]:
-    return connected(ada_client, "discord")
-
-
-@pytest.fixture
-def accounts(account) -> dict[str, Any]:
-    return {"discord": account}
-
-
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"content": "Launch day", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
-
-
-def published(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    response = publish(client, account, **body)
-    assert response.status_code == 200, response.content
-    (entry,) = response.json()["data"]
-    assert entry["success"], entry
-    return dict(entry)
-
-
-def image(client: Any, url: str, alt: str = "", size: int = 2048) -> str:
-    body = {"type": "image/jpeg", "url": url, "size": size, **({"alt": alt} if alt else {})}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+account = account_fixture("discord")
+accounts = accounts_fixture("discord")
 
 
 def refused_fields(response: Any) -> list[str]:
@@ -218,7 +199,8 @@ def test_a_forum_without_a_thread_name_is_refused_by_discord(client, ada_client,
 def test_limits_and_options_are_refused_naming_the_field_before_sending(
     ada_client, account, discord, providers
 ):
-    assert "content" in str(publish(ada_client, account, content="x" * 2001).json()["error"])
+    too_long = publish_request(ada_client, account, content="x" * 2001)
+    assert "content" in str(too_long.json()["error"])
     for options, name in (
         ({"username": "discord fan"}, "username"),
         ({"username": "x" * 81}, "username"),
@@ -227,21 +209,21 @@ def test_limits_and_options_are_refused_naming_the_field_before_sending(
         ({"disableLinkPreview": "yes"}, "disableLinkPreview"),
         ({"embeds": []}, "embeds"),
     ):
-        response = publish(ada_client, account, variants={"discord": {"options": options}})
+        response = publish_request(ada_client, account, variants={"discord": {"options": options}})
         assert response.status_code == 400, response.content
         assert f"{OPTIONS}.{name}" in str(response.json()["error"]["details"]), response.content
     for unsupported, code in (
         ({"thread": [{"content": "Part two"}]}, "thread_not_supported"),
         ({"firstComment": "First!"}, "first_comment_not_supported"),
     ):
-        response = publish(ada_client, account, **unsupported)
+        response = publish_request(ada_client, account, **unsupported)
         assert (response.status_code, response.json()["error"]["code"]) == (400, code)
     big = [image(ada_client, providers.image(f"{n}.jpg"), size=6 * 1024 * 1024) for n in (1, 2)]
-    response = publish(ada_client, account, mediaIds=big)
+    response = publish_request(ada_client, account, mediaIds=big)
     assert response.status_code == 400
     assert "mediaIds" in str(response.json()["error"]["details"])
     long_alt = image(ada_client, providers.image(), alt="a" * 1025)
-    response = publish(ada_client, account, mediaIds=[long_alt])
+    response = publish_request(ada_client, account, mediaIds=[long_alt])
     assert response.status_code == 400, response.content
     assert discord.posts == []
     assert ScheduledRecord.objects.count() == 0
@@ -254,21 +236,8 @@ def test_preview_schedule_and_queue(ada_client, account, discord):
     ).json()["data"][0]  # fmt: skip
     assert preview["counts"] == {"used": 2000, "limit": 2000, "countsBy": "characters"}
     assert preview["valid"] is True
-    later = (timezone.now() + timedelta(hours=2)).isoformat()
-    scheduled = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Later", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert scheduled.status_code == 200, scheduled.content
-    slots = {"slots": [{"day": day, "time": "09:00"} for day in
-                       ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]}  # fmt: skip
-    assert ada_client.put(f"/api/social/queue/{account['id']}", slots,
-                          format="json").status_code == 200  # fmt: skip
-    queued = ada_client.post(
-        "/api/social/queue", {"content": "Queued", "accountIds": [account["id"]]}, format="json"
-    )
-    assert queued.status_code == 200, queued.content
+    schedule_later(ada_client, account, 2, content="Later")
+    queue_one(ada_client, account, content="Queued")
     assert ScheduledRecord.objects.filter(provider="discord", status="Scheduled").count() == 2
     assert discord.posts == []
 
@@ -334,13 +303,7 @@ def test_a_deleted_webhook_expires_the_account_in_health_and_before_a_post_is_du
     healthy = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]
     assert (healthy["status"], healthy["reachable"], healthy["problems"]) == ("connected", True, [])
     assert healthy["dailyCap"] is None
-    later = (timezone.now() + timedelta(hours=3)).isoformat()
-    response = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Tonight", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
+    schedule_later(ada_client, account, 3, content="Tonight")
     discord.expired = True  # the user deleted the webhook in Discord
     assert preflight_run_task.delay().get() == {"checked": 1, "announced": 1}
     assert SocialAccount.objects.get(pk=account["id"]).status == "expired"

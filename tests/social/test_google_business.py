@@ -13,7 +13,14 @@ import pytest
 
 from social.models import AccountHealth, ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    connect,
+    connected,
+    publisher,
+    queue_one,
+)
 from tests.social.google_business_standin import BUSINESS_SCOPE
 from tests.social.google_oauth_standin import GOOGLE_CLIENT
 from tests.social.test_scheduler import make_due, run, schedule
@@ -30,17 +37,10 @@ def business(providers) -> Any:
     return providers.google_business
 
 
-@pytest.fixture
-def account(ada_client, business) -> dict[str, Any]:
-    return connected(ada_client, "google_business")
+account = account_fixture("google_business")
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"content": "Spring opening hours: 9 to 6.", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
+publish = publisher(content="Spring opening hours: 9 to 6.")
 
 
 def sent(business: Any) -> list[dict[str, Any]]:
@@ -269,12 +269,7 @@ def test_a_scheduled_and_a_queued_post_are_published_by_the_scheduler(
     (record_id,) = schedule(ada_client, {"google_business": account}, "google_business")
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
     slots = {"timezone": "UTC", "slots": [{"day": "mon", "time": "09:00"}]}
-    assert ada_client.put(f"/api/social/queue/{account['id']}", slots,
-                          format="json").status_code == 200  # fmt: skip
-    queued = ada_client.post("/api/social/queue", {"content": "From the queue",
-                             "accountIds": [account["id"]]}, format="json")  # fmt: skip
-    assert queued.status_code == 200, queued.content
-    (record,) = queued.json()["data"]["scheduledRecords"]
+    record = queue_one(ada_client, account, slots, content="From the queue")
     make_due([record["id"]])
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
     assert ScheduledRecord.objects.get(pk=record_id).status == "Published"

@@ -17,7 +17,13 @@ from django.utils import timezone
 from social.connections.services.upkeep import accounts_maintain
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    connect,
+    publisher,
+)
+from tests.social.conftest import image as media_id
 from tests.social.pinterest_standin import ACCOUNT, BOARDS, OTHERS_BOARD, PINTEREST_APP
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
@@ -34,16 +40,11 @@ def pinterest(providers) -> Any:
     return providers.pinterest
 
 
-@pytest.fixture
-def account(ada_client, pinterest) -> dict[str, Any]:
-    return connected(ada_client, "pinterest")
+account = account_fixture("pinterest")
 
 
 def image(client: Any, providers: Any, name: str = "launch.jpg", alt: str = "") -> str:
-    body = {"type": "image/jpeg", "url": providers.image(name), "size": 2048, "alt": alt}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+    return media_id(client, providers.image(name), alt)
 
 
 def video_id(client: Any) -> str:
@@ -52,13 +53,11 @@ def video_id(client: Any) -> str:
     return str(response.json()["data"]["id"])
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"title": "Launch board", "content": "We shipped the new studio.",
-         "link": "https://ada.example/launch", **body, "accountIds": [account["id"]]},
-        format="json",
-    )  # fmt: skip
+publish = publisher(
+    title="Launch board",
+    content="We shipped the new studio.",
+    link="https://ada.example/launch",
+)
 
 
 def pins(pinterest: Any) -> list[dict[str, Any]]:

@@ -18,7 +18,15 @@ from django.utils import timezone
 from social.connections.services.upkeep import accounts_maintain
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    connect,
+    connected,
+    publisher,
+    queue_one,
+)
+from tests.social.conftest import image as media_id
 from tests.social.reddit_standin import FLAIRS, REDDIT_AGENT, REDDIT_CLIENT, USER
 from tests.social.test_scheduler import make_due, run, schedule
 
@@ -43,18 +51,10 @@ def reddit(providers) -> Any:
     return providers.reddit
 
 
-@pytest.fixture
-def account(ada_client, reddit) -> dict[str, Any]:
-    return connected(ada_client, "reddit", subreddit="Freelance")
+account = account_fixture("reddit", subreddit="Freelance")
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"title": "Available for logo work", "content": "Portfolio inside, DMs open.",
-         **body, "accountIds": [account["id"]]},
-        format="json",
-    )  # fmt: skip
+publish = publisher(title="Available for logo work", content="Portfolio inside, DMs open.")
 
 
 def submits(reddit: Any) -> list[dict[str, Any]]:
@@ -62,10 +62,7 @@ def submits(reddit: Any) -> list[dict[str, Any]]:
 
 
 def image(client: Any, providers: Any, name: str = "logo.jpg") -> str:
-    body = {"type": "image/jpeg", "url": providers.image(name), "size": 2048}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+    return media_id(client, providers.image(name))
 
 
 # --- Connecting ---------------------------------------------------------------------------------
@@ -331,17 +328,7 @@ def test_preview_schedule_and_queue(client, ada_client, account, reddit):
     assert untitled["valid"] is False
     schedule(ada_client, {"reddit": account}, "reddit")
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
-    slots = {"slots": [{"day": day, "time": "09:00"} for day in
-                       ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]}  # fmt: skip
-    assert ada_client.put(f"/api/social/queue/{account['id']}", slots,
-                          format="json").status_code == 200  # fmt: skip
-    queued = ada_client.post(
-        "/api/social/queue",
-        {"title": "Queued", "content": "From the queue", "accountIds": [account["id"]]},
-        format="json",
-    )  # fmt: skip
-    assert queued.status_code == 200, queued.content
-    (queued_record,) = queued.json()["data"]["scheduledRecords"]
+    queued_record = queue_one(ada_client, account, title="Queued", content="From the queue")
     make_due([queued_record["id"]])
     assert run(client).json()["data"]["results"][0]["status"] == "Published"
     assert len(reddit.posts) == 2

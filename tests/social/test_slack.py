@@ -19,7 +19,18 @@ from core import logs
 from social.models import ScheduledRecord, SocialAccount
 from social.providers.slack import adapter as slack_adapter
 from social.tasks import metrics_collect_task, preflight_run_task
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    accounts_fixture,
+    connect,
+    connected,
+    image,
+    publish_request,
+    published,
+    queue_one,
+    schedule_later,
+)
 from tests.social.slack_standin import ARCHIVED, BOT_ID, GENERAL, LAUNCHES, SLACK_CLIENT, TEAM_ID
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
@@ -42,37 +53,8 @@ def quick_reads(monkeypatch) -> None:
     monkeypatch.setattr(slack_adapter, "SHARE_READS", (0.0, 0.01, 0.01, 0.01, 0.01))
 
 
-@pytest.fixture
-def account(ada_client, slack) -> dict[str, Any]:
-    return connected(ada_client, "slack")
-
-
-@pytest.fixture
-def accounts(account) -> dict[str, Any]:
-    return {"slack": account}
-
-
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"content": "Launch day", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
-
-
-def published(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    response = publish(client, account, **body)
-    assert response.status_code == 200, response.content
-    (entry,) = response.json()["data"]
-    assert entry["success"], entry
-    return dict(entry)
-
-
-def image(client: Any, url: str, alt: str = "", size: int = 2048) -> str:
-    body = {"type": "image/jpeg", "url": url, "size": size, **({"alt": alt} if alt else {})}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+account = account_fixture("slack")
+accounts = accounts_fixture("slack")
 
 
 def due_again(record_id: str) -> None:
@@ -242,17 +224,18 @@ def test_options_are_sent_and_refusals_name_their_field_before_sending(
     published(ada_client, account, content="See https://ada.example",
               variants={"slack": {"options": quiet}})  # fmt: skip
     assert (slack.posts[0]["unfurl_links"], slack.posts[0]["unfurl_media"]) == (False, False)
-    assert "content" in str(publish(ada_client, account, content="&" * 8001).json()["error"])
+    too_long = publish_request(ada_client, account, content="&" * 8001)
+    assert "content" in str(too_long.json()["error"])
     for options, name in (
         ({"unfurlLinks": "no"}, "unfurlLinks"),
         ({"unfurlMedia": 1}, "unfurlMedia"),
         ({"iconEmoji": ":tada:"}, "iconEmoji"),
     ):
-        response = publish(ada_client, account, variants={"slack": {"options": options}})
+        response = publish_request(ada_client, account, variants={"slack": {"options": options}})
         assert response.status_code == 400, response.content
         assert f"{OPTIONS}.{name}" in str(response.json()["error"]["details"]), response.content
     long_alt = image(ada_client, providers.image(), alt="a" * 1001)
-    response = publish(ada_client, account, mediaIds=[long_alt])
+    response = publish_request(ada_client, account, mediaIds=[long_alt])
     assert response.status_code == 400, response.content
     assert "mediaIds" in str(response.json()["error"]["details"])
     assert len(slack.posts) == 1
@@ -264,21 +247,8 @@ def test_preview_schedule_and_queue(ada_client, account, slack):
         format="json",
     ).json()["data"][0]  # fmt: skip
     assert preview["counts"] == {"used": 35000, "limit": 40000, "countsBy": "characters"}
-    later = (timezone.now() + timedelta(hours=2)).isoformat()
-    scheduled = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Later", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert scheduled.status_code == 200, scheduled.content
-    slots = {"slots": [{"day": day, "time": "09:00"} for day in
-                       ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]}  # fmt: skip
-    assert ada_client.put(f"/api/social/queue/{account['id']}", slots,
-                          format="json").status_code == 200  # fmt: skip
-    queued = ada_client.post(
-        "/api/social/queue", {"content": "Queued", "accountIds": [account["id"]]}, format="json"
-    )
-    assert queued.status_code == 200, queued.content
+    schedule_later(ada_client, account, 2, content="Later")
+    queue_one(ada_client, account, content="Queued")
     assert ScheduledRecord.objects.filter(provider="slack", status="Scheduled").count() == 2
     assert slack.posts == []
 
@@ -406,13 +376,7 @@ def test_a_rotating_token_is_renewed_before_its_end_and_when_slack_says_it_expir
 def test_an_archived_channel_is_a_problem_before_a_post_is_due(ada_client, account, slack):
     healthy = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]
     assert (healthy["status"], healthy["reachable"], healthy["problems"]) == ("connected", True, [])
-    later = (timezone.now() + timedelta(hours=3)).isoformat()
-    response = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Tonight", "scheduledTime": later, "accountIds": [account["id"]]},
-        format="json",
-    )
-    assert response.status_code == 200, response.content
+    schedule_later(ada_client, account, 3, content="Tonight")
     slack.channels[GENERAL]["is_archived"] = True
     assert preflight_run_task.delay().get() == {"checked": 1, "announced": 1}
     health = ada_client.get(f"/api/social/accounts/{account['id']}/health").json()["data"]

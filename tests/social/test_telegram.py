@@ -19,7 +19,15 @@ from notifications.models import OutboxEvent
 from social.models import AnalyticsRecord, ScheduledRecord, SocialAccount
 from social.providers.telegram.connection import bot_of
 from social.tasks import preflight_run_task
-from tests.social.conftest import connect, connected
+from tests.social.conftest import (
+    account_fixture,
+    accounts_fixture,
+    connect,
+    image,
+    publish_request,
+    published,
+    schedule_later,
+)
 from tests.social.telegram_standin import (
     CHANNEL_ID,
     GROUP_ID,
@@ -42,37 +50,8 @@ def telegram(providers) -> Any:
     return providers.telegram
 
 
-@pytest.fixture
-def account(ada_client, providers) -> dict[str, Any]:
-    return connected(ada_client, "telegram")
-
-
-@pytest.fixture
-def accounts(account) -> dict[str, Any]:
-    return {"telegram": account}
-
-
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"content": "Launch day", **body, "accountIds": [account["id"]]},
-        format="json",
-    )
-
-
-def published(client: Any, account: dict[str, Any], **body: Any) -> dict[str, Any]:
-    response = publish(client, account, **body)
-    assert response.status_code == 200, response.content
-    (entry,) = response.json()["data"]
-    assert entry["success"], entry
-    return dict(entry)
-
-
-def image(client: Any, url: str, alt: str = "") -> str:
-    body = {"type": "image/jpeg", "url": url, "size": 2048, **({"alt": alt} if alt else {})}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+account = account_fixture("telegram")
+accounts = accounts_fixture("telegram")
 
 
 def sends(telegram: Any, method: str) -> list[Any]:
@@ -200,7 +179,7 @@ def test_the_platforms_list_and_every_refusal_names_the_field(ada_client, accoun
          "variants.telegram.options.disableLinkPreview"),
     ]  # fmt: skip
     for body, field in cases:
-        response = publish(ada_client, account, **body)
+        response = publish_request(ada_client, account, **body)
         assert response.status_code == 400, (body, response.content)
         assert field in str(response.json()["error"]["details"]), (body, response.content)
     preview = ada_client.post(
@@ -219,7 +198,7 @@ def test_the_platforms_list_and_every_refusal_names_the_field(ada_client, accoun
 
 def test_with_media_the_caption_is_at_most_1024_characters(ada_client, account, providers):
     photo = image(ada_client, providers.image())
-    response = publish(ada_client, account, content="c" * 1025, mediaIds=[photo])
+    response = publish_request(ada_client, account, content="c" * 1025, mediaIds=[photo])
     assert response.status_code == 400
     (target,) = response.json()["error"]["details"]["targets"]
     assert (target["field"], "1024" in target["message"]) == ("content", True)
@@ -432,13 +411,7 @@ def test_a_bot_that_lost_its_rights_is_an_account_problem_before_any_post_fails(
     assert (health["dailyCap"], health["tokenExpiresAt"], health["renewable"]) == (
         None, None, True,
     )  # fmt: skip
-    response = ada_client.post(
-        "/api/social/schedule",
-        {"content": "Tomorrow", "accountIds": [account["id"]],
-         "scheduledTime": (timezone.now() + timedelta(hours=3)).isoformat()},
-        format="json",
-    )  # fmt: skip
-    assert response.status_code == 200, response.content
+    schedule_later(ada_client, account, 3, content="Tomorrow")
     telegram.members[CHANNEL_ID] = {"status": "administrator", "can_post_messages": False}
     assert preflight_run_task.delay().get() == {"checked": 1, "announced": 1}
     (risk,) = [e.data for e in OutboxEvent.objects.filter(event="post.at_risk")]

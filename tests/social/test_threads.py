@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from social.models import ScheduledRecord, SocialAccount
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, connected, publish
+from tests.social.conftest import REDIRECT_URI, account_fixture, connect, publish
+from tests.social.conftest import image as media_id
 from tests.social.test_scheduler import make_due, run, schedule
 from tests.social.test_video import upload
 from tests.social.threads_standin import LONG_TOKEN, THREADS_APP, THREADS_USER
@@ -29,9 +30,7 @@ def threads(providers) -> Any:
     return providers.threads
 
 
-@pytest.fixture
-def account(ada_client, threads) -> dict[str, Any]:
-    return connected(ada_client, "threads")
+account = account_fixture("threads")
 
 
 def containers(threads: Any) -> list[dict[str, Any]]:
@@ -39,10 +38,7 @@ def containers(threads: Any) -> list[dict[str, Any]]:
 
 
 def image(client: Any, providers: Any, name: str = "launch.jpg", alt: str = "") -> str:
-    body = {"type": "image/jpeg", "url": providers.image(name), "size": 2048, "alt": alt}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+    return media_id(client, providers.image(name), alt)
 
 
 # --- Connecting ---------------------------------------------------------------------------------

@@ -17,11 +17,17 @@ from social.models import AnalyticsRecord, ScheduledRecord, SocialAccount
 from social.providers.tiktok import upload as tiktok_upload
 from social.publishing import record_processing_continue
 from social.tasks import metrics_collect_task
-from tests.social.conftest import REDIRECT_URI, connect, connected, consent
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    connect,
+    consent,
+    image,
+    publisher,
+)
 from tests.social.test_scheduler import make_due, run, schedule
-from tests.social.test_video import upload
+from tests.social.test_video import video_id
 from tests.social.tiktok_standin import CREATOR, OPEN_ID, SCOPES, TIKTOK_CLIENT
-from tests.social.videos import mp4
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
 
@@ -38,31 +44,18 @@ def tiktok(providers) -> Any:
     return providers.tiktok
 
 
-@pytest.fixture
-def account(ada_client, tiktok) -> dict[str, Any]:
-    return connected(ada_client, "tiktok")
-
-
-def video_id(client: Any, **shape: Any) -> str:
-    response = upload(client, mp4(**shape))
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+account = account_fixture("tiktok")
 
 
 def image_id(client: Any, providers: Any, alt: str = "Our shop") -> str:
-    body = {"type": "image/jpeg", "url": providers.image(), "size": 2048, "alt": alt}
-    response = client.post("/api/social/media", body, format="json")
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
+    return image(client, providers.image(), alt)
 
 
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"title": "Launch", "content": "We shipped. https://ada.example #launch",
-         "variants": PUBLIC, **body, "accountIds": [account["id"]]},
-        format="json",
-    )  # fmt: skip
+publish = publisher(
+    title="Launch",
+    content="We shipped. https://ada.example #launch",
+    variants=PUBLIC,
+)
 
 
 def fields(response: Any) -> list[str]:

@@ -31,6 +31,13 @@ def upload(client: Any, data: bytes, name: str = "launch.mp4", **fields: Any) ->
     return client.post("/api/social/media", body, format="multipart")
 
 
+def video_id(client: Any, **shape: Any) -> str:
+    """A video of `shape` (videos.mp4's) uploaded to the library; its id."""
+    response = upload(client, mp4(**shape))
+    assert response.status_code == 200, response.content
+    return str(response.json()["data"]["id"])
+
+
 @pytest.fixture
 def video(ada_client) -> dict[str, Any]:
     response = upload(ada_client, mp4(seconds=12.0, payload=SIZE), alt="Our launch video")

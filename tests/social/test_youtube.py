@@ -15,10 +15,14 @@ from django.utils import timezone
 
 from social.models import ScheduledRecord, SocialAccount
 from social.providers.youtube import upload as youtube_upload
-from tests.social.conftest import REDIRECT_URI, connect, connected
+from tests.social.conftest import (
+    REDIRECT_URI,
+    account_fixture,
+    connect,
+    publisher,
+)
 from tests.social.test_scheduler import make_due, run, schedule
-from tests.social.test_video import upload
-from tests.social.videos import mp4
+from tests.social.test_video import video_id
 from tests.social.youtube_standin import CHANNEL, GOOGLE_CLIENT, READ_SCOPE, UPLOAD_SCOPE
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cron_secret")]
@@ -32,24 +36,10 @@ def youtube(providers) -> Any:
     return providers.youtube
 
 
-@pytest.fixture
-def account(ada_client, youtube) -> dict[str, Any]:
-    return connected(ada_client, "youtube")
+account = account_fixture("youtube")
 
 
-def video_id(client: Any, **shape: Any) -> str:
-    response = upload(client, mp4(**shape))
-    assert response.status_code == 200, response.content
-    return str(response.json()["data"]["id"])
-
-
-def publish(client: Any, account: dict[str, Any], **body: Any) -> Any:
-    return client.post(
-        "/api/social/publish",
-        {"title": "Launch film", "content": "We shipped. https://ada.example #launch", **body,
-         "accountIds": [account["id"]]},
-        format="json",
-    )  # fmt: skip
+publish = publisher(title="Launch film", content="We shipped. https://ada.example #launch")
 
 
 def targets(response: Any) -> list[tuple[str, str]]:

@@ -14,7 +14,7 @@ from django.conf import settings
 from core import outbound
 from social.providers.base import ConnectionRefused, ConnectRequest, Credentials, Identity
 from social.providers.client import ProviderClient
-from social.providers.google import GoogleOAuth, bearer, google_error
+from social.providers.google import GoogleOAuth, bearer, google_refusal
 from social.providers.text import Composer
 
 SCOPE = "https://www.googleapis.com/auth/business.manage"
@@ -33,9 +33,7 @@ def classify(response: outbound.Response) -> outbound.OutboundError | None:
     status = response.status_code
     if 200 <= status < 300:
         return None
-    reason, message = google_error(response)
-    said = f"{NAME} refused the request ({reason or f'HTTP {status}'}): {message}".rstrip(": ")
-    text = outbound.excerpt(response)
+    reason, said, text = google_refusal(NAME, response)
     if status == 429:
         return outbound.TransientError(
             said, status=429, retry_after=outbound.retry_after_seconds(response), excerpt=text

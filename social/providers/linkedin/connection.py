@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from core import outbound
 from social.providers.base import ConnectRequest, Credentials, Identity, OAuthApp
-from social.providers.client import ProviderClient, body_of, seconds_from_now
+from social.providers.client import ProviderClient, body_of
+from social.providers.oauth import code_grant, credentials_of, renew
 from social.providers.text import Composer
 
 SCOPES = "openid profile email w_member_social"
@@ -91,20 +92,8 @@ class LinkedInConnection(Composer):
         return token
 
     def connect(self, request: ConnectRequest) -> Identity:
-        token = self._token(
-            {
-                "grant_type": "authorization_code",
-                "code": request.code,
-                "redirect_uri": request.redirect_uri,
-            }
-        )
-        credentials = Credentials(
-            provider_user_id="",
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or ""),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=seconds_from_now(token.get("refresh_token_expires_in")),
-        )
+        token = self._token(code_grant(request))
+        credentials = credentials_of(token, refresh_lifetime="refresh_token_expires_in")
         return self.identity(credentials)
 
     def identity(self, credentials: Credentials) -> Identity:
@@ -130,15 +119,7 @@ class LinkedInConnection(Composer):
 
         if not credentials.refresh_token or not _expires_soon(credentials.expires_at):
             return
-        token = self._token(
-            {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
-        )
-        credentials.renew(
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=seconds_from_now(token.get("refresh_token_expires_in")),
-        )
+        renew(credentials, self._token, refresh_lifetime="refresh_token_expires_in")
 
     def _author(self, credentials: Credentials) -> str:
         return f"urn:li:person:{credentials.provider_user_id}"

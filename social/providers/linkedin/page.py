@@ -18,8 +18,8 @@ from social.providers.base import (
     Metrics,
     Published,
 )
-from social.providers.client import seconds_from_now
 from social.providers.linkedin.adapter import LinkedInAdapter
+from social.providers.oauth import code_grant, credentials_of
 
 PAGE_SCOPES = "w_organization_social r_organization_social rw_organization_admin"
 NO_PAGE = "no_linkedin_page"
@@ -43,20 +43,8 @@ class LinkedInPageAdapter(LinkedInAdapter):
     def connect(self, request: ConnectRequest) -> Identity:
         """The code exchanged as for a member; then the page: `pageId` when the member
         administers it, else the first page they administer; none is `no_linkedin_page`."""
-        token = self._token(
-            {
-                "grant_type": "authorization_code",
-                "code": request.code,
-                "redirect_uri": request.redirect_uri,
-            }
-        )
-        credentials = Credentials(
-            provider_user_id="",
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or ""),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=seconds_from_now(token.get("refresh_token_expires_in")),
-        )
+        token = self._token(code_grant(request))
+        credentials = credentials_of(token, refresh_lifetime="refresh_token_expires_in")
         pages = self._administered(credentials)
         if request.page_id:
             pages = [page for page in pages if page == request.page_id]

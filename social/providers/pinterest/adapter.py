@@ -25,7 +25,7 @@ from social.providers.base import (
     Metrics,
     Published,
 )
-from social.providers.client import moment
+from social.providers.client import classify_upload_refusals, moment
 from social.providers.lookup import Page, lookup_pages, same_text
 from social.providers.media import stored_file
 from social.providers.pinterest.connection import PinterestConnection
@@ -46,16 +46,8 @@ def pin_url(pin_id: str) -> str:
     return f"https://www.pinterest.com/pin/{pin_id}/"
 
 
-def classify_upload(response: outbound.Response) -> outbound.OutboundError | None:
-    """The upload address answers 204 (an S3 form): another 4xx refuses the file."""
-    status = response.status_code
-    if 400 <= status < 500 and status not in (408, 429):
-        return outbound.PermanentError(
-            f"Pinterest's upload address refused the video (HTTP {status}).",
-            status=status,
-            excerpt=outbound.excerpt(response),
-        )
-    return None
+# The upload address answers 204 (an S3 form): another 4xx refuses the file.
+classify_upload = classify_upload_refusals("Pinterest", "video")
 
 
 def _kind(media: tuple[MediaFile, ...]) -> str:

@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.utils import timezone
 
 from core import outbound
 from social.providers.base import (
@@ -22,7 +21,8 @@ from social.providers.base import (
     Identity,
     OAuthApp,
 )
-from social.providers.client import ProviderClient, body_of, seconds_from_now
+from social.providers.client import ProviderClient, body_of
+from social.providers.oauth import code_grant, credentials_of, renew, renewal_due
 from social.providers.text import Composer
 
 SCOPES = "boards:read,pins:read,pins:write,user_accounts:read"
@@ -126,13 +126,7 @@ class PinterestConnection(Composer):
     def connect(self, request: ConnectRequest) -> Identity:
         """The code for tokens (`pins:write` must be granted), the account, then its default
         board: `boardId` when sent (one of its boards), else the first listed."""
-        token = self._token(
-            {
-                "grant_type": "authorization_code",
-                "code": request.code,
-                "redirect_uri": request.redirect_uri,
-            }
-        )
+        token = self._token(code_grant(request))
         granted = set(str(token.get("scope") or "").replace(" ", ",").split(","))
         missing = [scope for scope in SCOPES.split(",") if scope not in granted]
         if WRITE_SCOPE in missing:
@@ -142,13 +136,7 @@ class PinterestConnection(Composer):
                 "allow every permission.",
                 details={"missing": missing},
             )
-        credentials = Credentials(
-            provider_user_id="",
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or ""),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=seconds_from_now(token.get("refresh_token_expires_in")),
-        )
+        credentials = credentials_of(token, refresh_lifetime="refresh_token_expires_in")
         boards = self.boards(credentials)
         if not boards:
             raise ConnectionRefused(
@@ -200,30 +188,17 @@ class PinterestConnection(Composer):
 
     def refresh(self, credentials: Credentials) -> None:
         """An access token with under RENEW_WITHIN left (or past its end) is renewed."""
-        expires_at = credentials.expires_at
-        if expires_at is not None and expires_at - timezone.now() >= RENEW_WITHIN:
-            return
-        if credentials.refresh_token:
+        if renewal_due(credentials, RENEW_WITHIN) and credentials.refresh_token:
             self._renew(credentials)
 
     def _renew(self, credentials: Credentials) -> None:
         """Continuous refresh: a new access token (30 days) and a new refresh token (60 days);
         a refusal (400 or 401) is an authentication failure: the user reconnects."""
-        try:
-            token = self._token(
-                {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
-            )
-        except outbound.PermanentError as error:
-            raise outbound.AuthenticationError(
-                f"Pinterest refused to renew the access token: {error.message}",
-                status=error.status,
-                excerpt=error.excerpt,
-            ) from None
-        credentials.renew(
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=seconds_from_now(token.get("refresh_token_expires_in")),
+        renew(
+            credentials,
+            self._token,
+            refused="Pinterest",
+            refresh_lifetime="refresh_token_expires_in",
         )
 
     def revoke(self, credentials: Credentials) -> None:

@@ -9,6 +9,7 @@ same title made since the attempt began (less a minute for Reddit's clock) befor
 submitted again; a lost comment is looked for among the user's comments (`/user/{name}/comments`)
 on that post with the same body."""
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -134,21 +135,6 @@ class RedditAdapter(RedditMedia):
         """The user's submitted posts, newest first, back to the attempt's window: the one no
         other record holds, in this subreddit (case aside), with this title."""
 
-        def page(after: str | None) -> Page:
-            params: dict[str, Any] = {"sort": "new", "limit": LOOKUP_PAGE, "raw_json": 1}
-            if after:
-                params["after"] = after
-            found = self.call(
-                "GET",
-                f"user/{credentials.username}/submitted",
-                credentials,
-                publishing=True,
-                params=params,
-            )
-            data = (found or {}).get("data") or {}
-            items = [child.get("data") or {} for child in data.get("children") or []]
-            return items, data.get("after") or None
-
         def matches(item: dict[str, Any]) -> bool:
             return (
                 attempt.ours(str(item.get("name")))
@@ -156,13 +142,7 @@ class RedditAdapter(RedditMedia):
                 and same_text(str(item.get("title") or ""), title)
             )
 
-        item = lookup_pages(
-            self.name,
-            page,
-            attempt=attempt,
-            created=lambda item: moment(item.get("created_utc")),
-            matches=matches,
-        )
+        item = self._listed(credentials, "submitted", attempt=attempt, matches=matches)
         if item is None:
             return None
         name = str(item.get("name") or f"t3_{item.get('id')}")
@@ -211,27 +191,10 @@ class RedditAdapter(RedditMedia):
     ) -> Published | None:
         """The user's comments, newest first, back to the attempt's window: the one on this
         post (`link_id`) with this body."""
-
-        def page(after: str | None) -> Page:
-            params: dict[str, Any] = {"sort": "new", "limit": LOOKUP_PAGE, "raw_json": 1}
-            if after:
-                params["after"] = after
-            found = self.call(
-                "GET",
-                f"user/{credentials.username}/comments",
-                credentials,
-                publishing=True,
-                params=params,
-            )
-            data = (found or {}).get("data") or {}
-            items = [child.get("data") or {} for child in data.get("children") or []]
-            return items, data.get("after") or None
-
-        item = lookup_pages(
-            self.name,
-            page,
+        item = self._listed(
+            credentials,
+            "comments",
             attempt=attempt,
-            created=lambda item: moment(item.get("created_utc")),
             matches=lambda item: (
                 str(item.get("link_id")) == on.provider_post_id
                 and same_text(str(item.get("body") or ""), text)
@@ -241,6 +204,40 @@ class RedditAdapter(RedditMedia):
             return None
         name = str(item.get("name") or f"t1_{item.get('id')}")
         return Published(provider_post_id=name, url=permalink_url(str(item.get("permalink"))))
+
+    def _listed(
+        self,
+        credentials: Credentials,
+        listing: str,
+        *,
+        attempt: Attempt,
+        matches: Callable[[dict[str, Any]], bool],
+    ) -> dict[str, Any] | None:
+        """The first of the user's `listing` (`submitted`, `comments`), newest first, back to
+        the attempt's window, that `matches`."""
+
+        def page(after: str | None) -> Page:
+            params: dict[str, Any] = {"sort": "new", "limit": LOOKUP_PAGE, "raw_json": 1}
+            if after:
+                params["after"] = after
+            found = self.call(
+                "GET",
+                f"user/{credentials.username}/{listing}",
+                credentials,
+                publishing=True,
+                params=params,
+            )
+            data = (found or {}).get("data") or {}
+            items = [child.get("data") or {} for child in data.get("children") or []]
+            return items, data.get("after") or None
+
+        return lookup_pages(
+            self.name,
+            page,
+            attempt=attempt,
+            created=lambda item: moment(item.get("created_utc")),
+            matches=matches,
+        )
 
     # --- Metrics ---------------------------------------------------------------------------------
 

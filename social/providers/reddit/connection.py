@@ -32,7 +32,8 @@ from social.providers.base import (
     OAuthApp,
     QuotaReached,
 )
-from social.providers.client import ProviderClient, json_of, seconds_from_now
+from social.providers.client import ProviderClient, json_of
+from social.providers.oauth import code_grant, credentials_of, renew, renewal_due
 from social.providers.text import Composer
 
 SCOPES = "identity submit read flair history"
@@ -225,19 +226,7 @@ class RedditConnection(Composer):
     def connect(self, request: ConnectRequest) -> Identity:
         """The code for tokens, the user, then the default target: `subreddit` when sent (it
         must exist), else the user's profile."""
-        token = self._token(
-            {
-                "grant_type": "authorization_code",
-                "code": request.code,
-                "redirect_uri": request.redirect_uri,
-            }
-        )
-        credentials = Credentials(
-            provider_user_id="",
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or ""),
-            expires_at=seconds_from_now(token.get("expires_in")),
-        )
+        credentials = credentials_of(self._token(code_grant(request)))
         identity = self.identity(credentials)
         subreddit = request.subreddit.removeprefix("r/")
         if subreddit:
@@ -288,32 +277,13 @@ class RedditConnection(Composer):
 
     def refresh(self, credentials: Credentials) -> None:
         """An access token with under RENEW_WITHIN left (or past its hour) is renewed."""
-        expires_at = credentials.expires_at
-        if expires_at is not None and expires_at - timezone.now() >= RENEW_WITHIN:
-            return
-        if credentials.refresh_token:
+        if renewal_due(credentials, RENEW_WITHIN) and credentials.refresh_token:
             self._renew(credentials)
 
     def _renew(self, credentials: Credentials) -> None:
         """`grant_type=refresh_token`: a new hourly access token (the refresh token stays);
         `invalid_grant` (the user revoked the app) is an authentication failure."""
-        try:
-            token = self._token(
-                {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
-            )
-        except outbound.AuthenticationError:
-            raise
-        except outbound.PermanentError as error:
-            raise outbound.AuthenticationError(
-                f"Reddit refused to renew the access token: {error.message}",
-                status=error.status,
-                excerpt=error.excerpt,
-            ) from None
-        credentials.renew(
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
-            expires_at=seconds_from_now(token.get("expires_in")),
-        )
+        renew(credentials, self._token, refused="Reddit", passed_on=(outbound.AuthenticationError,))
 
     def revoke(self, credentials: Credentials) -> None:
         """`POST {auth}/revoke_token` with the refresh token (best effort)."""

@@ -19,7 +19,7 @@ from django.conf import settings
 
 from core import outbound
 from social.providers.base import Attempt, Content, Credentials
-from social.providers.client import moment
+from social.providers.client import classify_upload_refusals, moment
 from social.providers.media import media_bytes
 from social.providers.reddit import rules
 from social.providers.reddit.connection import RedditConnection, agent
@@ -28,16 +28,8 @@ UPLOAD_TIMEOUT_SECONDS = 120.0
 LISTED_WITHIN_SECONDS = 600  # an accepted image post not listed after this: Unconfirmed
 
 
-def classify_upload(response: outbound.Response) -> outbound.OutboundError | None:
-    """The lease's address answers 201 (an S3 form): another 4xx refuses the image."""
-    status = response.status_code
-    if 400 <= status < 500 and status not in (408, 429):
-        return outbound.PermanentError(
-            f"Reddit's upload address refused the image (HTTP {status}).",
-            status=status,
-            excerpt=outbound.excerpt(response),
-        )
-    return None
+# The lease's address answers 201 (an S3 form): another 4xx refuses the image.
+classify_upload = classify_upload_refusals("Reddit", "image")
 
 
 class RedditMedia(RedditConnection):

@@ -34,6 +34,7 @@ from social.providers.base import (
     Metrics,
     Published,
 )
+from social.providers.client import classify_upload_refusals
 from social.providers.counting import count
 from social.providers.lookup import LOOKUP_PAGES
 from social.providers.media import media_bytes, stored_file
@@ -70,16 +71,8 @@ def part_key(attempt: Attempt) -> str:
     return f"{attempt.key.split(':', 1)[0]}:{attempt.part}"
 
 
-def classify_upload(response: outbound.Response) -> outbound.OutboundError | None:
-    """The upload address answers 200 `OK - <length>`; another 4xx refuses the file."""
-    status = response.status_code
-    if 400 <= status < 500 and status not in (408, 429):
-        return outbound.PermanentError(
-            f"Slack's upload address refused the file (HTTP {status}).",
-            status=status,
-            excerpt=outbound.excerpt(response),
-        )
-    return None
+# The upload address answers 200 `OK - <length>`; another 4xx refuses the file.
+classify_upload = classify_upload_refusals("Slack", "file")
 
 
 def _filename(media: MediaFile, index: int) -> str:

@@ -17,7 +17,7 @@ the code into our error classes; the error table (social.networks.slack) maps it
 
 import base64
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -34,6 +34,7 @@ from social.providers.base import (
     OAuthApp,
 )
 from social.providers.client import ProviderClient, body_of, json_of, seconds_from_now
+from social.providers.oauth import renew
 from social.providers.text import Composer
 
 SCOPES = "chat:write,channels:read,channels:join,channels:history,files:write"
@@ -310,28 +311,11 @@ class SlackConnection(Composer):
     def _renew(self, credentials: Credentials) -> None:
         """`oauth.v2.access` with `grant_type=refresh_token`: a new token (12 hours) and a new
         refresh token; a refusal is an authentication failure (the user reconnects)."""
-        try:
-            token = self._access(
-                {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
-            )
-        except outbound.PermanentError as error:
-            raise outbound.AuthenticationError(
-                f"Slack refused to renew the access token: {error.message}",
-                status=error.status,
-                excerpt=error.excerpt,
-            ) from None
-        bot = bot_of(credentials)
-        renewed = Bot(
-            token=str(token["access_token"]),
-            team=bot.team,
-            channel=bot.channel,
-            bot_user=bot.bot_user,
-            bot=bot.bot,
-        )
-        credentials.renew(
-            access_token=renewed.sealed(),
-            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
-            expires_at=seconds_from_now(token.get("expires_in")),
+        renew(
+            credentials,
+            self._access,
+            refused="Slack",
+            sealed=lambda token: replace(bot_of(credentials), token=token).sealed(),
         )
 
     def revoke(self, credentials: Credentials) -> None:

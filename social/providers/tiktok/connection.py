@@ -9,7 +9,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.utils import timezone
 
 from core import outbound
 from social.providers.base import (
@@ -19,7 +18,8 @@ from social.providers.base import (
     Identity,
     OAuthApp,
 )
-from social.providers.client import ProviderClient, body_of, json_of, seconds_from_now
+from social.providers.client import ProviderClient, body_of, json_of
+from social.providers.oauth import code_grant, credentials_of, renew, renewal_due
 from social.providers.text import Composer
 
 PUBLISH_SCOPE = "video.publish"
@@ -172,13 +172,7 @@ class TikTokConnection(Composer):
 
     def connect(self, request: ConnectRequest) -> Identity:
         """The code for tokens (`video.publish` must be granted), then the creator."""
-        token = self._token(
-            {
-                "code": request.code,
-                "grant_type": "authorization_code",
-                "redirect_uri": request.redirect_uri,
-            }
-        )
+        token = self._token(code_grant(request))
         granted = {scope.strip() for scope in str(token.get("scope") or "").split(",")}
         missing = [scope for scope in SCOPES.split(",") if scope not in granted]
         if PUBLISH_SCOPE in missing:
@@ -188,12 +182,10 @@ class TikTokConnection(Composer):
                 "and leave every permission ticked.",
                 details={"missing": missing},
             )
-        credentials = Credentials(
+        credentials = credentials_of(
+            token,
+            refresh_lifetime="refresh_expires_in",
             provider_user_id=str(token.get("open_id") or ""),
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or ""),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=seconds_from_now(token.get("refresh_expires_in")),
         )
         return self.identity(credentials)
 
@@ -224,24 +216,14 @@ class TikTokConnection(Composer):
     def refresh(self, credentials: Credentials) -> None:
         """An access token with under RENEW_WITHIN left is renewed with the refresh token; a
         refused refresh is an authentication failure: the user reconnects."""
-        expires_at = credentials.expires_at
-        if expires_at is not None and expires_at - timezone.now() >= RENEW_WITHIN:
-            return
-        self._renewed(credentials)
+        if renewal_due(credentials, RENEW_WITHIN):
+            self._renewed(credentials)
 
     def _renewed(self, credentials: Credentials) -> bool:
         """The tokens renewed (the refresh token answered may be a new one, and its end)."""
         if not credentials.refresh_token:
             return False
-        token = self._token(
-            {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
-        )
-        credentials.renew(
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
-            expires_at=seconds_from_now(token.get("expires_in")),
-            refresh_expires_at=seconds_from_now(token.get("refresh_expires_in")),
-        )
+        renew(credentials, self._token, refresh_lifetime="refresh_expires_in")
         return True
 
     def revoke(self, credentials: Credentials) -> None:

@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from core import outbound
 from social.providers.base import ConnectRequest, Credentials, Identity, OAuthApp
-from social.providers.client import ProviderClient, body_of, seconds_from_now
+from social.providers.client import ProviderClient, body_of
+from social.providers.oauth import code_grant, credentials_of, renew
 from social.providers.text import Composer
 
 SCOPES = "tweet.read tweet.write users.read media.write offline.access"
@@ -121,20 +122,8 @@ class XConnection(Composer):
         return token
 
     def connect(self, request: ConnectRequest) -> Identity:
-        token = self._token(
-            {
-                "grant_type": "authorization_code",
-                "code": request.code,
-                "redirect_uri": request.redirect_uri,
-                "code_verifier": code_verifier(request.state),
-            }
-        )
-        credentials = Credentials(
-            provider_user_id="",
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or ""),
-            expires_at=seconds_from_now(token.get("expires_in")),
-        )
+        token = self._token(code_grant(request, code_verifier=code_verifier(request.state)))
+        credentials = credentials_of(token)
         return self.identity(credentials)
 
     def identity(self, credentials: Credentials) -> Identity:
@@ -160,23 +149,7 @@ class XConnection(Composer):
         soon = expires_at is not None and expires_at - timezone.now() < RENEW_WITHIN
         if not credentials.refresh_token or not (force or soon):
             return
-        try:
-            token = self._token(
-                {"grant_type": "refresh_token", "refresh_token": credentials.refresh_token}
-            )
-        except outbound.AuthenticationError:
-            raise
-        except outbound.PermanentError as error:
-            raise outbound.AuthenticationError(
-                f"X refused to renew the access token: {error.message}",
-                status=error.status,
-                excerpt=error.excerpt,
-            ) from None
-        credentials.renew(
-            access_token=str(token["access_token"]),
-            refresh_token=str(token.get("refresh_token") or credentials.refresh_token),
-            expires_at=seconds_from_now(token.get("expires_in")),
-        )
+        renew(credentials, self._token, refused="X", passed_on=(outbound.AuthenticationError,))
 
     def revoke(self, credentials: Credentials) -> None:
         """`POST /2/oauth2/revoke` of the refresh token (best effort: the caller ignores a

@@ -13,7 +13,7 @@ from django.utils import timezone
 from core import outbound
 from social.providers.base import ConnectionRefused, ConnectRequest, Credentials, Identity
 from social.providers.client import ProviderClient
-from social.providers.google import GoogleOAuth, bearer, google_error
+from social.providers.google import GoogleOAuth, bearer, google_error, google_refusal
 from social.providers.text import Composer
 
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
@@ -44,9 +44,7 @@ def classify(response: outbound.Response) -> outbound.OutboundError | None:
     status = response.status_code
     if 200 <= status < 300:
         return None
-    reason, message = google_error(response)
-    said = f"YouTube refused the request ({reason or f'HTTP {status}'}): {message}".rstrip(": ")
-    text = outbound.excerpt(response)
+    reason, said, text = google_refusal("YouTube", response)
     if reason in QUOTA_REASONS:
         wait = (next_midnight_pacific() - timezone.now()).total_seconds()
         return outbound.TransientError(said, status=status, retry_after=wait, excerpt=text)
