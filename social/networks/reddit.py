@@ -9,6 +9,7 @@ from social.networks.base import (
     token_endpoint_rules,
 )
 from social.providers.reddit import SCOPES, RedditAdapter
+from social.providers.reddit.rules import KINDS, MAX_TEXT, MAX_TITLE
 
 SOURCE = "reddit"
 
@@ -113,7 +114,7 @@ NETWORK = Network(
         first_comment=True,
         title=True,
     ),
-    limits=limits(40_000, max_media=1, title_required=True, max_title=300),
+    limits=limits(MAX_TEXT, max_media=1, title_required=True, max_title=MAX_TITLE),
     options=(
         Option(
             "subreddit",
@@ -127,7 +128,7 @@ NETWORK = Network(
             str,
             "A text post (self, the default), a link post (the post's link), or an image post "
             "(its one image; the default when one is attached).",
-            choices=("self", "link", "image"),
+            choices=KINDS,
         ),
         Option(
             "flairId",

@@ -49,10 +49,6 @@ def google_refusal(name: str, response: outbound.Response) -> tuple[str, str, st
     return reason, said, outbound.excerpt(response)
 
 
-def bearer(credentials: Credentials) -> dict[str, str]:
-    return {"Authorization": f"Bearer {credentials.access_token}"}
-
-
 class GoogleOAuth:
     """The consent, the tokens, their renewal and revocation with the Google app of the
     settings. A network's connection sets `scopes` (what its consent asks, space-separated)

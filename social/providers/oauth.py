@@ -3,8 +3,10 @@
 code, the credentials a token endpoint answers, when an access token is due for renewal, and
 its renewal (`grant_type=refresh_token`: the refresh token answered, else the one kept; a
 refusal, with the platform named, an authentication failure whose words the error catalog
-reads as `auth_expired`: the user reconnects)."""
+reads as `auth_expired`: the user reconnects), and the two headers such calls carry (the app's
+id and secret as HTTP Basic, the account's access token as Bearer)."""
 
+import base64
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -16,6 +18,17 @@ from social.providers.base import ConnectRequest, Credentials
 from social.providers.client import seconds_from_now
 
 TokenEndpoint = Callable[[dict[str, str]], dict[str, Any]]  # a grant's form, the answer's JSON
+
+
+def bearer(credentials: Credentials) -> dict[str, str]:
+    """The account's access token as the Authorization header of a call."""
+    return {"Authorization": f"Bearer {credentials.access_token}"}
+
+
+def basic_auth(client_id: str, client_secret: str) -> dict[str, str]:
+    """The app's id and secret as HTTP Basic (RFC 6749 section 2.3.1), as a header."""
+    pair = base64.b64encode(f"{client_id}:{client_secret}".encode()).decode()
+    return {"Authorization": f"Basic {pair}"}
 
 
 def code_grant(request: ConnectRequest, **extra: str) -> dict[str, str]:

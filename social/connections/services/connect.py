@@ -8,7 +8,7 @@ import json
 import logging
 import secrets
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -284,16 +284,11 @@ def account_connect(
         else None
     )
     if consent is not None:
-        request = ConnectRequest(
-            code=request.code,
-            identifier=request.identifier,
+        # The consent's own redirect URI and instance; the network's choices as sent.
+        request = replace(
+            request,
             redirect_uri=consent.redirect_uri,
             instance=request.instance or consent.instance,
-            page_id=request.page_id,
-            board_id=request.board_id,
-            location_id=request.location_id,
-            channel_id=request.channel_id,
-            subreddit=request.subreddit,
             state=state,
         )
     app: MastodonApp | None = None

@@ -5,7 +5,6 @@ not kept. It is stored encrypted as the account's access token (with its server 
 never returned by the API, and kept out of the logs (core.logs redacts `/webhooks/{id}/...`).
 Discord's error answers are `{message, code, errors?}`; a 429's `{retry_after, global}`."""
 
-import base64
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from django.conf import settings
 from core import outbound
 from social.providers.base import ConnectRequest, Credentials, Identity, OAuthApp
 from social.providers.client import ProviderClient, body_of
+from social.providers.oauth import basic_auth
 from social.providers.text import Composer
 
 SCOPES = "webhook.incoming"
@@ -145,9 +145,6 @@ class DiscordConnection(Composer):
     def connect(self, request: ConnectRequest) -> Identity:
         """The code for tokens and the webhook the consent created; only the webhook is kept
         (it is the credential, without an end). An answer without one cannot post."""
-        basic = base64.b64encode(
-            f"{settings.DISCORD_CLIENT_ID}:{settings.DISCORD_CLIENT_SECRET}".encode()
-        ).decode()
         token: dict[str, Any] = self._client.json(
             "POST",
             self.api("oauth2/token"),
@@ -156,7 +153,7 @@ class DiscordConnection(Composer):
                 "code": request.code,
                 "redirect_uri": request.redirect_uri,
             },
-            headers={"Authorization": f"Basic {basic}"},
+            headers=basic_auth(settings.DISCORD_CLIENT_ID, settings.DISCORD_CLIENT_SECRET),
         )
         hook = token.get("webhook")
         if not isinstance(hook, dict) or not hook.get("id") or not hook.get("token"):

@@ -21,7 +21,7 @@ from social.providers.base import Attempt, Content, Credentials, Draft, Metrics,
 from social.providers.client import moment
 from social.providers.google_business.connection import NAME, GoogleBusinessConnection
 from social.providers.google_business.posts import local_post, option_problems
-from social.providers.lookup import LOOKUP_PAGES, same_text
+from social.providers.lookup import lookup_pages, same_text
 from social.providers.text import Problem
 
 LOOKUP_PAGE = 100  # posts a lookup's page asks for
@@ -60,30 +60,29 @@ class GoogleBusinessAdapter(GoogleBusinessConnection):
         """The location's posts, every page: the one no other record holds with this summary
         and topic type, created since the attempt's window."""
         topic = str(content.options.get("topicType") or "STANDARD")
-        token = ""
-        for _ in range(LOOKUP_PAGES):
+
+        def page(token: Any) -> tuple[list[dict[str, Any]], Any]:
             params: dict[str, Any] = {"pageSize": LOOKUP_PAGE}
             if token:
                 params["pageToken"] = token
             found = self.call("GET", self.posts_url(credentials), credentials, params=params)
-            for item in found.get("localPosts") or []:
-                created = moment(item.get("createTime"))
-                if (
-                    isinstance(item, dict)
-                    and created is not None
-                    and created >= attempt.window
-                    and attempt.ours(str(item.get("name")))
-                    and same_text(str(item.get("summary") or ""), content.text)
-                    and str(item.get("topicType") or "STANDARD") == topic
-                ):
-                    return _published(item)
-            token = str(found.get("nextPageToken") or "")
-            if not token:
-                return None
-        raise outbound.TransientError(
-            f"{NAME} lists more posts than a lookup reads: its outcome could not be established.",
-            maybe_delivered=True,
-        )
+            items = [item for item in found.get("localPosts") or [] if isinstance(item, dict)]
+            return items, found.get("nextPageToken") or None
+
+        def matches(item: dict[str, Any]) -> bool:
+            created = moment(item.get("createTime"))
+            return (
+                created is not None
+                and created >= attempt.window
+                and attempt.ours(str(item.get("name")))
+                and same_text(str(item.get("summary") or ""), content.text)
+                and str(item.get("topicType") or "STANDARD") == topic
+            )
+
+        # The list's order is not documented: no post's age ends the reading (`created`
+        # None), every page up to LOOKUP_PAGES is read.
+        found = lookup_pages(NAME, page, attempt=attempt, created=lambda _: None, matches=matches)
+        return _published(found) if found is not None else None
 
     def metrics(self, credentials: Credentials, published: Published) -> Metrics:
         """`localPosts:reportInsights` for the post: its views in Search the impressions, its

@@ -14,7 +14,8 @@ from django.conf import settings
 from core import outbound
 from social.providers.base import ConnectionRefused, ConnectRequest, Credentials, Identity
 from social.providers.client import ProviderClient
-from social.providers.google import GoogleOAuth, bearer, google_refusal
+from social.providers.google import GoogleOAuth, google_refusal
+from social.providers.oauth import bearer
 from social.providers.text import Composer
 
 SCOPE = "https://www.googleapis.com/auth/business.manage"

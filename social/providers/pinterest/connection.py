@@ -5,7 +5,6 @@ renews itself while the daily upkeep runs), the user account, its boards (every 
 to one: the account's default is chosen when connecting), and API v5's error bodies
 `{code, message}`."""
 
-import base64
 import time
 from datetime import timedelta
 from typing import Any
@@ -22,7 +21,14 @@ from social.providers.base import (
     OAuthApp,
 )
 from social.providers.client import ProviderClient, body_of
-from social.providers.oauth import code_grant, credentials_of, renew, renewal_due
+from social.providers.oauth import (
+    basic_auth,
+    bearer,
+    code_grant,
+    credentials_of,
+    renew,
+    renewal_due,
+)
 from social.providers.text import Composer
 
 SCOPES = "boards:read,pins:read,pins:write,user_accounts:read"
@@ -89,12 +95,12 @@ class PinterestConnection(Composer):
 
     def call(self, method: str, path: str, credentials: Credentials, **kwargs: Any) -> Any:
         try:
-            return self._client.json(method, self.api(path), headers=_bearer(credentials), **kwargs)
+            return self._client.json(method, self.api(path), headers=bearer(credentials), **kwargs)
         except outbound.AuthenticationError:
             if not credentials.refresh_token:
                 raise
             self._renew(credentials)
-            return self._client.json(method, self.api(path), headers=_bearer(credentials), **kwargs)
+            return self._client.json(method, self.api(path), headers=bearer(credentials), **kwargs)
 
     def authorize_url(
         self, *, redirect_uri: str, state: str, app: OAuthApp | None, instance: str = ""
@@ -113,13 +119,11 @@ class PinterestConnection(Composer):
     def _token(self, form: dict[str, str]) -> dict[str, Any]:
         """`POST /v5/oauth/token`, the app's id and secret as HTTP Basic (the only client
         authentication Pinterest takes)."""
-        pair = f"{settings.PINTEREST_CLIENT_ID}:{settings.PINTEREST_CLIENT_SECRET}"
-        basic = base64.b64encode(pair.encode()).decode()
         token: dict[str, Any] = self._client.json(
             "POST",
             self.api("oauth/token"),
             data=form,
-            headers={"Authorization": f"Basic {basic}"},
+            headers=basic_auth(settings.PINTEREST_CLIENT_ID, settings.PINTEREST_CLIENT_SECRET),
         )
         return token
 
@@ -205,14 +209,9 @@ class PinterestConnection(Composer):
         """`POST /v5/oauth/token/revoke` with the refresh token (best effort)."""
         if not credentials.refresh_token:
             return
-        pair = f"{settings.PINTEREST_CLIENT_ID}:{settings.PINTEREST_CLIENT_SECRET}"
         self._client.call(
             "POST",
             self.api("oauth/token/revoke"),
             data={"token": credentials.refresh_token, "token_type_hint": "refresh_token"},
-            headers={"Authorization": f"Basic {base64.b64encode(pair.encode()).decode()}"},
+            headers=basic_auth(settings.PINTEREST_CLIENT_ID, settings.PINTEREST_CLIENT_SECRET),
         )
-
-
-def _bearer(credentials: Credentials) -> dict[str, str]:
-    return {"Authorization": f"Bearer {credentials.access_token}"}

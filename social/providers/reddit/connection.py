@@ -10,11 +10,11 @@ rate limit (`X-Ratelimit-Remaining`, `X-Ratelimit-Reset`) is kept per app: once 
 used up, nothing is sent until it resets (a publication waits for it, deferred, never a worker
 asleep)."""
 
-import base64
 import html
 import json
 import re
 import time
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -33,7 +33,7 @@ from social.providers.base import (
     QuotaReached,
 )
 from social.providers.client import ProviderClient, json_of
-from social.providers.oauth import code_grant, credentials_of, renew, renewal_due
+from social.providers.oauth import basic_auth, code_grant, credentials_of, renew, renewal_due
 from social.providers.text import Composer
 
 SCOPES = "identity submit read flair history"
@@ -112,8 +112,7 @@ def _rate_key() -> str:
 
 
 def _basic() -> dict[str, str]:
-    pair = f"{settings.REDDIT_CLIENT_ID}:{settings.REDDIT_CLIENT_SECRET}"
-    return {"Authorization": f"Basic {base64.b64encode(pair.encode()).decode()}"}
+    return basic_auth(settings.REDDIT_CLIENT_ID, settings.REDDIT_CLIENT_SECRET)
 
 
 def agent() -> dict[str, str]:
@@ -233,9 +232,7 @@ class RedditConnection(Composer):
             self.subreddit_check(credentials, subreddit)
         else:
             subreddit = f"{PROFILE_PREFIX}{identity.username}"
-        credentials.options = {"subreddit": subreddit}
-        credentials.username = identity.username
-        return self.identity(credentials, me=identity)
+        return replace(identity, options={"subreddit": subreddit})
 
     def subreddit_check(self, credentials: Credentials, subreddit: str) -> None:
         """`GET /r/{sr}/about`: a subreddit (`kind: t5`), else ConnectionRefused."""
@@ -252,23 +249,16 @@ class RedditConnection(Composer):
                 details={"subreddit": subreddit},
             )
 
-    def identity(self, credentials: Credentials, me: Identity | None = None) -> Identity:
+    def identity(self, credentials: Credentials) -> Identity:
         """`GET /api/v1/me`: the id (base36), the name, the avatar (`icon_img`, whose `&amp;`
         Reddit writes HTML-escaped)."""
-        if me is None:
-            found = self.call("GET", "api/v1/me", credentials)
-            name = str(found.get("name") or "")
-            me = Identity(
-                provider_user_id=str(found.get("id") or name).removeprefix("t2_"),
-                username=name,
-                display_name=f"u/{name}",
-                avatar=html.unescape(str(found.get("icon_img") or "")),
-            )
+        found = self.call("GET", "api/v1/me", credentials)
+        name = str(found.get("name") or "")
         return Identity(
-            provider_user_id=me.provider_user_id,
-            username=me.username,
-            display_name=me.display_name,
-            avatar=me.avatar,
+            provider_user_id=str(found.get("id") or name).removeprefix("t2_"),
+            username=name,
+            display_name=f"u/{name}",
+            avatar=html.unescape(str(found.get("icon_img") or "")),
             access_token=credentials.access_token,
             refresh_token=credentials.refresh_token,
             expires_at=credentials.expires_at,

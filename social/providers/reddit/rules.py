@@ -12,6 +12,7 @@ from django.core.cache import cache
 
 from core import outbound
 from social.providers.base import Content, Draft
+from social.providers.text import Problem
 
 MAX_TITLE = 300
 MAX_TEXT = 40_000
@@ -21,8 +22,6 @@ IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif")
 KINDS = ("self", "link", "image")
 OPTIONS = "variants.reddit.options"
 REQUIREMENTS_SECONDS = 3600  # a subreddit's requirements and flairs, kept this long
-
-Problem = tuple[str, str]
 
 
 def kind_of(options: dict[str, Any], media: tuple[Any, ...]) -> str:

@@ -35,7 +35,6 @@ from social.providers.base import (
     Published,
 )
 from social.providers.client import classify_upload_refusals
-from social.providers.counting import count
 from social.providers.lookup import LOOKUP_PAGES
 from social.providers.media import media_bytes, stored_file
 from social.providers.slack.connection import SlackConnection, bot_of
@@ -101,7 +100,7 @@ class SlackAdapter(SlackConnection):
 
     def length(self, text: str, limits: dict[str, Any]) -> int:
         """The text as Slack counts it: after escaping (`&` is five characters there)."""
-        return count(escape(text), str(limits.get("countsBy") or "characters"))
+        return super().length(escape(text), limits)
 
     def sent_text(self, text: str, *, kind: str) -> str:
         return escape(text)
@@ -264,10 +263,8 @@ class SlackAdapter(SlackConnection):
         """The message carrying this part's key, or sharing one of the files an earlier
         attempt uploaded (re-read as a share is: it may take seconds to appear)."""
         files = {str(i) for i in attempt.state.get("files") or []}
-        if files:
-            found = self._shared(credentials, attempt, thread, files)
-            if found is not None:
-                return found
+        if files:  # a share carries no metadata: only its files tell it
+            return self._shared(credentials, attempt, thread, files)
         key = part_key(attempt)
         message = self._find(credentials, attempt, thread, lambda m: _key_of(m) == key)
         return None if message is None else self._published(credentials, str(message["ts"]))

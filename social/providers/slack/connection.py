@@ -15,7 +15,6 @@ Every Web API method answers HTTP 200 `{ok: true, ...}` or `{ok: false, error: "
 only a rate limit (429, `Retry-After`) and outages (5xx) use other statuses. `classify` reads
 the code into our error classes; the error table (social.networks.slack) maps it by code."""
 
-import base64
 import json
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -34,7 +33,7 @@ from social.providers.base import (
     OAuthApp,
 )
 from social.providers.client import ProviderClient, body_of, json_of, seconds_from_now
-from social.providers.oauth import renew
+from social.providers.oauth import basic_auth, renew
 from social.providers.text import Composer
 
 SCOPES = "chat:write,channels:read,channels:join,channels:history,files:write"
@@ -215,14 +214,12 @@ class SlackConnection(Composer):
 
     def _access(self, form: dict[str, str]) -> dict[str, Any]:
         """`POST oauth.v2.access`, the app's id and secret as HTTP Basic."""
-        pair = f"{settings.SLACK_CLIENT_ID}:{settings.SLACK_CLIENT_SECRET}"
-        basic = base64.b64encode(pair.encode()).decode()
         return _answer(
             self._client.call(
                 "POST",
                 self.api("oauth.v2.access"),
                 data=form,
-                headers={"Authorization": f"Basic {basic}"},
+                headers=basic_auth(settings.SLACK_CLIENT_ID, settings.SLACK_CLIENT_SECRET),
             )
         )
 

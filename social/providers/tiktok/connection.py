@@ -19,7 +19,7 @@ from social.providers.base import (
     OAuthApp,
 )
 from social.providers.client import ProviderClient, body_of, json_of
-from social.providers.oauth import code_grant, credentials_of, renew, renewal_due
+from social.providers.oauth import bearer, code_grant, credentials_of, renew, renewal_due
 from social.providers.text import Composer
 
 PUBLISH_SCOPE = "video.publish"
@@ -240,7 +240,3 @@ class TikTokConnection(Composer):
             },
             idempotent=True,
         )
-
-
-def bearer(credentials: Credentials) -> dict[str, str]:
-    return {"Authorization": f"Bearer {credentials.access_token}"}

@@ -16,7 +16,7 @@ from django.utils import timezone
 from core import outbound
 from social.providers.base import ConnectRequest, Credentials, Identity, OAuthApp
 from social.providers.client import ProviderClient, body_of
-from social.providers.oauth import code_grant, credentials_of, renew
+from social.providers.oauth import basic_auth, code_grant, credentials_of, renew
 from social.providers.text import Composer
 
 SCOPES = "tweet.read tweet.write users.read media.write offline.access"
@@ -110,14 +110,11 @@ class XConnection(Composer):
         return f"{settings.X_AUTH_URL}/i/oauth2/authorize?{query}"
 
     def _token(self, form: dict[str, str]) -> dict[str, Any]:
-        basic = base64.b64encode(
-            f"{settings.X_CLIENT_ID}:{settings.X_CLIENT_SECRET}".encode()
-        ).decode()
         token: dict[str, Any] = self._client.json(
             "POST",
             f"{settings.X_API_URL}/2/oauth2/token",
             data={**form, "client_id": settings.X_CLIENT_ID},
-            headers={"Authorization": f"Basic {basic}"},
+            headers=basic_auth(settings.X_CLIENT_ID, settings.X_CLIENT_SECRET),
         )
         return token
 
@@ -156,9 +153,6 @@ class XConnection(Composer):
         failure)."""
         if not credentials.refresh_token:
             return
-        basic = base64.b64encode(
-            f"{settings.X_CLIENT_ID}:{settings.X_CLIENT_SECRET}".encode()
-        ).decode()
         self._client.call(
             "POST",
             f"{settings.X_API_URL}/2/oauth2/revoke",
@@ -167,7 +161,7 @@ class XConnection(Composer):
                 "token_type_hint": "refresh_token",
                 "client_id": settings.X_CLIENT_ID,
             },
-            headers={"Authorization": f"Basic {basic}"},
+            headers=basic_auth(settings.X_CLIENT_ID, settings.X_CLIENT_SECRET),
             idempotent=True,
         )
 

@@ -13,7 +13,8 @@ from django.utils import timezone
 from core import outbound
 from social.providers.base import ConnectionRefused, ConnectRequest, Credentials, Identity
 from social.providers.client import ProviderClient
-from social.providers.google import GoogleOAuth, bearer, google_error, google_refusal
+from social.providers.google import GoogleOAuth, google_refusal
+from social.providers.oauth import bearer
 from social.providers.text import Composer
 
 UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload"
@@ -143,4 +144,4 @@ class YouTubeConnection(GoogleOAuth, Composer):
         )
 
 
-__all__ = ["YouTubeConnection", "bearer", "classify", "google_error"]
+__all__ = ["YouTubeConnection", "classify"]

@@ -19,12 +19,11 @@ from social.providers.base import Attempt, Credentials, MediaFile, Published, Qu
 from social.providers.client import json_of, moment
 from social.providers.lookup import Page, lookup_pages, same_text
 from social.providers.media import stored_range
+from social.providers.oauth import bearer
 from social.providers.youtube.connection import (
     QUOTA_REASONS,
     YouTubeConnection,
-    bearer,
     classify,
-    google_error,
     next_midnight_pacific,
 )
 
@@ -233,4 +232,4 @@ def stored_size(media: MediaFile) -> int:
     return int(default_storage.size(media.stored)) if media.stored else int(media.size or 0)
 
 
-__all__ = ["CHUNK_BYTES", "Incomplete", "YouTubeUploads", "google_error", "watch_url"]
+__all__ = ["CHUNK_BYTES", "Incomplete", "YouTubeUploads", "watch_url"]
